@@ -1,0 +1,1418 @@
+r"""Linear layouts: linear maps over GF(2) between named, power-of-two index spaces.
+
+The idea
+========
+A GPU kernel holds a logical tensor spread over hardware: each element lives in some register of
+some lane of some warp of some block. A *layout* answers "which element does this hardware slot
+hold?"  Triton observed that every layout it needs -- blocked, MMA fragments, slices, XOR
+swizzled shared memory, broadcasts -- is a *linear map over GF(2)* once each index is read as a
+vector of bits:
+
+    L : (register, lane, warp, block) -> (dim0, dim1, ...)
+
+GF(2) is the field {0, 1} in which addition is XOR and multiplication is AND. Linearity means
+``L(x ^ y) = L(x) ^ L(y)`` and ``L(0) = 0``, so ``L`` is known from its values on the unit
+inputs. For an input dimension ``d`` of size ``2**n`` those are ``L(d = 1), L(d = 2), ...,
+L(d = 2**(n-1))``: the *bases* of ``d``. Applying ``L`` to any input XORs the bases selected by
+its set bits::
+
+    L(d = 0b101) = L(d = 1) ^ L(d = 4)
+
+Example (the layout from the project's seed document). With
+
+    lane bases: (1, 1), (2, 2)        warp bases: (0, 1), (0, 2)
+
+we get ``L(lane=3, warp=2) = (1,1) ^ (2,2) ^ (0,2) = (3, 1)``. The map is
+``(lane, warp) -> (lane, lane ^ warp)``, four stored vectors defining all sixteen points.
+
+Stacked side by side, the bases form a matrix whose columns are input bits and whose rows are
+output bits (first output dimension in the low rows, low bits first); ``apply`` is the
+matrix-vector product. Everything else is linear algebra on that matrix:
+
+* **surjective** (every element is held somewhere): rank = number of output bits;
+* **injective** (no element is held twice): rank = number of input bits; a zero basis is a
+  *broadcast* -- flipping that input bit does not change which element is held;
+* ``A.compose(B)`` is ``B o A``, the product ``B @ A``;
+* ``A * B`` is the direct product: ``A`` takes the low bits of every shared dimension, ``B`` the
+  high bits (the block-diagonal matrix, after interleaving shared dimensions);
+* ``A.invert_and_compose(B)`` is ``B^-1 o A``: the ``C`` with ``B(C(x)) = A(x)``. If ``A`` is a
+  register layout and ``B`` a shared-memory layout, ``C`` gives the shared-memory offset at which
+  each register must be stored. When ``B`` is not injective ``C`` is not unique; we pick the
+  solution Triton picks (see :meth:`LinearLayout.invert_and_compose`).
+
+Dimensions are *named* and *ordered*. Order matters: it fixes which bits are minor when several
+dimensions are flattened into one (:meth:`LinearLayout.flatten_ins`, :meth:`~LinearLayout.reshape_outs`).
+
+Representation
+==============
+A :class:`LinearLayout` is an immutable value. Internally each basis is one packed integer (the
+matrix column), with output dimension ``k`` occupying the bits just above those of dimensions
+``< k``. Column arithmetic is therefore a single XOR of Python ints, with no width cap: layouts
+may have any number of input or output bits (Triton stops at 64). ``bases`` unpacks on demand.
+
+This module is pure Python (plus numpy for vectorised application) and never imports ``mlir``.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from .gf2 import EchelonBasis, pivot_columns, rank as gf2_rank
+
+__all__ = [
+    "LinearLayout",
+    "ColumnAction",
+    "standard_out_dim_names",
+    "identity_standard_nd",
+    "ensure_layout_not_larger_than",
+    "ensure_layout_not_smaller_than",
+    "zeros_like",
+    "supremum",
+]
+
+Basis = tuple[int, ...]
+Bases = tuple[tuple[str, tuple[Basis, ...]], ...]
+
+
+def _log2_exact(size: int, what: str) -> int:
+    if isinstance(size, bool) or not isinstance(size, (int, np.integer)):
+        raise ValueError(f"{what} must be an integer, got {size!r}")
+    size = int(size)
+    if size < 1 or size & (size - 1):
+        raise ValueError(f"{what} must be a power of two, got {size}")
+    return size.bit_length() - 1
+
+
+def _check_names(names: Sequence[str], what: str) -> tuple[str, ...]:
+    names = tuple(names)
+    for name in names:
+        if not isinstance(name, str):
+            raise ValueError(f"{what} names must be strings, got {name!r}")
+    if len(set(names)) != len(names):
+        raise ValueError(f"{what} names must be distinct, got {list(names)}")
+    return names
+
+
+def _join_dims(names: Iterable[str]) -> str:
+    return "[" + ", ".join(names) + "]"
+
+
+class LinearLayout:
+    """A linear map over GF(2) from named input dimensions to named output dimensions.
+
+    Construct with :meth:`from_bases`, :meth:`identity_1d`, :meth:`strided_1d`,
+    :meth:`zeros_1d` or :meth:`empty`, and combine with ``*``, :meth:`compose` and
+    :meth:`invert_and_compose`. Every method returns a new layout; none mutates its operands.
+    """
+
+    __slots__ = ("_ins", "_outs", "_cols", "_cache_bases", "_cache_rank", "_cache_hash")
+
+    _ins: tuple[tuple[str, int], ...]  # (name, number of bases); the size is 2**number.
+    _outs: tuple[tuple[str, int], ...]  # (name, size)
+    _cols: tuple[int, ...]  # one packed column per input bit, in input-dimension order
+
+    # ------------------------------------------------------------------ construction
+
+    @classmethod
+    def _make(cls, ins, outs, cols) -> "LinearLayout":
+        """Build without validation; callers guarantee the invariants."""
+        self = object.__new__(cls)
+        self._ins = ins
+        self._outs = outs
+        self._cols = cols
+        self._cache_bases = None
+        self._cache_rank = None
+        self._cache_hash = None
+        return self
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError(
+            "construct a LinearLayout with LinearLayout.from_bases, identity_1d, strided_1d, "
+            "zeros_1d or empty"
+        )
+
+    @staticmethod
+    def from_bases(
+        bases: Mapping[str, Sequence[Sequence[int]]] | Sequence[tuple[str, Sequence[Sequence[int]]]],
+        out_dim_names: Sequence[str],
+        out_dim_sizes: Sequence[int] | None = None,
+        require_surjective: bool = True,
+    ) -> "LinearLayout":
+        """Build a layout from its bases.
+
+        ``bases`` maps each input dimension, in order, to its list of bases; basis ``i`` of
+        dimension ``d`` is ``L(d = 2**i)`` and has one coordinate per output dimension.
+
+        When ``out_dim_sizes`` is omitted each size is inferred as the smallest power of two
+        strictly greater than every coordinate used (so at least 1).
+
+        Requires: distinct names; every basis has ``len(out_dim_names)`` non-negative integer
+        coordinates, each below its dimension's size; sizes are powers of two; if
+        ``require_surjective``, the bases span the whole output space.
+        Postcondition: ``L.bases == bases`` and ``L.out_dims == zip(out_dim_names, sizes)``.
+
+        >>> LinearLayout.from_bases([("lane", [[1, 1], [2, 2]]), ("warp", [[0, 1], [0, 2]])],
+        ...                         ["dim0", "dim1"]).apply({"lane": 3, "warp": 2})
+        {'dim0': 3, 'dim1': 1}
+        """
+        items = tuple(bases.items()) if isinstance(bases, Mapping) else tuple(bases)
+        in_names = _check_names([name for name, _ in items], "input dimension")
+        out_names = _check_names(out_dim_names, "output dimension")
+        num_outs = len(out_names)
+        rows: list[tuple[int, ...]] = []
+        ins = []
+        for name, in_bases in items:
+            in_bases = tuple(in_bases)
+            for basis in in_bases:
+                basis = tuple(basis)
+                if len(basis) != num_outs:
+                    raise ValueError(
+                        f"basis {list(basis)} of input dimension '{name}' has {len(basis)} "
+                        f"coordinates, but there are {num_outs} output dimensions {_join_dims(out_names)}"
+                    )
+                for value in basis:
+                    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+                        raise ValueError(f"basis coordinates must be integers, got {value!r} in '{name}'")
+                    if value < 0:
+                        raise ValueError(
+                            f"basis coordinates must be non-negative, got {int(value)} in '{name}'"
+                        )
+                rows.append(tuple(int(v) for v in basis))
+            ins.append((name, len(in_bases)))
+        if out_dim_sizes is None:
+            sizes = [1] * num_outs
+            for basis in rows:
+                for k, value in enumerate(basis):
+                    sizes[k] = max(sizes[k], 1 << value.bit_length())
+        else:
+            sizes = [int(s) if isinstance(s, (int, np.integer)) and not isinstance(s, bool) else s
+                     for s in out_dim_sizes]
+            if len(sizes) != num_outs:
+                raise ValueError(
+                    f"got {len(sizes)} output dimension sizes for {num_outs} output dimensions"
+                )
+        widths = []
+        for name, size in zip(out_names, sizes):
+            widths.append(_log2_exact(size, f"size of output dimension '{name}'"))
+        shifts = _prefix_sums(widths)
+        cols = []
+        position = 0
+        for name, count in ins:
+            for i in range(count):
+                basis = rows[position]
+                packed = 0
+                for k, value in enumerate(basis):
+                    if value >= sizes[k]:
+                        raise ValueError(
+                            f"basis coordinate {value} of '{name}={1 << i}' is out of range for "
+                            f"output dimension '{out_names[k]}' of size {sizes[k]}"
+                        )
+                    packed |= value << shifts[k]
+                cols.append(packed)
+                position += 1
+        layout = LinearLayout._make(tuple(ins), tuple(zip(out_names, sizes)), tuple(cols))
+        if require_surjective and not layout.is_surjective():
+            raise ValueError(
+                "layout must be surjective (every output coordinate reached by some input), "
+                f"but its bases span only 2**{layout.rank()} of the 2**"
+                f"{layout.get_total_out_dim_size_log2()} outputs:{layout}"
+            )
+        return layout
+
+    @staticmethod
+    def empty() -> "LinearLayout":
+        """The layout with no dimensions: the unit of ``*``.
+
+        >>> LinearLayout.empty() * LinearLayout.identity_1d(4, "i", "o") == LinearLayout.identity_1d(4, "i", "o")
+        True
+        """
+        return _EMPTY
+
+    @staticmethod
+    def identity_1d(size: int, in_dim: str, out_dim: str) -> "LinearLayout":
+        """``L(in_dim = x) = (out_dim = x)`` for ``x < size``. Size 0 gives :meth:`empty`.
+
+        Requires: ``size`` is 0 or a power of two.
+
+        >>> LinearLayout.identity_1d(8, "i", "o").bases
+        (('i', ((1,), (2,), (4,))),)
+        """
+        if size == 0:
+            return _EMPTY
+        n = _log2_exact(size, "identity_1d size")
+        return LinearLayout._make(((in_dim, n),), ((out_dim, 1 << n),), tuple(1 << i for i in range(n)))
+
+    @staticmethod
+    def strided_1d(size: int, stride: int, in_dim: str, out_dim: str) -> "LinearLayout":
+        """``L(in_dim = x) = (out_dim = stride * x)``, into an output of size ``size * stride``.
+
+        Requires: ``size`` and ``stride`` are powers of two (or ``size`` is 0, giving :meth:`empty`).
+        Postcondition: not surjective unless ``stride == 1``.
+
+        >>> LinearLayout.strided_1d(4, 2, "i", "o").bases, LinearLayout.strided_1d(4, 2, "i", "o").out_dims
+        ((('i', ((2,), (4,))),), (('o', 8),))
+        """
+        if size == 0:
+            return _EMPTY
+        n = _log2_exact(size, "strided_1d size")
+        s = _log2_exact(stride, "strided_1d stride")
+        return LinearLayout._make(
+            ((in_dim, n),), ((out_dim, 1 << (n + s)),), tuple(1 << (i + s) for i in range(n))
+        )
+
+    @staticmethod
+    def zeros_1d(size: int, in_dim: str, out_dim: str, out_dim_size: int = 1) -> "LinearLayout":
+        """``L(in_dim = x) = (out_dim = 0)``: every input broadcasts to element 0.
+
+        Requires: ``size`` (or 0, giving :meth:`empty`) and ``out_dim_size`` are powers of two.
+
+        >>> LinearLayout.zeros_1d(4, "i", "o").bases
+        (('i', ((0,), (0,))),)
+        """
+        if size == 0:
+            return _EMPTY
+        n = _log2_exact(size, "zeros_1d size")
+        _log2_exact(out_dim_size, "zeros_1d out_dim_size")
+        return LinearLayout._make(((in_dim, n),), ((out_dim, int(out_dim_size)),), (0,) * n)
+
+    # ------------------------------------------------------------------ value semantics
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, LinearLayout):
+            return NotImplemented
+        return self._cols == other._cols and self._ins == other._ins and self._outs == other._outs
+
+    def __hash__(self) -> int:
+        if self._cache_hash is None:
+            self._cache_hash = hash((self._ins, self._outs, self._cols))
+        return self._cache_hash
+
+    def __reduce__(self):
+        return (LinearLayout._make, (self._ins, self._outs, self._cols))
+
+    def __str__(self) -> str:
+        """Triton's ``LinearLayout::toString``, byte for byte."""
+        outs = "[" + ", ".join(f"{name} (size {size})" for name, size in self._outs) + "]"
+        if not self._ins:
+            return "\n(empty layout)" if not self._outs else f"\n(empty layout with out-dims {outs})"
+        lines = ["\n"]
+        for name, in_bases in self.bases:
+            if not in_bases:
+                lines.append(f" - {name} is a size 1 dimension\n")
+                continue
+            entries = [f"{name}={1 << i} -> ({', '.join(map(str, b))})" for i, b in enumerate(in_bases)]
+            lines.append(" - " + "\n   ".join(entries) + "\n")
+        lines.append(f"where out dims are: {outs}")
+        return "".join(lines)
+
+    __repr__ = __str__
+
+    # ------------------------------------------------------------------ dimension access
+
+    @property
+    def bases(self) -> Bases:
+        """``((in_dim, (basis, ...)), ...)``; basis ``i`` of ``d`` is ``L(d = 2**i)`` as a tuple."""
+        if self._cache_bases is None:
+            fields = self._out_fields()
+            result = []
+            cols = iter(self._cols)
+            for name, count in self._ins:
+                result.append((name, tuple(
+                    tuple((col >> shift) & mask for shift, mask in fields)
+                    for col in (next(cols) for _ in range(count))
+                )))
+            self._cache_bases = tuple(result)
+        return self._cache_bases
+
+    @property
+    def out_dims(self) -> tuple[tuple[str, int], ...]:
+        """``((out_dim, size), ...)`` in order."""
+        return self._outs
+
+    @property
+    def num_in_dims(self) -> int:
+        return len(self._ins)
+
+    @property
+    def num_out_dims(self) -> int:
+        return len(self._outs)
+
+    def get_in_dim_names(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in self._ins)
+
+    def get_out_dim_names(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in self._outs)
+
+    def has_in_dim(self, name: str) -> bool:
+        return any(n == name for n, _ in self._ins)
+
+    def has_out_dim(self, name: str) -> bool:
+        return any(n == name for n, _ in self._outs)
+
+    def get_in_dim_size_log2(self, name: str) -> int:
+        for n, count in self._ins:
+            if n == name:
+                return count
+        raise ValueError(f"'{name}' is not an input dimension of this layout; they are {_join_dims(self.get_in_dim_names())}")
+
+    def get_in_dim_size(self, name: str) -> int:
+        return 1 << self.get_in_dim_size_log2(name)
+
+    def get_out_dim_size(self, name: str) -> int:
+        for n, size in self._outs:
+            if n == name:
+                return size
+        raise ValueError(f"'{name}' is not an output dimension of this layout; they are {_join_dims(self.get_out_dim_names())}")
+
+    def get_out_dim_size_log2(self, name: str) -> int:
+        return self.get_out_dim_size(name).bit_length() - 1
+
+    def get_total_in_dim_size_log2(self) -> int:
+        return len(self._cols)
+
+    def get_total_in_dim_size(self) -> int:
+        return 1 << len(self._cols)
+
+    def get_total_out_dim_size_log2(self) -> int:
+        return sum(size.bit_length() - 1 for _, size in self._outs)
+
+    def get_total_out_dim_size(self) -> int:
+        return 1 << self.get_total_out_dim_size_log2()
+
+    def get_out_dim_index(self, name: str) -> int:
+        for k, (n, _) in enumerate(self._outs):
+            if n == name:
+                return k
+        raise ValueError(f"'{name}' is not an output dimension of this layout; they are {_join_dims(self.get_out_dim_names())}")
+
+    def get_basis(self, in_dim: str, pos: int, out_dim: str | None = None):
+        """``L(in_dim = 2**pos)``: a tuple, or its ``out_dim`` coordinate when that is given."""
+        count = self.get_in_dim_size_log2(in_dim)
+        if not 0 <= pos < count:
+            raise ValueError(f"basis index {pos} is out of range for '{in_dim}', which has {count} bases")
+        basis = dict(self.bases)[in_dim][pos]
+        return basis if out_dim is None else basis[self.get_out_dim_index(out_dim)]
+
+    def get_matrix_view(self) -> tuple[tuple[int, ...], ...]:
+        """The GF(2) matrix as Triton orients it: one row per output bit, one column per input bit.
+
+        Rows run over output dimensions in order, low bits first; columns likewise over inputs.
+
+        >>> LinearLayout.from_bases([("i", [[0, 1], [1, 0]])], ["a", "b"]).get_matrix_view()
+        ((0, 1), (1, 0))
+        """
+        rows = self.get_total_out_dim_size_log2()
+        return tuple(tuple((col >> r) & 1 for col in self._cols) for r in range(rows))
+
+    # ------------------------------------------------------------------ internal helpers
+
+    def _out_fields(self) -> list[tuple[int, int]]:
+        """``(shift, mask)`` of each output dimension inside a packed column."""
+        fields = []
+        shift = 0
+        for _, size in self._outs:
+            fields.append((shift, size - 1))
+            shift += size.bit_length() - 1
+        return fields
+
+    def _out_shift(self) -> dict[str, tuple[int, int]]:
+        """Output name -> (shift, width)."""
+        result = {}
+        shift = 0
+        for name, size in self._outs:
+            width = size.bit_length() - 1
+            result[name] = (shift, width)
+            shift += width
+        return result
+
+    def _in_start(self, name: str) -> int:
+        start = 0
+        for n, count in self._ins:
+            if n == name:
+                return start
+            start += count
+        raise ValueError(f"'{name}' is not an input dimension of this layout; they are {_join_dims(self.get_in_dim_names())}")
+
+    def _in_slices(self) -> dict[str, tuple[int, int]]:
+        """Input name -> (first column, number of columns)."""
+        result = {}
+        start = 0
+        for name, count in self._ins:
+            result[name] = (start, count)
+            start += count
+        return result
+
+    def _cols_of(self, name: str) -> tuple[int, ...]:
+        start, count = self._in_slices()[name]
+        return self._cols[start:start + count]
+
+    def _repacker(self, target_fields: Mapping[str, tuple[int, int]]):
+        """A function moving a packed column of ``self`` into another packing.
+
+        ``target_fields`` maps each of our output names to its ``(shift, width)`` in the target;
+        our coordinates must fit the target widths.
+        """
+        moves = []
+        shift = 0
+        identity = True
+        for name, size in self._outs:
+            width = size.bit_length() - 1
+            target_shift, _ = target_fields[name]
+            if width:
+                moves.append((shift, (1 << width) - 1, target_shift))
+                identity = identity and shift == target_shift
+            shift += width
+        if identity:
+            return lambda col: col
+        if len(moves) == 1:
+            (src, mask, dst), = moves
+            return lambda col: ((col >> src) & mask) << dst
+        return lambda col: sum(((col >> src) & mask) << dst for src, mask, dst in moves)
+
+    def _check_same_in_dims(self, dims: Sequence[str], what: str) -> None:
+        if sorted(dims) != sorted(self.get_in_dim_names()) or len(set(dims)) != len(dims):
+            raise ValueError(
+                f"{what}: expected a permutation of the input dimensions "
+                f"{_join_dims(self.get_in_dim_names())}, got {_join_dims(dims)}"
+            )
+
+    # ------------------------------------------------------------------ predicates
+
+    def rank(self) -> int:
+        """Rank of the GF(2) matrix: ``log2`` of the number of distinct outputs."""
+        if self._cache_rank is None:
+            self._cache_rank = gf2_rank(self._cols)
+        return self._cache_rank
+
+    def is_surjective(self) -> bool:
+        """Every output is reached: ``rank == total output bits``."""
+        return self.rank() == self.get_total_out_dim_size_log2()
+
+    def is_injective(self) -> bool:
+        """No two inputs map to the same output: ``rank == total input bits``."""
+        return self.rank() == len(self._cols)
+
+    def is_invertible(self) -> bool:
+        """Surjective and injective, i.e. a square matrix of full rank."""
+        return self.is_surjective() and len(self._cols) == self.get_total_out_dim_size_log2()
+
+    # ------------------------------------------------------------------ application
+
+    def apply(self, ins: Mapping[str, Any]) -> dict[str, Any]:
+        """``L(ins)``: XOR of the bases selected by the set bits of each input.
+
+        ``ins`` names every input dimension once (any order). Values are integers, or numpy
+        integer arrays of one common shape, in which case every output is an ``int64`` array of
+        that shape (vectorised; the output dimensions must then fit in 63 bits). Bits above a
+        dimension's size are ignored, as in Triton.
+
+        Formula: ``out = XOR_{d, i : bit i of ins[d]} bases[d][i]``.
+
+        >>> L = LinearLayout.from_bases([("lane", [[1, 1], [2, 2]]), ("warp", [[0, 1], [0, 2]])], ["r", "c"])
+        >>> L.apply({"lane": 3, "warp": 2})
+        {'r': 3, 'c': 1}
+        """
+        if set(ins) != {name for name, _ in self._ins} or len(ins) != len(self._ins):
+            raise ValueError(
+                f"apply needs exactly the input dimensions {_join_dims(self.get_in_dim_names())}, "
+                f"got {_join_dims(ins)}"
+            )
+        if any(isinstance(v, np.ndarray) for v in ins.values()):
+            return self._apply_arrays(ins)
+        packed = 0
+        cols = self._cols
+        start = 0
+        for name, count in self._ins:
+            value = ins[name]
+            bit = 0
+            value = operator.index(value) & ((1 << count) - 1)
+            while value:
+                if value & 1:
+                    packed ^= cols[start + bit]
+                value >>= 1
+                bit += 1
+            start += count
+        return {name: (packed >> shift) & mask for (name, _), (shift, mask) in zip(self._outs, self._out_fields())}
+
+    def _apply_arrays(self, ins: Mapping[str, Any]) -> dict[str, np.ndarray]:
+        if self.get_total_out_dim_size_log2() > 63 and any(size > 1 << 63 for _, size in self._outs):
+            raise ValueError("vectorised apply needs every output dimension to fit in 63 bits")
+        arrays = {name: np.asarray(value) for name, value in ins.items()}
+        shape = np.broadcast_shapes(*(a.shape for a in arrays.values()))
+        outs = [np.zeros(shape, dtype=np.int64) for _ in self._outs]
+        for name, in_bases in self.bases:
+            values = arrays[name].astype(np.int64, copy=False)
+            for i, basis in enumerate(in_bases):
+                if not any(basis):
+                    continue
+                selected = ((values >> i) & 1).astype(bool)
+                for out, coordinate in zip(outs, basis):
+                    if coordinate:
+                        out ^= np.where(selected, coordinate, 0)
+        return {name: out for (name, _), out in zip(self._outs, outs)}
+
+    def tabulate(self) -> np.ndarray:
+        """Outputs for every input at once: an ``int64`` array of shape ``(total in size, num outs)``.
+
+        Row ``x`` holds ``L`` of the input whose flattened index is ``x``: the first input
+        dimension occupies the lowest bits of ``x`` (the order of :meth:`flatten_ins`). Built by
+        doubling -- rows ``[2**k, 2**(k+1))`` are rows ``[0, 2**k)`` XOR column ``k`` -- so it costs
+        one XOR per output element.
+
+        Postcondition: ``tabulate()[x, k] == apply(unflatten(x))[out k]`` for all ``x``.
+
+        >>> LinearLayout.from_bases([("i", [[1], [3]])], ["o"]).tabulate()[:, 0].tolist()
+        [0, 1, 3, 2]
+        """
+        table = np.zeros((1, len(self._outs)), dtype=np.int64)
+        for name, in_bases in self.bases:
+            for basis in in_bases:
+                table = np.concatenate([table, table ^ np.asarray(basis, dtype=np.int64)])
+        return table
+
+    # ------------------------------------------------------------------ algebra
+
+    def __mul__(self, outer: "LinearLayout") -> "LinearLayout":
+        """Direct product ``self * outer``: ``self`` takes the low bits, ``outer`` the high bits.
+
+        Input and output dimensions are merged (dimensions of ``self`` first, shared ones kept
+        in their common relative order). For a dimension ``d`` in both, ``d``'s bases are
+        ``self``'s followed by ``outer``'s, and ``outer``'s coordinates on an output ``o`` of
+        both are shifted left by ``log2(self.out_size(o))``. Sizes multiply.
+
+        Formula: ``(A * B)(x_lo + 2**n x_hi) = A(x_lo) + B(x_hi) * A.out_sizes``.
+        Requires: dimensions common to both appear in the same relative order in each.
+        Postcondition: associative; ``empty()`` is the unit; surjective if both are.
+
+        >>> (LinearLayout.identity_1d(2, "i", "o") * LinearLayout.identity_1d(4, "i", "o")).bases
+        (('i', ((1,), (2,), (4,))),)
+        """
+        if not isinstance(outer, LinearLayout):
+            return NotImplemented
+        inner = self
+        in_names = supremum(inner.get_in_dim_names(), outer.get_in_dim_names(), what="input dimensions")
+        out_names = supremum(inner.get_out_dim_names(), outer.get_out_dim_names(), what="output dimensions")
+        inner_outs = dict(inner._outs)
+        outer_outs = dict(outer._outs)
+        outs = tuple((name, inner_outs.get(name, 1) * outer_outs.get(name, 1)) for name in out_names)
+        inner_target = {}
+        outer_target = {}
+        shift = 0
+        for name, size in outs:
+            inner_target[name] = (shift, 0)
+            outer_target[name] = (shift + inner_outs.get(name, 1).bit_length() - 1, 0)
+            shift += size.bit_length() - 1
+        move_inner = inner._repacker(inner_target)
+        move_outer = outer._repacker(outer_target)
+        inner_slices = inner._in_slices()
+        outer_slices = outer._in_slices()
+        ins = []
+        cols: list[int] = []
+        for name in in_names:
+            count = 0
+            if name in inner_slices:
+                start, n = inner_slices[name]
+                cols.extend(map(move_inner, inner._cols[start:start + n]))
+                count += n
+            if name in outer_slices:
+                start, n = outer_slices[name]
+                cols.extend(map(move_outer, outer._cols[start:start + n]))
+                count += n
+            ins.append((name, count))
+        return LinearLayout._make(tuple(ins), outs, tuple(cols))
+
+    def compose(self, outer: "LinearLayout") -> "LinearLayout":
+        """``outer o self``: apply ``self``, then ``outer``.
+
+        Formula: ``(A.compose(B)).bases[d][i] = B(A.bases[d][i])``.
+        Requires: ``self``'s output dimensions are ``outer``'s input dimensions (any order), and
+        ``self.out_size(d) <= outer.in_size(d)``.
+        Postcondition: ``A.compose(B).apply(x) == B.apply(A.apply(x))``; the result has
+        ``self``'s inputs and ``outer``'s outputs.
+
+        >>> A = LinearLayout.identity_1d(4, "i", "t")
+        >>> B = LinearLayout.from_bases([("t", [[2], [1]])], ["o"])
+        >>> A.compose(B).bases
+        (('i', ((2,), (1,))),)
+        """
+        outer_slices = outer._in_slices()
+        if set(self.get_out_dim_names()) != set(outer_slices):
+            raise ValueError(
+                f"compose: the output dimensions {_join_dims(self.get_out_dim_names())} must be the "
+                f"input dimensions of the outer layout {_join_dims(outer.get_in_dim_names())}"
+            )
+        # Column of `outer` reached by each packed bit of `self`.
+        by_bit: list[int] = []
+        for name, size in self._outs:
+            start, count = outer_slices[name]
+            width = size.bit_length() - 1
+            if width > count:
+                raise ValueError(
+                    f"compose: output dimension '{name}' has size {size}, larger than the outer "
+                    f"layout's input size {1 << count}"
+                )
+            by_bit.extend(outer._cols[start:start + width])
+        cols = []
+        for col in self._cols:
+            acc = 0
+            while col:
+                low = col & -col
+                acc ^= by_bit[low.bit_length() - 1]
+                col ^= low
+            cols.append(acc)
+        return LinearLayout._make(self._ins, outer._outs, tuple(cols))
+
+    @staticmethod
+    def lstsq(A: "LinearLayout", B: "LinearLayout") -> "LinearLayout":
+        """The minimum-norm ``X`` with ``A o X = B``.
+
+        ``A`` and ``B`` have the same output dimensions (any order; ``B``'s sizes at most
+        ``A``'s). ``X`` maps ``B``'s inputs to ``A``'s inputs. Where ``A`` is not injective the
+        solution sets every free variable (non-pivot column of ``A``, scanning ``A``'s input bits
+        from the lowest) to zero, so broadcast copies resolve to the lowest index -- exactly the
+        solution Triton's ``lstsq`` reads off the reduced row echelon form.
+
+        Requires: every basis of ``B`` lies in the image of ``A``.
+        Postcondition: ``X.compose(A) == B`` up to output-dimension sizes and order.
+
+        >>> A = LinearLayout.from_bases([("s", [[1], [0], [2]])], ["o"])
+        >>> LinearLayout.lstsq(A, LinearLayout.identity_1d(4, "r", "o")).bases
+        (('r', ((1,), (4,))),)
+        """
+        return _solve(A, B, identity_dims=())
+
+    def invert_and_compose(self, outer: "LinearLayout") -> "LinearLayout":
+        """``outer^-1 o self``: the ``C`` with ``outer(C(x)) == self(x)``.
+
+        This is how data movement is derived: with ``self`` a register layout and ``outer`` a
+        shared-memory layout, ``C(register, lane, warp)`` is the offset to store at.
+
+        Which solution: input dimensions present in both with identical bases are mapped by the
+        identity (no movement across them); the rest are solved by :meth:`lstsq`, so broadcast
+        (duplicated) elements of ``outer`` resolve to the lowest offset -- Triton's choice. Where
+        Triton's reduced system has no solution (it asserts), we solve against all of
+        ``outer``'s inputs instead.
+
+        Requires: the same output dimensions (any order), ``self.out_size(d) <=
+        outer.out_size(d)``, and ``outer`` surjective.
+        Postcondition: ``C.compose(outer.transpose_outs(self.get_out_dim_names()))`` equals
+        ``self`` up to output sizes; ``C`` has ``self``'s inputs and ``outer``'s inputs as outputs.
+
+        >>> A = LinearLayout.from_bases([("x", [[2], [1], [4]])], ["o"])
+        >>> B = LinearLayout.from_bases([("y", [[4], [1], [2]])], ["o"])
+        >>> A.invert_and_compose(B).bases
+        (('x', ((4,), (2,), (1,))),)
+        """
+        if not outer.is_surjective():
+            raise ValueError(f"invert_and_compose: the outer layout must be surjective, but is not:{outer}")
+        identity = []
+        out_names = self.get_out_dim_names()
+        if set(out_names) == set(outer.get_out_dim_names()):
+            self_slices = self._in_slices()
+            outer_slices = outer._in_slices()
+            same_sizes = all(size == outer.get_out_dim_size(name) for name, size in self._outs)
+            if same_sizes:
+                move = outer._repacker(self._out_shift())
+                for name in outer.get_in_dim_names():
+                    if name in self_slices:
+                        s0, n0 = self_slices[name]
+                        s1, n1 = outer_slices[name]
+                        if n0 == n1 and all(
+                            a == move(b) for a, b in zip(self._cols[s0:s0 + n0], outer._cols[s1:s1 + n1])
+                        ):
+                            identity.append(name)
+        return _solve(outer, self, identity_dims=tuple(identity))
+
+    def pseudoinvert(self) -> "LinearLayout":
+        """A right inverse ``P`` (``L(P(y)) == y``), taking the minimum-norm preimage.
+
+        Formula: ``identity(out dims).invert_and_compose(self)``.
+        Requires: surjective.
+
+        >>> LinearLayout.from_bases([("i", [[1], [0], [2]])], ["o"]).pseudoinvert().bases
+        (('o', ((1,), (4,))),)
+        """
+        if not self.is_surjective():
+            raise ValueError(f"pseudoinvert: the layout must be surjective, but is not:{self}")
+        identity = LinearLayout._make(
+            tuple((name, size.bit_length() - 1) for name, size in self._outs),
+            self._outs,
+            tuple(1 << i for i in range(self.get_total_out_dim_size_log2())),
+        )
+        return identity.invert_and_compose(self)
+
+    def invert(self) -> "LinearLayout":
+        """The inverse map. Requires: invertible (square and full rank).
+
+        Postcondition: ``L.compose(L.invert())`` is the identity on ``L``'s inputs.
+
+        >>> LinearLayout.from_bases([("i", [[2], [1]])], ["o"]).invert().bases
+        (('o', ((2,), (1,))),)
+        """
+        if not self.is_invertible():
+            raise ValueError(
+                "invert: the layout must be invertible (surjective and injective), but has rank "
+                f"{self.rank()} with {len(self._cols)} input bits and "
+                f"{self.get_total_out_dim_size_log2()} output bits:{self}"
+            )
+        return self.pseudoinvert()
+
+    @staticmethod
+    def divide_left(A: "LinearLayout", B: "LinearLayout") -> "LinearLayout | None":
+        """The ``C`` with ``A == B * C`` (``B`` the minor factor), or ``None`` if there is none.
+
+        ``C`` keeps all of ``A``'s dimensions, in ``A``'s order, with sizes divided by ``B``'s.
+
+        Requires: nothing; an impossible division returns ``None``.
+        Postcondition: ``B * C == A`` when ``C`` is not ``None``.
+
+        >>> A = LinearLayout.identity_1d(8, "i", "o")
+        >>> LinearLayout.divide_left(A, LinearLayout.identity_1d(2, "i", "o")).bases
+        (('i', ((1,), (2,))),)
+        """
+        return _divide(A, B, b_is_minor=True)
+
+    @staticmethod
+    def divide_right(A: "LinearLayout", B: "LinearLayout") -> "LinearLayout | None":
+        """The ``C`` with ``A == C * B`` (``B`` the major factor), or ``None`` if there is none.
+
+        Postcondition: ``C * B == A`` when ``C`` is not ``None``.
+
+        >>> A = LinearLayout.identity_1d(8, "i", "o")
+        >>> LinearLayout.divide_right(A, LinearLayout.identity_1d(2, "i", "o")).bases
+        (('i', ((1,), (2,))),)
+        """
+        return _divide(A, B, b_is_minor=False)
+
+    # ------------------------------------------------------------------ reshaping
+
+    def sublayout(self, in_dims: Sequence[str], out_dims: Sequence[str]) -> "LinearLayout":
+        """Restrict to some input and output dimensions, keeping this layout's order.
+
+        Requires: both lists are subsets of this layout's dimensions.
+        Postcondition: ``sub.apply(x)[o] == L.apply(x + zeros elsewhere)[o]``; not necessarily surjective.
+
+        >>> L = LinearLayout.from_bases([("a", [[1, 1]]), ("b", [[0, 2]])], ["x", "y"], [2, 4], False)
+        >>> L.sublayout(["a"], ["y"]).bases
+        (('a', ((1,),)),)
+        """
+        in_dims, out_dims = set(in_dims), set(out_dims)
+        missing = (in_dims - set(self.get_in_dim_names())) | (out_dims - set(self.get_out_dim_names()))
+        if missing:
+            raise ValueError(f"sublayout: {_join_dims(sorted(missing))} are not dimensions of this layout")
+        outs = tuple((n, s) for n, s in self._outs if n in out_dims)
+        fields = self._out_shift()
+        shift = 0
+        target = {}
+        for name, size in outs:
+            target[name] = (shift, 0)
+            shift += size.bit_length() - 1
+        moves = [(fields[n][0], (1 << fields[n][1]) - 1, target[n][0]) for n, _ in outs if fields[n][1]]
+        ins, cols = [], []
+        start = 0
+        for name, count in self._ins:
+            if name in in_dims:
+                ins.append((name, count))
+                for col in self._cols[start:start + count]:
+                    cols.append(sum(((col >> s) & m) << d for s, m, d in moves))
+            start += count
+        return LinearLayout._make(tuple(ins), outs, tuple(cols))
+
+    def transpose_ins(self, new_order: Sequence[str]) -> "LinearLayout":
+        """Reorder the input dimensions. Requires: a permutation of them.
+
+        >>> LinearLayout.from_bases([("a", [[1]]), ("b", [[2]])], ["o"]).transpose_ins(["b", "a"]).get_in_dim_names()
+        ('b', 'a')
+        """
+        self._check_same_in_dims(new_order, "transpose_ins")
+        slices = self._in_slices()
+        cols: list[int] = []
+        for name in new_order:
+            start, count = slices[name]
+            cols.extend(self._cols[start:start + count])
+        return LinearLayout._make(tuple((n, slices[n][1]) for n in new_order), self._outs, tuple(cols))
+
+    def transpose_outs(self, new_order: Sequence[str]) -> "LinearLayout":
+        """Reorder the output dimensions. Requires: a permutation of them.
+
+        >>> L = LinearLayout.from_bases([("a", [[1, 2]])], ["x", "y"], [2, 4], False)
+        >>> L.transpose_outs(["y", "x"]).bases
+        (('a', ((2, 1),)),)
+        """
+        new_order = tuple(new_order)
+        if sorted(new_order) != sorted(self.get_out_dim_names()) or len(set(new_order)) != len(new_order):
+            raise ValueError(
+                f"transpose_outs: expected a permutation of the output dimensions "
+                f"{_join_dims(self.get_out_dim_names())}, got {_join_dims(new_order)}"
+            )
+        sizes = dict(self._outs)
+        outs = tuple((n, sizes[n]) for n in new_order)
+        target = {}
+        shift = 0
+        for name, size in outs:
+            target[name] = (shift, 0)
+            shift += size.bit_length() - 1
+        move = self._repacker(target)
+        return LinearLayout._make(self._ins, outs, tuple(map(move, self._cols)))
+
+    def reshape_ins(self, new_in_dims: Sequence[tuple[str, int]]) -> "LinearLayout":
+        """Flatten the inputs (first dimension minor) and split them into ``new_in_dims``.
+
+        Requires: sizes are powers of two with the same total.
+
+        >>> LinearLayout.identity_1d(8, "i", "o").reshape_ins([("a", 2), ("b", 4)]).bases
+        (('a', ((1,),)), ('b', ((2,), (4,))))
+        """
+        new_in_dims = tuple((name, _log2_exact(size, f"size of input dimension '{name}'")) for name, size in new_in_dims)
+        _check_names([n for n, _ in new_in_dims], "input dimension")
+        if sum(n for _, n in new_in_dims) != len(self._cols):
+            raise ValueError(
+                f"reshape_ins: the new sizes multiply to 2**{sum(n for _, n in new_in_dims)}, "
+                f"but the layout has 2**{len(self._cols)} inputs"
+            )
+        return LinearLayout._make(new_in_dims, self._outs, self._cols)
+
+    def reshape_outs(self, new_out_dims: Sequence[tuple[str, int]]) -> "LinearLayout":
+        """Flatten the outputs (first dimension minor) and split them into ``new_out_dims``.
+
+        Requires: sizes are powers of two with the same total.
+
+        >>> LinearLayout.identity_1d(8, "i", "o").reshape_outs([("a", 2), ("b", 4)]).bases
+        (('i', ((1, 0), (0, 1), (0, 2))),)
+        """
+        outs = tuple((name, 1 << _log2_exact(size, f"size of output dimension '{name}'")) for name, size in new_out_dims)
+        _check_names([n for n, _ in outs], "output dimension")
+        total = sum(s.bit_length() - 1 for _, s in outs)
+        if total != self.get_total_out_dim_size_log2():
+            raise ValueError(
+                f"reshape_outs: the new sizes multiply to 2**{total}, but the layout has "
+                f"2**{self.get_total_out_dim_size_log2()} outputs"
+            )
+        # The packed column *is* the flattened output, so only the dimension list changes.
+        return LinearLayout._make(self._ins, outs, self._cols)
+
+    def flatten_ins(self) -> "LinearLayout":
+        """Merge all inputs into the first one (first dimension minor)."""
+        if not self._ins:
+            return self
+        return LinearLayout._make(((self._ins[0][0], len(self._cols)),), self._outs, self._cols)
+
+    def flatten_outs(self) -> "LinearLayout":
+        """Merge all outputs into the first one (first dimension minor)."""
+        if not self._outs:
+            return self
+        return LinearLayout._make(self._ins, ((self._outs[0][0], self.get_total_out_dim_size()),), self._cols)
+
+    def concat_ins(self, other: "LinearLayout") -> "LinearLayout":
+        """Place ``other``'s input dimensions after ours.
+
+        Requires: identical output dimensions and sizes; disjoint input dimensions.
+        Postcondition: ``L.apply(x | y) == self.apply(x) ^ other.apply(y)``.
+
+        >>> LinearLayout.identity_1d(2, "a", "o").concat_ins(LinearLayout.zeros_1d(2, "b", "o", 2)).bases
+        (('a', ((1,),)), ('b', ((0,),)))
+        """
+        if self._outs != other._outs:
+            raise ValueError(f"concat_ins: output dimensions differ: {self._outs} vs {other._outs}")
+        if set(self.get_in_dim_names()) & set(other.get_in_dim_names()):
+            raise ValueError("concat_ins: the layouts must have disjoint input dimensions")
+        return LinearLayout._make(self._ins + other._ins, self._outs, self._cols + other._cols)
+
+    def concat_outs(self, other: "LinearLayout") -> "LinearLayout":
+        """Place ``other``'s output dimensions after ours.
+
+        Requires: identical input dimensions and sizes; disjoint output dimensions.
+
+        >>> LinearLayout.identity_1d(2, "i", "a").concat_outs(LinearLayout.identity_1d(2, "i", "b")).bases
+        (('i', ((1, 1),)),)
+        """
+        if self._ins != other._ins:
+            raise ValueError(f"concat_outs: input dimensions differ: {self._ins} vs {other._ins}")
+        if set(self.get_out_dim_names()) & set(other.get_out_dim_names()):
+            raise ValueError("concat_outs: the layouts must have disjoint output dimensions")
+        shift = self.get_total_out_dim_size_log2()
+        cols = tuple(a | (b << shift) for a, b in zip(self._cols, other._cols))
+        return LinearLayout._make(self._ins, self._outs + other._outs, cols)
+
+    def squeeze_ins(self) -> "LinearLayout":
+        """Drop input dimensions of size 1."""
+        return LinearLayout._make(tuple(d for d in self._ins if d[1]), self._outs, self._cols)
+
+    def squeeze_outs(self) -> "LinearLayout":
+        """Drop output dimensions of size 1."""
+        return LinearLayout._make(self._ins, tuple(d for d in self._outs if d[1] > 1), self._cols)
+
+    def resize_in_dim(self, in_dim: str, new_size: int) -> "LinearLayout":
+        """Grow ``in_dim`` with zero (broadcast) bases, or shrink it by dropping its top bases.
+
+        >>> LinearLayout.identity_1d(2, "i", "o").resize_in_dim("i", 4).bases
+        (('i', ((1,), (0,))),)
+        """
+        n = _log2_exact(new_size, f"new size of '{in_dim}'")
+        start, count = self._in_slices().get(in_dim, (None, None))
+        if start is None:
+            raise ValueError(f"resize_in_dim: '{in_dim}' is not an input dimension")
+        kept = self._cols[start:start + min(n, count)] + (0,) * max(0, n - count)
+        cols = self._cols[:start] + kept + self._cols[start + count:]
+        ins = tuple((name, n if name == in_dim else c) for name, c in self._ins)
+        return LinearLayout._make(ins, self._outs, cols)
+
+    def resize_out_dim(self, out_dim: str, new_size: int) -> "LinearLayout":
+        """Change the size of ``out_dim``.
+
+        Shrinking keeps each coordinate modulo the new size (the linear projection onto the low
+        bits); growing leaves the bases as they are (the result is then not surjective).
+
+        >>> LinearLayout.identity_1d(4, "i", "o").resize_out_dim("o", 2).bases
+        (('i', ((1,), (0,))),)
+        """
+        _log2_exact(new_size, f"new size of '{out_dim}'")
+        index = self.get_out_dim_index(out_dim)
+        outs = tuple((n, int(new_size) if k == index else s) for k, (n, s) in enumerate(self._outs))
+        mask = int(new_size) - 1
+        bases = [(name, [tuple(v & mask if k == index else v for k, v in enumerate(b)) for b in bs]) for name, bs in self.bases]
+        return LinearLayout.from_bases(bases, [n for n, _ in outs], [s for _, s in outs], require_surjective=False)
+
+    def rename_in_dim(self, old: str, new: str) -> "LinearLayout":
+        """Rename one input dimension. Requires: ``old`` exists and ``new`` is not taken."""
+        if not self.has_in_dim(old):
+            raise ValueError(f"rename_in_dim: '{old}' is not an input dimension")
+        if old != new and self.has_in_dim(new):
+            raise ValueError(f"rename_in_dim: '{new}' is already an input dimension")
+        return LinearLayout._make(tuple((new if n == old else n, c) for n, c in self._ins), self._outs, self._cols)
+
+    def remove_zero_bases_along_dim(self, dim: str) -> "LinearLayout":
+        """Drop the zero (broadcast) bases of input ``dim``, keeping output sizes.
+
+        >>> LinearLayout.from_bases([("r", [[1], [0], [2]])], ["o"]).remove_zero_bases_along_dim("r").bases
+        (('r', ((1,), (2,))),)
+        """
+        start, count = self._in_slices().get(dim, (None, None))
+        if start is None:
+            raise ValueError(f"remove_zero_bases_along_dim: '{dim}' is not an input dimension")
+        kept = tuple(c for c in self._cols[start:start + count] if c)
+        ins = tuple((n, len(kept) if n == dim else c) for n, c in self._ins)
+        return LinearLayout._make(ins, self._outs, self._cols[:start] + kept + self._cols[start + count:])
+
+    def quotient(self, dims: Sequence[str]) -> "LinearLayout | None":
+        """Remove ``dims`` from inputs and outputs if the layout is trivial over them, else ``None``.
+
+        >>> (LinearLayout.identity_1d(4, "r", "r") * LinearLayout.identity_1d(2, "w", "w")).quotient(["w"]).bases
+        (('r', ((1,), (2,))),)
+        """
+        if not self.is_trivial_over(dims):
+            return None
+        return self.sublayout(
+            [n for n in self.get_in_dim_names() if n not in dims],
+            [n for n in self.get_out_dim_names() if n not in dims],
+        )
+
+    # ------------------------------------------------------------------ structure queries
+
+    def sublayout_is_zero(self, in_dims: Sequence[str], out_dims: Sequence[str]) -> bool:
+        """Whether inputs ``in_dims`` never affect outputs ``out_dims``."""
+        return not any(self.sublayout(in_dims, out_dims)._cols)
+
+    def square_sublayout_is_identity(self, dims: Sequence[str]) -> bool:
+        """Whether ``dims`` (each both an input and an output) map to themselves by the identity."""
+        if not dims:
+            return True
+        sub = self.sublayout(dims, dims)
+        if any(self.get_in_dim_size(d) != self.get_out_dim_size(d) for d in dims):
+            return False
+        return sub.flatten_ins().flatten_outs()._cols == tuple(1 << i for i in range(len(sub._cols)))
+
+    def is_trivial_over(self, dims: Sequence[str]) -> bool:
+        """Whether ``dims`` pass through untouched: identity on themselves, decoupled from the rest.
+
+        Requires: nothing; an unknown dimension makes the answer ``False``.
+        """
+        ins, outs = self.get_in_dim_names(), self.get_out_dim_names()
+        if any(d not in ins and d not in outs for d in dims):
+            return False
+        if any(d not in ins or d not in outs for d in dims):
+            return False
+        rest_in = [d for d in ins if d not in dims]
+        rest_out = [d for d in outs if d not in dims]
+        return (
+            self.square_sublayout_is_identity(dims)
+            and self.sublayout_is_zero(rest_in, dims)
+            and self.sublayout_is_zero(dims, rest_out)
+        )
+
+    def equal_ignoring_out_dim_sizes(self, other: "LinearLayout") -> bool:
+        """Same dimensions in the same order and the same basis values; sizes may differ."""
+        return (
+            self.get_out_dim_names() == other.get_out_dim_names()
+            and self._ins == other._ins
+            and self.bases == other.bases
+        )
+
+    def get_free_variable_masks(self) -> dict[str, int]:
+        """Per input dimension, the mask of its bits that are free variables.
+
+        Scanning input bits from the lowest, a bit is *basic* when its basis is independent of
+        all earlier ones, *free* otherwise. Flipping a free bit can be undone by flipping earlier
+        basic bits, so free bits are the ones that only duplicate data.
+
+        >>> L = (LinearLayout.identity_1d(2, "a", "o") * LinearLayout.zeros_1d(4, "a", "z")
+        ...      * LinearLayout.identity_1d(4, "a", "p") * LinearLayout.zeros_1d(2, "a", "q"))
+        >>> bin(L.get_free_variable_masks()["a"])
+        '0b100110'
+        """
+        pivots = pivot_columns(self._cols)
+        result = {}
+        start = 0
+        for name, count in self._ins:
+            result[name] = ~(pivots >> start) & ((1 << count) - 1)
+            start += count
+        return result
+
+    def get_num_consecutive_in_out(self) -> int:
+        """How many consecutive values of the first input map to consecutive values of the first output.
+
+        That is the largest ``2**k`` such that bases ``0..k-1`` of the first input are the unit
+        steps ``1, 2, ..., 2**(k-1)`` along the first output (zero elsewhere), and no other basis
+        touches the low ``k`` bits of the first output. Used to vectorise memory accesses.
+
+        >>> LinearLayout.from_bases([("r", [[1], [2], [4], [10]])], ["o"]).get_num_consecutive_in_out()
+        2
+        """
+        if not self._ins or not self._outs:
+            return 1
+        first_count = self._ins[0][1]
+        width = self._outs[0][1].bit_length() - 1
+        consecutive = 0
+        while consecutive < first_count and self._cols[consecutive] == 1 << consecutive:
+            consecutive += 1
+        first_out_mask = (1 << width) - 1
+        other_bits = 0
+        for col in self._cols[consecutive:]:
+            other_bits |= col & first_out_mask
+        trailing = (other_bits & -other_bits).bit_length() - 1 if other_bits else consecutive
+        return 1 << min(consecutive, trailing)
+
+    def contiguous_elems_along_output_dim(self, in_dim: str, out_dim: str) -> int:
+        """How many elements along ``out_dim`` (from 0) sit at consecutive indices ``0, 1, ...`` of ``in_dim``.
+
+        Computed from the minimum-norm preimage (:meth:`lstsq`): the count is ``2**k`` for the
+        largest ``k`` such that the preimage of ``out_dim = 2**i`` is ``in_dim = 2**i`` for every
+        ``i < k``.
+
+        Requires: the layout is surjective.
+
+        >>> LinearLayout.from_bases([("r", [[1, 0], [0, 1], [2, 0]])], ["x", "y"]).contiguous_elems_along_output_dim("r", "x")
+        2
+        """
+        inverse = self.pseudoinvert()
+        in_start = self._in_start(in_dim)
+        shift, width = self._out_shift()[out_dim]
+        k = 0
+        while k < width and inverse._cols[shift + k] == 1 << (in_start + k):
+            k += 1
+        return 1 << k
+
+
+_EMPTY = LinearLayout._make((), (), ())
+
+
+def _prefix_sums(values: Sequence[int]) -> list[int]:
+    sums, total = [], 0
+    for v in values:
+        sums.append(total)
+        total += v
+    return sums
+
+
+def _solve(A: LinearLayout, B: LinearLayout, identity_dims: tuple[str, ...]) -> LinearLayout:
+    """``X`` with ``A o X = B``; dimensions in ``identity_dims`` map to themselves."""
+    if set(A.get_out_dim_names()) != set(B.get_out_dim_names()):
+        raise ValueError(
+            f"invert_and_compose: the layouts must have the same output dimensions, got "
+            f"{_join_dims(B.get_out_dim_names())} and {_join_dims(A.get_out_dim_names())}"
+        )
+    for name, size in B._outs:
+        if size > A.get_out_dim_size(name):
+            raise ValueError(
+                f"invert_and_compose: output dimension '{name}' has size {size}, larger than "
+                f"{A.get_out_dim_size(name)} in the layout being inverted"
+            )
+    # Pack both in A's field widths, B's dimension order.
+    target = {}
+    shift = 0
+    for name, _ in B._outs:
+        width = A.get_out_dim_size_log2(name)
+        target[name] = (shift, width)
+        shift += width
+    move_a = A._repacker(target)
+    move_b = B._repacker(target)
+    a_cols = [move_a(c) for c in A._cols]
+    a_slices = A._in_slices()
+
+    reduced = EchelonBasis()
+    for name, (start, count) in a_slices.items():
+        if name not in identity_dims:
+            for index in range(start, start + count):
+                reduced.insert(a_cols[index], index)
+    full = None
+    cols = []
+    for name, count in B._ins:
+        if name in identity_dims:
+            start = a_slices[name][0]
+            cols.extend(1 << (start + i) for i in range(count))
+            continue
+        for col in B._cols_of(name):
+            x = reduced.solve(move_b(col))
+            if x is None:
+                if full is None:
+                    full = EchelonBasis()
+                    for index, value in enumerate(a_cols):
+                        full.insert(value, index)
+                x = full.solve(move_b(col))
+                if x is None:
+                    raise ValueError(
+                        f"no solution: basis {col} of '{name}' is not in the image of the layout being inverted"
+                    )
+            cols.append(x)
+    outs = tuple((name, 1 << count) for name, count in A._ins)
+    return LinearLayout._make(B._ins, outs, tuple(cols))
+
+
+def _divide(A: LinearLayout, B: LinearLayout, b_is_minor: bool) -> LinearLayout | None:
+    a_in, a_out = dict(A._ins), dict(A._outs)
+    b_in, b_out = dict(B._ins), dict(B._outs)
+    if not set(b_in) <= set(a_in) or not set(b_out) <= set(a_out):
+        return None
+    if any(b_in[d] > a_in[d] for d in b_in) or any(a_out[d] % b_out[d] for d in b_out):
+        return None
+    c_outs = tuple((name, size // b_out.get(name, 1)) for name, size in A._outs)
+    c_in = {name: count - b_in.get(name, 0) for name, count in A._ins}
+    a_bases = dict(A.bases)
+    c_bases = []
+    for name, count in A._ins:
+        own = a_bases[name][count - c_in[name]:] if b_is_minor else a_bases[name][:c_in[name]]
+        new = []
+        for basis in own:
+            coords = []
+            for (out, size), value in zip(A._outs, basis):
+                scale = b_out.get(out, 1) if b_is_minor else 1
+                if value % scale:
+                    return None
+                coords.append(value // scale)
+            new.append(coords)
+        c_bases.append((name, new))
+    try:
+        C = LinearLayout.from_bases(c_bases, [n for n, _ in c_outs], [s for _, s in c_outs], require_surjective=False)
+    except ValueError:
+        return None
+    product = B * C if b_is_minor else C * B
+    if product.transpose_ins(A.get_in_dim_names()).transpose_outs(A.get_out_dim_names()) != A:
+        return None
+    return C
+
+
+class ColumnAction:
+    """Permute or drop the bases of one input dimension, and the matching registers.
+
+    ``action[j]`` is the old basis index that becomes basis ``j``. Applied to a layout it rebuilds
+    ``in_dim``'s bases; applied to a list of ``2**in_size_log2`` values (the registers) it moves
+    value ``old(i)`` to position ``i``, where ``old(i)`` sets bit ``action[j]`` for each set bit
+    ``j`` of ``i``. A dropped basis keeps only the values at index bit 0.
+
+    >>> ColumnAction((1, 0), "register", 2).apply_values(["a", "b", "c", "d"])
+    ('a', 'c', 'b', 'd')
+    """
+
+    __slots__ = ("action", "in_dim", "in_size_log2")
+
+    def __init__(self, action: Sequence[int], in_dim: str, in_size_log2: int) -> None:
+        action = tuple(int(a) for a in action)
+        if len(set(action)) != len(action) or any(not 0 <= a < in_size_log2 for a in action):
+            raise ValueError(
+                f"ColumnAction: {list(action)} must be distinct basis indices below {in_size_log2}"
+            )
+        self.action = action
+        self.in_dim = in_dim
+        self.in_size_log2 = in_size_log2
+
+    def __repr__(self) -> str:
+        return f"ColumnAction({self.action}, {self.in_dim!r}, {self.in_size_log2})"
+
+    def is_identity(self) -> bool:
+        return self.action == tuple(range(self.in_size_log2))
+
+    def apply(self, layout: LinearLayout) -> LinearLayout:
+        """Rebuild ``in_dim``'s bases as ``old[action[0]], old[action[1]], ...``."""
+        if layout.get_in_dim_size_log2(self.in_dim) != self.in_size_log2:
+            raise ValueError(
+                f"ColumnAction: '{self.in_dim}' has {layout.get_in_dim_size_log2(self.in_dim)} bases, "
+                f"expected {self.in_size_log2}"
+            )
+        start = layout._in_start(self.in_dim)
+        old = layout._cols[start:start + self.in_size_log2]
+        new = tuple(old[a] for a in self.action)
+        ins = tuple((n, len(new) if n == self.in_dim else c) for n, c in layout._ins)
+        return LinearLayout._make(ins, layout._outs, layout._cols[:start] + new + layout._cols[start + self.in_size_log2:])
+
+    def apply_values(self, values: Sequence[Any]) -> tuple[Any, ...]:
+        """Permute (or subsample) ``2**in_size_log2`` register values the same way."""
+        if len(values) != 1 << self.in_size_log2:
+            raise ValueError(f"ColumnAction: expected {1 << self.in_size_log2} values, got {len(values)}")
+        result = []
+        for i in range(1 << len(self.action)):
+            old = 0
+            for j, a in enumerate(self.action):
+                if i >> j & 1:
+                    old |= 1 << a
+            result.append(values[old])
+        return tuple(result)
+
+    def inverse(self) -> "ColumnAction":
+        """The inverse permutation. Requires: nothing is dropped."""
+        if len(self.action) != self.in_size_log2:
+            raise ValueError("ColumnAction.inverse: a dropping action has no inverse")
+        inverse = [0] * self.in_size_log2
+        for j, a in enumerate(self.action):
+            inverse[a] = j
+        return ColumnAction(inverse, self.in_dim, self.in_size_log2)
+
+
+# ---------------------------------------------------------------------- layout utilities
+
+
+def standard_out_dim_names(rank: int) -> tuple[str, ...]:
+    """``("dim0", ..., "dim{rank-1}")``: the output names of every tensor layout."""
+    return tuple(f"dim{i}" for i in range(rank))
+
+
+def identity_standard_nd(in_dim: str, shape: Sequence[int], order: Sequence[int]) -> LinearLayout:
+    """An ``in_dim`` that walks ``shape`` in ``order`` (``order[0]`` is the fastest dimension).
+
+    Formula: the product of ``identity_1d(shape[order[i]], in_dim, dim{order[i]})`` over ``i``,
+    with outputs then listed as ``dim0, dim1, ...``.
+    Requires: ``order`` is a permutation of ``range(len(shape))``; sizes are powers of two.
+
+    >>> identity_standard_nd("lane", [2, 4], [1, 0]).bases
+    (('lane', ((0, 1), (0, 2), (1, 0))),)
+    """
+    if sorted(order) != list(range(len(shape))):
+        raise ValueError(f"order {list(order)} is not a permutation of 0..{len(shape) - 1}")
+    names = standard_out_dim_names(len(shape))
+    result = LinearLayout.empty()
+    for dim in order:
+        result = result * LinearLayout.identity_1d(shape[dim], in_dim, names[dim])
+    return result.transpose_outs(names)
+
+
+def ensure_layout_not_larger_than(
+    layout: LinearLayout, shape: Mapping[str, int], broadcast_registers: bool = True
+) -> LinearLayout:
+    """Shrink each output dimension to at most ``shape[d]`` by broadcasting its largest bases.
+
+    For an output dimension larger than wanted, bases are visited from the largest coordinate
+    down and zeroed until the size fits: the inputs that walked past the tensor now hold copies.
+    With ``broadcast_registers=False``, register bases are dropped instead of zeroed.
+
+    Requires: ``shape`` names every output dimension; each basis coordinate is 0 or a power of two.
+    Postcondition: each output size is ``min(old size, shape[d])``.
+
+    >>> ensure_layout_not_larger_than(LinearLayout.identity_1d(8, "lane", "dim0"), {"dim0": 2}).bases
+    (('lane', ((1,), (0,), (0,))),)
+    """
+    if set(shape) != set(layout.get_out_dim_names()):
+        raise ValueError(
+            f"shape names {_join_dims(shape)} must be the output dimensions {_join_dims(layout.get_out_dim_names())}"
+        )
+    bases = {name: [list(b) for b in bs] for name, bs in layout.bases}
+    dropped_registers: set[int] = set()
+    for k, (out, actual) in enumerate(layout.out_dims):
+        desired = int(shape[out])
+        if actual <= desired:
+            continue
+        candidates = []
+        for name, in_bases in bases.items():
+            for i, basis in enumerate(in_bases):
+                value = basis[k]
+                if value:
+                    if value & (value - 1):
+                        raise ValueError(f"basis coordinate {value} of '{name}' on '{out}' is not a power of two")
+                    candidates.append((value, name, i))
+        candidates.sort(key=lambda c: -c[0])
+        for _, name, i in candidates:
+            if actual <= desired:
+                break
+            if not broadcast_registers and name == "register":
+                dropped_registers.add(i)
+            else:
+                bases[name][i][k] = 0
+            actual >>= 1
+    if dropped_registers:
+        bases["register"] = [b for i, b in enumerate(bases["register"]) if i not in dropped_registers]
+    return LinearLayout.from_bases(list(bases.items()), layout.get_out_dim_names())
+
+
+def ensure_layout_not_smaller_than(layout: LinearLayout, shape: Mapping[str, int]) -> LinearLayout:
+    """Grow each output dimension to at least ``shape[d]`` by repeating into the first input.
+
+    The repetitions become extra high bases of the first input dimension (``register`` for
+    distributed layouts): a thread holds several copies of its pattern.
+
+    Requires: ``shape`` names every output dimension; sizes are powers of two.
+    Postcondition: each output size is ``max(old size, shape[d])``.
+
+    >>> ensure_layout_not_smaller_than(LinearLayout.identity_1d(2, "register", "dim0"), {"dim0": 8}).bases
+    (('register', ((1,), (2,), (4,))),)
+    """
+    if set(shape) != set(layout.get_out_dim_names()):
+        raise ValueError(
+            f"shape names {_join_dims(shape)} must be the output dimensions {_join_dims(layout.get_out_dim_names())}"
+        )
+    if not layout.num_in_dims:
+        return layout
+    first = layout.get_in_dim_names()[0]
+    result = layout
+    for out, actual in layout.out_dims:
+        desired = int(shape[out])
+        _log2_exact(desired, f"shape of '{out}'")
+        if desired > actual:
+            result = result * LinearLayout.identity_1d(desired // actual, first, out)
+    return result
+
+
+def zeros_like(layout: LinearLayout) -> LinearLayout:
+    """The layout with the same dimensions and sizes whose bases are all zero."""
+    return LinearLayout._make(layout._ins, layout._outs, (0,) * len(layout._cols))
+
+
+def supremum(x: Sequence[str], y: Sequence[str], what: str = "dimensions") -> tuple[str, ...]:
+    """The shortest list containing ``x`` and ``y`` as subsequences, preferring ``x`` on ties.
+
+    Requires: common names appear in the same relative order in both.
+
+    >>> supremum(["a", "b"], ["a", "c"])
+    ('a', 'b', 'c')
+    """
+    in_x, in_y = set(x), set(y)
+    result: list[str] = []
+    i = j = 0
+    while i < len(x) or j < len(y):
+        if i < len(x) and j < len(y) and x[i] == y[j]:
+            result.append(x[i])
+            i += 1
+            j += 1
+        elif i < len(x) and x[i] not in in_y:
+            result.append(x[i])
+            i += 1
+        elif j < len(y) and y[j] not in in_x:
+            result.append(y[j])
+            j += 1
+        else:
+            raise ValueError(
+                f"{what} common to both layouts must appear in the same relative order, got "
+                f"{_join_dims(x)} and {_join_dims(y)}"
+            )
+    return tuple(result)
