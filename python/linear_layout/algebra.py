@@ -408,6 +408,26 @@ class LinearLayout:
         rows = self.get_total_out_dim_size_log2()
         return tuple(tuple((col >> r) & 1 for col in self._cols) for r in range(rows))
 
+    def get_distributed_view(self, use_hw_point_of_view: bool) -> str:
+        """Triton's text picture of a distributed layout (``register, lane, warp, block`` inputs).
+
+        With ``use_hw_point_of_view`` the picture lists, per warp, the tensor element each
+        (lane, register) holds; otherwise it is the tensor, each element showing the threads and
+        registers that hold it. Byte-identical to ``triton.tools.LinearLayout.get_distributed_view``.
+        """
+        from .views import distributed_view
+
+        return distributed_view(self, use_hw_point_of_view)
+
+    def get_shared_view(self, use_hw_point_of_view: bool) -> str:
+        """Triton's text picture of a shared layout (``offset, block`` inputs).
+
+        Byte-identical to ``triton.tools.LinearLayout.get_shared_view``.
+        """
+        from .views import shared_view
+
+        return shared_view(self, use_hw_point_of_view)
+
     # ------------------------------------------------------------------ internal helpers
 
     def _out_fields(self) -> list[tuple[int, int]]:
@@ -691,8 +711,9 @@ class LinearLayout:
         This is how data movement is derived: with ``self`` a register layout and ``outer`` a
         shared-memory layout, ``C(register, lane, warp)`` is the offset to store at.
 
-        Which solution: input dimensions present in both with identical bases are mapped by the
-        identity (no movement across them); the rest are solved by :meth:`lstsq`, so broadcast
+        Which solution: an input dimension present in both with identical bases, touching no
+        output bit that another input dimension of either layout touches, is mapped by the identity
+        (no movement across it, even where it broadcasts); the rest are solved by :meth:`lstsq`, so broadcast
         (duplicated) elements of ``outer`` resolve to the lowest offset -- Triton's choice. Where
         Triton's reduced system has no solution (it asserts), we solve against all of
         ``outer``'s inputs instead.
@@ -721,10 +742,14 @@ class LinearLayout:
                     if name in self_slices:
                         s0, n0 = self_slices[name]
                         s1, n1 = outer_slices[name]
-                        if n0 == n1 and all(
-                            a == move(b) for a, b in zip(self._cols[s0:s0 + n0], outer._cols[s1:s1 + n1])
-                        ):
-                            identity.append(name)
+                        own = self._cols[s0:s0 + n0]
+                        if n0 == n1 and all(a == move(b) for a, b in zip(own, outer._cols[s1:s1 + n1])):
+                            touched = _support(own)
+                            others = _support(self._cols[:s0] + self._cols[s0 + n0:]) | _support(
+                                map(move, outer._cols[:s1] + outer._cols[s1 + n1:])
+                            )
+                            if not touched & others:
+                                identity.append(name)
         return _solve(outer, self, identity_dims=tuple(identity))
 
     def pseudoinvert(self) -> "LinearLayout":
@@ -1118,6 +1143,14 @@ class LinearLayout:
 
 
 _EMPTY = LinearLayout._make((), (), ())
+
+
+def _support(cols: Iterable[int]) -> int:
+    """The output bits touched by any of ``cols``."""
+    mask = 0
+    for col in cols:
+        mask |= col
+    return mask
 
 
 def _prefix_sums(values: Sequence[int]) -> list[int]:

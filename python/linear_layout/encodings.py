@@ -1,0 +1,1208 @@
+"""Triton's layout encodings as Python values that convert to a `LinearLayout`.
+
+Each encoding is a frozen dataclass with Gluon's class and field names (tuples
+inside).  `layout.to_linear_layout(shape)` builds the same linear layout as
+Triton 3.9's `toLinearLayout`; `str(layout)` prints Triton's attribute syntax
+and `parse_encoding(text)` reads it back.
+
+Distributed layouts map (register, lane, warp, block) to (dim0, ..., dimN-1);
+shared layouts map (offset, block) to the same outputs.
+
+Internally a layout is built as plain basis lists (`_Bases`) and turned into a
+`LinearLayout` once at the end: this module does not depend on the algebra's
+speed, and results are cached per (layout, shape) because both are immutable.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+from typing import Optional, Sequence, Union
+
+__all__ = [
+    "BlockedLayout", "SliceLayout", "DistributedLinearLayout", "NVMMADistributedLayout",
+    "DotOperandLayout", "AMDMFMALayout", "AMDWMMALayout", "SwizzledSharedLayout",
+    "NVMMASharedLayout", "SharedLinearLayout", "PaddedSharedLayout", "DistributedLayout",
+    "SharedLayout", "to_linear_layout", "parse_encoding", "format_tensor_view",
+    "format_hardware_view", "verify_module_sizes",
+]
+
+Basis = tuple[int, ...]
+BasisList = tuple[Basis, ...]
+
+
+# ----------------------------------------------------------------------------
+# Small validation helpers (every message names the rule that was broken)
+# ----------------------------------------------------------------------------
+
+def _is_pow2(n: int) -> bool:
+    return isinstance(n, int) and n > 0 and n & (n - 1) == 0
+
+
+def _log2(n: int) -> int:
+    return n.bit_length() - 1
+
+
+def _ints(name: str, values) -> tuple[int, ...]:
+    try:
+        out = tuple(values)
+    except TypeError:
+        raise ValueError(f"{name} must be a sequence of integers, got {values!r}") from None
+    for v in out:
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise ValueError(f"{name} must be a sequence of integers, got {values!r}")
+    return out
+
+
+def _basis_list(name: str, values, rank: Optional[int] = None) -> BasisList:
+    out = tuple(_ints(name, b) for b in (values or ()))
+    for b in out:
+        if rank is not None and len(b) != rank:
+            raise ValueError(f"{name}: every basis must have {rank} entries (the rank), got {list(b)}")
+        if any(v < 0 for v in b):
+            raise ValueError(f"{name}: basis entries must be non-negative, got {list(b)}")
+    return out
+
+
+def _check_pow2(name: str, values: Sequence[int]) -> None:
+    for v in values:
+        if not _is_pow2(v):
+            raise ValueError(f"{name} must contain only powers of two, got {list(values)}")
+
+
+def _check_order(order: Sequence[int], rank: int, name: str = "order") -> None:
+    if sorted(order) != list(range(rank)):
+        raise ValueError(f"{name} must be a permutation of 0..{rank - 1}, got {list(order)}")
+
+
+def _check_cga(cga_layout: BasisList, rank: int) -> None:
+    for b in cga_layout:
+        if len(b) != rank:
+            raise ValueError(f"cga_layout bases must have {rank} entries (the layout rank), got {list(b)}")
+
+
+def _check_shape(shape, rank: int) -> tuple[int, ...]:
+    shape = _ints("shape", shape)
+    if len(shape) != rank:
+        raise ValueError(f"shape {list(shape)} has rank {len(shape)}, but the layout has rank {rank}")
+    _check_pow2("shape", shape)
+    return shape
+
+
+def _set(obj, name, value):
+    object.__setattr__(obj, name, value)
+
+
+# ----------------------------------------------------------------------------
+# Basis-list arithmetic mirroring Triton's LinearLayout operations
+# ----------------------------------------------------------------------------
+
+def _size_of(bases_by_dim: dict, dim: int) -> int:
+    """Out-dim size Triton infers from bases: next power of two above the largest entry."""
+    top = 0
+    for bases in bases_by_dim.values():
+        for b in bases:
+            top = max(top, b[dim])
+    return 1 << top.bit_length()
+
+
+class _Bases:
+    """A linear layout under construction: in-dim -> list of bases (standard dim order),
+    explicit out sizes, and `dim_order`, the order in which Triton's layout lists its
+    out dims (it decides where `ensure_not_smaller` appends register bases)."""
+
+    __slots__ = ("bases", "sizes", "dim_order")
+
+    def __init__(self, bases: dict, sizes: list, dim_order: Sequence[int]):
+        self.bases = bases
+        self.sizes = sizes
+        self.dim_order = list(dim_order)
+
+    @staticmethod
+    def identity_nd(in_dim: str, shape: Sequence[int], order: Sequence[int], rank: int) -> "_Bases":
+        """Triton's identityStandardND: order[0] is the most minor dimension."""
+        bases = []
+        for d in order:
+            for k in range(_log2(shape[d])):
+                v = [0] * rank
+                v[d] = 1 << k
+                bases.append(v)
+        sizes = [1] * rank
+        for d in order:
+            sizes[d] = shape[d]
+        return _Bases({in_dim: bases}, sizes, order)
+
+    def times(self, other: "_Bases") -> "_Bases":
+        """Direct product self * other: `other` occupies the bits above `self`."""
+        bases = {k: list(v) for k, v in self.bases.items()}
+        for in_dim, obases in other.bases.items():
+            scaled = [[b[d] * self.sizes[d] for d in range(len(b))] for b in obases]
+            bases.setdefault(in_dim, []).extend(scaled)
+        sizes = [a * b for a, b in zip(self.sizes, other.sizes)]
+        order = self.dim_order + [d for d in other.dim_order if d not in self.dim_order]
+        return _Bases(bases, sizes, order)
+
+    def ensure_not_smaller(self, shape: Sequence[int]) -> None:
+        """Append bases of the first in-dim until every out dim covers `shape`
+        (repetitions wrap into registers), minor dims first."""
+        first = next(iter(self.bases))
+        for d in self.dim_order:
+            while self.sizes[d] < shape[d]:
+                v = [0] * len(self.sizes)
+                v[d] = self.sizes[d]
+                self.bases[first].append(v)
+                self.sizes[d] *= 2
+
+    def ensure_not_larger(self, shape: Sequence[int], broadcast_registers: bool = True) -> None:
+        """Zero the largest bases of every out dim larger than `shape` (the data is then
+        broadcast).  With broadcast_registers=False such register bases are removed."""
+        removed: set[int] = set()
+        for d in self.dim_order:
+            actual = self.sizes[d]
+            if actual <= shape[d]:
+                continue
+            entries = [(b[d], in_dim, i) for in_dim, bs in self.bases.items()
+                       for i, b in enumerate(bs) if b[d] != 0]
+            entries.sort(key=lambda e: -e[0])
+            for _, in_dim, i in entries:
+                if actual <= shape[d]:
+                    break
+                if not broadcast_registers and in_dim == "register":
+                    removed.add(i)
+                else:
+                    self.bases[in_dim][i][d] = 0
+                actual >>= 1
+        if removed:
+            self.bases["register"] = [b for i, b in enumerate(self.bases["register"]) if i not in removed]
+        for d in range(len(self.sizes)):
+            self.sizes[d] = _size_of(self.bases, d)
+
+
+def _combine_cta_cga(cta: _Bases, cga_layout: BasisList, shape: Sequence[int]) -> dict:
+    """Triton's combineCtaCgaWithShape: fit the per-CTA layout to shape / CGA size,
+    then place each block's tile with the (shape-clipped) CGA bases.
+    Postcondition: the result covers exactly `shape`."""
+    rank = len(shape)
+    cga = _Bases({"block": [list(b) for b in cga_layout]}, [0] * rank, range(rank))
+    cga.sizes = [_size_of(cga.bases, d) for d in range(rank)]
+    cga.ensure_not_larger(shape)
+    cta_shape = [max(1, shape[d] // cga.sizes[d]) for d in range(rank)]
+    cta.ensure_not_smaller(cta_shape)
+    cta.ensure_not_larger(cta_shape)
+    cta.bases["block"] = [[b[d] * cta.sizes[d] for d in range(rank)] for b in cga.bases["block"]]
+    return cta.bases
+
+
+def _cga_sizes(cga_layout: BasisList, rank: int) -> list[int]:
+    """How many CTAs tile each dim: the CGA layout's out-dim sizes."""
+    by_dim = {"block": cga_layout}
+    return [_size_of(by_dim, d) for d in range(rank)]
+
+
+def _shape_per_cta(shape: Sequence[int], cga_layout: BasisList) -> list[int]:
+    sizes = _cga_sizes(cga_layout, len(shape))
+    for d, (s, c) in enumerate(zip(shape, sizes)):
+        if s % c:
+            raise ValueError(f"shape {list(shape)} is not divisible by the CGA layout along dim {d} ({c} CTAs)")
+    return [s // c for s, c in zip(shape, sizes)]
+
+
+def _matrix_order(rank: int, row_major: bool) -> list[int]:
+    """Triton's getMatrixOrder: [rank-1, ..., 0], with the two minor dims swapped if column-major."""
+    order = list(range(rank - 1, -1, -1))
+    if not row_major:
+        order[0], order[1] = order[1], order[0]
+    return order
+
+
+def _broadcast_along(in_dim: str, shape: Sequence[int], order: Sequence[int], k_dim: int, rank: int) -> _Bases:
+    """Like identity_nd, but the k_dim bits are zero: every step along K hits the same data."""
+    bases = []
+    sizes = [1] * rank
+    for d in order:
+        for k in range(_log2(shape[d])):
+            v = [0] * rank
+            if d != k_dim:
+                v[d] = 1 << k
+            bases.append(v)
+        if d != k_dim:
+            sizes[d] = shape[d]
+    return _Bases({in_dim: bases}, sizes, order)
+
+
+_DISTRIBUTED_DIMS = ("register", "lane", "warp", "block")
+_SHARED_DIMS = ("offset", "block")
+
+
+def _finish(bases: dict, names: Sequence[str], rank: int) -> dict[str, BasisList]:
+    return {n: tuple(tuple(b) for b in bases.get(n, ())) for n in names}
+
+
+# ----------------------------------------------------------------------------
+# Printing helpers (Triton's attribute syntax)
+# ----------------------------------------------------------------------------
+
+def _fmt(values) -> str:
+    if isinstance(values, (tuple, list)):
+        return "[" + ", ".join(_fmt(v) for v in values) + "]"
+    if isinstance(values, bool):
+        return "true" if values else "false"
+    return str(values)
+
+
+def _cga_suffix(cga_layout: BasisList) -> str:
+    return f", CGALayout = {_fmt(cga_layout)}" if cga_layout else ""
+
+
+# ----------------------------------------------------------------------------
+# Distributed layouts
+# ----------------------------------------------------------------------------
+
+class DistributedLayout:
+    """Base of register layouts: in-dims register, lane, warp, block."""
+
+    IN_DIMS = _DISTRIBUTED_DIMS
+
+    def to_linear_layout(self, shape: Sequence[int]):
+        return _to_linear_layout_cached(self, tuple(shape))
+
+    def bases(self, shape: Sequence[int]) -> dict[str, BasisList]:
+        """The layout's bases per in-dim for `shape`, exactly as Triton's toLinearLayout."""
+        return _bases_cached(self, tuple(shape))
+
+    def format_tensor_view(self, shape: Sequence[int]) -> str:
+        return format_tensor_view(self, shape)
+
+    def format_hardware_view(self, shape: Sequence[int]) -> str:
+        return format_hardware_view(self, shape)
+
+
+class SharedLayout:
+    """Base of shared-memory layouts: in-dims offset, block."""
+
+    IN_DIMS = _SHARED_DIMS
+
+    to_linear_layout = DistributedLayout.to_linear_layout
+    bases = DistributedLayout.bases
+    format_tensor_view = DistributedLayout.format_tensor_view
+    format_hardware_view = DistributedLayout.format_hardware_view
+
+
+@dataclass(frozen=True)
+class BlockedLayout(DistributedLayout):
+    """Each thread holds a `size_per_thread` block; threads, then warps, tile the
+    tensor in `order` (order[0] is the fastest-varying dim).
+
+    register bases = identity over size_per_thread, lane bases = identity over
+    threads_per_warp scaled by size_per_thread, warp bases likewise; a shape larger
+    than the layout wraps into more registers, a smaller one broadcasts.
+    Requires: equal ranks, `order` a permutation, all sizes powers of two.
+    """
+    size_per_thread: tuple[int, ...]
+    threads_per_warp: tuple[int, ...]
+    warps_per_cta: tuple[int, ...]
+    order: tuple[int, ...]
+    cga_layout: BasisList = ()
+
+    def __post_init__(self):
+        spt = _ints("size_per_thread", self.size_per_thread)
+        tpw = _ints("threads_per_warp", self.threads_per_warp)
+        wpc = _ints("warps_per_cta", self.warps_per_cta)
+        order = _ints("order", self.order)
+        rank = len(spt)
+        if not (len(tpw) == len(wpc) == len(order) == rank):
+            raise ValueError("size_per_thread, threads_per_warp, warps_per_cta and order must all have the same rank")
+        _check_order(order, rank)
+        _check_pow2("size_per_thread", spt)
+        _check_pow2("threads_per_warp", tpw)
+        _check_pow2("warps_per_cta", wpc)
+        cga = _basis_list("cga_layout", self.cga_layout)
+        _check_cga(cga, rank)
+        for n, v in (("size_per_thread", spt), ("threads_per_warp", tpw), ("warps_per_cta", wpc),
+                     ("order", order), ("cga_layout", cga)):
+            _set(self, n, v)
+
+    @property
+    def rank(self) -> int:
+        return len(self.order)
+
+    def _build(self, shape):
+        rank = self.rank
+        cta = _Bases.identity_nd("register", self.size_per_thread, self.order, rank)
+        cta = cta.times(_Bases.identity_nd("lane", self.threads_per_warp, self.order, rank))
+        cta = cta.times(_Bases.identity_nd("warp", self.warps_per_cta, self.order, rank))
+        return _combine_cta_cga(cta, self.cga_layout, shape)
+
+    def __str__(self):
+        return (f"#ttg.blocked<{{sizePerThread = {_fmt(self.size_per_thread)}, "
+                f"threadsPerWarp = {_fmt(self.threads_per_warp)}, warpsPerCTA = {_fmt(self.warps_per_cta)}, "
+                f"order = {_fmt(self.order)}{_cga_suffix(self.cga_layout)}}}>")
+
+
+@dataclass(frozen=True)
+class SliceLayout(DistributedLayout):
+    """The parent layout with dimension `dim` removed (as after a reduction along it).
+
+    Built from the parent's layout for the shape with a 1 inserted at `dim`: drop
+    that output, then drop register bases that became zero.
+    """
+    dim: int
+    parent: DistributedLayout
+
+    def __post_init__(self):
+        if not isinstance(self.parent, DistributedLayout):
+            raise ValueError(f"slice parent must be a distributed layout, got {type(self.parent).__name__}")
+        if not isinstance(self.dim, int) or not 0 <= self.dim < self.parent.rank:
+            raise ValueError(f"slice dim must be in [0, {self.parent.rank}) (the parent's rank), got {self.dim}")
+
+    @property
+    def rank(self) -> int:
+        return self.parent.rank - 1
+
+    @property
+    def cga_layout(self) -> BasisList:
+        return tuple(b[:self.dim] + b[self.dim + 1:] for b in self.parent.cga_layout)
+
+    def _build(self, shape):
+        parent_shape = tuple(shape[:self.dim]) + (1,) + tuple(shape[self.dim:])
+        parent = _bases_cached(self.parent, parent_shape)
+        drop = self.dim
+        out = {n: [list(b[:drop] + b[drop + 1:]) for b in bs] for n, bs in parent.items()}
+        out["register"] = [b for b in out["register"] if any(b)]
+        return out
+
+    def __str__(self):
+        return f"#ttg.slice<{{dim = {self.dim}, parent = {self.parent}}}>"
+
+
+@dataclass(frozen=True)
+class DistributedLinearLayout(DistributedLayout):
+    """An explicit linear layout (`#ttg.linear`): bases for each hardware index bit.
+
+    For a different `shape` Triton tiles/broadcasts it like blocked: missing
+    coverage is added as register bases (fastest register dims first), excess
+    register bases are dropped and excess lane/warp/block bases zeroed.
+    """
+    reg_bases: BasisList
+    lane_bases: BasisList
+    warp_bases: BasisList
+    block_bases: BasisList
+    shape: tuple[int, ...]
+
+    def __post_init__(self):
+        shape = _ints("shape", self.shape)
+        _check_pow2("shape", shape)
+        rank = len(shape)
+        for n in ("reg_bases", "lane_bases", "warp_bases", "block_bases"):
+            bases = _basis_list(n, getattr(self, n), rank)
+            for b in bases:
+                if any(v >= s for v, s in zip(b, shape)):
+                    raise ValueError(f"{n}: basis {list(b)} is out of range for shape {list(shape)}")
+            _set(self, n, bases)
+        _set(self, "shape", shape)
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    @property
+    def cga_layout(self) -> BasisList:
+        return self.block_bases
+
+    def _register_order(self) -> list[int]:
+        """Triton's LinearEncodingAttr::getOrder: dims in the order registers first move
+        along them, then the remaining dims from the last to the first."""
+        order: list[int] = []
+        for b in self.reg_bases:
+            for d, v in enumerate(b):
+                if v:
+                    if d not in order:
+                        order.append(d)
+                    break
+        order += [d for d in range(self.rank - 1, -1, -1) if d not in order]
+        return order
+
+    def _build(self, shape):
+        rank = self.rank
+        named = {"register": self.reg_bases, "lane": self.lane_bases,
+                 "warp": self.warp_bases, "block": self.block_bases}
+        layout = _Bases({n: [list(b) for b in bs] for n, bs in named.items()}, list(self.shape),
+                        self._register_order())
+        layout.ensure_not_smaller(shape)
+        layout.ensure_not_larger(shape, broadcast_registers=False)
+        return layout.bases
+
+    def __str__(self):
+        return (f"#ttg.linear<{{register = {_fmt(self.reg_bases)}, lane = {_fmt(self.lane_bases)}, "
+                f"warp = {_fmt(self.warp_bases)}, block = {_fmt(self.block_bases)}}}>")
+
+
+def _mma_tile(tile_shape: Sequence[int], k_width: int, order: Sequence[int], rep_order: Sequence[int]) -> _Bases:
+    """Triton's nvidiaMmaTile for an m x n tile (n = tile[order[0]], the inner dim):
+    k_width registers, 4 lanes along n; 8 lanes along m; m/8 register
+    repeats along m; n/(4*k_width) register repeats along n."""
+    rank = len(rep_order)
+    inner, outer = order[0], order[1]
+    m, n = tile_shape[outer], tile_shape[inner]
+    regs, lanes = [], []
+
+    def unit(d, v):
+        b = [0] * rank
+        b[d] = v
+        return b
+
+    regs += [unit(inner, 1 << k) for k in range(_log2(k_width))]
+    lanes += [unit(inner, k_width << k) for k in range(2)]
+    lanes += [unit(outer, 1 << k) for k in range(3)]
+    regs += [unit(outer, 8 << k) for k in range(_log2(m // 8))]
+    regs += [unit(inner, 4 * k_width << k) for k in range(_log2(n // (4 * k_width)))]
+    sizes = [1] * rank
+    sizes[inner], sizes[outer] = n, m
+    return _Bases({"register": regs, "lane": lanes}, sizes, rep_order)
+
+
+@dataclass(frozen=True)
+class NVMMADistributedLayout(DistributedLayout):
+    """Accumulator layout of NVIDIA tensor-core MMA: version (2, 0) is Ampere mma.sync,
+    (3, 0) is Hopper wgmma.
+
+    One warp's tile is instr_shape[:2] (m x n) built by `_mma_tile` with k_width 2;
+    warps tile it row-major (Ampere) or column-major (Hopper).
+    Requires: Ampere instr_shape of rank entries, Hopper rank 2 and instr_shape (m, n, k).
+    """
+    version: tuple[int, int]
+    warps_per_cta: tuple[int, ...]
+    instr_shape: tuple[int, ...]
+    cga_layout: BasisList = ()
+
+    def __post_init__(self):
+        version = _ints("version", self.version)
+        warps = _ints("warps_per_cta", self.warps_per_cta)
+        instr = _ints("instr_shape", self.instr_shape)
+        if len(version) != 2 or version[0] not in (2, 3):
+            raise ValueError(f"version must be [major, minor] with major 2 (Ampere) or 3 (Hopper), got {list(version)}")
+        rank = len(warps)
+        if rank < 2:
+            raise ValueError("warps_per_cta of an MMA layout must have rank >= 2")
+        _check_pow2("warps_per_cta", warps)
+        if version[0] == 2 and len(instr) != rank:
+            raise ValueError(f"instr_shape of MMA v2 must have one entry per dim ({rank}), got {list(instr)}")
+        if version[0] == 3:
+            if rank != 2:
+                raise ValueError(f"MMA v3 (Hopper) layouts must have rank 2, got {rank}")
+            if len(instr) != 3:
+                raise ValueError(f"instr_shape of MMA v3 must be [m, n, k], got {list(instr)}")
+        _check_pow2("instr_shape", instr)
+        m, n = instr[-2], instr[-1] if version[0] == 2 else instr[1]
+        tile = instr[:2] if version[0] == 3 else instr[-2:]
+        if tile[0] % 8 or tile[1] % 8:
+            raise ValueError(f"the MMA tile {list(tile)} must be a multiple of 8 in m and n")
+        cga = _basis_list("cga_layout", self.cga_layout)
+        _check_cga(cga, rank)
+        for name, v in (("version", version), ("warps_per_cta", warps), ("instr_shape", instr), ("cga_layout", cga)):
+            _set(self, name, v)
+
+    @property
+    def rank(self) -> int:
+        return len(self.warps_per_cta)
+
+    @property
+    def is_hopper(self) -> bool:
+        return self.version[0] == 3
+
+    def _build(self, shape):
+        rank = self.rank
+        tile = list(self.instr_shape) if not self.is_hopper else list(self.instr_shape[:2])
+        row_major = _matrix_order(rank, True)
+        cta = _mma_tile(tile, 2, row_major, row_major)
+        warp_order = _matrix_order(rank, not self.is_hopper)
+        cta = cta.times(_Bases.identity_nd("warp", self.warps_per_cta, warp_order, rank))
+        return _combine_cta_cga(cta, self.cga_layout, shape)
+
+    def __str__(self):
+        return (f"#ttg.nvidia_mma<{{versionMajor = {self.version[0]}, versionMinor = {self.version[1]}, "
+                f"warpsPerCTA = {_fmt(self.warps_per_cta)}{_cga_suffix(self.cga_layout)}, "
+                f"instrShape = {_fmt(self.instr_shape)}}}>")
+
+
+@dataclass(frozen=True)
+class DotOperandLayout(DistributedLayout):
+    """Layout of operand A (operand_index 0, shape [..., M, K]) or B (1, [..., K, N])
+    of a dot whose result has layout `parent`.
+
+    MMA parents: each warp holds a 16 x 8*k_width (A) or 8*k_width x 8 (B) tile
+    built like the accumulator with k_width consecutive K elements per register
+    group; warps repeat the parent's warp grid but are broadcast along K.
+    Blocked parent (FMA dot): every thread holds the whole K extent.
+    Requires: k_width > 0 (power of two) for MMA parents, 0 for blocked parents;
+    Hopper parents take only operand A from registers.
+    """
+    operand_index: int
+    parent: DistributedLayout
+    k_width: int
+
+    def __post_init__(self):
+        if self.operand_index not in (0, 1):
+            raise ValueError(f"dot_op operand_index must be 0 or 1, got {self.operand_index}")
+        parent = self.parent
+        if isinstance(parent, NVMMADistributedLayout):
+            if not _is_pow2(self.k_width):
+                raise ValueError(f"dot_op k_width must be a positive power of two for an MMA parent, got {self.k_width}")
+            if parent.is_hopper and self.operand_index != 0:
+                raise ValueError("dot_op operand_index must be 0 for a Hopper MMA parent "
+                                 "(wgmma only takes operand A in registers)")
+        elif isinstance(parent, BlockedLayout):
+            if self.k_width != 0:
+                raise ValueError("dot_op k_width must be 0 when the parent is a blocked layout")
+            if parent.rank < 2:
+                raise ValueError("dot_op parent must have rank >= 2")
+        elif isinstance(parent, (AMDMFMALayout, AMDWMMALayout)):
+            if not _is_pow2(self.k_width):
+                raise ValueError(f"dot_op k_width must be a positive power of two for an AMD parent, got {self.k_width}")
+        else:
+            raise ValueError(f"dot_op parent must be a blocked, MMA, MFMA or WMMA layout, got {type(parent).__name__}")
+
+    @property
+    def rank(self) -> int:
+        return self.parent.rank
+
+    @property
+    def k_dim(self) -> int:
+        return self.rank - 1 if self.operand_index == 0 else self.rank - 2
+
+    @property
+    def cga_layout(self) -> BasisList:
+        """The parent's CGA layout with the K component dropped: CTAs never split K."""
+        k = self.k_dim
+        return tuple(tuple(0 if d == k else v for d, v in enumerate(b)) for b in self.parent.cga_layout)
+
+    def _build(self, shape):
+        parent, rank, k_dim = self.parent, self.rank, self.k_dim
+        if isinstance(parent, BlockedLayout):
+            thread_size = list(parent.size_per_thread)
+            thread_size[k_dim] = shape[k_dim]
+            cta = _Bases.identity_nd("register", thread_size, parent.order, rank)
+            cta = cta.times(_broadcast_along("lane", parent.threads_per_warp, parent.order, k_dim, rank))
+            cta = cta.times(_broadcast_along("warp", parent.warps_per_cta, parent.order, k_dim, rank))
+            return _combine_cta_cga(cta, self.cga_layout, shape)
+        if isinstance(parent, NVMMADistributedLayout):
+            tile = [1] * rank
+            if self.operand_index == 0:
+                tile[rank - 2], tile[rank - 1] = 16, self.k_width * 8
+            else:
+                tile[rank - 2], tile[rank - 1] = self.k_width * 8, 8
+            order = _matrix_order(rank, self.operand_index == 0)  # K is the inner dim
+            cta = _mma_tile(tile, self.k_width, order, order)
+            warp_order = _matrix_order(rank, not parent.is_hopper)
+            cta = cta.times(_broadcast_along("warp", parent.warps_per_cta, warp_order, k_dim, rank))
+            return _combine_cta_cga(cta, self.cga_layout, shape)
+        return _amd_dot_bases(self, shape)
+
+    def __str__(self):
+        kw = f", kWidth = {self.k_width}" if self.k_width else ""
+        return f"#ttg.dot_op<{{opIdx = {self.operand_index}, parent = {self.parent}{kw}}}>"
+
+
+@dataclass(frozen=True)
+class AMDMFMALayout(DistributedLayout):
+    """Accumulator layout of AMD MFMA (matrix cores, 64-lane wavefronts).
+
+    One tile per warp is instr_shape[:2] (32x32 or 16x16): each lane holds 4
+    consecutive rows (columns if transposed); tiles_per_warp repeats the tile in
+    registers and warps tile the result row-major.
+    """
+    version: int
+    instr_shape: tuple[int, ...]
+    transposed: bool
+    warps_per_cta: tuple[int, ...]
+    element_bitwidth: Optional[int] = None
+    tiles_per_warp: Optional[tuple[int, ...]] = None
+    cga_layout: BasisList = ()
+
+    def __post_init__(self):
+        if self.version not in (1, 2, 3, 4):
+            raise ValueError(f"version must be in the [1, 4] range, got {self.version}")
+        instr = _ints("instr_shape", self.instr_shape)
+        if len(instr) != 3:
+            raise ValueError(f"instr_shape must follow the (M, N, K) format, got {list(instr)}")
+        if list(instr[:2]) not in ([32, 32], [16, 16]):
+            raise ValueError(f"instr_shape M x N must be 32x32 or 16x16, got {list(instr)}")
+        warps = _ints("warps_per_cta", self.warps_per_cta)
+        rank = len(warps)
+        if rank not in (2, 3):
+            raise ValueError(f"warps_per_cta of an MFMA layout must have rank 2 or 3, got {rank}")
+        _check_pow2("warps_per_cta", warps)
+        bitwidth = 32 if self.element_bitwidth is None else self.element_bitwidth
+        if bitwidth not in (32, 64):
+            raise ValueError(f"element_bitwidth must be 32 or 64, got {bitwidth}")
+        tiles = (1,) * rank if self.tiles_per_warp is None else _ints("tiles_per_warp", self.tiles_per_warp)
+        if len(tiles) != rank:
+            raise ValueError(f"tiles_per_warp must have {rank} entries (the rank), got {list(tiles)}")
+        _check_pow2("tiles_per_warp", tiles)
+        cga = _basis_list("cga_layout", self.cga_layout)
+        _check_cga(cga, rank)
+        for n, v in (("instr_shape", instr), ("warps_per_cta", warps), ("element_bitwidth", bitwidth),
+                     ("tiles_per_warp", tiles), ("transposed", bool(self.transposed)), ("cga_layout", cga)):
+            _set(self, n, v)
+
+    @property
+    def rank(self) -> int:
+        return len(self.warps_per_cta)
+
+    def _build(self, shape):
+        return _mfma_bases(self, shape)
+
+    def __str__(self):
+        extra = ""
+        if any(t != 1 for t in self.tiles_per_warp):
+            extra += f", tilesPerWarp = {_fmt(self.tiles_per_warp)}"
+        if self.element_bitwidth != 32:
+            extra += f", elementBitWidth = {self.element_bitwidth}"
+        return (f"#ttg.amd_mfma<{{version = {self.version}, warpsPerCTA = {_fmt(self.warps_per_cta)}"
+                f"{_cga_suffix(self.cga_layout)}, instrShape = {_fmt(self.instr_shape)}, "
+                f"isTransposed = {_fmt(self.transposed)}{extra}}}>")
+
+
+def _mfma_bases(layout: AMDMFMALayout, shape):
+    rank = layout.rank
+    order = _matrix_order(rank, True)
+    n_dim, m_dim = order[0], order[1]
+    mdim = layout.instr_shape[0]
+
+    def vec(m, n):
+        b = [0] * rank
+        b[m_dim], b[n_dim] = m, n
+        return b
+
+    # Lanes run along N first (32 or 16 of them), the rest jump 4 rows along M;
+    # each lane's 4 registers are consecutive rows.  Transposed swaps M and N.
+    if mdim == 32:
+        regs = [vec(1, 0), vec(2, 0), vec(8, 0), vec(16, 0)]
+        lanes = [vec(0, 1), vec(0, 2), vec(0, 4), vec(0, 8), vec(0, 16), vec(4, 0)]
+    else:
+        regs = [vec(1, 0), vec(2, 0)]
+        lanes = [vec(0, 1), vec(0, 2), vec(0, 4), vec(0, 8), vec(4, 0), vec(8, 0)]
+    if layout.transposed:
+        swap = lambda b: vec(b[n_dim], b[m_dim])  # noqa: E731
+        regs, lanes = [swap(b) for b in regs], [swap(b) for b in lanes]
+    sizes = [1] * rank
+    sizes[m_dim] = sizes[n_dim] = mdim
+    tile = _Bases({"register": regs, "lane": lanes}, sizes, order)
+    tiles = _Bases.identity_nd("register", layout.tiles_per_warp, order, rank)
+    cta = tile.times(tiles).times(_Bases.identity_nd("warp", layout.warps_per_cta, order, rank))
+    return _combine_cta_cga(cta, layout.cga_layout, shape)
+
+
+def _amd_dot_bases(layout, shape):
+    raise NotImplementedError(f"to_linear_layout is not implemented for dot operands of {type(layout.parent).__name__}")
+
+
+@dataclass(frozen=True)
+class AMDWMMALayout(DistributedLayout):
+    """Accumulator layout of AMD WMMA (RDNA3 = 1, RDNA4 = 2, gfx1250 = 3).
+
+    Fields follow Triton 3.9's Gluon class; conversion to a linear layout is
+    not implemented yet (parse/print work).
+    """
+    version: int
+    transposed: bool
+    warp_bases: BasisList
+    reg_bases: BasisList = ()
+    instr_shape: tuple[int, ...] = (16, 16, 16)
+    cga_layout: BasisList = ()
+    rank: int = 2
+
+    def __post_init__(self):
+        if self.version not in (1, 2, 3):
+            raise ValueError(f"version must be in the [1, 3] range, got {self.version}")
+        warp = _basis_list("warp_bases", self.warp_bases, self.rank)
+        reg = _basis_list("reg_bases", self.reg_bases, self.rank)
+        cga = _basis_list("cga_layout", self.cga_layout)
+        _check_cga(cga, self.rank)
+        for n, v in (("warp_bases", warp), ("reg_bases", reg), ("instr_shape", _ints("instr_shape", self.instr_shape)),
+                     ("cga_layout", cga), ("transposed", bool(self.transposed))):
+            _set(self, n, v)
+
+    def _build(self, shape):
+        raise NotImplementedError("to_linear_layout is not implemented for AMDWMMALayout")
+
+
+# ----------------------------------------------------------------------------
+# Shared layouts
+# ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SwizzledSharedLayout(SharedLayout):
+    """Row-major tile (order[0] fastest) whose rows XOR-permute groups of `vec` columns:
+    element (r, c) lives at column ((c // vec) ^ ((r // per_phase) % max_phase)) * vec + c % vec.
+
+    offset bases: columns (0, 2^i); rows (2^i, (vec * ((2^i // per_phase) % max_phase)) % num_cols);
+    further dims follow order[2:] unswizzled.
+    """
+    vec: int
+    per_phase: int
+    max_phase: int
+    order: tuple[int, ...]
+    cga_layout: BasisList = ()
+
+    def __post_init__(self):
+        for n in ("vec", "per_phase", "max_phase"):
+            v = getattr(self, n)
+            if not isinstance(v, int) or v < 1:
+                raise ValueError(f"{n} must be a positive integer, got {v!r}")
+        order = _ints("order", self.order)
+        _check_order(order, len(order))
+        cga = _basis_list("cga_layout", self.cga_layout)
+        _check_cga(cga, len(order))
+        _set(self, "order", order)
+        _set(self, "cga_layout", cga)
+
+    @property
+    def rank(self) -> int:
+        return len(self.order)
+
+    def _build(self, shape):
+        rank = self.rank
+        per_cta = _shape_per_cta(shape, self.cga_layout)
+        if rank == 1:
+            cta = _Bases.identity_nd("offset", per_cta, [0], 1)
+            return _combine_cta_cga(cta, self.cga_layout, shape)
+        col, row = self.order[0], self.order[1]
+        num_cols, num_rows = per_cta[col], per_cta[row]
+        offsets = []
+        for k in range(_log2(num_cols)):
+            b = [0] * rank
+            b[col] = 1 << k
+            offsets.append(b)
+        for k in range(_log2(num_rows)):
+            r = 1 << k
+            b = [0] * rank
+            b[row] = r
+            b[col] = (self.vec * ((r // self.per_phase) % self.max_phase)) % num_cols
+            offsets.append(b)
+        cta = _Bases({"offset": offsets}, [1] * rank, [row, col])
+        cta.sizes[row], cta.sizes[col] = num_rows, num_cols
+        cta = cta.times(_Bases.identity_nd("offset", per_cta, self.order[2:], rank))
+        return _combine_cta_cga(cta, self.cga_layout, shape)
+
+    def __str__(self):
+        return (f"#ttg.swizzled_shared<{{vec = {self.vec}, perPhase = {self.per_phase}, "
+                f"maxPhase = {self.max_phase}, order = {_fmt(self.order)}{_cga_suffix(self.cga_layout)}}}>")
+
+
+@dataclass(frozen=True)
+class NVMMASharedLayout(SharedLayout):
+    """Shared layout read by wgmma/tcgen05 and written by TMA: 8-row core matrices
+    whose rows are swizzled in 16-byte units over `swizzle_byte_width` bytes.
+
+    Core matrix: 8 rows x 8*max(16, swizzle)/bitwidth columns; row r's bases shift
+    by vec * ((r // per_phase) % max_phase) columns with vec = 128/bitwidth,
+    per_phase = 128/swizzle, max_phase = swizzle/16.  Core matrices tile a TMA box
+    (each dim at most 256, the contiguous dim exactly one swizzle width), boxes
+    tile the CTA's shape.  `transposed` makes dim 0 the contiguous one.
+    Requires: swizzle in {0, 32, 64, 128}, bitwidth in {8, 16, 32, 64};
+    fp4_padded only with 128-byte swizzle and 8-bit elements.
+    """
+    swizzle_byte_width: int
+    element_bitwidth: int
+    rank: int = 2
+    transposed: bool = False
+    fp4_padded: bool = False
+    cga_layout: BasisList = ()
+
+    def __post_init__(self):
+        if self.swizzle_byte_width not in (0, 32, 64, 128):
+            raise ValueError(f"swizzle_byte_width must be 0, 32, 64 or 128, got {self.swizzle_byte_width}")
+        if self.element_bitwidth not in (8, 16, 32, 64):
+            raise ValueError(f"element_bitwidth must be 8, 16, 32 or 64, got {self.element_bitwidth}")
+        if not isinstance(self.rank, int) or self.rank < 1:
+            raise ValueError(f"rank must be a positive integer, got {self.rank!r}")
+        if self.fp4_padded and (self.swizzle_byte_width != 128 or self.element_bitwidth != 8):
+            raise ValueError("fp4_padded requires swizzle_byte_width 128 and element_bitwidth 8")
+        cga = _basis_list("cga_layout", self.cga_layout)
+        _check_cga(cga, self.rank)
+        _set(self, "cga_layout", cga)
+        _set(self, "transposed", bool(self.transposed))
+        _set(self, "fp4_padded", bool(self.fp4_padded))
+
+    @property
+    def vec(self) -> int:
+        return 128 // self.element_bitwidth if self.swizzle_byte_width else 1
+
+    @property
+    def per_phase(self) -> int:
+        return 128 // self.swizzle_byte_width if self.swizzle_byte_width else 1
+
+    @property
+    def max_phase(self) -> int:
+        return self.swizzle_byte_width // 16 if self.swizzle_byte_width else 1
+
+    def _tma_block_shape(self, per_cta: Sequence[int]) -> list[int]:
+        """The TMA box Triton uses: every dim clipped to 256, the contiguous dim one swizzle wide."""
+        box = list(per_cta)
+        contig = 0 if self.transposed else len(box) - 1
+        if self.fp4_padded:
+            box[contig] *= 2
+        box = [min(s, 256) for s in box]
+        if self.swizzle_byte_width:
+            width = 8 * self.swizzle_byte_width // self.element_bitwidth
+            if box[contig] < width:
+                raise ValueError(f"shape {list(per_cta)} per CTA is narrower along dim {contig} than one "
+                                 f"{self.swizzle_byte_width}-byte swizzle ({width} elements)")
+            box[contig] = width
+        if self.fp4_padded:
+            box[contig] //= 2
+        return box
+
+    def _build(self, shape):
+        rank = len(shape)
+        per_cta = _shape_per_cta(shape, self.cga_layout)
+        box = self._tma_block_shape(per_cta)
+        if self.swizzle_byte_width == 0:
+            cta = _Bases.identity_nd("offset", box, list(range(rank - 1, -1, -1)), rank)
+            cta.ensure_not_smaller(per_cta)
+            return _combine_cta_cga(cta, self.cga_layout, shape)
+        if rank < 2:
+            raise ValueError("a swizzled nvmma_shared layout needs rank >= 2")
+        rows = 1
+        for s in box[:-1]:
+            rows *= s
+        collapsed = [rows, box[-1]]
+        if self.transposed:
+            collapsed.reverse()
+        tile_cols = 8 * max(16, self.swizzle_byte_width) // self.element_bitwidth
+        packing = 2 if self.fp4_padded else 1
+        if collapsed[1] * packing < tile_cols or collapsed[0] < 8:
+            raise ValueError(f"shape {list(shape)} is smaller than one {8}x{tile_cols // packing} nvmma core matrix")
+
+        def packed(col):
+            # fp4 padding: offsets 8..15 of every 16 are padding and alias 0..7.
+            return col // 16 * 8 + col % 8 if self.fp4_padded else col
+
+        offsets = [[0, packed(1 << k)] for k in range(_log2(tile_cols))]
+        for k in range(3):
+            r = 1 << k
+            offsets.append([r, packed(self.vec * ((r // self.per_phase) % self.max_phase))])
+        tile = _Bases({"offset": offsets}, [8, tile_cols // packing], [0, 1])
+        tile.ensure_not_smaller(collapsed)
+        # Reshape the 2-D [rows, cols] image row-major onto the (rotated if transposed) box.
+        target = box[1:] + box[:1] if self.transposed else box
+        flat_cols = collapsed[1]
+        reshaped = []
+        for r, c in tile.bases["offset"]:
+            flat = r * flat_cols + c
+            b = [0] * rank
+            for d in range(rank - 1, -1, -1):
+                b[d] = flat % target[d]
+                flat //= target[d]
+            reshaped.append(b)
+        if self.transposed:
+            # Move the last (contiguous) dim back to position 0.
+            reshaped = [[b[-1]] + b[:-1] for b in reshaped]
+        cta = _Bases({"offset": reshaped}, list(box), range(rank))
+        cta.ensure_not_smaller(per_cta)
+        return _combine_cta_cga(cta, self.cga_layout, shape)
+
+    def __str__(self):
+        extra = ", fp4Padded = true" if self.fp4_padded else ""
+        if self.rank != 2:
+            extra += f", rank = {self.rank}"
+        return (f"#ttg.nvmma_shared<{{swizzlingByteWidth = {self.swizzle_byte_width}, "
+                f"transposed = {_fmt(self.transposed)}, elementBitWidth = {self.element_bitwidth}"
+                f"{extra}{_cga_suffix(self.cga_layout)}}}>")
+
+
+@dataclass(frozen=True)
+class SharedLinearLayout(SharedLayout):
+    """An explicit shared layout (`#ttg.shared_linear`): offset bit i holds element
+    offset_bases[i].  `alignment` is the byte alignment of the allocation."""
+    offset_bases: BasisList
+    block_bases: BasisList = ()
+    alignment: int = 16
+
+    def __post_init__(self):
+        offs = tuple(tuple(b) for b in self.offset_bases)
+        if not offs or not offs[0]:
+            raise ValueError("offset_bases must not be empty")
+        rank = len(offs[0])
+        _set(self, "offset_bases", _basis_list("offset_bases", offs, rank))
+        _set(self, "block_bases", _basis_list("block_bases", self.block_bases, rank))
+        if not _is_pow2(self.alignment):
+            raise ValueError(f"alignment must be a positive power of two, got {self.alignment}")
+
+    @property
+    def rank(self) -> int:
+        return len(self.offset_bases[0])
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        by_dim = {"offset": self.offset_bases, "block": self.block_bases}
+        return tuple(_size_of(by_dim, d) for d in range(self.rank))
+
+    @property
+    def cga_layout(self) -> BasisList:
+        return self.block_bases
+
+    def _build(self, shape):
+        if tuple(shape) != self.shape:
+            raise ValueError(f"shape {list(shape)} does not match the shared_linear layout's shape {list(self.shape)}")
+        return {"offset": self.offset_bases, "block": self.block_bases}
+
+    def __str__(self):
+        return (f"#ttg.shared_linear<{{offset = {_fmt(self.offset_bases)}, block = {_fmt(self.block_bases)}}}, "
+                f"alignment = {self.alignment}>")
+
+
+@dataclass(frozen=True)
+class PaddedSharedLayout(SharedLayout):
+    """A linear shared layout plus padding: after every `interval` elements,
+    `padding` unused elements are inserted (summed over all pairs).
+
+    `to_linear_layout` gives the linear component (offset -> element);
+    `padded_offset(offset)` maps a linear offset to its padded position.
+    """
+    interval_padding_pairs: tuple[tuple[int, int], ...]
+    offset_bases: BasisList
+    cga_layout: BasisList
+    shape: tuple[int, ...]
+
+    def __post_init__(self):
+        shape = _ints("shape", self.shape)
+        if not shape:
+            raise ValueError("shape must not be empty")
+        pairs = tuple(tuple(_ints("interval_padding_pairs", p)) for p in self.interval_padding_pairs)
+        if not pairs:
+            raise ValueError("interval_padding_pairs must have at least one [interval, padding] pair")
+        if any(len(p) != 2 for p in pairs):
+            raise ValueError("interval_padding_pairs entries must be [interval, padding] pairs")
+        intervals = [p[0] for p in pairs]
+        if len(set(intervals)) != len(intervals):
+            raise ValueError(f"intervals must be unique, got {intervals}")
+        _check_pow2("intervals", intervals)
+        _check_pow2("paddings", [p[1] for p in pairs])
+        rank = len(shape)
+        _set(self, "interval_padding_pairs", pairs)
+        _set(self, "offset_bases", _basis_list("offset_bases", self.offset_bases, rank))
+        _set(self, "cga_layout", _basis_list("cga_layout", self.cga_layout, rank))
+        _set(self, "shape", shape)
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    def padded_offset(self, offset):
+        """offset + sum(padding * (offset // interval)) (works on numpy arrays too)."""
+        out = offset
+        for interval, padding in self.interval_padding_pairs:
+            out = out + (offset >> _log2(interval)) * padding
+        return out
+
+    def _build(self, shape):
+        return {"offset": self.offset_bases, "block": self.cga_layout}
+
+    def __str__(self):
+        pairs = ", ".join(f"{i}:+{p}" for i, p in self.interval_padding_pairs)
+        return (f"#ttg.padded_shared<[{pairs}] {{offset = {_fmt(self.offset_bases)}, "
+                f"block = {_fmt(self.cga_layout)}, shape = {_fmt(self.shape)}}}>")
+
+
+# ----------------------------------------------------------------------------
+# Conversion entry points (cached: layouts and shapes are immutable)
+# ----------------------------------------------------------------------------
+
+Layout = Union[DistributedLayout, SharedLayout]
+
+
+@functools.lru_cache(maxsize=4096)
+def _bases_cached(layout: Layout, shape: tuple[int, ...]) -> dict[str, BasisList]:
+    shape = _check_shape(shape, layout.rank)
+    return _finish(layout._build(shape), layout.IN_DIMS, len(shape))
+
+
+@functools.lru_cache(maxsize=4096)
+def _to_linear_layout_cached(layout: Layout, shape: tuple[int, ...]):
+    from .algebra import LinearLayout
+
+    bases = _bases_cached(layout, shape)
+    names = tuple(f"dim{d}" for d in range(len(shape)))
+    return LinearLayout.from_bases(list(bases.items()), names, shape, require_surjective=False)
+
+
+def to_linear_layout(layout: Layout, shape: Sequence[int]):
+    """The `LinearLayout` Triton 3.9 builds for `layout` on a tensor of `shape`."""
+    return layout.to_linear_layout(shape)
+
+
+def verify_module_sizes(layout: DistributedLayout, num_warps: int, threads_per_warp: int = 32,
+                        num_ctas: int = 1) -> None:
+    """Check a distributed layout against a module's warp size, warp count and CTA count
+    (Triton's module-level rule).  Raises ValueError naming the mismatch."""
+    bases = layout.bases([1] * layout.rank)
+    for dim, expected in (("lane", threads_per_warp), ("warp", num_warps), ("block", num_ctas)):
+        got = 1 << len(bases[dim])
+        if got != expected:
+            raise ValueError(f"the layout has {got} {dim}s, but the module has {expected} "
+                             f"({'threads per warp' if dim == 'lane' else dim + 's'})")
+
+
+# ----------------------------------------------------------------------------
+# Parsing Triton's attribute syntax
+# ----------------------------------------------------------------------------
+
+class _Parser:
+    _TOKEN = re.compile(r"\s*(#ttg\.[a-z_]+<|[\[\]{}<>=,:+]|-?\d+|[A-Za-z_][A-Za-z0-9_]*)")
+
+    def __init__(self, text: str):
+        self.text = text
+        self.tokens = []
+        pos = 0
+        while pos < len(text):
+            m = self._TOKEN.match(text, pos)
+            if not m:
+                if text[pos:].strip() == "":
+                    break
+                raise ValueError(f"cannot parse encoding: unexpected {text[pos:pos + 20]!r} at {pos} in {text!r}")
+            self.tokens.append(m.group(1))
+            pos = m.end()
+        self.i = 0
+
+    def peek(self):
+        return self.tokens[self.i] if self.i < len(self.tokens) else None
+
+    def take(self, expected=None):
+        tok = self.peek()
+        if tok is None or (expected is not None and tok != expected):
+            raise ValueError(f"cannot parse encoding: expected {expected!r}, got {tok!r} in {self.text!r}")
+        self.i += 1
+        return tok
+
+    def value(self):
+        tok = self.peek()
+        if tok == "[":
+            self.take("[")
+            items = []
+            while self.peek() != "]":
+                items.append(self.value())
+                if self.peek() == ",":
+                    self.take(",")
+            self.take("]")
+            return tuple(items)
+        if tok is not None and tok.startswith("#ttg."):
+            return self.attribute()
+        self.take()
+        if tok in ("true", "false"):
+            return tok == "true"
+        try:
+            return int(tok)
+        except (TypeError, ValueError):
+            raise ValueError(f"cannot parse encoding: unexpected {tok!r} in {self.text!r}") from None
+
+    def dictionary(self) -> dict:
+        self.take("{")
+        out = {}
+        while self.peek() != "}":
+            key = self.take()
+            self.take("=")
+            out[key] = self.value()
+            if self.peek() == ",":
+                self.take(",")
+        self.take("}")
+        return out
+
+    def attribute(self):
+        head = self.take()
+        name = head[len("#ttg."):-1]
+        pairs = None
+        if name == "padded_shared":
+            pairs = []
+            self.take("[")
+            while self.peek() != "]":
+                interval = int(self.take())
+                self.take(":")
+                self.take("+")
+                pairs.append((interval, int(self.take())))
+                if self.peek() == ",":
+                    self.take(",")
+            self.take("]")
+        fields = self.dictionary()
+        while self.peek() == ",":  # trailing parameters outside the dictionary (alignment)
+            self.take(",")
+            key = self.take()
+            self.take("=")
+            fields[key] = self.value()
+        self.take(">")
+        return _from_fields(name, fields, pairs)
+
+
+def _from_fields(name: str, f: dict, pairs) -> Layout:
+    cga = f.get("CGALayout", ())
+    try:
+        if name == "blocked":
+            return BlockedLayout(f["sizePerThread"], f["threadsPerWarp"], f["warpsPerCTA"], f["order"], cga)
+        if name == "slice":
+            return SliceLayout(f["dim"], f["parent"])
+        if name == "linear":
+            by_dim = {"register": f["register"], "lane": f["lane"], "warp": f["warp"], "block": f["block"]}
+            sample = next((b for bs in by_dim.values() for b in bs), None)
+            if sample is None:
+                raise ValueError("a #ttg.linear layout needs at least one basis to know its rank")
+            shape = tuple(_size_of(by_dim, d) for d in range(len(sample)))
+            return DistributedLinearLayout(f["register"], f["lane"], f["warp"], f["block"], shape)
+        if name == "nvidia_mma":
+            return NVMMADistributedLayout((f["versionMajor"], f["versionMinor"]), f["warpsPerCTA"],
+                                          f["instrShape"], cga)
+        if name == "dot_op":
+            return DotOperandLayout(f["opIdx"], f["parent"], f.get("kWidth", 0))
+        if name == "amd_mfma":
+            return AMDMFMALayout(f["version"], f["instrShape"], f.get("isTransposed", False), f["warpsPerCTA"],
+                                 f.get("elementBitWidth"), f.get("tilesPerWarp"), cga)
+        if name == "swizzled_shared":
+            return SwizzledSharedLayout(f["vec"], f["perPhase"], f["maxPhase"], f["order"], cga)
+        if name == "nvmma_shared":
+            rank = f.get("rank", len(cga[0]) if cga else 2)
+            return NVMMASharedLayout(f["swizzlingByteWidth"], f["elementBitWidth"], rank,
+                                     f.get("transposed", False), f.get("fp4Padded", False), cga)
+        if name == "shared_linear":
+            return SharedLinearLayout(f["offset"], f.get("block", ()), f.get("alignment", 16))
+        if name == "padded_shared":
+            return PaddedSharedLayout(pairs, f.get("offset", ()), f.get("block", ()), f["shape"])
+    except KeyError as e:
+        raise ValueError(f"#ttg.{name} is missing the field {e.args[0]}") from None
+    raise ValueError(f"unknown encoding #ttg.{name}")
+
+
+def parse_encoding(text: str) -> Layout:
+    """Read an encoding written in Triton's attribute syntax, e.g.
+    `#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [2, 2], order = [1, 0]}>`.
+    Keys may come in any order (MLIR sorts them); nested parents are inline."""
+    parser = _Parser(text.strip())
+    layout = parser.value()
+    if parser.peek() is not None:
+        raise ValueError(f"cannot parse encoding: trailing {parser.peek()!r} in {text!r}")
+    if not isinstance(layout, (DistributedLayout, SharedLayout)):
+        raise ValueError(f"not an encoding: {text!r}")
+    return layout
+
+
+# ----------------------------------------------------------------------------
+# Views (Triton's get_layout_view text)
+# ----------------------------------------------------------------------------
+
+def _view(layout: Layout, shape: Sequence[int], use_hw: bool) -> str:
+    ll = to_linear_layout(layout, shape)
+    if isinstance(layout, SharedLayout):
+        return ll.get_shared_view(use_hw)
+    return ll.get_distributed_view(use_hw)
+
+
+def format_tensor_view(layout: Layout, shape: Sequence[int]) -> str:
+    """For every tensor element, which thread:register (or shared offset) holds it;
+    identical to Triton's `layout.format_tensor_view(shape)`."""
+    return _view(layout, shape, False)
+
+
+def format_hardware_view(layout: Layout, shape: Sequence[int]) -> str:
+    """For every warp, lane and register (or offset), which element it holds;
+    identical to Triton's `layout.format_hardware_view(shape)`."""
+    return _view(layout, shape, True)
