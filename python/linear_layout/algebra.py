@@ -471,27 +471,46 @@ class LinearLayout:
         return self._cols[start:start + count]
 
     def _repacker(self, target_fields: Mapping[str, tuple[int, int]]):
-        """A function moving a packed column of ``self`` into another packing.
+        """A function moving a sequence of our packed columns into another packing.
 
-        ``target_fields`` maps each of our output names to its ``(shift, width)`` in the target;
-        our coordinates must fit the target widths.
+        ``target_fields`` maps output names to their ``(shift, width)`` in the target; our
+        coordinates must fit the target widths. Dimensions missing from it are dropped.
         """
         moves = []
         shift = 0
-        identity = True
+        identity = len(target_fields) == len(self._outs)
         for name, size in self._outs:
             width = size.bit_length() - 1
-            target_shift, _ = target_fields[name]
-            if width:
-                moves.append((shift, (1 << width) - 1, target_shift))
-                identity = identity and shift == target_shift
+            target = target_fields.get(name)
+            if target is None:
+                identity = False
+            elif width:
+                moves.append((shift, (1 << width) - 1, target[0]))
+                identity = identity and shift == target[0]
             shift += width
         if identity:
-            return lambda col: col
+            return list
+        # Comprehensions specialised to the common small cases: this is the inner loop of `*`,
+        # `sublayout`, `transpose_outs` and `invert_and_compose`.
+        if not moves:
+            return lambda cols: [0] * len(cols)
         if len(moves) == 1:
-            (src, mask, dst), = moves
-            return lambda col: ((col >> src) & mask) << dst
-        return lambda col: sum(((col >> src) & mask) << dst for src, mask, dst in moves)
+            (s0, m0, d0), = moves
+            return lambda cols: [((c >> s0) & m0) << d0 for c in cols]
+        if len(moves) == 2:
+            (s0, m0, d0), (s1, m1, d1) = moves
+            return lambda cols: [(((c >> s0) & m0) << d0) | (((c >> s1) & m1) << d1) for c in cols]
+
+        def repack(cols: Sequence[int]) -> list[int]:
+            result = []
+            for col in cols:
+                packed = 0
+                for src, mask, dst in moves:
+                    packed |= ((col >> src) & mask) << dst
+                result.append(packed)
+            return result
+
+        return repack
 
     def _check_same_in_dims(self, dims: Sequence[str], what: str) -> None:
         if sorted(dims) != sorted(self.get_in_dim_names()) or len(set(dims)) != len(dims):
@@ -613,37 +632,19 @@ class LinearLayout:
         """
         if not isinstance(outer, LinearLayout):
             return NotImplemented
-        inner = self
-        in_names = supremum(inner.get_in_dim_names(), outer.get_in_dim_names(), what="input dimensions")
-        out_names = supremum(inner.get_out_dim_names(), outer.get_out_dim_names(), what="output dimensions")
-        inner_outs = dict(inner._outs)
-        outer_outs = dict(outer._outs)
-        outs = tuple((name, inner_outs.get(name, 1) * outer_outs.get(name, 1)) for name in out_names)
-        inner_target = {}
-        outer_target = {}
-        shift = 0
-        for name, size in outs:
-            inner_target[name] = (shift, 0)
-            outer_target[name] = (shift + inner_outs.get(name, 1).bit_length() - 1, 0)
-            shift += size.bit_length() - 1
-        move_inner = inner._repacker(inner_target)
-        move_outer = outer._repacker(outer_target)
-        inner_slices = inner._in_slices()
-        outer_slices = outer._in_slices()
-        ins = []
+        key = (self._ins, self._outs, outer._ins, outer._outs)
+        plan = _PRODUCT_PLANS.get(key)
+        if plan is None:
+            plan = _plan_product(self, outer)
+            if len(_PRODUCT_PLANS) > 4096:
+                _PRODUCT_PLANS.clear()
+            _PRODUCT_PLANS[key] = plan
+        ins, outs, segments = plan
+        sources = (self._cols, outer._cols)
         cols: list[int] = []
-        for name in in_names:
-            count = 0
-            if name in inner_slices:
-                start, n = inner_slices[name]
-                cols.extend(map(move_inner, inner._cols[start:start + n]))
-                count += n
-            if name in outer_slices:
-                start, n = outer_slices[name]
-                cols.extend(map(move_outer, outer._cols[start:start + n]))
-                count += n
-            ins.append((name, count))
-        return LinearLayout._make(tuple(ins), outs, tuple(cols))
+        for which, start, stop, repack in segments:
+            cols.extend(repack(sources[which][start:stop]))
+        return LinearLayout._make(ins, outs, tuple(cols))
 
     def compose(self, outer: "LinearLayout") -> "LinearLayout":
         """``outer o self``: apply ``self``, then ``outer``.
@@ -743,10 +744,10 @@ class LinearLayout:
                         s0, n0 = self_slices[name]
                         s1, n1 = outer_slices[name]
                         own = self._cols[s0:s0 + n0]
-                        if n0 == n1 and all(a == move(b) for a, b in zip(own, outer._cols[s1:s1 + n1])):
+                        if n0 == n1 and list(own) == move(outer._cols[s1:s1 + n1]):
                             touched = _support(own)
                             others = _support(self._cols[:s0] + self._cols[s0 + n0:]) | _support(
-                                map(move, outer._cols[:s1] + outer._cols[s1 + n1:])
+                                move(outer._cols[:s1] + outer._cols[s1 + n1:])
                             )
                             if not touched & others:
                                 identity.append(name)
@@ -830,20 +831,18 @@ class LinearLayout:
         if missing:
             raise ValueError(f"sublayout: {_join_dims(sorted(missing))} are not dimensions of this layout")
         outs = tuple((n, s) for n, s in self._outs if n in out_dims)
-        fields = self._out_shift()
-        shift = 0
         target = {}
+        shift = 0
         for name, size in outs:
             target[name] = (shift, 0)
             shift += size.bit_length() - 1
-        moves = [(fields[n][0], (1 << fields[n][1]) - 1, target[n][0]) for n, _ in outs if fields[n][1]]
+        repack = self._repacker(target)
         ins, cols = [], []
         start = 0
         for name, count in self._ins:
             if name in in_dims:
                 ins.append((name, count))
-                for col in self._cols[start:start + count]:
-                    cols.append(sum(((col >> s) & m) << d for s, m, d in moves))
+                cols.extend(repack(self._cols[start:start + count]))
             start += count
         return LinearLayout._make(tuple(ins), outs, tuple(cols))
 
@@ -881,8 +880,7 @@ class LinearLayout:
         for name, size in outs:
             target[name] = (shift, 0)
             shift += size.bit_length() - 1
-        move = self._repacker(target)
-        return LinearLayout._make(self._ins, outs, tuple(map(move, self._cols)))
+        return LinearLayout._make(self._ins, outs, tuple(self._repacker(target)(self._cols)))
 
     def reshape_ins(self, new_in_dims: Sequence[tuple[str, int]]) -> "LinearLayout":
         """Flatten the inputs (first dimension minor) and split them into ``new_in_dims``.
@@ -1145,6 +1143,39 @@ class LinearLayout:
 _EMPTY = LinearLayout._make((), (), ())
 
 
+# `*` depends on its operands' dimensions only through a "plan": where each column goes. Programs
+# multiply layouts of few distinct shapes, so plans are cached by the dimension signature.
+_PRODUCT_PLANS: dict[tuple, tuple] = {}
+
+
+def _plan_product(inner: LinearLayout, outer: LinearLayout) -> tuple:
+    in_names = supremum(inner.get_in_dim_names(), outer.get_in_dim_names(), what="input dimensions")
+    out_names = supremum(inner.get_out_dim_names(), outer.get_out_dim_names(), what="output dimensions")
+    inner_outs = dict(inner._outs)
+    outer_outs = dict(outer._outs)
+    outs = tuple((name, inner_outs.get(name, 1) * outer_outs.get(name, 1)) for name in out_names)
+    inner_target = {}
+    outer_target = {}
+    shift = 0
+    for name, size in outs:
+        inner_target[name] = (shift, 0)
+        outer_target[name] = (shift + inner_outs.get(name, 1).bit_length() - 1, 0)
+        shift += size.bit_length() - 1
+    repack = (inner._repacker(inner_target), outer._repacker(outer_target))
+    slices = (inner._in_slices(), outer._in_slices())
+    ins = []
+    segments = []
+    for name in in_names:
+        count = 0
+        for which in (0, 1):
+            if name in slices[which]:
+                start, n = slices[which][name]
+                segments.append((which, start, start + n, repack[which]))
+                count += n
+        ins.append((name, count))
+    return tuple(ins), outs, tuple(segments)
+
+
 def _support(cols: Iterable[int]) -> int:
     """The output bits touched by any of ``cols``."""
     mask = 0
@@ -1181,10 +1212,10 @@ def _solve(A: LinearLayout, B: LinearLayout, identity_dims: tuple[str, ...]) -> 
         width = A.get_out_dim_size_log2(name)
         target[name] = (shift, width)
         shift += width
-    move_a = A._repacker(target)
-    move_b = B._repacker(target)
-    a_cols = [move_a(c) for c in A._cols]
+    a_cols = A._repacker(target)(A._cols)
+    b_cols = B._repacker(target)(B._cols)
     a_slices = A._in_slices()
+    b_slices = B._in_slices()
 
     reduced = EchelonBasis()
     for name, (start, count) in a_slices.items():
@@ -1198,14 +1229,15 @@ def _solve(A: LinearLayout, B: LinearLayout, identity_dims: tuple[str, ...]) -> 
             start = a_slices[name][0]
             cols.extend(1 << (start + i) for i in range(count))
             continue
-        for col in B._cols_of(name):
-            x = reduced.solve(move_b(col))
+        start, count = b_slices[name]
+        for col in b_cols[start:start + count]:
+            x = reduced.solve(col)
             if x is None:
                 if full is None:
                     full = EchelonBasis()
                     for index, value in enumerate(a_cols):
                         full.insert(value, index)
-                x = full.solve(move_b(col))
+                x = full.solve(col)
                 if x is None:
                     raise ValueError(
                         f"no solution: basis {col} of '{name}' is not in the image of the layout being inverted"
@@ -1429,6 +1461,8 @@ def supremum(x: Sequence[str], y: Sequence[str], what: str = "dimensions") -> tu
     >>> supremum(["a", "b"], ["a", "c"])
     ('a', 'b', 'c')
     """
+    if tuple(x) == tuple(y):
+        return tuple(x)
     in_x, in_y = set(x), set(y)
     result: list[str] = []
     i = j = 0

@@ -332,7 +332,11 @@ class BlockedLayout(DistributedLayout):
         cta = _Bases.identity_nd("register", self.size_per_thread, self.order, rank)
         cta = cta.times(_Bases.identity_nd("lane", self.threads_per_warp, self.order, rank))
         cta = cta.times(_Bases.identity_nd("warp", self.warps_per_cta, self.order, rank))
-        return _combine_cta_cga(cta, self.cga_layout, shape)
+        bases = _combine_cta_cga(cta, self.cga_layout, shape)
+        # Unlike the MMA families, Triton 3.9 drops (rather than zeroes) the register
+        # bits a blocked layout broadcasts over.
+        bases["register"] = [b for b in bases["register"] if any(b)]
+        return bases
 
     def __str__(self):
         return (f"#ttg.blocked<{{sizePerThread = {_fmt(self.size_per_thread)}, "
