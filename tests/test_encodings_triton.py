@@ -1,0 +1,328 @@
+"""Differential tests: our encodings against Triton 3.9's own conversion and printer.
+
+Triton's C++ aborts the process on invalid input, so every strategy here draws
+only configurations Triton accepts (valid by construction, never filtered after
+the fact).
+"""
+
+import re
+import tempfile
+import warnings
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("triton")
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from linear_layout import encodings as E  # noqa: E402
+
+pytestmark = pytest.mark.triton
+
+warnings.filterwarnings("ignore")
+from triton._C.libtriton import gluon_ir, ir  # noqa: E402
+import triton.experimental.gluon.language._layouts as G  # noqa: E402
+import triton.experimental.gluon.language.amd._layouts as GA  # noqa: E402
+
+_CTX = ir.context()
+ir.load_dialects(_CTX)
+_BUILDER = gluon_ir.GluonOpBuilder(_CTX)
+_TMP = Path(tempfile.mkdtemp(prefix="ll-enc-"))
+
+EXAMPLES = settings(max_examples=300, deadline=None)
+
+
+# ---------------------------------------------------------------- the oracle
+
+def _lists(bases):
+    return [list(b) for b in bases]
+
+
+def to_gluon(layout):
+    """Our dataclass -> Triton's Gluon dataclass (same field names)."""
+    if isinstance(layout, E.BlockedLayout):
+        return G.BlockedLayout(list(layout.size_per_thread), list(layout.threads_per_warp),
+                               list(layout.warps_per_cta), list(layout.order), _lists(layout.cga_layout))
+    if isinstance(layout, E.SliceLayout):
+        return G.SliceLayout(layout.dim, to_gluon(layout.parent))
+    if isinstance(layout, E.DistributedLinearLayout):
+        return G.DistributedLinearLayout(_lists(layout.reg_bases), _lists(layout.lane_bases),
+                                         _lists(layout.warp_bases), _lists(layout.block_bases), list(layout.shape))
+    if isinstance(layout, E.NVMMADistributedLayout):
+        return G.NVMMADistributedLayout(list(layout.version), list(layout.warps_per_cta), list(layout.instr_shape),
+                                        _lists(layout.cga_layout))
+    if isinstance(layout, E.DotOperandLayout):
+        return G.DotOperandLayout(layout.operand_index, to_gluon(layout.parent), layout.k_width)
+    if isinstance(layout, E.AMDMFMALayout):
+        return GA.AMDMFMALayout(layout.version, list(layout.instr_shape), layout.transposed,
+                                list(layout.warps_per_cta), layout.element_bitwidth, list(layout.tiles_per_warp),
+                                _lists(layout.cga_layout))
+    if isinstance(layout, E.SwizzledSharedLayout):
+        return G.SwizzledSharedLayout(layout.vec, layout.per_phase, layout.max_phase, list(layout.order),
+                                      _lists(layout.cga_layout))
+    if isinstance(layout, E.NVMMASharedLayout):
+        return G.NVMMASharedLayout(layout.swizzle_byte_width, layout.element_bitwidth, layout.rank,
+                                   layout.transposed, layout.fp4_padded, _lists(layout.cga_layout))
+    if isinstance(layout, E.SharedLinearLayout):
+        return G.SharedLinearLayout(_lists(layout.offset_bases), _lists(layout.block_bases), layout.alignment)
+    raise TypeError(type(layout))
+
+
+def triton_bases(layout, shape):
+    """Triton's GluonOpBuilder.to_linear_layout, as {in_dim: [[...], ...]}."""
+    ll = _BUILDER.to_linear_layout(to_gluon(layout)._to_ir(_BUILDER), list(shape))
+    if hasattr(ll, "reg_bases"):
+        return {"register": ll.reg_bases, "lane": ll.lane_bases, "warp": ll.warp_bases, "block": ll.block_bases}
+    return {"offset": ll.offset_bases, "block": ll.block_bases}
+
+
+def our_bases(layout, shape):
+    return {k: [list(b) for b in v] for k, v in layout.bases(shape).items()}
+
+
+def triton_print(layout, shape):
+    """Triton's printer: parse a one-argument module using the encoding, print it, and
+    expand the attribute aliases Triton introduces (#blocked, #mma, ...)."""
+    shape_txt = "x".join(map(str, shape))
+    if isinstance(layout, E.SharedLayout):
+        ty = f"!ttg.memdesc<{shape_txt}xf16, {layout}, #ttg.shared_memory, mutable>"
+    else:
+        ty = f"tensor<{shape_txt}xf16, {layout}>"
+    src = (f'module attributes {{"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, '
+           f'"ttg.threads-per-warp" = 32 : i32}} {{\n  tt.func public @f(%x: {ty}) {{ tt.return }}\n}}\n')
+    path = _TMP / "m.mlir"
+    path.write_text(src)
+    text = ir.parse_mlir_module(str(path), _CTX).str_nodebug()
+    aliases = dict(re.findall(r"^(#[\w.]+) = (.*)$", text, re.M))
+    arg = re.search(r"%arg0: (?:tensor|!ttg\.memdesc)<[^,]*, (.*?)(?:, #smem, mutable|, #smem)?>\)", text).group(1)
+
+    def expand(s):
+        return re.sub(r"#[\w]+(?![\w.<])", lambda m: expand(aliases[m.group(0)]) if m.group(0) in aliases
+                      else m.group(0), s)
+
+    return expand(arg)
+
+
+# ---------------------------------------------------------------- strategies
+
+def pow2(lo, hi):
+    return st.integers(lo, hi).map(lambda k: 1 << k)
+
+
+@st.composite
+def split_bits(draw, total_log2, rank):
+    """Powers of two, one per dim, multiplying to 2**total_log2."""
+    logs = [0] * rank
+    for _ in range(total_log2):
+        logs[draw(st.integers(0, rank - 1))] += 1
+    return tuple(1 << k for k in logs)
+
+
+@st.composite
+def cga_layouts(draw, rank, max_blocks_log2=2):
+    """CGA bases: each CTA bit either splits one dim (unit bits, in any order) or broadcasts (zero)."""
+    n = draw(st.integers(0, max_blocks_log2))
+    splits = [0] * rank
+    bases = []
+    for _ in range(n):
+        if draw(st.booleans()) or not bases:
+            d = draw(st.integers(0, rank - 1))
+            b = [0] * rank
+            b[d] = 1 << splits[d]
+            splits[d] += 1
+            bases.append(b)
+        else:
+            bases.append([0] * rank)
+    return tuple(tuple(b) for b in draw(st.permutations(bases)))
+
+
+def shapes(rank, lo=0, hi=7):
+    return st.tuples(*[pow2(lo, hi) for _ in range(rank)])
+
+
+@st.composite
+def blocked_layouts(draw, rank=None, max_blocks_log2=2):
+    rank = rank or draw(st.integers(1, 4))
+    return E.BlockedLayout(
+        draw(st.tuples(*[pow2(0, 2) for _ in range(rank)])),
+        draw(split_bits(5, rank)),
+        draw(split_bits(draw(st.integers(0, 3)), rank)),
+        tuple(draw(st.permutations(range(rank)))),
+        draw(cga_layouts(rank, max_blocks_log2)),
+    )
+
+
+@st.composite
+def mma_layouts(draw, version=None, rank=None):
+    version = version or draw(st.sampled_from([2, 3]))
+    if version == 3:
+        warps = (4 * draw(pow2(0, 1)), draw(pow2(0, 1)))
+        instr = (16, draw(pow2(3, 8)), draw(st.sampled_from([8, 16, 32])))
+        return E.NVMMADistributedLayout((3, 0), warps, instr, draw(cga_layouts(2)))
+    rank = rank or draw(st.integers(2, 3))
+    warps = draw(split_bits(draw(st.integers(0, 3)), rank))
+    instr = (16, 8) if rank == 2 else (1, 16, 8)
+    return E.NVMMADistributedLayout((2, 0), warps, instr, draw(cga_layouts(rank)))
+
+
+@st.composite
+def dot_layouts(draw):
+    kind = draw(st.sampled_from(["mma2", "mma3", "blocked"]))
+    if kind == "blocked":
+        return E.DotOperandLayout(draw(st.integers(0, 1)), draw(blocked_layouts(rank=draw(st.integers(2, 3)))), 0)
+    parent = draw(mma_layouts(version=2 if kind == "mma2" else 3))
+    op = 0 if parent.is_hopper else draw(st.integers(0, 1))
+    return E.DotOperandLayout(op, parent, draw(pow2(0, 4)))
+
+
+@st.composite
+def linear_layouts(draw):
+    """A random permutation of unit bits over the hardware dims, plus broadcast (zero) bases."""
+    rank = draw(st.integers(1, 3))
+    shape = draw(shapes(rank, 0, 5))
+    bits = [tuple((1 << k) if d == dim else 0 for d in range(rank))
+            for dim in range(rank) for k in range(shape[dim].bit_length() - 1)]
+    bits = draw(st.permutations(bits))
+    groups = {"register": [], "lane": [], "warp": [], "block": []}
+    for b in bits:
+        groups[draw(st.sampled_from(list(groups)))].append(b)
+    for name in ("lane", "warp", "block"):
+        for _ in range(draw(st.integers(0, 1))):
+            groups[name].insert(draw(st.integers(0, len(groups[name]))), (0,) * rank)
+    return E.DistributedLinearLayout(groups["register"], groups["lane"], groups["warp"], groups["block"], shape)
+
+
+@st.composite
+def mfma_layouts(draw):
+    rank = draw(st.integers(2, 3))
+    mdim = draw(st.sampled_from([16, 32]))
+    kdim = draw(st.sampled_from([8, 16, 32] if mdim == 32 else [16, 32, 64]))
+    warps = draw(split_bits(draw(st.integers(0, 3)), rank))
+    tiles = (1,) * rank if rank == 3 else draw(st.tuples(pow2(0, 1), pow2(0, 1)))
+    return E.AMDMFMALayout(draw(st.integers(1, 4)), (mdim, mdim, kdim), draw(st.booleans()), warps,
+                           None, tiles, draw(cga_layouts(rank)))
+
+
+def check_against_triton(layout, shape):
+    assert our_bases(layout, shape) == triton_bases(layout, shape), (str(layout), shape)
+
+
+def check_print(layout, shape):
+    assert triton_print(layout, shape) == str(layout)
+    assert E.parse_encoding(str(layout)) == layout
+
+
+# ---------------------------------------------------------------- distributed families
+
+@EXAMPLES
+@given(st.data())
+def test_blocked(data):
+    layout = data.draw(blocked_layouts())
+    shape = data.draw(shapes(layout.rank, 0, 6))
+    check_against_triton(layout, shape)
+    check_print(layout, shape)
+
+
+@EXAMPLES
+@given(st.data())
+def test_slice(data):
+    family = data.draw(st.sampled_from(["blocked", "mma", "dot", "linear", "slice"]))
+    if family == "blocked":
+        parent = data.draw(blocked_layouts(rank=data.draw(st.integers(2, 4))))
+    elif family == "mma":
+        parent = data.draw(mma_layouts())
+    elif family == "dot":
+        parent = data.draw(dot_layouts())
+    elif family == "linear":
+        parent = data.draw(linear_layouts().filter(lambda lay: lay.rank >= 2))
+    else:  # a slice of a slice
+        grand = data.draw(blocked_layouts(rank=3))
+        parent = E.SliceLayout(data.draw(st.integers(0, 2)), grand)
+    layout = E.SliceLayout(data.draw(st.integers(0, parent.rank - 1)), parent)
+    shape = data.draw(shapes(layout.rank, 0, 7))
+    check_against_triton(layout, shape)
+
+
+@EXAMPLES
+@given(st.data())
+def test_distributed_linear(data):
+    layout = data.draw(linear_layouts())
+    shape = data.draw(st.one_of(st.just(layout.shape), shapes(layout.rank, 0, 6)))
+    check_against_triton(layout, shape)
+    check_print(layout, layout.shape)
+
+
+@EXAMPLES
+@given(st.data())
+def test_nvidia_mma(data):
+    layout = data.draw(mma_layouts())
+    shape = data.draw(shapes(layout.rank, 0, 8))
+    check_against_triton(layout, shape)
+    check_print(layout, shape)
+
+
+@EXAMPLES
+@given(st.data())
+def test_dot_operand(data):
+    layout = data.draw(dot_layouts())
+    shape = data.draw(shapes(layout.rank, 0, 7))
+    check_against_triton(layout, shape)
+
+
+@EXAMPLES
+@given(st.data())
+def test_amd_mfma(data):
+    layout = data.draw(mfma_layouts())
+    shape = data.draw(shapes(layout.rank, 2, 8))
+    check_against_triton(layout, shape)
+    check_print(layout, shape)
+
+
+# ---------------------------------------------------------------- shared families
+
+@EXAMPLES
+@given(st.data())
+def test_swizzled_shared(data):
+    rank = data.draw(st.integers(1, 4))
+    layout = E.SwizzledSharedLayout(data.draw(pow2(0, 4)), data.draw(pow2(0, 3)), data.draw(pow2(0, 4)),
+                                    tuple(data.draw(st.permutations(range(rank)))), data.draw(cga_layouts(rank)))
+    cga = E._cga_sizes(layout.cga_layout, rank)
+    shape = tuple(c * s for c, s in zip(cga, data.draw(shapes(rank, 0, 6))))
+    check_against_triton(layout, shape)
+    check_print(layout, shape)
+
+
+@EXAMPLES
+@given(st.data())
+def test_nvmma_shared(data):
+    swizzle = data.draw(st.sampled_from([0, 32, 64, 128]))
+    bitwidth = data.draw(st.sampled_from([8, 16, 32]))
+    fp4 = swizzle == 128 and bitwidth == 8 and data.draw(st.booleans())
+    rank = data.draw(st.integers(2, 3))
+    transposed = data.draw(st.booleans())
+    cga_layout = data.draw(cga_layouts(rank))
+    layout = E.NVMMASharedLayout(swizzle, bitwidth, rank, transposed, fp4, cga_layout)
+    # Valid by construction: every dim holds at least one 8-row core matrix and the
+    # contiguous dim at least one swizzle width (Triton aborts otherwise).
+    width = max(8, 8 * swizzle // bitwidth // (2 if fp4 else 1))
+    contig = 0 if transposed else rank - 1
+    per_cta = [data.draw(pow2(3, 9)) for _ in range(rank)]
+    per_cta[contig] = max(per_cta[contig], width)
+    shape = tuple(c * s for c, s in zip(E._cga_sizes(cga_layout, rank), per_cta))
+    check_against_triton(layout, shape)
+    check_print(layout, shape)
+
+
+@EXAMPLES
+@given(st.data())
+def test_shared_linear(data):
+    rank = data.draw(st.integers(1, 3))
+    shape = data.draw(shapes(rank, 0, 5).filter(lambda s: max(s) > 1))
+    bits = [tuple((1 << k) if d == dim else 0 for d in range(rank))
+            for dim in range(rank) for k in range(shape[dim].bit_length() - 1)]
+    bits = data.draw(st.permutations(bits))
+    n_block = data.draw(st.integers(0, min(2, len(bits) - 1)))
+    layout = E.SharedLinearLayout(bits[n_block:], bits[:n_block], data.draw(pow2(4, 10)))
+    check_against_triton(layout, layout.shape)
+    check_print(layout, layout.shape)
