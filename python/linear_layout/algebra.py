@@ -607,8 +607,19 @@ class LinearLayout:
         >>> LinearLayout.from_bases([("i", [[1], [3]])], ["o"]).tabulate()[:, 0].tolist()
         [0, 1, 3, 2]
         """
+        fields = self._out_fields()
+        if self.get_total_out_dim_size_log2() <= 63:
+            # Double a table of packed columns in place, then unpack each output field once.
+            packed = np.empty(1 << len(self._cols), dtype=np.int64)
+            packed[0] = 0
+            for k, col in enumerate(self._cols):
+                np.bitwise_xor(packed[: 1 << k], col, out=packed[1 << k: 2 << k])
+            table = np.empty((packed.size, len(fields)), dtype=np.int64)
+            for j, (shift, mask) in enumerate(fields):
+                np.bitwise_and(packed >> shift, mask, out=table[:, j])
+            return table
         table = np.zeros((1, len(self._outs)), dtype=np.int64)
-        for name, in_bases in self.bases:
+        for _, in_bases in self.bases:
             for basis in in_bases:
                 table = np.concatenate([table, table ^ np.asarray(basis, dtype=np.int64)])
         return table
