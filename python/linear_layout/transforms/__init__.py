@@ -1,0 +1,1 @@
+"""Rewrite machinery shared by the passes: index math and, later, memory and shuffle lowering."""
