@@ -109,7 +109,7 @@ class LinearLayout:
     :meth:`invert_and_compose`. Every method returns a new layout; none mutates its operands.
     """
 
-    __slots__ = ("_ins", "_outs", "_cols", "_cache_bases", "_cache_rank", "_cache_hash")
+    __slots__ = ("_ins", "_outs", "_cols", "_cache_bases", "_cache_rank", "_cache_hash", "_cache_apply")
 
     _ins: tuple[tuple[str, int], ...]  # (name, number of bases); the size is 2**number.
     _outs: tuple[tuple[str, int], ...]  # (name, size)
@@ -127,13 +127,18 @@ class LinearLayout:
         self._cache_bases = None
         self._cache_rank = None
         self._cache_hash = None
+        self._cache_apply = None
         return self
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise TypeError(
-            "construct a LinearLayout with LinearLayout.from_bases, identity_1d, strided_1d, "
-            "zeros_1d or empty"
-        )
+        """``LinearLayout()`` is the empty layout, as in Triton's binding; nothing else is accepted."""
+        if args or kwargs:
+            raise TypeError(
+                "construct a LinearLayout with LinearLayout.from_bases, identity_1d, strided_1d, "
+                "zeros_1d or empty; LinearLayout() takes no arguments"
+            )
+        self._ins, self._outs, self._cols = (), (), ()
+        self._cache_bases = self._cache_rank = self._cache_hash = self._cache_apply = None
 
     @staticmethod
     def from_bases(
@@ -166,7 +171,7 @@ class LinearLayout:
         rows: list[tuple[int, ...]] = []
         ins = []
         for name, in_bases in items:
-            in_bases = tuple(in_bases)
+            count = 0
             for basis in in_bases:
                 basis = tuple(basis)
                 if len(basis) != num_outs:
@@ -174,20 +179,23 @@ class LinearLayout:
                         f"basis {list(basis)} of input dimension '{name}' has {len(basis)} "
                         f"coordinates, but there are {num_outs} output dimensions {_join_dims(out_names)}"
                     )
-                for value in basis:
+                rows.append(basis)
+                count += 1
+            ins.append((name, count))
+        # Validate column by column: one pass per output dimension instead of per coordinate.
+        by_dim = [list(column) for column in zip(*rows)] if rows else [[] for _ in range(num_outs)]
+        for k, column in enumerate(by_dim):
+            if not all(type(v) is int for v in column):
+                for value in column:
                     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-                        raise ValueError(f"basis coordinates must be integers, got {value!r} in '{name}'")
-                    if value < 0:
-                        raise ValueError(
-                            f"basis coordinates must be non-negative, got {int(value)} in '{name}'"
-                        )
-                rows.append(tuple(int(v) for v in basis))
-            ins.append((name, len(in_bases)))
+                        raise ValueError(f"basis coordinates must be integers, got {value!r} for '{out_names[k]}'")
+                by_dim[k] = column = [int(v) for v in column]
+            if column and min(column) < 0:
+                raise ValueError(
+                    f"basis coordinates must be non-negative, got {min(column)} for output dimension '{out_names[k]}'"
+                )
         if out_dim_sizes is None:
-            sizes = [1] * num_outs
-            for basis in rows:
-                for k, value in enumerate(basis):
-                    sizes[k] = max(sizes[k], 1 << value.bit_length())
+            sizes = [1 << max(column).bit_length() if column else 1 for column in by_dim]
         else:
             sizes = [int(s) if isinstance(s, (int, np.integer)) and not isinstance(s, bool) else s
                      for s in out_dim_sizes]
@@ -195,26 +203,19 @@ class LinearLayout:
                 raise ValueError(
                     f"got {len(sizes)} output dimension sizes for {num_outs} output dimensions"
                 )
-        widths = []
-        for name, size in zip(out_names, sizes):
-            widths.append(_log2_exact(size, f"size of output dimension '{name}'"))
-        shifts = _prefix_sums(widths)
-        cols = []
-        position = 0
-        for name, count in ins:
-            for i in range(count):
-                basis = rows[position]
-                packed = 0
-                for k, value in enumerate(basis):
-                    if value >= sizes[k]:
-                        raise ValueError(
-                            f"basis coordinate {value} of '{name}={1 << i}' is out of range for "
-                            f"output dimension '{out_names[k]}' of size {sizes[k]}"
-                        )
-                    packed |= value << shifts[k]
-                cols.append(packed)
-                position += 1
-        layout = LinearLayout._make(tuple(ins), tuple(zip(out_names, sizes)), tuple(cols))
+        cols = [0] * len(rows)
+        shift = 0
+        for name, size, column in zip(out_names, sizes, by_dim):
+            width = _log2_exact(size, f"size of output dimension '{name}'")
+            if column and max(column) >= size:
+                position = next(p for p, value in enumerate(column) if value >= size)
+                raise ValueError(
+                    f"basis coordinate {column[position]} of basis {list(rows[position])} is out of "
+                    f"range for output dimension '{name}' of size {size}"
+                )
+            cols = [c | (v << shift) for c, v in zip(cols, column)] if shift else column
+            shift += width
+        layout = LinearLayout._make(tuple(ins), tuple(zip(out_names, sizes)), tuple(cols) if num_outs else (0,) * len(rows))
         if require_surjective and not layout.is_surjective():
             raise ValueError(
                 "layout must be surjective (every output coordinate reached by some input), "
@@ -555,27 +556,45 @@ class LinearLayout:
         >>> L.apply({"lane": 3, "warp": 2})
         {'r': 3, 'c': 1}
         """
-        if set(ins) != {name for name, _ in self._ins} or len(ins) != len(self._ins):
+        if self._cache_apply is None:
+            self._cache_apply = self._apply_tables()
+        dims, outs, names = self._cache_apply
+        if len(ins) != len(dims) or not names.issuperset(ins):
             raise ValueError(
                 f"apply needs exactly the input dimensions {_join_dims(self.get_in_dim_names())}, "
                 f"got {_join_dims(ins)}"
             )
-        if any(isinstance(v, np.ndarray) for v in ins.values()):
-            return self._apply_arrays(ins)
+        for value in ins.values():
+            if type(value) is not int:
+                if isinstance(value, np.ndarray):
+                    return self._apply_arrays(ins)
         packed = 0
-        cols = self._cols
+        for name, tables in dims:
+            value = operator.index(ins[name])
+            for table in tables:
+                packed ^= table[value & 0xFF]
+                value >>= 8
+        return {name: (packed >> shift) & mask for name, shift, mask in outs}
+
+    def _apply_tables(self):
+        """Per input dimension, one 256-entry XOR table per byte of the index; and the output fields.
+
+        A point is then one lookup per input byte instead of one branch per input bit.
+        """
+        dims = []
         start = 0
         for name, count in self._ins:
-            value = ins[name]
-            bit = 0
-            value = operator.index(value) & ((1 << count) - 1)
-            while value:
-                if value & 1:
-                    packed ^= cols[start + bit]
-                value >>= 1
-                bit += 1
+            tables = []
+            for low in range(0, count, 8):
+                table = [0]
+                for col in self._cols[start + low:start + min(low + 8, count)]:
+                    table += [entry ^ col for entry in table]
+                # Bits above the dimension's size are ignored, as in Triton: pad to 256 entries.
+                tables.append(table * (256 // len(table)))
+            dims.append((name, tuple(tables)))
             start += count
-        return {name: (packed >> shift) & mask for (name, _), (shift, mask) in zip(self._outs, self._out_fields())}
+        outs = tuple((name, shift, mask) for (name, _), (shift, mask) in zip(self._outs, self._out_fields()))
+        return tuple(dims), outs, frozenset(name for name, _ in self._ins)
 
     def _apply_arrays(self, ins: Mapping[str, Any]) -> dict[str, np.ndarray]:
         if self.get_total_out_dim_size_log2() > 63 and any(size > 1 << 63 for _, size in self._outs):
@@ -1193,14 +1212,6 @@ def _support(cols: Iterable[int]) -> int:
     for col in cols:
         mask |= col
     return mask
-
-
-def _prefix_sums(values: Sequence[int]) -> list[int]:
-    sums, total = [], 0
-    for v in values:
-        sums.append(total)
-        total += v
-    return sums
 
 
 def _solve(A: LinearLayout, B: LinearLayout, identity_dims: tuple[str, ...]) -> LinearLayout:
