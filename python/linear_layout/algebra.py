@@ -614,7 +614,9 @@ class LinearLayout:
         return {name: out for (name, _), out in zip(self._outs, outs)}
 
     def tabulate(self) -> np.ndarray:
-        """Outputs for every input at once: an ``int64`` array of shape ``(total in size, num outs)``.
+        """Outputs for every input at once: an array of shape ``(total in size, num outs)``.
+
+        The dtype is ``int64``, or ``object`` (Python ints) when the outputs need more than 63 bits.
 
         Row ``x`` holds ``L`` of the input whose flattened index is ``x``: the first input
         dimension occupies the lowest bits of ``x`` (the order of :meth:`flatten_ins`). Built by
@@ -637,10 +639,11 @@ class LinearLayout:
             for j, (shift, mask) in enumerate(fields):
                 np.bitwise_and(packed >> shift, mask, out=table[:, j])
             return table
-        table = np.zeros((1, len(self._outs)), dtype=np.int64)
+        # Output dimensions wider than int64: the same doubling on Python ints (dtype=object).
+        table = np.zeros((1, len(self._outs)), dtype=object)
         for _, in_bases in self.bases:
             for basis in in_bases:
-                table = np.concatenate([table, table ^ np.asarray(basis, dtype=np.int64)])
+                table = np.concatenate([table, table ^ np.array(basis, dtype=object)])
         return table
 
     # ------------------------------------------------------------------ algebra
@@ -719,13 +722,15 @@ class LinearLayout:
 
     @staticmethod
     def lstsq(A: "LinearLayout", B: "LinearLayout") -> "LinearLayout":
-        """The minimum-norm ``X`` with ``A o X = B``.
+        """The least ``X`` with ``A o X = B`` (Triton's "minimum-norm" solution).
 
         ``A`` and ``B`` have the same output dimensions (any order; ``B``'s sizes at most
         ``A``'s). ``X`` maps ``B``'s inputs to ``A``'s inputs. Where ``A`` is not injective the
         solution sets every free variable (non-pivot column of ``A``, scanning ``A``'s input bits
-        from the lowest) to zero, so broadcast copies resolve to the lowest index -- exactly the
-        solution Triton's ``lstsq`` reads off the reduced row echelon form.
+        from the lowest) to zero. Each preimage is then the one with the smallest flattened index
+        (not the fewest set bits: with bases 1, 2, 3 the preimage of 3 is 0b011), so broadcast
+        copies resolve to the lowest index -- exactly the solution Triton's ``lstsq`` reads off
+        the reduced row echelon form.
 
         Requires: every basis of ``B`` lies in the image of ``A``.
         Postcondition: ``X.compose(A) == B`` up to output-dimension sizes and order.
@@ -742,8 +747,9 @@ class LinearLayout:
         This is how data movement is derived: with ``self`` a register layout and ``outer`` a
         shared-memory layout, ``C(register, lane, warp)`` is the offset to store at.
 
-        Which solution: an input dimension present in both with identical bases, touching no
-        output bit that another input dimension of either layout touches, is mapped by the identity
+        Which solution: an input dimension present in both with identical bases (output sizes
+        may differ), touching no output bit that another input dimension of either layout
+        touches, is mapped by the identity
         (no movement across it, even where it broadcasts); the rest are solved by :meth:`lstsq`, so broadcast
         (duplicated) elements of ``outer`` resolve to the lowest offset -- Triton's choice. Where
         Triton's reduced system has no solution (it asserts), we solve against all of
@@ -766,25 +772,31 @@ class LinearLayout:
         if set(out_names) == set(outer.get_out_dim_names()):
             self_slices = self._in_slices()
             outer_slices = outer._in_slices()
-            same_sizes = all(size == outer.get_out_dim_size(name) for name, size in self._outs)
-            if same_sizes:
-                move = outer._repacker(self._out_shift())
+            if all(size <= outer.get_out_dim_size(name) for name, size in self._outs):
+                # Compare coordinates, not sizes (Triton 3.9 ignores output sizes here): repack
+                # both into self's output order with outer's (wider or equal) fields.
+                common, shift = {}, 0
+                for name, _ in self._outs:
+                    common[name] = (shift, outer.get_out_dim_size_log2(name))
+                    shift += common[name][1]
+                self_cols = self._repacker(common)(self._cols)
+                outer_cols = outer._repacker(common)(outer._cols)
                 for name in outer.get_in_dim_names():
                     if name in self_slices:
                         s0, n0 = self_slices[name]
                         s1, n1 = outer_slices[name]
-                        own = self._cols[s0:s0 + n0]
-                        if n0 == n1 and list(own) == move(outer._cols[s1:s1 + n1]):
+                        own = self_cols[s0:s0 + n0]
+                        if n0 == n1 and own == outer_cols[s1:s1 + n1]:
                             touched = _support(own)
-                            others = _support(self._cols[:s0] + self._cols[s0 + n0:]) | _support(
-                                move(outer._cols[:s1] + outer._cols[s1 + n1:])
+                            others = _support(self_cols[:s0] + self_cols[s0 + n0:]) | _support(
+                                outer_cols[:s1] + outer_cols[s1 + n1:]
                             )
                             if not touched & others:
                                 identity.append(name)
         return _solve(outer, self, identity_dims=tuple(identity))
 
     def pseudoinvert(self) -> "LinearLayout":
-        """A right inverse ``P`` (``L(P(y)) == y``), taking the minimum-norm preimage.
+        """A right inverse ``P`` (``L(P(y)) == y``), taking the smallest preimage (see :meth:`lstsq`).
 
         Formula: ``identity(out dims).invert_and_compose(self)``.
         Requires: surjective.
@@ -1152,7 +1164,7 @@ class LinearLayout:
     def contiguous_elems_along_output_dim(self, in_dim: str, out_dim: str) -> int:
         """How many elements along ``out_dim`` (from 0) sit at consecutive indices ``0, 1, ...`` of ``in_dim``.
 
-        Computed from the minimum-norm preimage (:meth:`lstsq`): the count is ``2**k`` for the
+        Computed from the smallest preimage (:meth:`lstsq`): the count is ``2**k`` for the
         largest ``k`` such that the preimage of ``out_dim = 2**i`` is ``in_dim = 2**i`` for every
         ``i < k``.
 
@@ -1244,7 +1256,6 @@ def _solve(A: LinearLayout, B: LinearLayout, identity_dims: tuple[str, ...]) -> 
         if name not in identity_dims:
             for index in range(start, start + count):
                 reduced.insert(a_cols[index], index)
-    full = None
     cols = []
     for name, count in B._ins:
         if name in identity_dims:
@@ -1253,17 +1264,13 @@ def _solve(A: LinearLayout, B: LinearLayout, identity_dims: tuple[str, ...]) -> 
             continue
         start, count = b_slices[name]
         for col in b_cols[start:start + count]:
+            # Identity dimensions touch output bits no other dimension touches, so a column of B
+            # in A's image is already in the image of A's other dimensions.
             x = reduced.solve(col)
             if x is None:
-                if full is None:
-                    full = EchelonBasis()
-                    for index, value in enumerate(a_cols):
-                        full.insert(value, index)
-                x = full.solve(col)
-                if x is None:
-                    raise ValueError(
-                        f"no solution: basis {col} of '{name}' is not in the image of the layout being inverted"
-                    )
+                raise ValueError(
+                    f"no solution: basis {col} of '{name}' is not in the image of the layout being inverted"
+                )
             cols.append(x)
     outs = tuple((name, 1 << count) for name, count in A._ins)
     return LinearLayout._make(B._ins, outs, tuple(cols))

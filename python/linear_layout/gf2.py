@@ -26,6 +26,14 @@ class EchelonBasis:
 
     Each stored row is ``(vector, combination)``: ``vector`` is the XOR of the inserted columns
     whose indices are the set bits of ``combination``.
+
+    >>> basis = EchelonBasis()
+    >>> [basis.insert(v, i) for i, v in enumerate([0b011, 0b110, 0b101])]
+    [True, True, False]
+    >>> bin(basis.solve(0b101))   # 0b101 == column 0 ^ column 1
+    '0b11'
+    >>> basis.solve(0b001) is None
+    True
     """
 
     __slots__ = ("_rows",)
@@ -66,7 +74,11 @@ class EchelonBasis:
 
 
 def rank(columns: Iterable[int]) -> int:
-    """Rank of the matrix whose columns are ``columns``."""
+    """Rank of the matrix whose columns are ``columns``.
+
+    >>> rank([0b011, 0b110, 0b101]), rank([1 << 100, 1 << 100])
+    (2, 1)
+    """
     rows: dict[int, int] = {}
     for vector in columns:
         while vector:
@@ -80,7 +92,11 @@ def rank(columns: Iterable[int]) -> int:
 
 
 def pivot_columns(columns: Sequence[int]) -> int:
-    """Bit mask of the pivot columns: column ``c`` is set iff it is independent of columns ``< c``."""
+    """Bit mask of the pivot columns: column ``c`` is set iff it is independent of columns ``< c``.
+
+    >>> bin(pivot_columns([1, 0, 2, 3, 4]))
+    '0b10101'
+    """
     basis = EchelonBasis()
     mask = 0
     for index, vector in enumerate(columns):
