@@ -5,6 +5,7 @@ only configurations Triton accepts (valid by construction, never filtered after
 the fact).
 """
 
+import os
 import re
 import tempfile
 import warnings
@@ -21,6 +22,7 @@ from linear_layout import encodings as E  # noqa: E402
 pytestmark = pytest.mark.triton
 
 warnings.filterwarnings("ignore")
+os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # silences a 3.9 deprecation warning
 from triton._C.libtriton import gluon_ir, ir  # noqa: E402
 import triton.experimental.gluon.language._layouts as G  # noqa: E402
 import triton.experimental.gluon.language.amd._layouts as GA  # noqa: E402
@@ -180,7 +182,7 @@ def dot_layouts(draw):
 def linear_layouts(draw):
     """A random permutation of unit bits over the hardware dims, plus broadcast (zero) bases."""
     rank = draw(st.integers(1, 3))
-    shape = draw(shapes(rank, 0, 5))
+    shape = draw(shapes(rank, 0, 5).filter(lambda s: max(s) > 1))  # #ttg.linear needs a basis
     bits = [tuple((1 << k) if d == dim else 0 for d in range(rank))
             for dim in range(rank) for k in range(shape[dim].bit_length() - 1)]
     bits = draw(st.permutations(bits))
@@ -201,7 +203,7 @@ def mfma_layouts(draw):
     warps = draw(split_bits(draw(st.integers(0, 3)), rank))
     tiles = (1,) * rank if rank == 3 else draw(st.tuples(pow2(0, 1), pow2(0, 1)))
     return E.AMDMFMALayout(draw(st.integers(1, 4)), (mdim, mdim, kdim), draw(st.booleans()), warps,
-                           None, tiles, draw(cga_layouts(rank)))
+                           draw(st.sampled_from([32, 64])), tiles, draw(cga_layouts(rank)))
 
 
 def check_against_triton(layout, shape):
@@ -227,13 +229,15 @@ def test_blocked(data):
 @EXAMPLES
 @given(st.data())
 def test_slice(data):
-    family = data.draw(st.sampled_from(["blocked", "mma", "dot", "linear", "slice"]))
+    family = data.draw(st.sampled_from(["blocked", "mma", "dot", "linear", "mfma", "slice"]))
     if family == "blocked":
         parent = data.draw(blocked_layouts(rank=data.draw(st.integers(2, 4))))
     elif family == "mma":
         parent = data.draw(mma_layouts())
     elif family == "dot":
         parent = data.draw(dot_layouts())
+    elif family == "mfma":
+        parent = data.draw(mfma_layouts())
     elif family == "linear":
         parent = data.draw(linear_layouts().filter(lambda lay: lay.rank >= 2))
     else:  # a slice of a slice
@@ -288,7 +292,8 @@ def test_swizzled_shared(data):
     layout = E.SwizzledSharedLayout(data.draw(pow2(0, 4)), data.draw(pow2(0, 3)), data.draw(pow2(0, 4)),
                                     tuple(data.draw(st.permutations(range(rank)))), data.draw(cga_layouts(rank)))
     cga = E._cga_sizes(layout.cga_layout, rank)
-    shape = tuple(c * s for c, s in zip(cga, data.draw(shapes(rank, 0, 6))))
+    # Triton's Python wrapper rejects an empty offset list, so keep at least 2 elements per CTA.
+    shape = tuple(c * s for c, s in zip(cga, data.draw(shapes(rank, 0, 6).filter(lambda s: max(s) > 1))))
     check_against_triton(layout, shape)
     check_print(layout, shape)
 
@@ -300,7 +305,8 @@ def test_nvmma_shared(data):
     bitwidth = data.draw(st.sampled_from([8, 16, 32]))
     fp4 = swizzle == 128 and bitwidth == 8 and data.draw(st.booleans())
     rank = data.draw(st.integers(2, 3))
-    transposed = data.draw(st.booleans())
+    # Triton 3.9 builds an inconsistent layout for unswizzled transposed rank-3 (unsupported here).
+    transposed = data.draw(st.booleans()) and not (swizzle == 0 and rank > 2)
     cga_layout = data.draw(cga_layouts(rank))
     layout = E.NVMMASharedLayout(swizzle, bitwidth, rank, transposed, fp4, cga_layout)
     # Valid by construction: every dim holds at least one 8-row core matrix and the
@@ -326,3 +332,140 @@ def test_shared_linear(data):
     layout = E.SharedLinearLayout(bits[n_block:], bits[:n_block], data.draw(pow2(4, 10)))
     check_against_triton(layout, layout.shape)
     check_print(layout, layout.shape)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.data())
+def test_padded_shared_print(data):
+    # Triton has no linear layout for padded_shared (it aborts), so only the text is compared.
+    rank = data.draw(st.integers(1, 2))
+    shape = data.draw(shapes(rank, 1, 6))
+    bits = [tuple((1 << k) if d == dim else 0 for d in range(rank))
+            for dim in range(rank) for k in range(shape[dim].bit_length() - 1)]
+    if data.draw(st.booleans()):
+        bits = data.draw(st.permutations(bits))
+    intervals = data.draw(st.lists(pow2(1, 7), min_size=1, max_size=2, unique=True))
+    pairs = tuple((i, data.draw(pow2(0, 3))) for i in intervals)
+    layout = E.PaddedSharedLayout(pairs, bits, (), shape)
+    check_print(layout, shape)
+
+
+# ---------------------------------------------------------------- views
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_views_match_triton(data):
+    family = data.draw(st.sampled_from(["blocked", "mma", "dot", "slice", "swizzled", "nvmma"]))
+    if family == "blocked":
+        layout = data.draw(blocked_layouts(rank=data.draw(st.integers(1, 2)), max_blocks_log2=1))
+    elif family == "mma":
+        layout = data.draw(mma_layouts(version=2, rank=2))
+    elif family == "dot":
+        layout = E.DotOperandLayout(data.draw(st.integers(0, 1)), data.draw(mma_layouts(version=2, rank=2)),
+                                    data.draw(pow2(0, 3)))
+    elif family == "slice":
+        layout = E.SliceLayout(data.draw(st.integers(0, 1)), data.draw(blocked_layouts(rank=2)))
+    elif family == "swizzled":
+        layout = E.SwizzledSharedLayout(data.draw(pow2(0, 3)), data.draw(pow2(0, 2)), data.draw(pow2(0, 3)),
+                                        tuple(data.draw(st.permutations(range(2)))))
+    else:
+        layout = E.NVMMASharedLayout(data.draw(st.sampled_from([0, 32, 64])), 16)
+    if family == "nvmma":  # at least 8 rows and one 64-byte swizzle of fp16
+        shape = (data.draw(pow2(3, 5)), 32)
+    else:
+        shape = data.draw(shapes(layout.rank, 0, 5).filter(lambda s: max(s) > 1))
+    gluon = to_gluon(layout)
+    assert E.format_tensor_view(layout, shape) == gluon_ir.get_layout_view(gluon, list(shape), False)
+    assert E.format_hardware_view(layout, shape) == gluon_ir.get_layout_view(gluon, list(shape), True)
+
+
+# ---------------------------------------------------------------- real TTGIR
+
+def _ttgir_kernels():
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def add_kernel(x, y, o, N: tl.constexpr):
+        i = tl.arange(0, N)
+        tl.store(o + i, tl.load(x + i) + tl.load(y + i))
+
+    @triton.jit
+    def transpose_kernel(x, o, M: tl.constexpr, N: tl.constexpr):
+        r = tl.arange(0, M)[:, None]
+        c = tl.arange(0, N)[None, :]
+        tl.store(o + c * M + r, tl.load(x + r * N + c))
+
+    @triton.jit
+    def sum_kernel(x, o, M: tl.constexpr, N: tl.constexpr):
+        r = tl.arange(0, M)[:, None]
+        c = tl.arange(0, N)[None, :]
+        tl.store(o + tl.arange(0, M), tl.sum(tl.load(x + r * N + c), axis=1))
+
+    @triton.jit
+    def dot_kernel(a, b, o, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+        rm = tl.arange(0, M)[:, None]
+        rn = tl.arange(0, N)[None, :]
+        rk = tl.arange(0, K)
+        x = tl.load(a + rm * K + rk[None, :])
+        y = tl.load(b + rk[:, None] * N + rn)
+        tl.store(o + rm * N + rn, tl.dot(x, y))
+
+    def ptrs(names, dtype):
+        return {n: f"*{dtype}" for n in names}
+
+    mnk = {"M": "constexpr", "N": "constexpr", "K": "constexpr"}
+    return [
+        (add_kernel, {**ptrs("xyo", "fp32"), "N": "constexpr"}, {"N": 1024}),
+        (transpose_kernel, {**ptrs("xo", "fp16"), "M": "constexpr", "N": "constexpr"}, {"M": 64, "N": 64}),
+        (sum_kernel, {**ptrs("xo", "fp32"), "M": "constexpr", "N": "constexpr"}, {"M": 32, "N": 128}),
+        (dot_kernel, {**ptrs("ab", "fp16"), "o": "*fp32", **mnk}, {"M": 64, "N": 64, "K": 64}),
+        (dot_kernel, {**ptrs("ab", "fp32"), "o": "*fp32", **mnk}, {"M": 32, "N": 32, "K": 32}),
+    ]
+
+
+# Families this module covers; TTGIR for AMD also holds amd_rotating_shared/amd_wmma.
+_COVERED = ("blocked", "slice", "linear", "nvidia_mma", "dot_op", "amd_mfma", "swizzled_shared",
+            "nvmma_shared", "shared_linear")
+
+
+def _encodings_in(ttgir: str) -> list[str]:
+    """Every #ttg.<name><...> attribute in the text, with aliases expanded."""
+    aliases = dict(re.findall(r"^(#\w+) = (#ttg\..*)$", ttgir, re.M))
+
+    def expand(s):
+        return re.sub(r"#\w+(?![\w.<])", lambda m: expand(aliases.get(m.group(0), m.group(0)))
+                      if m.group(0) in aliases else m.group(0), s)
+
+    found = set()
+    text = expand(ttgir)
+    for m in re.finditer(r"#ttg\.(\w+)<", text):
+        depth, i = 0, m.end() - 1
+        while True:
+            depth += {"<": 1, ">": -1}.get(text[i], 0)
+            if depth == 0:
+                break
+            i += 1
+        if m.group(1) in _COVERED:
+            found.add(text[m.start():i + 1])
+    return sorted(found)
+
+
+@pytest.fixture(scope="session")
+def compiled_encodings():
+    import triton
+    from triton.backends.compiler import GPUTarget
+
+    texts = []
+    for target in (("cuda", 90, 32), ("cuda", 80, 32), ("hip", "gfx942", 64)):
+        for fn, signature, constexprs in _ttgir_kernels():
+            src = triton.compiler.ASTSource(fn=fn, signature=signature, constexprs=constexprs)
+            texts += _encodings_in(triton.compile(src, target=GPUTarget(*target)).asm["ttgir"])
+    return sorted(set(texts))
+
+
+def test_ttgir_encodings_round_trip(compiled_encodings):
+    names = {re.match(r"#ttg\.(\w+)<", t).group(1) for t in compiled_encodings}
+    assert {"blocked", "slice", "nvidia_mma", "dot_op", "swizzled_shared", "nvmma_shared", "amd_mfma"} <= names
+    for text in compiled_encodings:
+        assert str(E.parse_encoding(text)) == text

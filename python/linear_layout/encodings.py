@@ -235,7 +235,7 @@ _DISTRIBUTED_DIMS = ("register", "lane", "warp", "block")
 _SHARED_DIMS = ("offset", "block")
 
 
-def _finish(bases: dict, names: Sequence[str], rank: int) -> dict[str, BasisList]:
+def _finish(bases: dict, names: Sequence[str]) -> dict[str, BasisList]:
     return {n: tuple(tuple(b) for b in bases.get(n, ())) for n in names}
 
 
@@ -498,7 +498,6 @@ class NVMMADistributedLayout(DistributedLayout):
             if len(instr) != 3:
                 raise ValueError(f"instr_shape of MMA v3 must be [m, n, k], got {list(instr)}")
         _check_pow2("instr_shape", instr)
-        m, n = instr[-2], instr[-1] if version[0] == 2 else instr[1]
         tile = instr[:2] if version[0] == 3 else instr[-2:]
         if tile[0] % 8 or tile[1] % 8:
             raise ValueError(f"the MMA tile {list(tile)} must be a multiple of 8 in m and n")
@@ -550,9 +549,11 @@ class DotOperandLayout(DistributedLayout):
         if self.operand_index not in (0, 1):
             raise ValueError(f"dot_op operand_index must be 0 or 1, got {self.operand_index}")
         parent = self.parent
-        if isinstance(parent, NVMMADistributedLayout):
+        if isinstance(parent, (NVMMADistributedLayout, AMDMFMALayout, AMDWMMALayout)):
             if not _is_pow2(self.k_width):
-                raise ValueError(f"dot_op k_width must be a positive power of two for an MMA parent, got {self.k_width}")
+                raise ValueError(f"dot_op k_width must be a positive power of two for an MMA parent, "
+                                 f"got {self.k_width}")
+        if isinstance(parent, NVMMADistributedLayout):
             if parent.is_hopper and self.operand_index != 0:
                 raise ValueError("dot_op operand_index must be 0 for a Hopper MMA parent "
                                  "(wgmma only takes operand A in registers)")
@@ -561,10 +562,7 @@ class DotOperandLayout(DistributedLayout):
                 raise ValueError("dot_op k_width must be 0 when the parent is a blocked layout")
             if parent.rank < 2:
                 raise ValueError("dot_op parent must have rank >= 2")
-        elif isinstance(parent, (AMDMFMALayout, AMDWMMALayout)):
-            if not _is_pow2(self.k_width):
-                raise ValueError(f"dot_op k_width must be a positive power of two for an AMD parent, got {self.k_width}")
-        else:
+        elif not isinstance(parent, (AMDMFMALayout, AMDWMMALayout)):
             raise ValueError(f"dot_op parent must be a blocked, MMA, MFMA or WMMA layout, got {type(parent).__name__}")
 
     @property
@@ -663,9 +661,9 @@ class AMDMFMALayout(DistributedLayout):
             extra += f", tilesPerWarp = {_fmt(self.tiles_per_warp)}"
         if self.element_bitwidth != 32:
             extra += f", elementBitWidth = {self.element_bitwidth}"
-        return (f"#ttg.amd_mfma<{{version = {self.version}, warpsPerCTA = {_fmt(self.warps_per_cta)}"
-                f"{_cga_suffix(self.cga_layout)}, instrShape = {_fmt(self.instr_shape)}, "
-                f"isTransposed = {_fmt(self.transposed)}{extra}}}>")
+        return (f"#ttg.amd_mfma<{{version = {self.version}, warpsPerCTA = {_fmt(self.warps_per_cta)}, "
+                f"instrShape = {_fmt(self.instr_shape)}, isTransposed = {_fmt(self.transposed)}"
+                f"{_cga_suffix(self.cga_layout)}{extra}}}>")
 
 
 def _mfma_bases(layout: AMDMFMALayout, shape):
@@ -681,12 +679,19 @@ def _mfma_bases(layout: AMDMFMALayout, shape):
 
     # Lanes run along N first (32 or 16 of them), the rest jump 4 rows along M;
     # each lane's 4 registers are consecutive rows.  Transposed swaps M and N.
-    if mdim == 32:
+    # 64-bit accumulators: each lane holds 1 (32x32) or 2 (16x16) fewer consecutive rows.
+    if mdim == 32 and layout.element_bitwidth == 32:
         regs = [vec(1, 0), vec(2, 0), vec(8, 0), vec(16, 0)]
         lanes = [vec(0, 1), vec(0, 2), vec(0, 4), vec(0, 8), vec(0, 16), vec(4, 0)]
-    else:
+    elif mdim == 32:
+        regs = [vec(2, 0), vec(4, 0), vec(8, 0), vec(16, 0)]
+        lanes = [vec(0, 1), vec(0, 2), vec(0, 4), vec(0, 8), vec(0, 16), vec(1, 0)]
+    elif layout.element_bitwidth == 32:
         regs = [vec(1, 0), vec(2, 0)]
         lanes = [vec(0, 1), vec(0, 2), vec(0, 4), vec(0, 8), vec(4, 0), vec(8, 0)]
+    else:
+        regs = [vec(4, 0), vec(8, 0)]
+        lanes = [vec(0, 1), vec(0, 2), vec(0, 4), vec(0, 8), vec(1, 0), vec(2, 0)]
     if layout.transposed:
         swap = lambda b: vec(b[n_dim], b[m_dim])  # noqa: E731
         regs, lanes = [swap(b) for b in regs], [swap(b) for b in lanes]
@@ -695,6 +700,18 @@ def _mfma_bases(layout: AMDMFMALayout, shape):
     tile = _Bases({"register": regs, "lane": lanes}, sizes, order)
     tiles = _Bases.identity_nd("register", layout.tiles_per_warp, order, rank)
     cta = tile.times(tiles).times(_Bases.identity_nd("warp", layout.warps_per_cta, order, rank))
+
+    # Triton wraps the shape into registers before splitting it over CTAs and orders
+    # the register repeats beyond one tile by dim (N, then M, then batch), whether
+    # they come from tiles_per_warp or from the wrapping.  Observed in 3.9: the
+    # wrapped extent is one CTA's share along M and batch but the full N.
+    wrap = [max(1, s // c) for s, c in zip(shape, _cga_sizes(layout.cga_layout, rank))]
+    wrap[n_dim] = shape[n_dim]
+    cta.ensure_not_smaller(wrap)
+    head, tail = cta.bases["register"][:len(regs)], cta.bases["register"][len(regs):]
+    rank_of = {d: i for i, d in enumerate(order)}
+    tail.sort(key=lambda b: rank_of[next(d for d, v in enumerate(b) if v)])
+    cta.bases["register"] = head + tail
     return _combine_cta_cga(cta, layout.cga_layout, shape)
 
 
@@ -864,7 +881,11 @@ class NVMMASharedLayout(SharedLayout):
         per_cta = _shape_per_cta(shape, self.cga_layout)
         box = self._tma_block_shape(per_cta)
         if self.swizzle_byte_width == 0:
-            cta = _Bases.identity_nd("offset", box, list(range(rank - 1, -1, -1)), rank)
+            if self.transposed and rank > 2:
+                raise NotImplementedError("unswizzled transposed nvmma_shared layouts of rank > 2 are not supported")
+            minor_first = [0, 1] if self.transposed else list(range(rank - 1, -1, -1))
+            cta = _Bases.identity_nd("offset", box, minor_first, rank)
+            cta.dim_order = list(range(rank - 1, -1, -1))  # boxes repeat along the last dim first
             cta.ensure_not_smaller(per_cta)
             return _combine_cta_cga(cta, self.cga_layout, shape)
         if rank < 2:
@@ -910,7 +931,7 @@ class NVMMASharedLayout(SharedLayout):
 
     def __str__(self):
         extra = ", fp4Padded = true" if self.fp4_padded else ""
-        if self.rank != 2:
+        if self.rank != 2 and not self.cga_layout:  # otherwise the CGA layout implies the rank
             extra += f", rank = {self.rank}"
         return (f"#ttg.nvmma_shared<{{swizzlingByteWidth = {self.swizzle_byte_width}, "
                 f"transposed = {_fmt(self.transposed)}, elementBitWidth = {self.element_bitwidth}"
@@ -954,8 +975,8 @@ class SharedLinearLayout(SharedLayout):
         return {"offset": self.offset_bases, "block": self.block_bases}
 
     def __str__(self):
-        return (f"#ttg.shared_linear<{{offset = {_fmt(self.offset_bases)}, block = {_fmt(self.block_bases)}}}, "
-                f"alignment = {self.alignment}>")
+        block = f", block = {_fmt(self.block_bases)}" if self.block_bases else ""
+        return f"#ttg.shared_linear<{{offset = {_fmt(self.offset_bases)}{block}}}, alignment = {self.alignment}>"
 
 
 @dataclass(frozen=True)
@@ -1005,10 +1026,28 @@ class PaddedSharedLayout(SharedLayout):
     def _build(self, shape):
         return {"offset": self.offset_bases, "block": self.cga_layout}
 
+    def identity_order(self) -> Optional[tuple[int, ...]]:
+        """The dim order if the offsets are a plain (unpermuted) row-/column-major
+        walk of `shape` on one CTA, which Triton prints as {order, shape}."""
+        if self.cga_layout:
+            return None
+        order = []
+        for b in self.offset_bases:
+            nonzero = [d for d, v in enumerate(b) if v]
+            if len(nonzero) == 1 and nonzero[0] not in order:
+                order.append(nonzero[0])
+        order += [d for d in range(self.rank - 1, -1, -1) if d not in order]
+        identity = _Bases.identity_nd("offset", self.shape, order, self.rank).bases["offset"]
+        return tuple(order) if [tuple(b) for b in identity] == list(self.offset_bases) else None
+
     def __str__(self):
         pairs = ", ".join(f"{i}:+{p}" for i, p in self.interval_padding_pairs)
-        return (f"#ttg.padded_shared<[{pairs}] {{offset = {_fmt(self.offset_bases)}, "
-                f"block = {_fmt(self.cga_layout)}, shape = {_fmt(self.shape)}}}>")
+        order = self.identity_order()
+        if order is not None:
+            body = f"order = {_fmt(order)}, shape = {_fmt(self.shape)}"
+        else:
+            body = f"offset = {_fmt(self.offset_bases)}, block = {_fmt(self.cga_layout)}"
+        return f"#ttg.padded_shared<[{pairs}] {{{body}}}>"
 
 
 # ----------------------------------------------------------------------------
@@ -1021,7 +1060,7 @@ Layout = Union[DistributedLayout, SharedLayout]
 @functools.lru_cache(maxsize=4096)
 def _bases_cached(layout: Layout, shape: tuple[int, ...]) -> dict[str, BasisList]:
     shape = _check_shape(shape, layout.rank)
-    return _finish(layout._build(shape), layout.IN_DIMS, len(shape))
+    return _finish(layout._build(shape), layout.IN_DIMS)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -1170,7 +1209,13 @@ def _from_fields(name: str, f: dict, pairs) -> Layout:
         if name == "shared_linear":
             return SharedLinearLayout(f["offset"], f.get("block", ()), f.get("alignment", 16))
         if name == "padded_shared":
-            return PaddedSharedLayout(pairs, f.get("offset", ()), f.get("block", ()), f["shape"])
+            if "order" in f:
+                rank = len(f["order"])
+                offsets = _Bases.identity_nd("offset", f["shape"], f["order"], rank).bases["offset"]
+                return PaddedSharedLayout(pairs, offsets, (), f["shape"])
+            by_dim = {"offset": f["offset"], "block": f.get("block", ())}
+            shape = tuple(_size_of(by_dim, d) for d in range(len(f["offset"][0])))
+            return PaddedSharedLayout(pairs, f["offset"], f.get("block", ()), shape)
     except KeyError as e:
         raise ValueError(f"#ttg.{name} is missing the field {e.args[0]}") from None
     raise ValueError(f"unknown encoding #ttg.{name}")

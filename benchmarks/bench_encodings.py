@@ -1,0 +1,107 @@
+"""Time `to_linear_layout`, ours against Triton 3.9's binding, per encoding family.
+
+    python benchmarks/bench_encodings.py [--repeat N]
+
+Triton is timed on `GluonOpBuilder.to_linear_layout(attr, shape)` with the MLIR
+attribute built beforehand (its cheapest path; Triton caches the conversion per
+(attribute, shape) inside the context).  Ours is timed twice: cold (our caches
+cleared before every call, so the layout is rebuilt and a new LinearLayout made)
+and warm (the per-(layout, shape) cache hit that repeated calls see).
+Ratios are ours / Triton: below 1.0 means we are faster.
+"""
+
+import argparse
+import os
+import sys
+import timeit
+import warnings
+from pathlib import Path
+
+from linear_layout import encodings as E
+
+FAMILIES = {
+    "blocked": [
+        (E.BlockedLayout((1, 4), (4, 8), (4, 1), (1, 0)), (128, 128)),
+        (E.BlockedLayout((4,), (32,), (4,), (0,)), (1024,)),
+        (E.BlockedLayout((1, 1, 2), (2, 4, 4), (2, 2, 1), (2, 1, 0), ((1, 0, 0),)), (8, 64, 64)),
+    ],
+    "slice": [
+        (E.SliceLayout(1, E.BlockedLayout((1, 4), (4, 8), (4, 1), (1, 0))), (128,)),
+        (E.SliceLayout(0, E.NVMMADistributedLayout((2, 0), (2, 2), (16, 8))), (128,)),
+    ],
+    "linear": [
+        (E.DistributedLinearLayout(((0, 1),), ((0, 2), (0, 4), (1, 0), (2, 0), (4, 0)), ((8, 0), (16, 0)), (),
+                                   (32, 8)), (64, 16)),
+    ],
+    "nvidia_mma": [
+        (E.NVMMADistributedLayout((2, 0), (2, 2), (16, 8)), (128, 128)),
+        (E.NVMMADistributedLayout((3, 0), (4, 1), (16, 128, 16)), (128, 256)),
+    ],
+    "dot_op": [
+        (E.DotOperandLayout(0, E.NVMMADistributedLayout((2, 0), (2, 2), (16, 8)), 2), (128, 64)),
+        (E.DotOperandLayout(1, E.NVMMADistributedLayout((2, 0), (2, 2), (16, 8)), 4), (64, 128)),
+        (E.DotOperandLayout(0, E.BlockedLayout((1, 1), (4, 8), (2, 2), (1, 0)), 0), (64, 32)),
+    ],
+    "amd_mfma": [
+        (E.AMDMFMALayout(3, (32, 32, 8), True, (2, 2)), (128, 128)),
+        (E.AMDMFMALayout(4, (16, 16, 32), False, (2, 2), None, (2, 2)), (128, 128)),
+    ],
+    "swizzled_shared": [
+        (E.SwizzledSharedLayout(8, 1, 8, (1, 0)), (128, 64)),
+        (E.SwizzledSharedLayout(4, 2, 4, (0, 1)), (64, 64)),
+    ],
+    "nvmma_shared": [
+        (E.NVMMASharedLayout(128, 16), (128, 64)),
+        (E.NVMMASharedLayout(64, 8, 2, True), (128, 128)),
+    ],
+    "shared_linear": [
+        (E.SharedLinearLayout(((0, 1), (0, 2), (1, 0), (2, 0))), (4, 4)),
+    ],
+}
+
+
+def _time(fn, repeat):
+    """Seconds per call, best of 5 runs of `repeat` calls."""
+    return min(timeit.repeat(fn, number=repeat, repeat=5)) / repeat
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=2000)
+    args = parser.parse_args()
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.test_encodings_triton
+    try:
+        warnings.filterwarnings("ignore")
+        os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+        from triton._C.libtriton import gluon_ir, ir
+        import tests.test_encodings_triton as oracle  # to_gluon: our dataclass -> Gluon's
+    except ImportError as e:
+        raise SystemExit(f"needs triton==3.9.0 and the tests directory on sys.path: {e}")
+
+    ctx = ir.context()
+    ir.load_dialects(ctx)
+    builder = gluon_ir.GluonOpBuilder(ctx)
+
+    print(f"{'family':<16} {'triton us':>10} {'ours cold us':>13} {'ours warm us':>13} {'cold/tri':>9} {'warm/tri':>9}")
+    for family, cases in FAMILIES.items():
+        tri = cold = warm = 0.0
+        for layout, shape in cases:
+            attr = oracle.to_gluon(layout)._to_ir(builder)
+            shape_list = list(shape)
+            tri += _time(lambda: builder.to_linear_layout(attr, shape_list), args.repeat)
+
+            def cold_call():
+                E._bases_cached.cache_clear()
+                E._to_linear_layout_cached.cache_clear()
+                layout.to_linear_layout(shape)
+
+            cold += _time(cold_call, args.repeat // 4)
+            warm += _time(lambda: layout.to_linear_layout(shape), args.repeat)
+        n = len(cases)
+        print(f"{family:<16} {tri / n * 1e6:>10.2f} {cold / n * 1e6:>13.2f} {warm / n * 1e6:>13.2f} "
+              f"{cold / tri:>9.2f} {warm / tri:>9.2f}")
+
+
+if __name__ == "__main__":
+    main()
