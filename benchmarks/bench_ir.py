@@ -1,0 +1,135 @@
+"""Time parse -> verify (ll-verify) -> print of ttg IR, for 1k, 10k and 100k ops, with few and
+with many distinct encodings, side by side with Triton 3.9 doing the same with its C++ dialect.
+
+    python benchmarks/bench_ir.py [--sizes 1000 10000 100000] [--skip-triton]
+
+Each module is one function holding a chain of `ttg.convert_layout` ops. "few" cycles through
+4 blocked encodings; "many" through up to 512 distinct ones (distinct tensor types too). We
+report microseconds per op for each phase, the 10x scaling ratio of the total (10 means
+linear; the target is <= 11), and the hit rate of our attribute/type cache during verification.
+Ratio = ours / Triton (above 1 means slower): Triton parses, verifies and prints in C++ with
+aliases, we do the verification in Python over IRDL attributes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import sys
+import tempfile
+import time
+
+from mlir import ir
+
+from linear_layout.ir import cache_info, load_dialects, print_module
+from linear_layout.passes import build_pass_manager
+
+SHAPE = (64, 64)
+
+
+def blocked_encodings(limit: int) -> list[str]:
+    """Distinct valid blocked encodings for 4 warps of 32 threads."""
+    out = []
+    splits32 = [(1 << a, 32 >> a) for a in range(6)]
+    splits4 = [(1, 4), (2, 2), (4, 1)]
+    for spt0, spt1 in itertools.product((1, 2, 4, 8), repeat=2):
+        for tpw, wpc, order in itertools.product(splits32, splits4, ((1, 0), (0, 1))):
+            out.append(f"#ttg.blocked<{{sizePerThread = [{spt0}, {spt1}], threadsPerWarp = [{tpw[0]}, {tpw[1]}], "
+                       f"warpsPerCTA = [{wpc[0]}, {wpc[1]}], order = [{order[0]}, {order[1]}]}}>")
+            if len(out) == limit:
+                return out
+    return out
+
+
+def make_module(num_ops: int, num_encodings: int) -> str:
+    encodings = blocked_encodings(num_encodings)
+    types = [f"tensor<{SHAPE[0]}x{SHAPE[1]}xf32, #e{i}>" for i in range(len(encodings))]
+    lines = [f"#e{i} = {e}" for i, e in enumerate(encodings)]
+    lines.append('module attributes {"ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = 32 : i32} {')
+    lines.append(f"  func.func @chain(%v0: {types[0]}) -> {types[num_ops % len(types)]} {{")
+    for i in range(num_ops):
+        src, dst = types[i % len(types)], types[(i + 1) % len(types)]
+        lines.append(f'    %v{i + 1} = "ttg.convert_layout"(%v{i}) : ({src}) -> {dst}')
+    lines.append(f"    return %v{num_ops} : {types[num_ops % len(types)]}")
+    lines.append("  }")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def time_ours(text: str) -> tuple[dict[str, float], float]:
+    with ir.Context() as ctx:
+        load_dialects(ctx)
+        pm = build_pass_manager("builtin.module(ll-verify)")
+        t0 = time.perf_counter()
+        module = ir.Module.parse(text)
+        t1 = time.perf_counter()
+        before = cache_info()
+        pm.run(module.operation)
+        t2 = time.perf_counter()
+        after = cache_info()
+        print_module(module)
+        t3 = time.perf_counter()
+    lookups = (after["hits"] - before["hits"]) + (after["misses"] - before["misses"])
+    hit_rate = (after["hits"] - before["hits"]) / lookups if lookups else float("nan")
+    return {"parse": t1 - t0, "verify": t2 - t1, "print": t3 - t2}, hit_rate
+
+
+def triton_timer():
+    """Parse (with Triton's verifier) and print with Triton 3.9's own dialects, or None."""
+    try:
+        from triton._C.libtriton import ir as tir
+    except ImportError:
+        return None
+
+    def run(text: str) -> dict[str, float]:
+        # Triton's functions are tt.func; everything else is written the same.
+        text = text.replace("func.func", "tt.func").replace("    return", "    tt.return")
+        text = text.replace('"ttg.threads-per-warp" = 32 : i32', '"ttg.threads-per-warp" = 32 : i32, "ttg.num-ctas" = 1 : i32')
+        ctx = tir.context()
+        tir.load_dialects(ctx)
+        with tempfile.NamedTemporaryFile("w", suffix=".ttgir", delete=False) as f:
+            f.write(text)
+        try:
+            t0 = time.perf_counter()
+            module = tir.parse_mlir_module(f.name, ctx)
+            t1 = time.perf_counter()
+            str(module)
+            t2 = time.perf_counter()
+        finally:
+            os.unlink(f.name)
+        return {"parse+verify": t1 - t0, "print": t2 - t1}
+
+    return run
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10_000, 100_000])
+    parser.add_argument("--skip-triton", action="store_true")
+    args = parser.parse_args()
+    triton = None if args.skip_triton else triton_timer()
+    print(f"{'ops':>7} {'encodings':>9} | {'parse':>7} {'verify':>7} {'print':>7} {'total':>7} us/op | "
+          f"{'cache hits':>10} | {'triton':>7} us/op {'ratio':>6}")
+    for label, count in (("few", 4), ("many", 512)):
+        totals = {}
+        for size in args.sizes:
+            text = make_module(size, min(count, size))
+            phases, hit_rate = time_ours(text)
+            total = sum(phases.values())
+            totals[size] = total
+            per_op = {k: v / size * 1e6 for k, v in phases.items()}
+            triton_text = ""
+            if triton is not None:
+                triton_total = sum(triton(text).values())
+                triton_text = f"{triton_total / size * 1e6:7.2f}       {total / triton_total:6.1f}"
+            print(f"{size:>7} {label + ' ' + str(min(count, size)):>9} | {per_op['parse']:7.2f} {per_op['verify']:7.2f} "
+                  f"{per_op['print']:7.2f} {total / size * 1e6:7.2f}       | {hit_rate:10.1%} | {triton_text}")
+        for small, large in zip(args.sizes, args.sizes[1:]):
+            if large == 10 * small:
+                print(f"  scaling {label}: total({large}) / total({small}) = {totals[large] / totals[small]:.1f} (target <= 11)")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

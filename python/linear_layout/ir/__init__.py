@@ -1,0 +1,20 @@
+"""Layouts in MLIR IR: the `ttg` and `ll` IRDL dialects, the attribute bridge, the verifier and
+op builders (`linear_layout.ir.ttg`, `linear_layout.ir.ll`).
+
+    from mlir import ir
+    from linear_layout.ir import load_dialects, to_attribute, layout_of
+
+    with ir.Context() as ctx, ir.Location.unknown():
+        load_dialects(ctx)
+        attr = to_attribute(layout)          # LinearLayout -> #ll.layout, encoding -> #ttg.*
+"""
+
+from ._dialects import DIALECTS, dialect_file, load_dialects
+from .asm import add_aliases, print_module
+from .bridge import MemDesc, cache_info, format_ll_layout, from_attribute, layout_of, memdesc_of, to_attribute
+from .verifier import LaunchFacts, verify
+
+__all__ = [
+    "DIALECTS", "LaunchFacts", "MemDesc", "add_aliases", "cache_info", "dialect_file", "format_ll_layout",
+    "from_attribute", "layout_of", "load_dialects", "memdesc_of", "print_module", "to_attribute", "verify",
+]

@@ -1,0 +1,102 @@
+"""Finding and loading the IRDL dialects (`ttg`, `ll`) into an MLIR context."""
+
+from __future__ import annotations
+
+import importlib.resources
+import weakref
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mlir import ir
+from mlir.dialects import irdl
+
+DIALECTS = ("ttg", "ll")
+
+
+def _register_dialect_modules() -> None:
+    """Make `linear_layout.ir.ttg` / `.ll` the Python modules of our dialects.
+
+    Whenever the bindings wrap an op they import the module of its dialect, and they retry a
+    failed import every time: without this, every ttg/ll op visited costs a failed import of
+    `mlir.dialects.ttg` (90% of the verifier's time on large modules).
+    """
+    from mlir._mlir_libs import _mlir
+
+    if __package__ not in _mlir.globals.dialect_search_modules:
+        _mlir.globals.append_dialect_search_prefix(__package__)
+
+
+_register_dialect_modules()
+
+
+def dialect_file(name: str) -> Path:
+    """The IRDL source of dialect `name` ("ttg" or "ll").
+
+    Installed, the files ship as the `linear_layout.dialect` package data; in a source checkout
+    they sit in the repository's top-level `dialect/` folder.
+    """
+    if name not in DIALECTS:
+        raise ValueError(f"unknown dialect {name!r}; known: {', '.join(DIALECTS)}")
+    filename = f"{name}.irdl.mlir"
+    try:
+        packaged = importlib.resources.files("linear_layout.dialect") / filename
+        if packaged.is_file():
+            return Path(str(packaged))
+    except ModuleNotFoundError:
+        pass
+    source_tree = Path(__file__).resolve().parents[3] / "dialect" / filename
+    if source_tree.is_file():
+        return source_tree
+    raise FileNotFoundError(f"cannot find the IRDL file {filename} (looked in the package and {source_tree.parent})")
+
+
+@dataclass
+class ContextState:
+    """What this package remembers about one context.
+
+    Keyed weakly by the context, and holding no MLIR objects itself, so that it never keeps a
+    context alive. Attribute caches are keyed by the attribute's storage pointer, which is unique
+    and stable for the context's lifetime (attributes are uniqued and never freed).
+    """
+
+    attributes: dict[int, object] = field(default_factory=dict)
+    types: dict[int, object] = field(default_factory=dict)
+    # (type pointer, launch facts) -> verifier message or None
+    verified_types: dict[tuple, object] = field(default_factory=dict)
+    hits: int = 0
+    misses: int = 0
+
+
+_STATES: "weakref.WeakKeyDictionary[ir.Context, ContextState]" = weakref.WeakKeyDictionary()
+
+
+def context_state(context: ir.Context) -> ContextState:
+    state = _STATES.get(context)
+    if state is None:
+        state = _STATES[context] = ContextState()
+    return state
+
+
+def _is_loaded(context: ir.Context, name: str) -> bool:
+    try:
+        context.dialects[name]
+        return True
+    except IndexError:
+        return False
+
+
+def load_dialects(context: ir.Context | None = None) -> ir.Context:
+    """Load `ttg` and `ll` into `context` (default: the current one). Idempotent.
+
+    Loading an IRDL dialect twice into one context aborts the process, so we ask the context
+    which dialects it already has rather than trusting our own bookkeeping: this also stays safe
+    when someone else loaded the same files.
+    """
+    context = context or ir.Context.current
+    for name in DIALECTS:
+        if _is_loaded(context, name):
+            continue
+        source = dialect_file(name).read_text()
+        irdl.load_dialects(ir.Module.parse(source, context))
+    context_state(context)
+    return context

@@ -1,0 +1,263 @@
+"""Attribute <-> Python value bridge.
+
+IRDL attributes are opaque to Python: the bindings cannot read the parameters of a dynamic
+attribute. We therefore read `str(attr)` once and cache the decoded value per attribute (and
+per type, for `!ttg.memdesc`). Attributes are uniqued by their context, so the storage pointer
+is an exact cache key for the context's lifetime.
+
+- `#ttg.*<{...}>` decodes to an encoding dataclass from `linear_layout.encodings`.
+- `#ll.layout<[...], [...]>` decodes to a `LinearLayout`.
+- A ranked tensor type with either encoding gives its `LinearLayout` through `layout_of`.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import re
+from dataclasses import dataclass
+
+from mlir import ir
+
+from ..algebra import LinearLayout
+from ._dialects import context_state, load_dialects
+
+__all__ = [
+    "MemDesc", "cache_info", "format_ll_layout", "from_attribute", "layout_of", "memdesc_of",
+    "to_attribute",
+]
+
+_capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_capsule_pointer.restype = ctypes.c_void_p
+_capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_ATTRIBUTE_CAPSULE = b"mlir.ir.Attribute._CAPIPtr"
+_TYPE_CAPSULE = b"mlir.ir.Type._CAPIPtr"
+
+# MLIR prints a non-i64 integer with its type inside a dictionary (`dim = 0 : i64` when the
+# user wrote `dim = 0 : i64`, or always for scalars); Triton's syntax has bare integers.
+_TYPED_INTEGER = re.compile(r"(-?\d+) : i\d+")
+
+
+class _Invalid:
+    """A cached decoding failure, so that a bad attribute is diagnosed once, not once per use."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+
+def _cached(cache_name: str, obj, capsule: bytes, decode):
+    state = context_state(obj.context)
+    cache = getattr(state, cache_name)
+    key = _capsule_pointer(obj._CAPIPtr, capsule)
+    value = cache.get(key)
+    if value is None:
+        state.misses += 1
+        try:
+            value = decode(obj)
+        except ValueError as error:
+            value = _Invalid(str(error))
+        cache[key] = value
+    else:
+        state.hits += 1
+    if isinstance(value, _Invalid):
+        raise ValueError(value.message)
+    return value
+
+
+def type_pointer(t: ir.Type) -> int:
+    """The storage pointer of a type: equal pointers mean equal types within one context."""
+    return _capsule_pointer(t._CAPIPtr, _TYPE_CAPSULE)
+
+
+def cache_info(context: ir.Context | None = None) -> dict[str, int]:
+    """Hits, misses and size of the attribute/type cache of `context`."""
+    state = context_state(context or ir.Context.current)
+    return {"hits": state.hits, "misses": state.misses,
+            "size": len(state.attributes) + len(state.types)}
+
+
+# ---------------------------------------------------------------------------- #ll.layout
+
+def _dialect_and_name(text: str) -> str:
+    """'#ttg.blocked<...>' -> 'ttg.blocked'."""
+    end = text.find("<")
+    return text[1:end if end >= 0 else len(text)]
+
+
+def _parameters_text(text: str) -> str:
+    return text[text.index("<") + 1:-1]
+
+
+def _decode_ll_layout(attr: ir.Attribute) -> LinearLayout:
+    # The parameters are builtin arrays; let MLIR re-read them so strings decode exactly.
+    params = ir.ArrayAttr(ir.Attribute.parse("[" + _parameters_text(str(attr)) + "]", attr.context))
+    in_dims, out_dims = params[0], params[1]
+
+    def entry(item, what):
+        if not isinstance(item, ir.ArrayAttr) or len(item) != 2 or not isinstance(item[0], ir.StringAttr):
+            raise ValueError(f"#ll.layout: each {what} must be [\"name\", ...], got {item}")
+        return item[0].value, item[1]
+
+    def integer(value, what):
+        if not isinstance(value, ir.IntegerAttr):
+            raise ValueError(f"#ll.layout: {what} must be an integer, got {value}")
+        return value.value
+
+    bases = []
+    for item in in_dims:
+        name, vectors = entry(item, "input dimension")
+        if not isinstance(vectors, ir.ArrayAttr):
+            raise ValueError(f"#ll.layout: the bases of '{name}' must be an array, got {vectors}")
+        rows = []
+        for vector in vectors:
+            if not isinstance(vector, ir.ArrayAttr):
+                raise ValueError(f"#ll.layout: a basis of '{name}' must be an array, got {vector}")
+            rows.append([integer(v, f"a basis coordinate of '{name}'") for v in vector])
+        bases.append((name, rows))
+    names, sizes = [], []
+    for item in out_dims:
+        name, size = entry(item, "output dimension")
+        names.append(name)
+        sizes.append(integer(size, f"the size of output dimension '{name}'"))
+    try:
+        return LinearLayout.from_bases(bases, names, sizes, require_surjective=False)
+    except ValueError as error:
+        raise ValueError(f"invalid #ll.layout: {error}") from None
+
+
+def _mlir_string(text: str) -> str:
+    """An MLIR string literal (printable ASCII verbatim, everything else as \\XX bytes)."""
+    out = []
+    for byte in text.encode():
+        char = chr(byte)
+        out.append(char if 32 <= byte < 127 and char not in '"\\' else f"\\{byte:02X}")
+    return '"' + "".join(out) + '"'
+
+
+def format_ll_layout(layout: LinearLayout) -> str:
+    """The `#ll.layout` text of `layout`, dimension order preserved."""
+    in_dims = ", ".join(
+        f"[{_mlir_string(name)}, [{', '.join('[' + ', '.join(map(str, b)) + ']' for b in vectors)}]]"
+        for name, vectors in layout.bases)
+    out_dims = ", ".join(f"[{_mlir_string(name)}, {size}]" for name, size in layout.out_dims)
+    return f"#ll.layout<[{in_dims}], [{out_dims}]>"
+
+
+# ---------------------------------------------------------------------------- #ttg.*
+
+def _decode_ttg(attr: ir.Attribute):
+    from ..encodings import parse_encoding  # lazily: the IR layer does not need it for #ll
+
+    return parse_encoding(_TYPED_INTEGER.sub(r"\1", str(attr)))
+
+
+def _triton_to_mlir_text(text: str) -> str:
+    # Triton prints `#ttg.shared_linear<{...}, alignment = 16>`; an IRDL parameter must be an
+    # attribute, so our dialect keeps `alignment` inside the dictionary.
+    return re.sub(r"\}, alignment = (\d+)>", r", alignment = \1}>", text)
+
+
+# ---------------------------------------------------------------------------- public API
+
+def _decode(attr: ir.Attribute):
+    text = str(attr)
+    kind = _dialect_and_name(text)
+    if kind == "ll.layout":
+        return _decode_ll_layout(attr)
+    if kind.startswith("ttg.") and kind != "ttg.shared_memory":
+        return _decode_ttg(attr)
+    raise TypeError(f"not a layout attribute: {text}")
+
+
+def from_attribute(attr: ir.Attribute | ir.RankedTensorType):
+    """The Python value of a layout attribute (or of a tensor type's encoding): an encoding
+    dataclass for `#ttg.*`, a `LinearLayout` for `#ll.layout`. Raises ValueError (naming the
+    broken rule) for an invalid attribute and TypeError for one that is not a layout."""
+    if isinstance(attr, ir.RankedTensorType):
+        if attr.encoding is None:
+            raise TypeError(f"{attr} has no encoding")
+        attr = attr.encoding
+    try:
+        return _cached("attributes", attr, _ATTRIBUTE_CAPSULE, _decode)
+    except TypeError:
+        raise TypeError(f"not a layout attribute: {attr}") from None
+
+
+def to_attribute(layout, context: ir.Context | None = None) -> ir.Attribute:
+    """The attribute for a `LinearLayout` (`#ll.layout`) or an encoding dataclass (`#ttg.*`)."""
+    context = load_dialects(context)
+    if isinstance(layout, LinearLayout):
+        text = format_ll_layout(layout)
+    elif type(layout).__module__.endswith(".encodings"):
+        text = _triton_to_mlir_text(str(layout))
+    else:
+        raise TypeError(f"expected a LinearLayout or an encoding, got {type(layout).__name__}")
+    return ir.Attribute.parse(text, context)
+
+
+def _decode_layout_of(tensor_type: ir.Type) -> LinearLayout:
+    if not isinstance(tensor_type, ir.RankedTensorType) or tensor_type.encoding is None:
+        raise TypeError(f"expected a ranked tensor type with a layout encoding, got {tensor_type}")
+    layout = from_attribute(tensor_type.encoding)
+    shape = list(tensor_type.shape)
+    if isinstance(layout, LinearLayout):
+        return layout
+    from ..encodings import to_linear_layout
+
+    if layout.rank != len(shape):
+        raise ValueError(f"{_dialect_and_name(str(tensor_type.encoding))} has rank {layout.rank} "
+                         f"but the tensor has rank {len(shape)}")
+    return to_linear_layout(layout, shape)
+
+
+def layout_of(tensor_type: ir.Type) -> LinearLayout:
+    """The `LinearLayout` of a ranked tensor type: its `#ll.layout`, or its `#ttg` encoding
+    applied to its shape. Cached per type."""
+    return _cached("types", tensor_type, _TYPE_CAPSULE, _decode_layout_of)
+
+
+@dataclass(frozen=True)
+class MemDesc:
+    """The parameters of `!ttg.memdesc<shape, element_type, encoding, memory_space, mutability>`."""
+
+    shape: tuple[int, ...]
+    element_type: ir.Type
+    encoding: ir.Attribute
+    mutable: bool
+
+
+def _split_top_level(text: str) -> list[str]:
+    """Split printed parameters at top-level commas. MLIR prints `"` inside strings as `\\22`,
+    so a quote always opens or closes a string."""
+    parts, depth, start, in_string = [], 0, 0, False
+    for i, char in enumerate(text):
+        if char == '"':
+            in_string = not in_string
+        elif in_string:
+            continue
+        elif char in "<[{(":
+            depth += 1
+        elif char in ">]})":
+            depth -= 1
+        elif char == "," and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    parts.append(text[start:].strip())
+    return parts
+
+
+def memdesc_of(memdesc_type: ir.Type) -> MemDesc:
+    """The parameters of a `!ttg.memdesc` type (not cached: the type objects it returns belong
+    to the context, and the cache holds no MLIR objects)."""
+    text = str(memdesc_type)
+    if not text.startswith("!ttg.memdesc<"):
+        raise TypeError(f"not a !ttg.memdesc type: {text}")
+    shape, element_type, encoding, _space, mutability = _split_top_level(_parameters_text(text))
+    context = memdesc_type.context
+    return MemDesc(
+        tuple(int(d.split(":")[0]) for d in shape.strip("[]").split(",") if d.strip()),
+        ir.Type.parse(element_type, context),
+        ir.Attribute.parse(encoding, context),
+        mutability == '"mutable"',
+    )

@@ -1,0 +1,213 @@
+"""This project's passes, registered by command-line name, and pipelines mixing them with
+upstream MLIR passes.
+
+    pm = build_pass_manager("builtin.module(ll-verify, canonicalize, func.func(cse))", context)
+    pm.run(module.operation)
+
+Each pass lives in its own module, named after its command-line name (`ll-verify` in
+`ll_verify.py`), and is imported only when used. A pass is a dataclass whose fields are its
+options (`max_errors` is written `max-errors=...` on the command line).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import importlib
+import os
+import sys
+import tempfile
+from collections.abc import Sequence
+from typing import ClassVar
+
+from mlir import ir
+from mlir.passmanager import PassManager
+
+from .pipeline import PipelineElement, PipelineError, parse_pipeline
+
+__all__ = ["Pass", "PipelineError", "build_pass_manager", "get_pass", "pass_names", "parse_pipeline"]
+
+# command-line name -> module in this package
+_REGISTRY = {
+    "ll-verify": "ll_verify",
+    "ll-lower-apply": "ll_lower_apply",
+    "ll-linearize-encodings": "ll_linearize_encodings",
+    "ll-to-simt": "ll_to_simt",
+    "ll-lower": "ll_lower",
+}
+
+
+def pass_names() -> list[str]:
+    return sorted(_REGISTRY)
+
+
+def get_pass(name: str) -> type["Pass"]:
+    """The pass class registered as `name`; KeyError if there is none."""
+    module = importlib.import_module(f"{__name__}.{_REGISTRY[name]}")
+    return module.PASS
+
+
+def _parse_option_value(pass_name: str, field: dataclasses.Field, text: str):
+    kind = field.type if isinstance(field.type, type) else {"bool": bool, "int": int, "str": str}.get(field.type, str)
+    if kind is bool:
+        lowered = text.lower()
+        if lowered in ("true", "1", ""):
+            return True
+        if lowered in ("false", "0"):
+            return False
+    elif kind is int:
+        try:
+            return int(text, 0)
+        except ValueError:
+            pass
+    else:
+        return text.strip("\"'")
+    raise PipelineError(f"bad value '{text}' for option '{_option_name(field)}' of pass '{pass_name}' "
+                        f"(expected {kind.__name__})")
+
+
+def _option_name(field: dataclasses.Field) -> str:
+    return field.name.replace("_", "-")
+
+
+class Pass:
+    """Base of this project's passes. Subclasses are dataclasses (fields are options) and set
+    `argument` (the command-line name) and `summary`, and implement `run`."""
+
+    argument: ClassVar[str]
+    summary: ClassVar[str]
+
+    def run(self, op: ir.Operation) -> bool:
+        """Process `op`; report problems with `location.emit_error` and return False to fail."""
+        raise NotImplementedError
+
+    @classmethod
+    def options(cls) -> list[tuple[str, object, str]]:
+        """(command-line name, default, help) of each option."""
+        return [(_option_name(f), f.default, f.metadata.get("help", "")) for f in dataclasses.fields(cls)]
+
+    @classmethod
+    def from_options(cls, text: str) -> "Pass":
+        """The pass configured by `text`, the inside of `{...}` (`a=1 b=true`)."""
+        fields = {_option_name(f): f for f in dataclasses.fields(cls)}
+        values = {}
+        for item in text.split():
+            name, _, value = item.partition("=")
+            field = fields.get(name)
+            if field is None:
+                known = ", ".join(fields) or "none"
+                raise PipelineError(f"unknown option '{name}' for pass '{cls.argument}' (options: {known})")
+            values[field.name] = _parse_option_value(cls.argument, field, value)
+        return cls(**values)
+
+    def add_to(self, pm: PassManager, anchor: Sequence[str] = ()) -> None:
+        """Append this pass to `pm`, run on the ops reached through the nested op names `anchor`
+        (e.g. `("func.func",)`), or on the pass manager's root op when `anchor` is empty.
+
+        The upstream bindings abort when a Python pass is nested under an op-specific pass
+        manager, so the pass is generic and walks down to its anchor itself (direct children at
+        each level, as nested MLIR pass managers do)."""
+
+        def run(op: ir.Operation, pass_) -> None:
+            succeeded = True
+            for target in _anchored(op, tuple(anchor)):
+                try:
+                    succeeded &= self.run(target) is not False
+                except Exception as error:  # a bug in a pass must not kill the driver
+                    target.location.emit_error(f"pass '{self.argument}' failed: {type(error).__name__}: {error}")
+                    succeeded = False
+            if not succeeded:
+                pass_.signal_pass_failure()
+
+        pm.add(run, name=type(self).__name__, argument=self.argument, description=self.summary)
+
+
+def _anchored(op: ir.Operation, anchor: tuple[str, ...]):
+    if not anchor:
+        yield op
+        return
+    for region in op.regions:
+        for block in region.blocks:
+            for child in block.operations:
+                if child.name == anchor[0]:
+                    yield from _anchored(child, anchor[1:])
+
+
+def _contains_python_pass(element: PipelineElement) -> bool:
+    if element.children is None:
+        return element.name in _REGISTRY
+    return any(_contains_python_pass(child) for child in element.children)
+
+
+def _one_line(message: str) -> str:
+    """MLIR's multi-line pipeline errors as one line."""
+    lines = [line.strip() for line in message.splitlines() if line.strip() and line.strip() != "^"]
+    for line in lines:
+        if "does not refer to a registered pass" in line:
+            name = line.split("'")[1] if "'" in line else line
+            return f"unknown pass '{name}' (see linear-layout-opt --list-passes)"
+    lines = [line.split("error: ", 1)[-1].removeprefix(": ").removeprefix("<Pass-Options-Parser>: ")
+             for line in lines]
+    return "; ".join(dict.fromkeys(lines))
+
+
+@contextlib.contextmanager
+def _native_stderr(captured: list[str]):
+    """Collect what C++ writes to file descriptor 2 (LLVM's option parser reports bad option
+    values there, not in the exception), so that it becomes part of our one-line error."""
+    sys.stderr.flush()
+    with tempfile.TemporaryFile(mode="w+b") as sink:
+        saved = os.dup(2)
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            sink.seek(0)
+            captured.append(sink.read().decode(errors="replace"))
+
+
+def _nest(anchor: Sequence[str], text: str) -> str:
+    for name in reversed(anchor):
+        text = f"{name}({text})"
+    return text
+
+
+def add_pipeline(pm: PassManager, elements: Sequence[PipelineElement], anchor: Sequence[str] = ()) -> None:
+    """Append `elements`, nested under the op names `anchor`, to `pm`."""
+    upstream: list[str] = []
+
+    def flush() -> None:
+        if upstream:
+            text = _nest(anchor, ", ".join(upstream))
+            native: list[str] = []
+            try:
+                with _native_stderr(native):
+                    pm.add(text)
+            except ValueError as error:
+                raise PipelineError(_one_line("".join(native) + str(error))) from None
+            upstream.clear()
+
+    for element in elements:
+        if element.children is not None and _contains_python_pass(element):
+            flush()
+            if element.options:
+                raise PipelineError(f"operation anchor '{element.name}' takes no options")
+            add_pipeline(pm, element.children, (*anchor, element.name))
+        elif element.children is None and element.name in _REGISTRY:
+            flush()
+            get_pass(element.name).from_options(element.options).add_to(pm, anchor)
+        else:
+            upstream.append(str(element))
+    flush()
+
+
+def build_pass_manager(pipeline: str, context: ir.Context | None = None) -> PassManager:
+    """An upstream `PassManager` on `builtin.module` running `pipeline`, which may mix this
+    project's passes and upstream ones. Raises PipelineError (a ValueError) with a one-line
+    message for bad syntax, unknown passes and bad options."""
+    context = context or ir.Context.current
+    pm = PassManager("builtin.module", context)
+    add_pipeline(pm, parse_pipeline(pipeline))
+    return pm

@@ -1,0 +1,312 @@
+"""`linear-layout-opt`: an mlir-opt-style driver for IR using the `ttg` and `ll` dialects.
+
+    linear-layout-opt input.mlir --pass-pipeline='builtin.module(ll-verify, canonicalize)' -o out.mlir
+
+Pipelines mix this project's Python passes and upstream passes. The input is checked by
+`ll-verify` right after parsing, as mlir-opt runs the verifier. Every user error is reported as
+one line, `file:line:col: error: message`, with exit code 1; nothing is written then.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from dataclasses import dataclass
+
+__all__ = ["main"]
+
+_SPLIT_MARKER = re.compile(r"^[ \t]*// -----[ \t]*$", re.MULTILINE)
+# mlir-opt's syntax: `// expected-error@+1 {{message}}` (also @-N, @N, @above, @below).
+_EXPECTATION = re.compile(r"expected-(error|warning|note|remark)(@[+-]?\d+|@above|@below)?\s*\{\{(.*)\}\}")
+
+
+class UserError(Exception):
+    """Bad input or arguments: reported as one line, `where: error: message`, exit code 1."""
+
+    def __init__(self, message: str, where: str = "linear-layout-opt") -> None:
+        super().__init__(message)
+        self.where = where
+
+
+@dataclass
+class Diagnostic:
+    severity: str  # "error", "warning", "note", "remark"
+    line: int | None
+    column: int | None
+    message: str
+
+    def render(self, filename: str) -> str:
+        where = filename if self.line is None else f"{filename}:{self.line}:{self.column}"
+        return f"{where}: {self.severity}: {' '.join(self.message.split())}"
+
+
+@dataclass
+class Expectation:
+    severity: str
+    line: int
+    text: str
+    seen: bool = False
+
+
+class _ArgumentParser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line and exit code 1, like every other user error
+        raise UserError(message)
+
+
+def _argument_parser() -> argparse.ArgumentParser:
+    parser = _ArgumentParser(
+        prog="linear-layout-opt",
+        description="Parse, verify, transform and print MLIR that uses the ttg and ll dialects.")
+    parser.add_argument("input", nargs="?", default="-", help="input file ('-' or nothing: stdin)")
+    parser.add_argument("-o", dest="output", default="-", metavar="FILE", help="output file (default: stdout)")
+    parser.add_argument("--pass-pipeline", "-p", default="", metavar="PIPELINE",
+                        help="passes to run, e.g. 'builtin.module(ll-verify, canonicalize, func.func(cse))'")
+    parser.add_argument("--split-input-file", action="store_true",
+                        help="process each '// -----'-separated chunk as its own module")
+    parser.add_argument("--verify-diagnostics", action="store_true",
+                        help="check diagnostics against '// expected-error@+N {{...}}' comments")
+    parser.add_argument("--mlir-print-ir-after-all", action="store_true",
+                        help="print the IR after every pass of the pipeline (to stderr)")
+    parser.add_argument("--mlir-print-op-generic", action="store_true", help="print operations in generic form")
+    parser.add_argument("--list-passes", action="store_true", help="list this project's passes and exit")
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    return parser
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    from .. import __version__
+
+    try:
+        mlir_version = version("xtc-mlir-python-bindings")
+    except PackageNotFoundError:
+        mlir_version = "unknown"
+    return f"linear-layout-opt {__version__} (MLIR Python bindings {mlir_version})"
+
+
+def _list_passes() -> str:
+    from ..passes import get_pass, pass_names
+
+    lines = ["Passes from linear-layout:"]
+    for name in pass_names():
+        try:
+            cls = get_pass(name)
+        except ImportError as error:  # one broken pass must not hide the others
+            lines.append(f"  {name:<24} (cannot be loaded: {error})")
+            continue
+        lines.append(f"  {name:<24} {cls.summary}")
+        for option, default, help_text in cls.options():
+            lines.append(f"    {option}={str(default).lower() if isinstance(default, bool) else default}"
+                         f"{'  ' + help_text if help_text else ''}")
+    lines.append("Every upstream MLIR pass (canonicalize, cse, ...) is available too; see mlir-opt --list-passes.")
+    return "\n".join(lines)
+
+
+def _read_input(path: str) -> tuple[str, str]:
+    """(display name, text) of the input."""
+    if path == "-":
+        name, data = "<stdin>", sys.stdin.buffer.read()
+    else:
+        name = path
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as error:
+            raise UserError(f"cannot open input file '{path}': {error.strerror}") from None
+    if b"\0" in data:
+        raise UserError("input is binary data, not MLIR text", name)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise UserError(f"input is not UTF-8 text (bad byte at offset {error.start})", name) from None
+    if not text.strip():
+        raise UserError("empty input", name)
+    return name, text
+
+
+def _chunks(text: str, split: bool) -> list[tuple[int, str]]:
+    """(first line number - 1, text) of each chunk to process."""
+    if not split:
+        return [(0, text)]
+    chunks, start = [], 0
+    for marker in _SPLIT_MARKER.finditer(text):
+        chunks.append((text.count("\n", 0, start), text[start:marker.start()]))
+        start = marker.end() + 1
+    chunks.append((text.count("\n", 0, start), text[start:]))
+    return chunks
+
+
+def _file_position(location) -> tuple[int | None, int | None]:
+    """The line and column of the first file location inside `location`."""
+    if location.is_a_file():
+        return location.start_line, location.start_col
+    if location.is_a_name():
+        return _file_position(location.child_loc)
+    if location.is_a_callsite():
+        return _file_position(location.callee)
+    if location.is_a_fused():
+        for inner in location.locations:
+            position = _file_position(inner)
+            if position[0] is not None:
+                return position
+    return None, None
+
+
+def _to_diagnostic(info) -> Diagnostic:
+    line, column = _file_position(info.location)
+    return Diagnostic(str(info.severity).rsplit(".", 1)[-1].lower(), line, column, info.message)
+
+
+def _expectations(chunk: str, line_offset: int) -> list[Expectation]:
+    expectations = []
+    for index, text in enumerate(chunk.split("\n")):
+        line = line_offset + index + 1
+        for match in _EXPECTATION.finditer(text):
+            severity, where, message = match.groups()
+            target = line
+            if where == "@above":
+                target = line - 1
+            elif where == "@below":
+                target = line + 1
+            elif where and where[1] in "+-":
+                target = line + int(where[1:])
+            elif where:
+                target = int(where[1:])
+            expectations.append(Expectation(severity, target, message.strip()))
+    return expectations
+
+
+def _check_expectations(diagnostics: list[Diagnostic], expectations: list[Expectation],
+                        filename: str) -> list[str]:
+    problems = []
+    for diagnostic in diagnostics:
+        match = next((e for e in expectations if not e.seen and e.severity == diagnostic.severity
+                      and e.line == diagnostic.line and e.text in diagnostic.message), None)
+        if match is not None:
+            match.seen = True
+        elif diagnostic.severity != "note":  # notes are only checked when expected
+            problems.append(Diagnostic(diagnostic.severity, diagnostic.line, diagnostic.column,
+                                       f"unexpected {diagnostic.severity}: {diagnostic.message}").render(filename))
+    for expectation in expectations:
+        if not expectation.seen:
+            problems.append(f"{filename}:{expectation.line}: error: expected {expectation.severity} "
+                            f"\"{expectation.text}\" was not produced")
+    return problems
+
+
+class _Driver:
+    def __init__(self, args, filename: str) -> None:
+        from mlir import ir
+
+        from ..ir import load_dialects
+        from ..passes import build_pass_manager, parse_pipeline
+
+        self.args = args
+        self.filename = filename
+        self.context = ir.Context()
+        load_dialects(self.context)
+        self.verify_pm = build_pass_manager("ll-verify", self.context)
+        self.user_pm = None
+        if parse_pipeline(args.pass_pipeline):
+            self.user_pm = build_pass_manager(args.pass_pipeline, self.context)
+            if args.mlir_print_ir_after_all:
+                self.user_pm.enable_ir_printing(print_generic_op_form=args.mlir_print_op_generic)
+
+    def process(self, chunk: str, line_offset: int) -> tuple[str | None, list[Diagnostic]]:
+        """(printed result or None on failure, diagnostics) for one chunk."""
+        from mlir import ir
+
+        from ..ir import print_module
+
+        diagnostics: list[Diagnostic] = []
+
+        def collect(info) -> bool:  # warnings and remarks; errors arrive with the MLIRError
+            diagnostics.append(_to_diagnostic(info))
+            return True
+
+        handler = self.context.attach_diagnostic_handler(collect)
+        try:
+            try:
+                # Leading newlines keep the line numbers of the original file.
+                module = ir.Module.parse("\n" * line_offset + chunk, self.context)
+                for pm in (self.verify_pm, self.user_pm, self.verify_pm if self.user_pm else None):
+                    if pm is not None:
+                        pm.run(module.operation)
+            except ir.MLIRError as error:
+                diagnostics.extend(_to_diagnostic(info) for info in error.error_diagnostics)
+                if not error.error_diagnostics:
+                    diagnostics.append(Diagnostic("error", None, None, str(error)))
+                return None, diagnostics
+        finally:
+            handler.detach()
+        return print_module(module, generic=self.args.mlir_print_op_generic), diagnostics
+
+
+def _run(argv: list[str] | None) -> int:
+    args = _argument_parser().parse_args(argv)
+    if args.version:
+        print(_version())
+        return 0
+    if args.list_passes:
+        print(_list_passes())
+        return 0
+    from ..passes import PipelineError
+
+    try:
+        filename, text = _read_input(args.input)
+        driver = _Driver(args, filename)
+    except PipelineError as error:
+        raise UserError(str(error)) from None
+    outputs, failed = [], False
+    for line_offset, chunk in _chunks(text, args.split_input_file):
+        output, diagnostics = driver.process(chunk, line_offset)
+        if args.verify_diagnostics:
+            problems = _check_expectations(diagnostics, _expectations(chunk, line_offset), filename)
+            for problem in problems:
+                print(problem, file=sys.stderr)
+            failed |= bool(problems)
+        else:
+            for diagnostic in diagnostics:
+                if diagnostic.severity != "note":
+                    print(diagnostic.render(filename), file=sys.stderr)
+            failed |= output is None
+        if output is not None:
+            outputs.append(output)
+    if failed and not args.verify_diagnostics:
+        return 1
+    result = "// -----\n".join(outputs)
+    if args.output == "-":
+        sys.stdout.write(result)
+        sys.stdout.flush()
+    else:
+        try:
+            with open(args.output, "w") as f:
+                f.write(result)
+        except OSError as error:
+            raise UserError(f"cannot write output file '{args.output}': {error.strerror}") from None
+    return 1 if failed else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        return _run(argv)
+    except UserError as error:
+        print(f"{error.where}: error: {error}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except Exception as error:  # a bug: keep the one-line contract, but allow debugging
+        if os.environ.get("LINEAR_LAYOUT_DEBUG"):
+            raise
+        print(f"linear-layout-opt: internal error: {type(error).__name__}: {error} "
+              "(set LINEAR_LAYOUT_DEBUG=1 for a traceback)", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

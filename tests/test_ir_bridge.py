@@ -1,0 +1,197 @@
+"""The IR layer in-process: dialect loading, the attribute bridge and its cache, builders,
+the verifier as a pass, and pipelines built from Python."""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from mlir import ir
+from mlir.passmanager import PassManager
+
+from linear_layout import LinearLayout
+from linear_layout.ir import (cache_info, dialect_file, format_ll_layout, from_attribute, layout_of,
+                              load_dialects, memdesc_of, print_module, to_attribute, verify)
+from linear_layout.passes import PipelineError, build_pass_manager, get_pass, pass_names
+
+from strategies import layouts
+
+BLOCKED = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>"
+
+
+@pytest.fixture
+def context():
+    with ir.Context() as ctx, ir.Location.unknown():
+        load_dialects(ctx)
+        yield ctx
+
+
+def test_load_dialects_is_idempotent_per_context():
+    first, second = ir.Context(), ir.Context()
+    for ctx in (first, second, first, second):
+        load_dialects(ctx)
+    assert ir.Attribute.parse("#ttg.shared_memory", first) is not None
+    with second:
+        assert load_dialects() is second
+
+
+def test_load_dialects_tolerates_a_context_loaded_elsewhere():
+    from mlir.dialects import irdl
+
+    ctx = ir.Context()
+    irdl.load_dialects(ir.Module.parse(dialect_file("ttg").read_text(), ctx))
+    load_dialects(ctx)  # must not load ttg a second time (that aborts)
+    ir.Attribute.parse("#ll.layout<[], []>", ctx)
+
+
+def test_dialect_files_exist():
+    for name in ("ttg", "ll"):
+        assert dialect_file(name).read_text().startswith("//")
+    with pytest.raises(ValueError):
+        dialect_file("tt")
+
+
+# One context for all examples: creating one per example would dominate the run time.
+SHARED_CONTEXT = ir.Context()
+load_dialects(SHARED_CONTEXT)
+
+
+@given(layouts())
+def test_ll_layout_round_trips_exactly(layout):
+    with SHARED_CONTEXT:
+        attr = to_attribute(layout)
+        assert from_attribute(attr) == layout
+        assert str(attr) == format_ll_layout(layout)
+        # and through text: dimension order survives printing and parsing
+        reparsed = ir.Attribute.parse(str(attr))
+        assert from_attribute(reparsed) == layout
+        assert [n for n, _ in from_attribute(reparsed).bases] == [n for n, _ in layout.bases]
+        assert from_attribute(reparsed).out_dims == layout.out_dims
+
+
+@given(st.lists(st.text(min_size=1, max_size=6), min_size=1, max_size=3, unique=True))
+def test_ll_layout_dimension_names_are_arbitrary(names):
+    layout = LinearLayout.from_bases([(name, [[1]]) for name in names][:1] + [(n, []) for n in names[1:]],
+                                     ["out"], [2])
+    with SHARED_CONTEXT:
+        assert from_attribute(ir.Attribute.parse(str(to_attribute(layout)))) == layout
+
+
+def test_ttg_attribute_round_trip(context):
+    from linear_layout.encodings import parse_encoding
+
+    encoding = parse_encoding(BLOCKED)
+    attr = to_attribute(encoding)
+    assert from_attribute(attr) == encoding
+    shared = parse_encoding("#ttg.shared_linear<{offset = [[0, 1], [1, 0]]}, alignment = 16>")
+    assert from_attribute(to_attribute(shared)) == shared
+
+
+def test_cache_hits_per_attribute(context):
+    attr = ir.Attribute.parse(BLOCKED)
+    before = cache_info()
+    for _ in range(5):
+        from_attribute(ir.Attribute.parse(BLOCKED))  # same uniqued attribute, new Python object
+    after = cache_info()
+    assert after["misses"] - before["misses"] <= 1
+    assert after["hits"] - before["hits"] >= 4
+    assert from_attribute(attr) is from_attribute(attr)
+
+
+def test_cache_does_not_keep_contexts_alive():
+    ctx = ir.Context()
+    load_dialects(ctx)
+    from_attribute(ir.Attribute.parse(BLOCKED, ctx))
+    live = ir.Context._get_live_count()
+    del ctx
+    gc.collect()
+    assert ir.Context._get_live_count() == live - 1
+
+
+def test_invalid_and_foreign_attributes(context):
+    with pytest.raises(ValueError, match="power of two"):
+        from_attribute(ir.Attribute.parse('#ll.layout<[["register", [[1]]]], [["dim0", 3]]>'))
+    with pytest.raises(ValueError, match="power of two"):  # cached failures fail again
+        from_attribute(ir.Attribute.parse('#ll.layout<[["register", [[1]]]], [["dim0", 3]]>'))
+    with pytest.raises(TypeError, match="not a layout attribute"):
+        from_attribute(ir.Attribute.parse("[1, 2]"))
+    with pytest.raises(TypeError):
+        to_attribute("blocked")
+
+
+def test_layout_of_and_memdesc_of(context):
+    tensor = ir.Type.parse(f"tensor<64x64xf32, {BLOCKED}>")
+    layout = layout_of(tensor)
+    assert from_attribute(tensor) == from_attribute(tensor.encoding)
+    assert layout.out_dims == (("dim0", 64), ("dim1", 64))
+    with pytest.raises(TypeError):
+        layout_of(ir.Type.parse("tensor<4xf32>"))
+    memdesc = memdesc_of(ir.Type.parse(
+        '!ttg.memdesc<[8, 16], f16, #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>, '
+        '#ttg.shared_memory, "immutable">'))
+    assert memdesc.shape == (8, 16) and str(memdesc.element_type) == "f16" and not memdesc.mutable
+
+
+def test_verify_reports_locations(context):
+    module = ir.Module.parse(
+        'module attributes {"ttg.num-warps" = 8 : i32} {\n'
+        f"  func.func @f(%a: tensor<64x64xf32, {BLOCKED}>) {{\n    return\n  }}\n}}")
+    [(location, message)] = verify(module)
+    assert (location.start_line, location.start_col) == (2, 3)
+    assert "ttg.num-warps = 8" in message
+    assert verify(module, check_launch=False) == []
+
+
+def test_ll_verify_pass_fails_and_leaves_module_unchanged(context):
+    text = f'module attributes {{"ttg.num-warps" = 8 : i32}} {{\n  func.func @f(%a: tensor<64x64xf32, {BLOCKED}>) {{\n    return\n  }}\n}}'
+    module = ir.Module.parse(text)
+    before = str(module)
+    with pytest.raises(ir.MLIRError) as failure:
+        build_pass_manager("builtin.module(ll-verify)").run(module.operation)
+    assert "ttg.num-warps" in failure.value.error_diagnostics[0].message
+    assert str(module) == before
+    build_pass_manager("builtin.module(func.func(ll-verify{check-launch=false}))").run(module.operation)
+
+
+def test_pass_object_added_by_itself(context):
+    module = ir.Module.parse(f"func.func @f(%a: tensor<64x64xf32, {BLOCKED}>) {{\n  return\n}}")
+    pm = PassManager("builtin.module")
+    get_pass("ll-verify")(check_launch=False).add_to(pm)
+    pm.add("canonicalize")
+    pm.run(module.operation)
+
+
+@pytest.mark.parametrize("pipeline, message", [
+    ("builtin.module(nope)", "unknown pass 'nope'"),
+    ("ll-verify{max-errors=lots}", "bad value 'lots' for option 'max-errors'"),
+    ("ll-verify{nope=1}", "unknown option 'nope'"),
+    ("cse{nope=1}", "no such option nope"),
+    ("func.func(cse", "expected ')'"),
+    ("cse)", "unexpected ')'"),
+    ("func.func{x=1}(ll-verify)", "takes no options"),
+])
+def test_bad_pipelines(context, pipeline, message):
+    with pytest.raises(PipelineError, match=message.replace("(", r"\(").replace(")", r"\)")) as failure:
+        build_pass_manager(pipeline)
+    assert "\n" not in str(failure.value)
+
+
+def test_registry_is_lazy_and_complete():
+    assert "ll-verify" in pass_names()
+    cls = get_pass("ll-verify")
+    assert cls.argument == "ll-verify"
+    assert [name for name, _, _ in cls.options()] == ["check-launch", "max-errors"]
+
+
+def test_print_module_aliases_parse_back(context):
+    module = ir.Module.parse(
+        f'func.func @f(%a: tensor<64x64xf32, {BLOCKED}>, %b: tensor<64xf32, #ttg.slice<{{dim = 1, parent = {BLOCKED}}}>>) '
+        'attributes {note = "#ttg.blocked<{looks like one}>"} {\n  return\n}')
+    text = print_module(module)
+    assert text.startswith("#blocked = #ttg.blocked<")
+    assert "#ttg.slice<{dim = 1 : i64, parent = #blocked}>" in text
+    assert 'note = "#ttg.blocked<{looks like one}>"' in text  # strings are left alone
+    assert str(ir.Module.parse(text)) == str(module)
