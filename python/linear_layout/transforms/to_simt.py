@@ -1,0 +1,510 @@
+"""Lowering tensor-level kernels to the SIMT form (the `ll-to-simt` pass).
+
+Every `func.func` with a body in the module becomes a `gpu.func ... kernel` in one
+`gpu.module @kernels`; the module gets `gpu.container_module`. Inside the kernel every tensor in
+a distributed layout is one `vector<R x T>` per thread (R = the layout's register count,
+duplicates of broadcast registers included), and
+
+- `lane = tid & 31`, `warp = tid >> 5` from `gpu.thread_id x`, `block` from `gpu.block_id x`;
+- `ll.load` / `ll.store` become `vector.load` / `vector.store`, one per group of registers that
+  hits consecutive addresses of the innermost dimension (`get_num_consecutive_in_out`, at most
+  16 bytes), with an `alignment` attribute where the alignment is provable; only the distinct
+  registers of a broadcast layout are loaded or stored;
+- elementwise `arith` / `math` ops are rebuilt on vectors; splat tensor constants become splat
+  vector constants;
+- `ttg.convert_layout` follows `convert_plan.plan_conversion` (no-op, register permutation,
+  warp shuffles; shared memory is diagnosed as not implemented yet);
+- `ll.apply` is lowered like `ll-lower-apply`; all index math is `emit_apply_layout`.
+
+The original functions are replaced only when every function lowered; otherwise the new
+`gpu.module` is erased and the module is left unchanged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mlir import ir
+from mlir.dialects import arith, gpu, memref, vector
+
+from ..algebra import LinearLayout
+from ..ir.bridge import layout_of
+from .apply_layout import constant_int_value, emit_apply_layout
+from .convert_plan import HW_DIMS, plan_conversion, register_maps
+
+__all__ = ["LoweringError", "Launch", "lower_module", "launch_of"]
+
+MAX_THREADS_PER_BLOCK = 1024
+MAX_ACCESS_BYTES = 16
+ELEMENTWISE_DIALECTS = ("arith", "math")
+
+
+class LoweringError(Exception):
+    def __init__(self, location: ir.Location, message: str) -> None:
+        super().__init__(message)
+        self.location = location
+
+
+@dataclass(frozen=True)
+class Launch:
+    num_warps: int | None
+    threads_per_warp: int = 32
+    num_ctas: int = 1
+
+
+def launch_of(op: ir.Operation) -> Launch:
+    values = {}
+    for name in ("ttg.num-warps", "ttg.threads-per-warp", "ttg.num-ctas"):
+        if name in op.attributes and isinstance(op.attributes[name], ir.IntegerAttr):
+            values[name] = op.attributes[name].value
+    return Launch(values.get("ttg.num-warps"), values.get("ttg.threads-per-warp", 32), values.get("ttg.num-ctas", 1))
+
+
+def _element_bytes(t: ir.Type) -> int:
+    if isinstance(t, ir.IntegerType):
+        return max(1, (t.width + 7) // 8)
+    if isinstance(t, ir.IndexType):
+        return 8
+    width = getattr(t, "width", None)
+    if width is None:
+        raise ValueError(f"unsupported element type {t}")
+    return width // 8
+
+
+def _element_bits(t: ir.Type) -> int:
+    if isinstance(t, ir.IntegerType):
+        return t.width
+    if isinstance(t, ir.IndexType):
+        return 64
+    return t.width
+
+
+def _is_tensor(t: ir.Type) -> bool:
+    return isinstance(t, ir.RankedTensorType)
+
+
+class _Kernel:
+    """Lowers one func.func into a gpu.func."""
+
+    def __init__(self, func_op: ir.Operation, launch: Launch, insert_block: ir.Block) -> None:
+        self.func_op = func_op
+        self.launch = launch
+        self.insert_block = insert_block
+        self.values: dict[ir.Value, ir.Value] = {}
+        self.layouts: dict[str, LinearLayout] = {}
+        self.i32 = ir.IntegerType.get_signless(32)
+        self.constants: dict[tuple[int, str], ir.Value] = {}
+        # Lane-only index math, shared by the rounds of one conversion. Sharing it between
+        # conversions would be valid (one block) but gives values thousands of uses, which makes
+        # canonicalize superlinear; CSE merges what is worth merging.
+        self.lane_math: dict[tuple, ir.Value] = {}
+
+    # ------------------------------------------------------------------ helpers
+
+    def fail(self, op_or_loc, message: str):
+        location = op_or_loc if isinstance(op_or_loc, ir.Location) else op_or_loc.location
+        raise LoweringError(location, message)
+
+    def layout(self, t: ir.RankedTensorType, op: ir.Operation) -> LinearLayout:
+        """The hardware layout of tensor type `t`, padded to the launch's lanes/warps/blocks."""
+        key = str(t)
+        if key in self.layouts:
+            return self.layouts[key]
+        try:
+            layout = layout_of(t)
+        except (TypeError, ValueError) as error:
+            self.fail(op, f"cannot lower {t}: {error}")
+        names = layout.get_in_dim_names()
+        unknown = [n for n in names if n not in HW_DIMS]
+        if unknown:
+            self.fail(op, f"{t} is not distributed over hardware: input dimensions {unknown}")
+        bases = dict(layout.bases)
+        expected = {"lane": self.launch.threads_per_warp, "warp": self.num_warps, "block": self.launch.num_ctas}
+        full = []
+        for dim in HW_DIMS:
+            vectors = list(bases.get(dim, ()))
+            if dim != "register":
+                size = 1 << len(vectors)
+                if size > expected[dim]:
+                    source = {"lane": "threads per warp", "warp": "warps", "block": "CTAs"}[dim]
+                    self.fail(op, f"too many {dim}s for the launch: {t} spreads over {size} {dim}s but the "
+                                  f"kernel has {expected[dim]} {source} (ttg.num-warps/threads-per-warp/num-ctas)")
+                while 1 << len(vectors) < expected[dim]:
+                    vectors.append([0] * layout.num_out_dims)
+            full.append((dim, vectors))
+        layout = LinearLayout.from_bases(full, list(layout.get_out_dim_names()), [s for _, s in layout.out_dims],
+                                         require_surjective=False)
+        if not layout.is_surjective():
+            self.fail(op, f"{t} does not cover its tensor")
+        self.layouts[key] = layout
+        return layout
+
+    def vector_type(self, t: ir.RankedTensorType, op) -> ir.VectorType:
+        layout = self.layout(t, op)
+        return ir.VectorType.get([layout.get_in_dim_size("register")], t.element_type)
+
+    def const_i32(self, value: int) -> ir.Value:
+        return arith.constant(self.i32, value)
+
+    def const_index(self, value: int) -> ir.Value:
+        return arith.constant(ir.IndexType.get(), value)
+
+    def hw_indices(self, register: int = 0) -> dict:
+        return {"register": register, "lane": self.lane, "warp": self.warp if self.num_warps > 1 else 0,
+                "block": self.block if self.launch.num_ctas > 1 else 0}
+
+    # ------------------------------------------------------------------ driver
+
+    def lower(self) -> ir.Operation:
+        func_op = self.func_op
+        function_type = func_op.attributes["function_type"].value
+        name = func_op.attributes["sym_name"].value
+        if len(func_op.regions[0].blocks) != 1:
+            self.fail(func_op, f"'{name}': only single-block functions can be lowered")
+        if function_type.results:
+            self.fail(func_op, f"'{name}': a kernel cannot return values (it returns {list(map(str, function_type.results))})")
+        for t in function_type.inputs:
+            if _is_tensor(t):
+                self.fail(func_op, f"'{name}': tensor arguments cannot be lowered ({t}); load tiles with ll.load")
+        self.num_warps = self._num_warps()
+        threads = self.num_warps * self.launch.threads_per_warp
+        if self.launch.threads_per_warp != 32:
+            self.fail(func_op, f"'{name}': only 32 threads per warp are supported, the kernel has "
+                               f"ttg.threads-per-warp = {self.launch.threads_per_warp}")
+        if threads > MAX_THREADS_PER_BLOCK:
+            self.fail(func_op, f"'{name}': too many warps for the launch: {self.num_warps} warps x 32 threads = "
+                               f"{threads} threads, more than the {MAX_THREADS_PER_BLOCK} threads of a block")
+        with ir.InsertionPoint(self.insert_block), func_op.location:
+            kernel = gpu.GPUFuncOp(ir.TypeAttr.get(ir.FunctionType.get(list(function_type.inputs), [])),
+                                   sym_name=name, kernel=True, known_block_size=[threads, 1, 1])
+        self.kernel = kernel
+        body = kernel.body.blocks.append(*function_type.inputs)
+        old_block = func_op.regions[0].blocks[0]
+        for old, new in zip(old_block.arguments, body.arguments):
+            self.values[old] = new
+        with ir.InsertionPoint(body), func_op.location:
+            tid = arith.index_cast(self.i32, gpu.thread_id(gpu.Dimension.x))
+            self.lane = arith.andi(tid, self.const_i32(31))
+            self.warp = arith.shrui(tid, self.const_i32(5))
+            self.block = arith.index_cast(self.i32, gpu.block_id(gpu.Dimension.x)) if self.launch.num_ctas > 1 else None
+            for op in old_block.operations:
+                op = op.operation
+                with op.location:
+                    self.lower_op(op)
+        return kernel.operation
+
+    def _num_warps(self) -> int:
+        if self.launch.num_warps is not None:
+            return self.launch.num_warps
+        warps = 1
+        for op in self.func_op.regions[0].blocks[0].operations:
+            for value in list(op.operation.results) + list(op.operation.operands):
+                if _is_tensor(value.type) and value.type.encoding is not None:
+                    try:
+                        warps = max(warps, layout_of(value.type).get_in_dim_size("warp")
+                                    if layout_of(value.type).has_in_dim("warp") else 1)
+                    except (TypeError, ValueError) as error:
+                        self.fail(op.operation, f"cannot lower {value.type}: {error}")
+        return warps
+
+    def get(self, value: ir.Value) -> ir.Value:
+        return self.values[value]
+
+    def lower_op(self, op: ir.Operation) -> None:
+        name = op.name
+        if name == "func.return":
+            if len(op.operands):
+                self.fail(op, "a kernel cannot return values")
+            gpu.return_([])
+        elif name == "ll.load":
+            self.lower_load(op)
+        elif name == "ll.store":
+            self.lower_store(op)
+        elif name == "ttg.convert_layout":
+            self.lower_convert(op)
+        elif name == "ll.apply":
+            self.lower_apply(op)
+        elif name == "arith.constant" and _is_tensor(op.results[0].type):
+            self.lower_constant(op)
+        elif any(_is_tensor(v.type) for v in list(op.operands) + list(op.results)):
+            if name.split(".")[0] in ELEMENTWISE_DIALECTS and not len(op.regions):
+                self.lower_elementwise(op)
+            else:
+                self.fail(op, f"'{name}' on tensors cannot be lowered to SIMT form (supported: ll.load, "
+                              "ll.store, ttg.convert_layout, elementwise arith/math ops, splat constants)")
+        elif len(op.regions):
+            self.fail(op, f"'{name}' has regions; control flow cannot be lowered to SIMT form yet")
+        else:
+            self.clone(op, [r.type for r in op.results])
+
+    def clone(self, op: ir.Operation, result_types) -> ir.Operation:
+        attributes = {a: op.attributes[a] for a in op.attributes}
+        new = ir.Operation.create(op.name, results=result_types, operands=[self.get(v) for v in op.operands],
+                                  attributes=attributes, loc=op.location)
+        for old, result in zip(op.results, new.results):
+            self.values[old] = result
+        return new
+
+    # ------------------------------------------------------------------ ops
+
+    def lower_apply(self, op: ir.Operation) -> None:
+        from ..passes.ll_lower_apply import _cast, _plan
+
+        try:
+            layout, int_type = _plan(op)
+        except ValueError as error:
+            self.fail(op, str(error))
+        indices = {name: _cast(self.get(value), int_type)
+                   for name, value in zip(layout.get_in_dim_names(), op.operands)}
+        coordinates = emit_apply_layout(layout, indices, int_type=int_type)
+        for name, result in zip(layout.get_out_dim_names(), op.results):
+            self.values[result] = _cast(coordinates[name], result.type)
+
+    def lower_constant(self, op: ir.Operation) -> None:
+        t = op.results[0].type
+        attr = op.attributes["value"]
+        if not isinstance(attr, ir.DenseElementsAttr) or not attr.is_splat:
+            self.fail(op, "only splat tensor constants can be lowered (a non-splat constant depends on the thread)")
+        vector_type = self.vector_type(t, op)
+        splat = ir.DenseElementsAttr.get_splat(vector_type, attr.get_splat_value())
+        self.values[op.results[0]] = arith.constant(vector_type, splat)
+
+    def lower_elementwise(self, op: ir.Operation) -> None:
+        layout = None
+        for value in list(op.operands) + list(op.results):
+            if _is_tensor(value.type):
+                this = self.layout(value.type, op)
+                if layout is not None and this != layout:
+                    self.fail(op, f"'{op.name}' mixes tensors with different layouts; insert ttg.convert_layout")
+                layout = this
+            elif value in self.values or True:
+                if not _is_tensor(value.type) and value.type != ir.IndexType.get() and not isinstance(
+                        value.type, (ir.IntegerType, ir.FloatType)):
+                    self.fail(op, f"'{op.name}' has an operand of unsupported type {value.type}")
+        for value in op.operands:
+            if not _is_tensor(value.type):
+                self.fail(op, f"'{op.name}' mixes tensors and scalars")
+        result_types = [self.vector_type(r.type, op) for r in op.results]
+        self.clone(op, result_types)
+
+    def _tile_plan(self, op, tensor_type, memref_type, offsets):
+        layout = self.layout(tensor_type, op)
+        rank = tensor_type.rank
+        element = tensor_type.element_type
+        element_bytes = _element_bytes(element)
+        reduced = layout.remove_zero_bases_along_dim("register")
+        names = list(layout.get_out_dim_names())
+        identity = not memref_type.layout or str(memref_type.layout).startswith("affine_map") and \
+            memref_type.layout.value == ir.AffineMap.get_identity(rank)
+        vec = 1
+        if identity:
+            minor_first = reduced.transpose_outs(list(reversed(names)))
+            vec = minor_first.get_num_consecutive_in_out()
+            vec = max(1, min(vec, MAX_ACCESS_BYTES // element_bytes, reduced.get_in_dim_size("register")))
+        alignment = element_bytes
+        if vec > 1:
+            shape = list(memref_type.shape)
+            strides_ok = all(not ir.ShapedType.is_dynamic_size(s) for s in shape[1:]) and (
+                rank == 1 or shape[-1] % vec == 0)
+            offsets_ok = True
+            if offsets:
+                known = constant_int_value(offsets[-1])
+                offsets_ok = known is not None and known % vec == 0
+            if strides_ok and offsets_ok:
+                alignment = vec * element_bytes
+        return layout, reduced, vec, alignment
+
+    def _addresses(self, reduced: LinearLayout, vec: int, offsets) -> list[list[ir.Value]]:
+        """Per access (registers r0 = k*vec), the memref indices."""
+        base = emit_apply_layout(reduced, self.hw_indices(0), int_type=self.i32)
+        names = list(reduced.get_out_dim_names())
+        zero = {"lane": 0, "warp": 0, "block": 0}
+        accesses = []
+        for r0 in range(0, reduced.get_in_dim_size("register"), vec):
+            constant = reduced.apply({"register": r0, **zero})
+            indices = []
+            for k, dim in enumerate(names):
+                coordinate = base[dim]
+                if constant[dim]:
+                    coordinate = arith.xori(coordinate, self.const_i32(constant[dim]))
+                index = arith.index_castui(ir.IndexType.get(), coordinate)
+                if offsets:
+                    index = arith.addi(index, self.get(offsets[k]))
+                indices.append(index)
+            accesses.append(indices)
+        return accesses
+
+    def lower_load(self, op: ir.Operation) -> None:
+        memref_value = op.operands[0]
+        offsets = list(op.operands)[1:]
+        tensor_type = op.results[0].type
+        layout, reduced, vec, alignment = self._tile_plan(op, tensor_type, memref_value.type, offsets)
+        element = tensor_type.element_type
+        piece_type = ir.VectorType.get([vec], element)
+        accesses = self._addresses(reduced, vec, offsets)
+        if vec == 1:  # scalars: a concatenation of 1-element vectors would canonicalize to interleaves
+            value = vector.from_elements(ir.VectorType.get([len(accesses)], element),
+                                         [memref.load(self.get(memref_value), indices) for indices in accesses])
+        else:
+            value = _concat([vector.load(piece_type, self.get(memref_value), indices, alignment=alignment)
+                             for indices in accesses])
+        full_of, reduced_of = register_maps(layout)
+        if len(reduced_of) != len(full_of):
+            value = vector.shuffle(value, value, reduced_of)
+        self.values[op.results[0]] = value
+
+    def lower_store(self, op: ir.Operation) -> None:
+        value = self.get(op.operands[0])
+        memref_value = op.operands[1]
+        offsets = list(op.operands)[2:]
+        tensor_type = op.operands[0].type
+        layout, reduced, vec, alignment = self._tile_plan(op, tensor_type, memref_value.type, offsets)
+        full_of, _ = register_maps(layout)
+        for k, indices in enumerate(self._addresses(reduced, vec, offsets)):
+            registers = [full_of[r] for r in range(k * vec, (k + 1) * vec)]
+            if vec == 1:
+                memref.store(vector.extract(value, [], registers), self.get(memref_value), indices)
+                continue
+            piece = value
+            if registers != list(range(layout.get_in_dim_size("register"))):
+                piece = vector.shuffle(value, value, registers)
+            vector.store(piece, self.get(memref_value), indices, alignment=alignment)
+
+    def lower_convert(self, op: ir.Operation) -> None:
+        src_type, dst_type = op.operands[0].type, op.results[0].type
+        src = self.layout(src_type, op)
+        dst = self.layout(dst_type, op)
+        element = src_type.element_type
+        try:
+            plan = plan_conversion(src, dst, _element_bits(element))
+        except ValueError as error:
+            self.fail(op, f"cannot convert {src_type} to {dst_type}: {error}")
+        if plan.kind == "shared":
+            self.fail(op, f"converting {src_type.encoding} to {dst_type.encoding} needs shared memory "
+                          f"({plan.reason}), which ll-to-simt does not implement yet")
+        value = self.get(op.operands[0])
+        src_full_of, _ = register_maps(src)
+        _, dst_reduced_of = register_maps(dst)
+        rounds = plan.rounds
+        if all(r.source_lane is None and r.register_select is None for r in rounds) and plan.reader_select is None:
+            mask = [src_full_of[rounds[dst_reduced_of[i]].register_base] for i in range(len(dst_reduced_of))]
+            if mask != list(range(src.get_in_dim_size("register"))):
+                value = vector.shuffle(value, value, mask)
+            self.values[op.results[0]] = value
+            return
+        element_of = {}
+
+        def register(j: int) -> ir.Value:
+            if j not in element_of:
+                element_of[j] = vector.extract(value, [], [src_full_of[j]])
+            return element_of[j]
+
+        def conditions(select: LinearLayout | None, bits: int) -> list[ir.Value]:
+            if select is None:
+                return []
+            key = ("select", select, bits, len(self.lane_math))  # per conversion: see lane_math
+            if key not in self.lane_math:
+                t = emit_apply_layout(select, {"lane": self.lane}, int_type=self.i32)["register"]
+                self.lane_math[key] = [arith.cmpi(arith.CmpIPredicate.ne, arith.andi(t, self.const_i32(1 << k)),
+                                                  self.const_i32(0)) for k in range(bits)]
+            return self.lane_math[key]
+
+        provider_conds = conditions(rounds[0].register_select, len(plan.select_basis))
+        reader_conds = conditions(plan.reader_select, len(plan.reader_basis))
+        _, to_shuffle, from_shuffle = _shuffle_casts(element)
+        width = None
+        received = []
+        for r in rounds:
+            candidates = [register(r.register_base ^ _span(plan.select_basis, t))
+                          for t in range(1 << len(plan.select_basis))]
+            provided = _select_tree(candidates, provider_conds)
+            if r.source_lane is not None:
+                width = width or self.const_i32(32)
+                if r.xor_mode:
+                    offset, mode = self.const_i32(r.lane_xor), gpu.ShuffleMode.XOR
+                else:
+                    key = ("lane", r.source_lane, r.lane_xor, id(op))
+                    if key not in self.lane_math:
+                        offset = emit_apply_layout(r.source_lane, {"lane": self.lane}, int_type=self.i32)["lane"]
+                        if r.lane_xor:
+                            offset = arith.xori(offset, self.const_i32(r.lane_xor))
+                        self.lane_math[key] = offset
+                    offset = self.lane_math[key]
+                    mode = gpu.ShuffleMode.IDX
+                shuffled = gpu.ShuffleOp(to_shuffle(provided), offset, width, mode).results[0]
+                provided = from_shuffle(shuffled)
+            received.append(provided)
+        outputs = [_select_tree([received[i ^ _span(plan.reader_basis, t)] for t in range(1 << len(plan.reader_basis))],
+                                reader_conds) for i in range(len(rounds))]
+        dst_type_v = self.vector_type(dst_type, op)
+        self.values[op.results[0]] = vector.from_elements(dst_type_v, [outputs[dst_reduced_of[i]]
+                                                                       for i in range(len(dst_reduced_of))])
+
+
+def _span(basis: list[int], t: int) -> int:
+    out = 0
+    for k, b in enumerate(basis):
+        if t >> k & 1:
+            out ^= b
+    return out
+
+
+def _select_tree(candidates: list[ir.Value], conds: list[ir.Value]) -> ir.Value:
+    """candidates[t] chosen by the bits of t (conds[k] is bit k)."""
+    for cond in conds:
+        candidates = [arith.select(cond, candidates[q + 1], candidates[q]) for q in range(0, len(candidates), 2)]
+    return candidates[0]
+
+
+def _shuffle_casts(element: ir.Type):
+    """(type shuffled, to, from): gpu.shuffle moves 32-bit values."""
+    i32 = ir.IntegerType.get_signless(32)
+    if isinstance(element, (ir.F32Type,)) or (isinstance(element, ir.IntegerType) and element.width == 32):
+        return element, (lambda v: v), (lambda v: v)
+    if isinstance(element, ir.IntegerType) and element.width < 32:
+        return i32, (lambda v: arith.extui(i32, v)), (lambda v: arith.trunci(element, v))
+    if isinstance(element, (ir.F16Type, ir.BF16Type)):
+        i16 = ir.IntegerType.get_signless(16)
+        return i32, (lambda v: arith.extui(i32, arith.bitcast(i16, v))), \
+            (lambda v: arith.bitcast(element, arith.trunci(i16, v)))
+    raise ValueError(f"cannot shuffle {element}")
+
+
+def _concat(pieces: list[ir.Value]) -> ir.Value:
+    while len(pieces) > 1:
+        merged = []
+        for k in range(0, len(pieces), 2):
+            a, b = pieces[k], pieces[k + 1]
+            n = ir.VectorType(a.type).shape[0] + ir.VectorType(b.type).shape[0]
+            merged.append(vector.shuffle(a, b, list(range(n))))
+        pieces = merged
+    return pieces[0]
+
+
+def lower_module(module_op: ir.Operation) -> list[tuple[ir.Location, str]]:
+    """Lower every func.func of `module_op` into a gpu.func kernel; return the errors (then the
+    module is unchanged)."""
+    body = module_op.regions[0].blocks[0]
+    funcs = [op.operation for op in body.operations
+             if op.operation.name == "func.func" and len(op.operation.regions[0].blocks)]
+    if not funcs:
+        return []
+    launch = launch_of(module_op)
+    with ir.InsertionPoint(body), module_op.location:
+        gpu_module = gpu.GPUModuleOp("kernels")
+    gpu_module.regions[0].blocks.append()
+    gpu_block = gpu_module.regions[0].blocks[0]
+    errors = []
+    for func_op in funcs:
+        try:
+            _Kernel(func_op, launch, gpu_block).lower()
+        except LoweringError as error:
+            errors.append((error.location, str(error)))
+    if errors:
+        gpu_module.operation.erase()
+        return errors
+    for func_op in funcs:
+        func_op.erase()
+    module_op.attributes["gpu.container_module"] = ir.UnitAttr.get()
+    return []
+

@@ -1,0 +1,133 @@
+"""Random tile-load -> convert_layout -> tile-store kernels, for the lowering tests and benchmark.
+
+`random_pair(rng, ...)` draws a source layout and a destination layout of the same tensor,
+shaped so that each strategy of the convert_layout decision tree is hit: the destination is the
+source with its register bases permuted ("register"), its register and lane bases mixed inside
+the warp ("warp"), or anything at all ("any", mostly needing shared memory). Layouts may
+broadcast: zero register bases (duplicate registers) and zero lane/warp bases when the tensor is
+smaller than the launch.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from linear_layout import LinearLayout
+from linear_layout.ir.bridge import format_ll_layout
+
+DTYPES = {"f32": np.float32, "f16": np.float16, "i8": np.uint8}
+
+
+def _unit(dim: int, bit: int, rank: int) -> list[int]:
+    v = [0] * rank
+    v[dim] = 1 << bit
+    return v
+
+
+def _xor(a, b):
+    return [x ^ y for x, y in zip(a, b)]
+
+
+def random_layout(rng: random.Random, shape_bits: list[int], num_warps: int, zero_registers: int = 0,
+                  swizzle: bool = False) -> LinearLayout:
+    rank = len(shape_bits)
+    units = [_unit(d, b, rank) for d in range(rank) for b in range(shape_bits[d])]
+    rng.shuffle(units)
+    if swizzle:  # an invertible mix keeps the layout surjective
+        for _ in range(rng.randint(1, 3)):
+            i, j = rng.sample(range(len(units)), 2) if len(units) > 1 else (0, 0)
+            if i != j:
+                units[i] = _xor(units[i], units[j])
+    warp_bits = num_warps.bit_length() - 1
+    slots = {"lane": 5, "warp": warp_bits}
+    bases = {"register": [], "lane": [], "warp": []}
+    # Fill lanes and warps from a random position in the list; zeros when the tensor is small.
+    order = ["lane", "warp"]
+    rng.shuffle(order)
+    for dim in order:
+        for _ in range(slots[dim]):
+            if units and rng.random() < 0.9:
+                bases[dim].append(units.pop(rng.randrange(len(units))) if rng.random() < 0.3 else units.pop(0))
+            else:
+                bases[dim].append([0] * rank)
+    bases["register"] = units
+    for _ in range(zero_registers):
+        bases["register"].insert(rng.randint(0, len(bases["register"])), [0] * rank)
+    # Unused tensor bits would make the layout non-surjective: none are left (all went somewhere).
+    return LinearLayout.from_bases([(d, bases[d]) for d in ("register", "lane", "warp")],
+                                   [f"dim{k}" for k in range(rank)], [1 << b for b in shape_bits])
+
+
+def derive(rng: random.Random, src: LinearLayout, mode: str, num_warps: int, zero_registers: int) -> LinearLayout:
+    bases = {d: [list(b) for b in v] for d, v in src.bases}
+    rank = src.num_out_dims
+    regs = [b for b in bases["register"] if any(b)]
+    if mode == "register":
+        rng.shuffle(regs)
+        bases["register"] = regs
+    elif mode == "warp":
+        pool = regs + bases["lane"]
+        rng.shuffle(pool)
+        if len(pool) > 1 and rng.random() < 0.5:
+            i, j = rng.sample(range(len(pool)), 2)
+            if any(pool[j]):
+                pool[i] = _xor(pool[i], pool[j]) if any(_xor(pool[i], pool[j])) else pool[i]
+        bases["lane"] = pool[:5]
+        bases["register"] = [b for b in pool[5:] if any(b)]
+        # a zero lane basis taken into the registers is dropped; pad the lanes again
+        while len(bases["lane"]) < 5:
+            bases["lane"].append([0] * rank)
+    else:
+        shape_bits = [s.bit_length() - 1 for _, s in src.out_dims]
+        return random_layout(rng, shape_bits, num_warps, zero_registers, swizzle=rng.random() < 0.3)
+    for _ in range(zero_registers):
+        bases["register"].insert(rng.randint(0, len(bases["register"])), [0] * rank)
+    layout = LinearLayout.from_bases([(d, bases[d]) for d in ("register", "lane", "warp")],
+                                     list(src.get_out_dim_names()), [s for _, s in src.out_dims],
+                                     require_surjective=False)
+    if not layout.is_surjective():  # an xor made two bases equal: fall back to a pure permutation
+        return derive(rng, src, mode if mode != "warp" else "register", num_warps, zero_registers)
+    return layout
+
+
+def random_case(seed: int):
+    """(src, dst, dtype name, num_warps, mode) drawn from `seed`."""
+    rng = random.Random(seed)
+    num_warps = rng.choice([1, 2, 4, 8])
+    rank = rng.randint(1, 3)
+    total = rng.randint(max(1, 3 + (num_warps.bit_length() - 1)), 5 + (num_warps.bit_length() - 1) + 3)
+    shape_bits = [0] * rank
+    for _ in range(total):
+        shape_bits[rng.randrange(rank)] += 1
+    dtype = rng.choice(list(DTYPES))
+    mode = rng.choice(["register", "warp", "warp", "warp", "any"])
+    src = random_layout(rng, shape_bits, num_warps, rng.choice([0, 0, 1]), swizzle=rng.random() < 0.2)
+    dst = derive(rng, src, mode, num_warps, rng.choice([0, 0, 1]))
+    return src, dst, dtype, num_warps, mode
+
+
+def kernel_text(src: LinearLayout, dst: LinearLayout, dtype: str, num_warps: int, name: str = "cvt",
+                encodings: tuple[str, str] | None = None) -> str:
+    shape = [s for _, s in src.out_dims]
+    memref = f"memref<{'x'.join(map(str, shape))}x{dtype}>"
+    a, b = encodings or (format_ll_layout(src), format_ll_layout(dst))
+    tensor_a = f"tensor<{'x'.join(map(str, shape))}x{dtype}, {a}>"
+    tensor_b = f"tensor<{'x'.join(map(str, shape))}x{dtype}, {b}>"
+    return f"""module attributes {{"ttg.num-warps" = {num_warps} : i32, "ttg.threads-per-warp" = 32 : i32}} {{
+  func.func @{name}(%in: {memref}, %out: {memref}) {{
+    %x = "ll.load"(%in) : ({memref}) -> {tensor_a}
+    %y = "ttg.convert_layout"(%x) : ({tensor_a}) -> {tensor_b}
+    "ll.store"(%y, %out) : ({tensor_b}, {memref}) -> ()
+    return
+  }}
+}}
+"""
+
+
+def random_input(shape, dtype: str, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    if dtype == "i8":
+        return rng.integers(0, 256, size=shape, dtype=np.uint8)
+    return rng.standard_normal(size=shape).astype(DTYPES[dtype])
