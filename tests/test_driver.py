@@ -3,6 +3,8 @@ processes (the lit suite and test_driver_errors.py run it as a program)."""
 
 from __future__ import annotations
 
+import pathlib
+
 import pytest
 
 from linear_layout.tools import opt
@@ -54,3 +56,25 @@ def test_diagnostic_positions_inside_other_locations(capsys, tmp_path, location_
     text = f"func.func @b(%x: tensor<4x4xf32, {BLOCKED}>) {{\n  return\n}} {loc}\n"
     code, out, err = run(capsys, tmp_path, text)
     assert code == 1 and ":7:3: error:" in err
+
+
+EXAMPLE = pathlib.Path(__file__).resolve().parents[1] / "examples" / "transpose.mlir"
+
+
+def test_emit_ptx_compiles_the_lowered_example(capsys):
+    code = opt.main([str(EXAMPLE), "-p", "builtin.module(ll-lower)", "--emit-ptx", "--ptx-chip=sm_80"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert ".target sm_80" in out and ".entry transpose" in out
+    assert "shfl.sync.idx.b32" in out  # the example's conversion is a warp-shuffle exchange
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--emit-ptx"], "--emit-ptx: the module has no gpu.module"),
+    (["-p", "builtin.module(ll-lower)", "--emit-ptx", "--ptx-chip=90"], "--ptx-chip: '90' is not an NVIDIA chip name"),
+])
+def test_emit_ptx_user_errors(capsys, args, message):
+    code = opt.main([str(EXAMPLE), *args])
+    captured = capsys.readouterr()
+    assert code == 1 and captured.out == ""
+    assert captured.err.count("\n") == 1 and message in captured.err

@@ -26,7 +26,20 @@ def test_ci_runs_the_readme_test_command_verbatim():
     assert test_command in ci_lines
 
 
-def test_main_job_example_runs():
+def test_main_job_lowers_the_bundled_example():
+    command = _readme_commands()[0]
+    assert command.endswith(".venv/bin/linear-layout-opt -p 'builtin.module(ll-lower)' examples/transpose.mlir")
+    result = subprocess.run(
+        [sys.executable, "-m", "linear_layout.tools.opt", "-p", "builtin.module(ll-lower)",
+         str(ROOT / "examples" / "transpose.mlir")],
+        capture_output=True, text=True, check=True,
+    )
+    assert "gpu.func @transpose" in result.stdout and "kernel" in result.stdout
+    assert "gpu.shuffle" in result.stdout
+    assert "ttg." not in result.stdout.split("gpu.module", 1)[1]  # only upstream dialects remain
+
+
+def test_algebra_example_runs():
     result = subprocess.run(
         [sys.executable, str(ROOT / "examples" / "blocked_layout.py")],
         capture_output=True, text=True, check=True,

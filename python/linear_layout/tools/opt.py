@@ -70,6 +70,10 @@ def _argument_parser() -> argparse.ArgumentParser:
     parser.add_argument("--mlir-print-ir-after-all", action="store_true",
                         help="print the IR after every pass of the pipeline (to stderr)")
     parser.add_argument("--mlir-print-op-generic", action="store_true", help="print operations in generic form")
+    parser.add_argument("--emit-ptx", action="store_true",
+                        help="after the pipeline, compile the gpu.module kernels with the stock "
+                             "gpu-lower-to-nvvm-pipeline and print their PTX instead of the IR")
+    parser.add_argument("--ptx-chip", default="sm_90", metavar="CHIP", help="target of --emit-ptx (default: sm_90)")
     parser.add_argument("--list-passes", action="store_true", help="list this project's passes and exit")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     return parser
@@ -210,6 +214,14 @@ class _Driver:
         load_dialects(self.context)
         self.verify_pm = build_pass_manager("ll-verify", self.context)
         self.user_pm = None
+        self.ptx_pm = None
+        if args.emit_ptx:
+            if not re.fullmatch(r"sm_\d+a?", args.ptx_chip):
+                raise UserError(f"--ptx-chip: '{args.ptx_chip}' is not an NVIDIA chip name like sm_90")
+            # +ptx80 is required: without a PTX ISA version LLVM aborts the process.
+            self.ptx_pm = build_pass_manager(
+                f"builtin.module(gpu-lower-to-nvvm-pipeline{{cubin-chip={args.ptx_chip} "
+                "cubin-features=+ptx80 cubin-format=isa})", self.context)
         if parse_pipeline(args.pass_pipeline):
             self.user_pm = build_pass_manager(args.pass_pipeline, self.context)
             if args.mlir_print_ir_after_all:
@@ -235,6 +247,8 @@ class _Driver:
                 for pm in (self.verify_pm, self.user_pm, self.verify_pm if self.user_pm else None):
                     if pm is not None:
                         pm.run(module.operation)
+                if self.ptx_pm is not None:
+                    return self._ptx(module), diagnostics
             except ir.MLIRError as error:
                 diagnostics.extend(_to_diagnostic(info) for info in error.error_diagnostics)
                 if not error.error_diagnostics:
@@ -243,6 +257,20 @@ class _Driver:
         finally:
             handler.detach()
         return print_module(module, generic=self.args.mlir_print_op_generic), diagnostics
+
+
+    def _ptx(self, module) -> str:
+        """Compile with the stock NVVM pipeline; the PTX of every kernel object, one after another."""
+        from mlir.dialects import gpu
+
+        if not any(op.operation.name == "gpu.module" for op in module.body.operations):
+            raise UserError("--emit-ptx: the module has no gpu.module (lower it first, e.g. with ll-lower)")
+        self.ptx_pm.run(module.operation)
+        texts = []
+        for op in module.body.operations:
+            if op.operation.name == "gpu.binary":
+                texts.extend(gpu.ObjectAttr(o).object.decode() for o in op.attributes["objects"])
+        return "".join(texts)
 
 
 def _run(argv: list[str] | None) -> int:
