@@ -29,14 +29,14 @@ def blocked(shape, size_per_thread, threads_per_warp, warps_per_cta, order) -> L
         * identity_standard_nd("lane", threads_per_warp, order)
         * identity_standard_nd("warp", warps_per_cta, order)
     )
-    names = cta.get_out_dim_names()
-    cta = ensure_layout_not_smaller_than(cta, dict(zip(names, shape)))
+    names = [f"dim{i}" for i in range(len(shape))]
+    cta = ensure_layout_not_smaller_than(cta, dict(zip(names, shape))).transpose_outs(names)
     return cta * LinearLayout.identity_1d(1, "block", names[0])
 
 
 def mma_v2(shape, warps_per_cta) -> LinearLayout:
     """An Ampere mma accumulator: per warp a 16x8 tile, registers in pairs along dim1."""
-    warps = identity_standard_nd("warp", warps_per_cta, [1, 0])
+    warps = identity_standard_nd("warp", warps_per_cta, [1, 0]).transpose_outs(["dim0", "dim1"])
     cta = LinearLayout.from_bases(
         [
             ("register", [[0, 1], [8, 0]]),
@@ -60,7 +60,7 @@ def swizzled_shared(shape, vec, per_phase, max_phase) -> LinearLayout:
 def suite() -> dict[str, LinearLayout]:
     blocked_128 = blocked([128, 128], [1, 8], [8, 4], [4, 1], [1, 0])
     blocked_t = blocked([128, 128], [8, 1], [4, 8], [1, 4], [0, 1])
-    broadcast = blocked([32, 128], [1, 4], [4, 8], [8, 1], [1, 0])  # 8 warps on 32 rows: 1 warp bit broadcasts
+    broadcast = blocked([32, 128], [1, 4], [4, 8], [8, 1], [1, 0])  # 8 warps cover 32 rows; on 16, one warp bit broadcasts
     wide = LinearLayout.from_bases(
         [
             ("register", [[1, 0, 0], [2, 0, 0], [0, 0, 1], [0, 0, 2], [4, 0, 0], [0, 16, 0]]),
@@ -76,14 +76,14 @@ def suite() -> dict[str, LinearLayout]:
         "mma v2 128x128": mma_v2([128, 128], [2, 2]),
         "swizzled smem 128x128": swizzled_shared([128, 128], 8, 1, 8),
         "4-in-dim 20-bit 3-D": wide,
-        "broadcast blocked 32x128": _with_broadcast(broadcast),
+        "broadcast blocked 16x128": _with_broadcast(broadcast),
     }
 
 
 def _with_broadcast(layout: LinearLayout) -> LinearLayout:
     from linear_layout import ensure_layout_not_larger_than
 
-    return ensure_layout_not_larger_than(layout, {"dim0": 32, "dim1": 128})
+    return ensure_layout_not_larger_than(layout, {"dim0": 16, "dim1": 128})
 
 
 def to_triton(layout: LinearLayout):
@@ -107,7 +107,7 @@ def cases(layouts):
     blocked_128 = layouts["blocked 128x128"]
     shared = layouts["swizzled smem 128x128"]
     mma = layouts["mma v2 128x128"]
-    broadcast = layouts["broadcast blocked 32x128"]
+    broadcast = layouts["broadcast blocked 16x128"]
     wide = layouts["4-in-dim 20-bit 3-D"]
     yield "invert_and_compose", "blocked -> swizzled smem", lambda m: (lambda a=m(blocked_128), b=m(shared): a.invert_and_compose(b))
     yield "invert_and_compose", "mma -> blocked", lambda m: (lambda a=m(mma), b=m(blocked_128): a.invert_and_compose(b))
@@ -118,7 +118,7 @@ def cases(layouts):
     yield "*", "4-in-dim * 4-in-dim", lambda m: (lambda a=m(wide): a * a)
     yield "invert", "swizzled smem", lambda m: (lambda a=m(shared): a.invert())
     yield "invert", "4-in-dim 20-bit", lambda m: (lambda a=m(wide): a.invert())
-    yield "invert_and_compose", "broadcast -> blocked", lambda m: (lambda a=m(broadcast), b=m(blocked([32, 128], [1, 4], [4, 8], [1, 1], [1, 0]) * LinearLayout.zeros_1d(8, "warp", "dim0")): a.invert_and_compose(b))
+    yield "invert_and_compose", "broadcast -> blocked", lambda m: (lambda a=m(broadcast), b=m(blocked([16, 128], [1, 4], [4, 8], [1, 1], [1, 0]) * LinearLayout.zeros_1d(8, "warp", "dim0")): a.invert_and_compose(b))
     yield "apply (1 point)", "blocked 128x128", lambda m: (lambda a=m(blocked_128): a.apply({"register": 45, "lane": 19, "warp": 2, "block": 0}))
     yield "apply (1 point)", "4-in-dim 20-bit", lambda m: (lambda a=m(wide): a.apply({"register": 45, "lane": 19, "warp": 11, "block": 21}))
 
