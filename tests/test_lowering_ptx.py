@@ -71,6 +71,12 @@ def test_lowered_kernel_compiles_to_ptx(name, text, pipeline):
     ptx = ptx_of(lowered)
     assert ".target sm_90" in ptx and ".entry" in ptx
     if "alignment = 16" in lowered:
-        assert "ld.global.v4" in ptx or "st.global.v4" in ptx
+        assert any(v in ptx for v in ("ld.global.v4", "st.global.v4", "ld.shared.v4", "st.shared.v4"))
+    if "workgroup(" in lowered:
+        assert ".shared" in ptx and "st.shared" in ptx and "ld.shared" in ptx
+        if "vector<4xf32>" in lowered and "#gpu.address_space<workgroup>>, vector<4xf32>" in lowered:
+            assert "st.shared.v4" in ptx or "ld.shared.v4" in ptx
+    if "gpu.barrier" in lowered:
+        assert "bar.sync" in ptx
     if "gpu.shuffle" in lowered:
         assert "shfl.sync" in ptx

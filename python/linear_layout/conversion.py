@@ -74,6 +74,7 @@ __all__ = [
     "bank_conflicts",
     "minimal_conversion",
     "plan_conversion",
+    "plan_local_access",
     "warp_decomposition",
 ]
 
@@ -778,7 +779,7 @@ def _plan_shared(src: LinearLayout, dst: LinearLayout, bitwidth: int, max_reps: 
 
 
 def plan_conversion(src: Any, dst: Any, shape: Sequence[int] | None = None, bitwidth: int = 32, *,
-                    threads_per_warp: int = 32, max_reps: int | None = None) -> ConversionPlan:
+                    threads_per_warp: int = 32, max_reps: int | None = None, in_warp: bool = True) -> ConversionPlan:
     """Plan ``convert_layout`` from ``src`` to ``dst`` (encodings or distributed LinearLayouts).
 
     Strategy (Triton's decision): zero register bases are removed from both layouts;
@@ -789,7 +790,9 @@ def plan_conversion(src: Any, dst: Any, shape: Sequence[int] | None = None, bitw
     ``register`` left: register permutation; nothing: no-op.
 
     ``max_reps`` limits how many common register directions become repetitions (``None``: all,
-    the smallest scratch; ``0``: one round, the fewest barriers).
+    the smallest scratch; ``0``: one round, the fewest barriers). ``in_warp=False`` sends the
+    conversions that would use warp shuffles to shared memory instead (for an emitter that cannot
+    realise a particular shuffle plan); the other branches are unchanged.
 
     Raises ValueError when the layouts do not describe the same tensor on the same launch.
     """
@@ -815,7 +818,9 @@ def plan_conversion(src: Any, dst: Any, shape: Sequence[int] | None = None, bitw
     if "block" in names or "warp" in names:
         return ConversionPlan("shared", "data moves between warps", shared=_plan_shared(src_ll, dst_ll, bitwidth, max_reps), **common)
     if "lane" in names:
-        if tuple(cvt.get_out_dim_names()) == ("register", "lane"):
+        if not in_warp:
+            why = "in-warp exchange not realisable by the emitter"
+        elif tuple(cvt.get_out_dim_names()) == ("register", "lane"):
             dec = warp_decomposition(src_r, dst_r, 32)
             if dec is not None and len(dec.mixed) < 2:
                 dec = warp_decomposition(src_r, dst_r, bitwidth)
@@ -893,3 +898,47 @@ def bank_conflicts(distributed: Any, shared: Any, bitwidth: int, shape: Sequence
     warp_active = [not warp_mask >> k & 1 for k in range(len(warp_off))]
     wave, ideal, cost = _count_wavefronts(lane_off, lane_active, warp_active, v, bitwidth, n_instr)
     return BankConflicts(wave, ideal, n_instr, 1 << v, (1 << v) * elem_bytes, cost)
+
+
+def plan_local_access(distributed: Any, shared: Any, bitwidth: int, shape: Sequence[int] | None = None, *,
+                      kind: str = "load") -> Access:
+    """The accesses of ``ttg.local_store`` (``kind="store"``) or ``ttg.local_load`` (``"load"``)
+    between a distributed layout and an explicit shared layout (``offset[, block] -> dim0..``).
+
+    The per-element offsets are ``distributed.invert_and_compose(shared)``; the vector is the
+    largest run of registers at offsets ``1, 2, 4, ...`` that thread offsets do not touch (at most
+    16 bytes), the rule of :func:`bank_conflicts`, whose wavefronts it reproduces. The result is an
+    :class:`Access` read exactly like a side of a :class:`SharedPlan` (one rep): stores under
+    ``predicate`` (free lanes/warps do not store), loads followed by ``copies``.
+    The shared layout must map offsets one-to-one onto the tensor (per CTA)."""
+    if kind not in ("load", "store"):
+        raise ValueError("kind must be 'load' or 'store'")
+    reg = _as_layout(distributed, shape, "distributed")
+    smem = _as_layout(shared, shape, "shared", in_dims=("offset", "block"))
+    if reg.out_dims != smem.out_dims:
+        raise ValueError(f"the layouts cover different shapes: {list(reg.out_dims)} vs {list(smem.out_dims)}")
+    offset_cols = _cols(smem)["offset"]
+    n_bits = reg.get_total_out_dim_size_log2()
+    if len(offset_cols) != n_bits or _rank(offset_cols) != n_bits:
+        raise ValueError("the shared layout must map its offsets one-to-one onto the tensor")
+    free = reg.get_free_variable_masks()
+    side = _side(reg)
+    to_off = [_solve_in(offset_cols, c) for c in side.reg + side.lane + side.warp]
+    nr, nl = len(side.reg), len(side.lane)
+    reg_off = [o for k, o in enumerate(to_off[:nr]) if not free["register"] >> k & 1]
+    lane_mask = free["lane"] if kind == "store" else 0
+    warp_mask = free["warp"] if kind == "store" else 0
+    thread_bits = 0
+    for k, o in enumerate(to_off[nr:nr + nl]):
+        if not lane_mask >> k & 1:
+            thread_bits |= o
+    for k, o in enumerate(to_off[nr + nl:]):
+        if not warp_mask >> k & 1:
+            thread_bits |= o
+    elem_bytes = max(1, bitwidth // 8)
+    rs = set(reg_off)
+    v = 0
+    while (1 << v) in rs and not thread_bits & ((2 << v) - 1) and (2 << v) * elem_bytes <= MAX_ACCESS_BYTES:
+        v += 1
+    bases = {"vector": [], "bank": [], "segment": offset_cols, "reps": []}
+    return _access(reg, bases, v, bitwidth, kind == "store")

@@ -1,26 +1,25 @@
-"""Planning a `convert_layout` between two distributed layouts (pure algebra, no `mlir`).
+"""Realising a `convert_layout` plan in registers, shuffles or shared memory (pure algebra, no `mlir`).
 
-The decision follows Triton's `ConvertLayoutOpToLLVM`:
+The strategy has ONE source of truth: `linear_layout.conversion.plan_conversion` (Triton's
+decision tree: no-op, register permutation, warp shuffles, shared memory; see
+docs/conversions.md). This module only turns its answer into what the `ll-to-simt` emitter needs:
 
-1. Zero (broadcast) register bases are removed from both layouts: a thread's duplicate registers
-   carry no information. `src'`, `dst'` are the reduced layouts.
-2. The conversion `dst'.invert_and_compose(src')` maps each source hardware location to a
-   destination location holding the same element. Its trailing trivial dimensions (`block`,
-   then `warp`, then `lane`, stopping at the first that is not trivial) are quotiented away.
-3. The remaining input dimensions decide the strategy:
-   - `block` or `warp` left: data crosses warps -> **shared memory**;
-   - `lane` left: data crosses lanes -> **warp shuffles** when the in-warp plan below exists and
-     passes the cost rule, else shared memory;
-   - only `register` left: **register permutation** inside each thread;
-   - nothing left: **no-op**.
+- **shared**: the `SharedPlan` of `conversion.plan_conversion` as is (store/load instructions,
+  thread offsets, predicate, copies, repetitions);
+- **noop / register / shuffle**: the *in-warp rounds* below, one per destination register.
+  When the rounds cannot realise a shuffle plan (a broadcast source lane mixed with a register
+  transposition, about 3% of random in-warp cases), the conversion is re-planned with
+  `plan_conversion(..., in_warp=False)`, i.e. through shared memory, and the plan's `reason`
+  says so.
 
-In-warp plan (shuffles and register permutations)
--------------------------------------------------
-The *gather map* `G = dst'.invert_and_compose(src')` gives, for every destination hardware
-location, a source location that holds its element: `src'(G(h)) = dst'(h)`. Its warp and block
-outputs are replaced by the destination's own warp and block (valid exactly when the source
-warp/block coordinate does not matter, e.g. warps that broadcast); the result is checked
-exhaustively. Restricted to registers `i` and lanes `l` it is a block GF(2) matrix
+In-warp rounds
+--------------
+The *gather map* `G = dst'.invert_and_compose(src')` (`src'`, `dst'`: zero register bases
+removed) gives, for every destination hardware location, a source location that holds its
+element: `src'(G(h)) = dst'(h)`. Its warp and block outputs are replaced by the destination's
+own warp and block (valid exactly when the source warp/block coordinate does not matter, e.g.
+warps that broadcast); the result is checked exhaustively. Restricted to registers `i` and lanes
+`l` it is a block GF(2) matrix
 
     src register = Gr(i) ^ Grl(l)          src lane = Glr(i) ^ Gl(l)
 
@@ -36,12 +35,7 @@ register bits into lane bits and back. For each destination register `i` one rou
   that register is `c_i ^ H(p)` with `c_i = Gr(i) ^ H(Glr(i))`: a constant register when
   `H = 0`, else a `select` tree over `2**m` registers, `m = rank(H)`.
 
-Cost rule (documented in docs/passes.md): per destination register the in-warp plan costs one
-shuffle and `2**m - 1` selects; shared memory costs one store per source register, one load per
-destination register and two barriers. Shuffles are used when `2**m - 1 <= 1`, i.e. at most
-one shuffle plus one select per element, which never exceeds the store plus load that shared
-memory pays per element (Triton's rule is the same in spirit: fewer than two mixed
-transpositions). Element types wider than 32 bits are not shuffled.
+Element types wider than 32 bits are not shuffled.
 """
 
 from __future__ import annotations
@@ -50,14 +44,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import conversion as _conversion
 from ..algebra import LinearLayout
+from ..conversion import minimal_conversion
 
-__all__ = ["ConversionPlan", "Round", "plan_conversion", "minimal_conversion", "register_maps",
-           "MAX_SELECTS_PER_ELEMENT"]
+__all__ = ["ConversionPlan", "Round", "plan_conversion", "minimal_conversion", "register_maps"]
 
 HW_DIMS = ("register", "lane", "warp", "block")
-#: The in-warp plan is used when it needs at most this many selects per element (cost rule).
-MAX_SELECTS_PER_ELEMENT = 2
 
 
 @dataclass(frozen=True)
@@ -89,8 +82,12 @@ class ConversionPlan:
     select_basis: list[int] = field(default_factory=list)  # image basis of H (source registers)
     reader_basis: list[int] = field(default_factory=list)  # image basis of A (destination registers)
     reader_select: LinearLayout | None = None  # lane -> coordinates of A(lane) in reader_basis
+    strategy: "_conversion.ConversionPlan | None" = None  # the decision (conversion.plan_conversion)
+    shared: "_conversion.SharedPlan | None" = None  # kind == "shared": what to emit
 
     def summary(self) -> str:
+        if self.shared is not None:
+            return self.strategy.summary()
         return f"{self.kind}: {self.shuffles} shuffles, {self.selects} selects per thread"
 
 
@@ -118,18 +115,6 @@ def register_maps(layout: LinearLayout) -> tuple[list[int], list[int]]:
     for i in range(1 << len(bases)):
         reduced_of.append(sum(1 << t for t, k in enumerate(kept) if i >> k & 1))
     return full_of, reduced_of
-
-
-def minimal_conversion(src: LinearLayout, dst: LinearLayout) -> LinearLayout:
-    """Triton's minimalCvtLayout on reduced layouts: dst.invert_and_compose(src), with trailing
-    trivial block/warp/lane dimensions quotiented away."""
-    conversion = dst.invert_and_compose(src)
-    for dim in ("block", "warp", "lane"):
-        quotient = conversion.quotient([dim])
-        if quotient is None:
-            break
-        conversion = quotient
-    return conversion
 
 
 def _columns(layout: LinearLayout, in_dim: str, out_dim: str) -> list[int]:
@@ -229,10 +214,6 @@ def _in_warp_plan(src: LinearLayout, dst: LinearLayout, element_bits: int, plan:
     h_basis, h_select = _select_layout(h)
     a_basis, a_select = _select_layout(a_columns)
     selects_per_element = ((1 << len(h_basis)) - 1) + ((1 << len(a_basis)) - 1)
-    if selects_per_element > MAX_SELECTS_PER_ELEMENT:
-        plan.reason = (f"the in-warp plan needs {selects_per_element} selects per element (more than "
-                       f"{MAX_SELECTS_PER_ELEMENT}); shared memory is cheaper")
-        return False
     num_registers = dst.get_in_dim_size("register")
     rounds = []
     for k in range(num_registers):
@@ -273,7 +254,9 @@ def _choose_reindexing(gl: list[int], glr: list[int], lane_bits: int, register_b
                 span.sort(reverse=True)
                 break
         if chosen is None:
-            return None
+            # Gl + Glr A cannot gain rank at this bit: several readers share a source lane
+            # (a broadcast destination); shuffle idx handles that, so keep A = 0 here.
+            chosen = 0
         columns.append(chosen)
     return columns
 
@@ -361,7 +344,7 @@ def _plan_conversion(src: LinearLayout, dst: LinearLayout, element_bits: int):
 
 
 def _plan_uncached(src: LinearLayout, dst: LinearLayout, element_bits: int = 32) -> ConversionPlan:
-    """The strategy for converting a tensor from layout `src` to layout `dst` (same shape).
+    """Decide with `conversion.plan_conversion`, then build what the emitter needs.
 
     Raises ValueError when the two layouts do not describe the same tensor on the same launch."""
     if src.out_dims != dst.out_dims:
@@ -371,22 +354,26 @@ def _plan_uncached(src: LinearLayout, dst: LinearLayout, element_bits: int = 32)
         if src.get_in_dim_size(dim) != dst.get_in_dim_size(dim):
             raise ValueError(f"the layouts use different numbers of {dim}s: "
                              f"{src.get_in_dim_size(dim)} vs {dst.get_in_dim_size(dim)}")
+    try:
+        strategy = _conversion.plan_conversion(src, dst, bitwidth=element_bits,
+                                               threads_per_warp=src.get_in_dim_size("lane"))
+    except NotImplementedError as error:
+        raise ValueError(str(error)) from None
+    except AssertionError as error:  # a planner invariant broke: report it, never crash the pass
+        raise ValueError(f"internal error in plan_conversion: {error}") from None
     src_r = src.remove_zero_bases_along_dim("register")
     dst_r = dst.remove_zero_bases_along_dim("register")
-    conversion = minimal_conversion(src_r, dst_r)
-    plan = ConversionPlan("noop", src_r, dst_r, conversion)
-    names = conversion.get_in_dim_names()
-    if "block" in names or "warp" in names:
-        plan.kind = "shared"
-        plan.reason = "data moves between warps"
+    plan = ConversionPlan(strategy.strategy, src_r, dst_r, strategy.conversion, reason=strategy.reason,
+                          strategy=strategy, shared=strategy.shared)
+    if strategy.strategy == "shared":
         return plan
-    if "lane" not in names and ("register" not in names or conversion.is_trivial_over(["register"])):
-        plan.kind = "noop"
-        # The reduced layouts agree; full registers may still be re-expanded (see the emitter).
-        _in_warp_plan(src_r, dst_r, element_bits, plan)
+    if _in_warp_plan(src_r, dst_r, element_bits, plan) and (strategy.strategy == "shuffle" or not plan.shuffles):
+        if strategy.strategy != "noop":
+            plan.kind = "shuffle" if plan.shuffles else "register"
         return plan
-    if _in_warp_plan(src_r, dst_r, element_bits, plan):
-        plan.kind = "shuffle" if plan.shuffles else "register"
-    else:
-        plan.kind = "shared"
-    return plan
+    why = plan.reason
+    strategy = _conversion.plan_conversion(src, dst, bitwidth=element_bits,
+                                           threads_per_warp=src.get_in_dim_size("lane"), in_warp=False)
+    return ConversionPlan(strategy.strategy, src_r, dst_r, strategy.conversion,
+                          reason=f"{strategy.reason}: the in-warp rounds fail ({why})",
+                          strategy=strategy, shared=strategy.shared)

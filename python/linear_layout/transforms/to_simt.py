@@ -12,8 +12,17 @@ duplicates of broadcast registers included), and
   registers of a broadcast layout are loaded or stored;
 - elementwise `arith` / `math` ops are rebuilt on vectors; splat tensor constants become splat
   vector constants;
-- `ttg.convert_layout` follows `convert_plan.plan_conversion` (no-op, register permutation,
-  warp shuffles; shared memory is diagnosed as not implemented yet);
+- `ttg.convert_layout` follows `convert_plan.plan_conversion`, whose strategy comes from
+  `linear_layout.conversion.plan_conversion` (no-op, register permutation, warp shuffles, shared
+  memory). Shared memory: one workgroup attribution per element type, sized by the largest
+  `scratch_bytes` of the kernel's conversions; per repetition the predicated `vector.store`s of
+  the plan's store instructions at `thread_offset ^ offset`, one `gpu.barrier`, the
+  `vector.load`s, and a barrier between repetitions; broadcast destination registers are
+  copies (one final `vector.shuffle`);
+- `ttg.local_alloc` / `ttg.local_store` / `ttg.local_load` with an explicit shared encoding get
+  one workgroup attribution per allocation and the accesses of
+  `conversion.plan_local_access` (offsets `distributed.invert_and_compose(shared)`), with the
+  barriers that the buffer's read/write history needs;
 - `ll.apply` is lowered like `ll-lower-apply`; all index math is `emit_apply_layout`.
 
 The original functions are replaced only when every function lowered; otherwise the new
@@ -25,10 +34,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mlir import ir
-from mlir.dialects import arith, gpu, memref, vector
+from mlir.dialects import arith, gpu, memref, scf, vector
 
 from ..algebra import LinearLayout
-from ..ir.bridge import layout_of
+from ..conversion import plan_local_access
+from ..ir.bridge import from_attribute, layout_of, memdesc_of
 from .apply_layout import constant_int_value, emit_apply_layout
 from .convert_plan import HW_DIMS, plan_conversion, register_maps
 
@@ -98,6 +108,14 @@ class _Kernel:
         # conversions would be valid (one block) but gives values thousands of uses, which makes
         # canonicalize superlinear; CSE merges what is worth merging.
         self.lane_math: dict[tuple, ir.Value] = {}
+        # Shared memory: scratch buffers per element type, local buffers per memdesc value,
+        # thread bases per offset layout (computed once per kernel), and the accesses of each
+        # buffer since the last barrier ("write"/"read").
+        self.scratch: dict[str, ir.Value] = {}
+        self.local: dict = {}
+        self.thread_bases: dict = {}
+        self.predicates: dict = {}
+        self.pending: dict[str, set] = {}
 
     # ------------------------------------------------------------------ helpers
 
@@ -174,14 +192,23 @@ class _Kernel:
         if threads > MAX_THREADS_PER_BLOCK:
             self.fail(func_op, f"'{name}': too many warps for the launch: {self.num_warps} warps x 32 threads = "
                                f"{threads} threads, more than the {MAX_THREADS_PER_BLOCK} threads of a block")
+        old_block = func_op.regions[0].blocks[0]
+        workgroup = self._workgroup_buffers(old_block)
         with ir.InsertionPoint(self.insert_block), func_op.location:
             kernel = gpu.GPUFuncOp(ir.TypeAttr.get(ir.FunctionType.get(list(function_type.inputs), [])),
                                    sym_name=name, kernel=True, known_block_size=[threads, 1, 1])
         self.kernel = kernel
-        body = kernel.body.blocks.append(*function_type.inputs)
-        old_block = func_op.regions[0].blocks[0]
+        if workgroup:
+            kernel.operation.attributes["workgroup_attributions"] = ir.IntegerAttr.get(
+                ir.IntegerType.get_signless(64), len(workgroup))
+        body = kernel.body.blocks.append(*function_type.inputs, *[t for _, t in workgroup])
         for old, new in zip(old_block.arguments, body.arguments):
             self.values[old] = new
+        for (key, _), arg in zip(workgroup, list(body.arguments)[len(function_type.inputs):]):
+            if isinstance(key, str):
+                self.scratch[key] = arg
+            else:
+                self.local[key]["buffer"] = arg
         with ir.InsertionPoint(body), func_op.location:
             tid = arith.index_cast(self.i32, gpu.thread_id(gpu.Dimension.x))
             self.lane = arith.andi(tid, self.const_i32(31))
@@ -222,6 +249,13 @@ class _Kernel:
             self.lower_store(op)
         elif name == "ttg.convert_layout":
             self.lower_convert(op)
+        elif name == "ttg.local_alloc":
+            if len(op.operands):
+                self.local_store(op.operands[0], op.results[0], op)
+        elif name == "ttg.local_store":
+            self.local_store(op.operands[0], op.operands[1], op)
+        elif name == "ttg.local_load":
+            self.values[op.results[0]] = self.local_load(op.operands[0], op.results[0].type, op)
         elif name == "ll.apply":
             self.lower_apply(op)
         elif name == "arith.constant" and _is_tensor(op.results[0].type):
@@ -375,14 +409,12 @@ class _Kernel:
         src = self.layout(src_type, op)
         dst = self.layout(dst_type, op)
         element = src_type.element_type
-        try:
-            plan = plan_conversion(src, dst, _element_bits(element))
-        except ValueError as error:
-            self.fail(op, f"cannot convert {src_type} to {dst_type}: {error}")
-        if plan.kind == "shared":
-            self.fail(op, f"converting {src_type.encoding} to {dst_type.encoding} needs shared memory "
-                          f"({plan.reason}), which ll-to-simt does not implement yet")
+        plan = self._convert_plan(op)
         value = self.get(op.operands[0])
+        if plan.kind == "shared":
+            self.values[op.results[0]] = self.shared_convert(plan.shared, value, element,
+                                                             self.vector_type(dst_type, op))
+            return
         src_full_of, _ = register_maps(src)
         _, dst_reduced_of = register_maps(dst)
         rounds = plan.rounds
@@ -441,6 +473,197 @@ class _Kernel:
                                                                        for i in range(len(dst_reduced_of))])
 
 
+    # ------------------------------------------------------------------ shared memory
+
+    def _workgroup_buffers(self, block: ir.Block) -> list[tuple]:
+        """(key, memref type) of every workgroup attribution the kernel needs: one scratch buffer
+        per element type of the shared-memory conversions (the largest of them), then one buffer
+        per `ttg.local_alloc`. Plans are computed (and cached) here, before any IR is built."""
+        scratch: dict[str, tuple[ir.Type, int]] = {}
+        local = []
+        for op in block.operations:
+            op = op.operation
+            if op.name == "ttg.convert_layout":
+                plan = self._convert_plan(op)
+                if plan.kind == "shared":
+                    element = op.operands[0].type.element_type
+                    elements = plan.shared.scratch_bytes * 8 // _element_bits(element)
+                    key = str(element)
+                    scratch[key] = (element, max(elements, scratch.get(key, (None, 0))[1]))
+            elif op.name == "ttg.local_alloc":
+                memdesc, shared = self._memdesc(op.results[0].type, op)
+                self.local[op.results[0]] = {"shared": shared, "element": memdesc.element_type,
+                                             "key": f"local{len(local)}"}
+                local.append((op.results[0], _workgroup_type(shared.get_in_dim_size("offset"),
+                                                              memdesc.element_type)))
+        return [(key, _workgroup_type(n, t)) for key, (t, n) in scratch.items()] + local
+
+    def _memdesc(self, t: ir.Type, op):
+        try:
+            memdesc = memdesc_of(t)
+            encoding = from_attribute(memdesc.encoding)
+        except (TypeError, ValueError) as error:
+            self.fail(op, f"cannot lower {t}: {error}")
+        try:
+            shared = encoding if isinstance(encoding, LinearLayout) else encoding.to_linear_layout(list(memdesc.shape))
+        except (TypeError, ValueError, NotImplementedError, AttributeError) as error:
+            self.fail(op, f"cannot lower {t}: {error}")
+        if not shared.has_in_dim("offset") or any(n not in ("offset", "block") for n in shared.get_in_dim_names()):
+            self.fail(op, f"cannot lower {t}: {memdesc.encoding} is not a linear shared layout (offset, block)")
+        if shared.has_in_dim("block") and shared.get_in_dim_size("block") > 1:
+            self.fail(op, f"cannot lower {t}: shared buffers spread over several CTAs are not supported")
+        return memdesc, shared
+
+    def _convert_plan(self, op: ir.Operation):
+        src_type, dst_type = op.operands[0].type, op.results[0].type
+        src = self.layout(src_type, op)
+        dst = self.layout(dst_type, op)
+        try:
+            return plan_conversion(src, dst, _element_bits(src_type.element_type))
+        except ValueError as error:
+            self.fail(op, f"cannot convert {src_type} to {dst_type}: {error}")
+
+    def barrier(self) -> None:
+        gpu.barrier()
+        self.pending.clear()
+
+    def sync(self, key: str, access: str) -> None:
+        """A barrier when `access` ("read"/"write") of buffer `key` would race with what other
+        warps did to it since the last barrier (RAW, WAR, WAW)."""
+        done = self.pending.get(key, set())
+        if "write" in done or (access == "write" and "read" in done):
+            self.barrier()
+        self.pending.setdefault(key, set()).add(access)
+
+    def thread_base(self, thread_offset: LinearLayout) -> tuple[ir.Value, ir.Value]:
+        """(i32, index) of the (lane, warp) part of an access's offsets, once per kernel."""
+        if thread_offset not in self.thread_bases:
+            base = emit_apply_layout(thread_offset, {"lane": self.lane,
+                                                     "warp": self.warp if self.num_warps > 1 else 0},
+                                     int_type=self.i32)["offset"]
+            self.thread_bases[thread_offset] = (base, arith.index_castui(ir.IndexType.get(), base))
+        return self.thread_bases[thread_offset]
+
+    def store_predicate(self, predicate) -> ir.Value | None:
+        key = tuple(sorted(predicate.items()))
+        if key in self.predicates:
+            return self.predicates[key]
+        terms = []
+        for dim, index in (("lane", self.lane), ("warp", self.warp), ("block", self.block)):
+            mask = predicate.get(dim, 0)
+            if mask and index is not None:
+                terms.append(arith.cmpi(arith.CmpIPredicate.eq, arith.andi(index, self.const_i32(mask)),
+                                        self.const_i32(0)))
+        cond = None
+        for term in terms:
+            cond = term if cond is None else arith.andi(cond, term)
+        self.predicates[key] = cond
+        return cond
+
+    def address(self, base: tuple[ir.Value, ir.Value], offset: int, additive: bool) -> ir.Value:
+        """`base ^ offset` as an index: an immediate `addi` when the offset shares no bit with
+        the base (`additive`), else an `xori` on i32."""
+        if offset == 0:
+            return base[1]
+        if additive:
+            return arith.addi(base[1], self.const_index(offset))
+        return arith.index_castui(ir.IndexType.get(), arith.xori(base[0], self.const_i32(offset)))
+
+    def emit_stores(self, buffer: ir.Value, value: ir.Value, access, instructions, base) -> None:
+        cond = self.store_predicate(access.predicate)
+        if not instructions:
+            return
+        if cond is not None:
+            if_op = scf.IfOp(cond)
+            ip = ir.InsertionPoint(if_op.then_block)
+        else:
+            ip = _nullcontext()
+        with ip:
+            for ins in instructions:
+                index = self.address(base, ins.offset, ins.additive)
+                if access.vector == 1:
+                    memref.store(vector.extract(value, [], [ins.registers[0]]), buffer, [index])
+                else:
+                    piece = vector.shuffle(value, value, list(ins.registers))
+                    vector.store(piece, buffer, [index], alignment=access.instruction_bytes)
+            if cond is not None:
+                scf.YieldOp([])
+
+    def emit_loads(self, buffer: ir.Value, element: ir.Type, access, instructions, base) -> list[ir.Value]:
+        pieces = []
+        piece_type = ir.VectorType.get([access.vector], element)
+        for ins in instructions:
+            index = self.address(base, ins.offset, ins.additive)
+            if access.vector == 1:
+                pieces.append(memref.load(buffer, [index]))
+            else:
+                pieces.append(vector.load(piece_type, buffer, [index], alignment=access.instruction_bytes))
+        return pieces
+
+    def assemble(self, access, pieces: list[ir.Value], element: ir.Type, result_type: ir.VectorType) -> ir.Value:
+        """The destination vector from the loaded pieces (instruction order) and the copies."""
+        position = {}
+        for k, ins in enumerate(access.instructions):
+            for j, r in enumerate(ins.registers):
+                position[r] = k * access.vector + j
+        for r, s in access.copies:
+            position[r] = position[s]
+        count = result_type.shape[0]
+        mask = [position[r] for r in range(count)]
+        if access.vector == 1:
+            value = vector.from_elements(ir.VectorType.get([len(pieces)], element), pieces)
+        else:
+            value = _concat(pieces)
+        if mask != list(range(count)) or len(pieces) * access.vector != count:
+            value = vector.shuffle(value, value, mask)
+        return value
+
+    def shared_convert(self, shared, value: ir.Value, element: ir.Type, result_type: ir.VectorType) -> ir.Value:
+        """Store, barrier, load per repetition (a barrier between repetitions), then copies."""
+        key = str(element)
+        buffer = self.scratch[key]
+        store, load = shared.store, shared.load
+        self.sync(key, "write")
+        base_st = self.thread_base(store.thread_offset)
+        base_ld = self.thread_base(load.thread_offset)
+        pieces: list[ir.Value] = []
+        for rep in range(shared.num_reps):
+            if rep:
+                self.barrier()  # the previous repetition's loads are done (WAR)
+            self.emit_stores(buffer, value, store, [i for i in store.instructions if i.rep == rep], base_st)
+            self.barrier()
+            pieces += self.emit_loads(buffer, element, load, [i for i in load.instructions if i.rep == rep], base_ld)
+        self.pending[key] = {"read"}
+        # pieces are in instruction order per rep; instructions are sorted by rep already
+        return self.assemble(load, pieces, element, result_type)
+
+    def local_store(self, tensor: ir.Value, memdesc_value: ir.Value, op) -> None:
+        entry = self.local[memdesc_value] if memdesc_value in self.local else None
+        if entry is None:
+            self.fail(op, "the shared buffer does not come from a ttg.local_alloc of this function")
+        access = self._local_access(tensor.type, entry, "store", op)
+        self.sync(entry["key"], "write")
+        self.emit_stores(entry["buffer"], self.get(tensor), access, list(access.instructions),
+                         self.thread_base(access.thread_offset))
+
+    def local_load(self, memdesc_value: ir.Value, result_type, op) -> ir.Value:
+        entry = self.local[memdesc_value] if memdesc_value in self.local else None
+        if entry is None:
+            self.fail(op, "the shared buffer does not come from a ttg.local_alloc of this function")
+        access = self._local_access(result_type, entry, "load", op)
+        self.sync(entry["key"], "read")
+        pieces = self.emit_loads(entry["buffer"], entry["element"], access, list(access.instructions),
+                                 self.thread_base(access.thread_offset))
+        return self.assemble(access, pieces, entry["element"], self.vector_type(result_type, op))
+
+    def _local_access(self, tensor_type, entry, kind: str, op):
+        distributed = self.layout(tensor_type, op)
+        try:
+            return plan_local_access(distributed, entry["shared"], _element_bits(tensor_type.element_type), kind=kind)
+        except (ValueError, AssertionError) as error:
+            self.fail(op, f"cannot lower {op.name} of {tensor_type}: {error}")
+
+
 def _span(basis: list[int], t: int) -> int:
     out = 0
     for k, b in enumerate(basis):
@@ -468,6 +691,19 @@ def _shuffle_casts(element: ir.Type):
         return i32, (lambda v: arith.extui(i32, arith.bitcast(i16, v))), \
             (lambda v: arith.bitcast(element, arith.trunci(i16, v)))
     raise ValueError(f"cannot shuffle {element}")
+
+
+def _workgroup_type(elements: int, element: ir.Type) -> ir.MemRefType:
+    return ir.MemRefType.get([max(1, elements)], element,
+                             memory_space=ir.Attribute.parse("#gpu.address_space<workgroup>"))
+
+
+class _nullcontext:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
 
 
 def _concat(pieces: list[ir.Value]) -> ir.Value:

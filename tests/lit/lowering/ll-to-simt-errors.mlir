@@ -1,15 +1,14 @@
 // ll-to-simt diagnoses what it cannot lower, at the op, and changes nothing.
 // RUN: linear-layout-opt --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(ll-to-simt)' %s
 
-// A transpose across warps needs shared memory (the next step of the decision tree).
+// A shared buffer that no ttg.local_alloc of the function created has no workgroup memory.
 #row = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
-#col = #ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
+#shared = #ttg.swizzled_shared<{vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+#smem = #ttg.shared_memory
 module attributes {"ttg.num-warps" = 4 : i32} {
-  func.func @transpose(%in: memref<32x32xf32>, %out: memref<32x32xf32>) {
-    %x = "ll.load"(%in) : (memref<32x32xf32>) -> tensor<32x32xf32, #row>
-    // expected-error@+1 {{needs shared memory (data moves between warps), which ll-to-simt does not implement yet}}
-    %y = "ttg.convert_layout"(%x) : (tensor<32x32xf32, #row>) -> tensor<32x32xf32, #col>
-    "ll.store"(%y, %out) : (tensor<32x32xf32, #col>, memref<32x32xf32>) -> ()
+  func.func @foreign(%m: !ttg.memdesc<[32, 32], f32, #shared, #smem, "mutable">) {
+    // expected-error@+1 {{the shared buffer does not come from a ttg.local_alloc of this function}}
+    %x = "ttg.local_load"(%m) : (!ttg.memdesc<[32, 32], f32, #shared, #smem, "mutable">) -> tensor<32x32xf32, #row>
     return
   }
 }
@@ -18,13 +17,10 @@ module attributes {"ttg.num-warps" = 4 : i32} {
 
 // An op on tensors that has no SIMT lowering.
 #row = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
-#shared = #ttg.swizzled_shared<{vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0]}>
-#smem = #ttg.shared_memory
 module attributes {"ttg.num-warps" = 4 : i32} {
-  func.func @alloc(%in: memref<32x32xf32>) {
-    %x = "ll.load"(%in) : (memref<32x32xf32>) -> tensor<32x32xf32, #row>
-    // expected-error@+1 {{'ttg.local_alloc' on tensors cannot be lowered to SIMT form}}
-    %a = "ttg.local_alloc"(%x) : (tensor<32x32xf32, #row>) -> !ttg.memdesc<[32, 32], f32, #shared, #smem, "immutable">
+  func.func @empty(%in: memref<32x32xf32>) {
+    // expected-error@+1 {{'tensor.empty' on tensors cannot be lowered to SIMT form}}
+    %a = "tensor.empty"() : () -> tensor<32x32xf32, #row>
     return
   }
 }

@@ -76,9 +76,9 @@ module attributes {"ttg.num-warps" = 1 : i32} {
 
 // -----
 
-// Warp shuffle, xor mode: destination register 1 is source register 1 of the neighbouring lane.
+// Warp shuffle, xor mode: register bit 0 and lane bit 0 swap (one mixed transposition).
 #a = #ttg.linear<{register = [[1]], lane = [[2], [4], [8], [16], [32]], warp = [], block = []}>
-#b = #ttg.linear<{register = [[3]], lane = [[2], [4], [8], [16], [32]], warp = [], block = []}>
+#b = #ttg.linear<{register = [[2]], lane = [[1], [4], [8], [16], [32]], warp = [], block = []}>
 module attributes {"ttg.num-warps" = 1 : i32} {
   func.func @xor_shuffle(%in: memref<64xi8>, %out: memref<64xi8>) {
     %x = "ll.load"(%in) : (memref<64xi8>) -> tensor<64xi8, #a>
@@ -90,8 +90,9 @@ module attributes {"ttg.num-warps" = 1 : i32} {
 
 // CHECK-LABEL: gpu.func @xor_shuffle(
 // CHECK: %[[V:.*]] = vector.load %arg0[%{{.*}}] {alignment = 2 : i64} : memref<64xi8>, vector<2xi8>
-// CHECK: %[[R1:.*]] = vector.extract %[[V]][1] : i8 from vector<2xi8>
-// CHECK: %[[W:.*]] = arith.extui %[[R1]] : i8 to i32
+// CHECK: vector.extract %[[V]][1] : i8 from vector<2xi8>
+// CHECK: %[[S:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : i8
+// CHECK: %[[W:.*]] = arith.extui %{{.*}} : i8 to i32
 // CHECK: %{{.*}}, %{{.*}} = gpu.shuffle xor %[[W]], %{{.*}}, %{{.*}} : i32
 // CHECK: arith.trunci %{{.*}} : i32 to i8
 // CHECK: vector.from_elements %{{.*}}, %{{.*}} : vector<2xi8>

@@ -1,0 +1,117 @@
+// ll-to-simt, shared-memory path: convert_layout through a swizzled scratch buffer planned by
+// conversion.plan_conversion, and ttg.local_alloc/local_store/local_load with explicit shared
+// encodings. The kernels here also compile to PTX (tests/test_lowering_ptx.py).
+// RUN: linear-layout-opt --split-input-file --pass-pipeline='builtin.module(ll-lower)' %s | FileCheck %s
+// PTX-PIPELINE: builtin.module(ll-lower)
+
+// A 32x32 f32 transpose across 4 warps: 16-byte stores and 4-byte loads at swizzled (xor)
+// addresses, one round, one barrier; 4 KiB of scratch in a workgroup attribution.
+#row = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#col = #ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
+module attributes {"ttg.num-warps" = 4 : i32} {
+  func.func @transpose(%in: memref<32x32xf32>, %out: memref<32x32xf32>) {
+    %x = "ll.load"(%in) : (memref<32x32xf32>) -> tensor<32x32xf32, #row>
+    %y = "ttg.convert_layout"(%x) : (tensor<32x32xf32, #row>) -> tensor<32x32xf32, #col>
+    "ll.store"(%y, %out) : (tensor<32x32xf32, #col>, memref<32x32xf32>) -> ()
+    return
+  }
+}
+
+// CHECK-LABEL: gpu.func @transpose(
+// CHECK-SAME: workgroup(%[[SMEM:.*]] : memref<1024xf32, #gpu.address_space<workgroup>>)
+// CHECK: gpu.thread_id x
+// CHECK: arith.xori
+// CHECK: vector.store %{{.*}}, %[[SMEM]][%{{.*}}] {alignment = 16 : i64} : memref<1024xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK: vector.store %{{.*}}, %[[SMEM]][%{{.*}}] {alignment = 16 : i64} : memref<1024xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.barrier
+// CHECK-NOT: gpu.barrier
+// CHECK-COUNT-8: memref.load %[[SMEM]][%{{.*}}] : memref<1024xf32, #gpu.address_space<workgroup>>
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+
+// -----
+
+// Repetitions: the common register directions left after the vector become rounds of
+// store / barrier / load with a barrier between rounds (2 rounds, 3 barriers), and the scratch
+// is one round's worth (16 KiB instead of 32 KiB).
+#a = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]}>
+#b = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 8], order = [0, 1]}>
+module attributes {"ttg.num-warps" = 8 : i32} {
+  func.func @reps(%in: memref<128x64xf32>, %out: memref<128x64xf32>) {
+    %x = "ll.load"(%in) : (memref<128x64xf32>) -> tensor<128x64xf32, #a>
+    %y = "ttg.convert_layout"(%x) : (tensor<128x64xf32, #a>) -> tensor<128x64xf32, #b>
+    "ll.store"(%y, %out) : (tensor<128x64xf32, #b>, memref<128x64xf32>) -> ()
+    return
+  }
+}
+
+// CHECK-LABEL: gpu.func @reps(
+// CHECK-SAME: workgroup(%[[SMEM:.*]] : memref<4096xf32, #gpu.address_space<workgroup>>)
+// round 0
+// CHECK-COUNT-4: vector.store %{{.*}}, %[[SMEM]]{{.*}} vector<4xf32>
+// CHECK-NOT: vector.store
+// CHECK: gpu.barrier
+// CHECK-COUNT-4: vector.load %[[SMEM]]{{.*}} vector<4xf32>
+// CHECK-NOT: vector.load %[[SMEM]]
+// CHECK: gpu.barrier
+// round 1
+// CHECK-COUNT-4: vector.store %{{.*}}, %[[SMEM]]{{.*}} vector<4xf32>
+// CHECK: gpu.barrier
+// CHECK-COUNT-4: vector.load %[[SMEM]]{{.*}} vector<4xf32>
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+
+// -----
+
+// A broadcast source (a 16x16 tensor in a layout that covers 16x32): each element is written
+// once, by the threads whose free lane bits are zero (scf.if); the 8-bit elements are packed
+// into 8-byte stores.
+#a = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
+#b = #ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>
+module attributes {"ttg.num-warps" = 4 : i32} {
+  func.func @broadcast(%in: memref<16x16xi8>, %out: memref<16x16xi8>) {
+    %x = "ll.load"(%in) : (memref<16x16xi8>) -> tensor<16x16xi8, #a>
+    %y = "ttg.convert_layout"(%x) : (tensor<16x16xi8, #a>) -> tensor<16x16xi8, #b>
+    "ll.store"(%y, %out) : (tensor<16x16xi8, #b>, memref<16x16xi8>) -> ()
+    return
+  }
+}
+
+// CHECK-LABEL: gpu.func @broadcast(
+// CHECK-SAME: workgroup(%[[SMEM:.*]] : memref<256xi8, #gpu.address_space<workgroup>>)
+// CHECK: %[[P:.*]] = arith.cmpi eq
+// CHECK: scf.if %[[P]] {
+// CHECK: vector.store %{{.*}}, %[[SMEM]][%{{.*}}] {alignment = 8 : i64} : memref<256xi8, #gpu.address_space<workgroup>>, vector<8xi8>
+// CHECK: }
+// CHECK: gpu.barrier
+// CHECK: memref.load %[[SMEM]]
+// CHECK: gpu.return
+
+// -----
+
+// ttg.local_alloc / local_load / local_store with an explicit swizzled encoding: one workgroup
+// buffer per allocation; barriers for RAW (after the store) and WAR (before the overwrite).
+#row = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#col = #ttg.blocked<{sizePerThread = [8, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>
+#shared = #ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 4, order = [1, 0]}>
+#smem = #ttg.shared_memory
+module attributes {"ttg.num-warps" = 4 : i32} {
+  func.func @local(%in: memref<32x32xf16>, %out: memref<32x32xf16>) {
+    %x = "ll.load"(%in) : (memref<32x32xf16>) -> tensor<32x32xf16, #row>
+    %m = "ttg.local_alloc"(%x) : (tensor<32x32xf16, #row>) -> !ttg.memdesc<[32, 32], f16, #shared, #smem, "mutable">
+    %y = "ttg.local_load"(%m) : (!ttg.memdesc<[32, 32], f16, #shared, #smem, "mutable">) -> tensor<32x32xf16, #col>
+    "ttg.local_store"(%y, %m) : (tensor<32x32xf16, #col>, !ttg.memdesc<[32, 32], f16, #shared, #smem, "mutable">) -> ()
+    "ll.store"(%y, %out) : (tensor<32x32xf16, #col>, memref<32x32xf16>) -> ()
+    return
+  }
+}
+
+// CHECK-LABEL: gpu.func @local(
+// CHECK-SAME: workgroup(%[[BUF:.*]] : memref<1024xf16, #gpu.address_space<workgroup>>)
+// CHECK: vector.store %{{.*}}, %[[BUF]][%{{.*}}] {alignment = 16 : i64} : memref<1024xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK: gpu.barrier
+// CHECK: memref.load %[[BUF]]
+// CHECK: gpu.barrier
+// CHECK: memref.store %{{.*}}, %[[BUF]]
+// CHECK: gpu.return
