@@ -12,10 +12,8 @@ Ratios are ours / Triton: below 1.0 means we are faster.
 
 import argparse
 import os
-import sys
 import timeit
 import warnings
-from pathlib import Path
 
 from linear_layout import encodings as E
 
@@ -45,6 +43,18 @@ FAMILIES = {
     "amd_mfma": [
         (E.AMDMFMALayout(3, (32, 32, 8), True, (2, 2)), (128, 128)),
         (E.AMDMFMALayout(4, (16, 16, 32), False, (2, 2), None, (2, 2)), (128, 128)),
+        (E.AMDMFMALayout(3, (4, 64, 4), False, (4, 1)), (64, 128)),
+    ],
+    "amd_wmma": [
+        (E.AMDWMMALayout(1, True, ((0, 1), (1, 0))), (128, 128)),
+        (E.AMDWMMALayout(3, True, ((0, 1), (1, 0)), ((2, 0),), (16, 16, 32)), (128, 128)),
+        (E.AMDWMMALayout(3, False, ((0, 0, 1),), (), (32, 16, 64), (), 3), (4, 64, 64)),
+    ],
+    "amd_dot_op": [
+        (E.DotOperandLayout(0, E.AMDMFMALayout(3, (32, 32, 8), True, (2, 2)), 8), (128, 64)),
+        (E.DotOperandLayout(1, E.AMDMFMALayout(4, (16, 16, 32), False, (2, 2)), 8), (64, 128)),
+        (E.DotOperandLayout(0, E.AMDWMMALayout(3, True, ((0, 1), (1, 0)), (), (16, 16, 32)), 8), (128, 64)),
+        (E.DotOperandLayout(1, E.AMDWMMALayout(2, True, ((0, 1), (1, 0))), 8), (64, 128)),
     ],
     "swizzled_shared": [
         (E.SwizzledSharedLayout(8, 1, 8, (1, 0)), (128, 64)),
@@ -53,11 +63,53 @@ FAMILIES = {
     "nvmma_shared": [
         (E.NVMMASharedLayout(128, 16), (128, 64)),
         (E.NVMMASharedLayout(64, 8, 2, True), (128, 128)),
+        (E.NVMMASharedLayout(0, 16, 3, True), (4, 64, 64)),
     ],
     "shared_linear": [
         (E.SharedLinearLayout(((0, 1), (0, 2), (1, 0), (2, 0))), (4, 4)),
     ],
 }
+
+
+def _lists(bases):
+    return [list(b) for b in bases]
+
+
+def to_gluon(layout):
+    """Our dataclass -> Triton's Gluon dataclass (the same field names), for timing
+    Triton on the very layouts we convert."""
+    import triton.experimental.gluon.language._layouts as G
+    import triton.experimental.gluon.language.amd._layouts as GA
+
+    if isinstance(layout, E.BlockedLayout):
+        return G.BlockedLayout(list(layout.size_per_thread), list(layout.threads_per_warp),
+                               list(layout.warps_per_cta), list(layout.order), _lists(layout.cga_layout))
+    if isinstance(layout, E.SliceLayout):
+        return G.SliceLayout(layout.dim, to_gluon(layout.parent))
+    if isinstance(layout, E.DistributedLinearLayout):
+        return G.DistributedLinearLayout(_lists(layout.reg_bases), _lists(layout.lane_bases),
+                                         _lists(layout.warp_bases), _lists(layout.block_bases), list(layout.shape))
+    if isinstance(layout, E.NVMMADistributedLayout):
+        return G.NVMMADistributedLayout(list(layout.version), list(layout.warps_per_cta), list(layout.instr_shape),
+                                        _lists(layout.cga_layout))
+    if isinstance(layout, E.DotOperandLayout):
+        return G.DotOperandLayout(layout.operand_index, to_gluon(layout.parent), layout.k_width)
+    if isinstance(layout, E.AMDMFMALayout):
+        return GA.AMDMFMALayout(layout.version, list(layout.instr_shape), layout.transposed,
+                                list(layout.warps_per_cta), layout.element_bitwidth, list(layout.tiles_per_warp),
+                                _lists(layout.cga_layout))
+    if isinstance(layout, E.AMDWMMALayout):
+        return GA.AMDWMMALayout(layout.version, layout.transposed, _lists(layout.warp_bases), _lists(layout.reg_bases),
+                                list(layout.instr_shape), _lists(layout.cga_layout), layout.rank)
+    if isinstance(layout, E.SwizzledSharedLayout):
+        return G.SwizzledSharedLayout(layout.vec, layout.per_phase, layout.max_phase, list(layout.order),
+                                      _lists(layout.cga_layout))
+    if isinstance(layout, E.NVMMASharedLayout):
+        return G.NVMMASharedLayout(layout.swizzle_byte_width, layout.element_bitwidth, layout.rank,
+                                   layout.transposed, layout.fp4_padded, _lists(layout.cga_layout))
+    if isinstance(layout, E.SharedLinearLayout):
+        return G.SharedLinearLayout(_lists(layout.offset_bases), _lists(layout.block_bases), layout.alignment)
+    raise TypeError(f"no Gluon counterpart for {type(layout).__name__}")
 
 
 def _time(fn, repeat):
@@ -70,14 +122,12 @@ def main():
     parser.add_argument("--repeat", type=int, default=2000)
     args = parser.parse_args()
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.test_encodings_triton
     try:
         warnings.filterwarnings("ignore")
         os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
         from triton._C.libtriton import gluon_ir, ir
-        import tests.test_encodings_triton as oracle  # to_gluon: our dataclass -> Gluon's
     except ImportError as e:
-        raise SystemExit(f"needs triton==3.9.0 and the tests directory on sys.path: {e}")
+        raise SystemExit(f"needs triton==3.9.0: {e}")
 
     ctx = ir.context()
     ir.load_dialects(ctx)
@@ -87,7 +137,7 @@ def main():
     for family, cases in FAMILIES.items():
         tri = cold = warm = 0.0
         for layout, shape in cases:
-            attr = oracle.to_gluon(layout)._to_ir(builder)
+            attr = to_gluon(layout)._to_ir(builder)
             shape_list = list(shape)
             tri += _time(lambda: builder.to_linear_layout(attr, shape_list), args.repeat)
 

@@ -71,6 +71,117 @@ def test_reference_10_nvmma_shared_32b():
     assert bases(layout, (8, 16))["offset"] == [(0, 1), (0, 2), (0, 4), (0, 8), (1, 0), (2, 0), (4, 8)]
 
 
+# ---------------------------------------------------------------- AMD and NVMMA cases (hand derivations)
+
+def test_wmma_v1_tile_and_warps():
+    # WMMA v1 (RDNA3, 32 lanes), one 16x16 tile: lanes 0-15 walk N (dim1) -> (0,1)..(0,8);
+    # lane 16 is the next row -> (1,0); the 8 registers take every other row -> (2,0)
+    # (4,0) (8,0).  warp_bases are in tile units: (0,1) is the next 16 columns -> (0,16).
+    layout = E.AMDWMMALayout(1, False, ((0, 1),))
+    assert bases(layout, (16, 32)) == {
+        "register": [(2, 0), (4, 0), (8, 0)],
+        "lane": [(0, 1), (0, 2), (0, 4), (0, 8), (1, 0)],
+        "warp": [(0, 16)],
+        "block": [],
+    }
+
+
+def test_wmma_v3_32x16_transposed():
+    # v2/v3 give each half-wave 8 consecutive rows: registers (1) (2) (4) along M, lane 16
+    # -> row 8; the 32x16 shape stacks a second 16-row tile in one more register (16).
+    # Transposed swaps the dims of the whole tile, so it is 16 x 32 and the register
+    # basis (1, 0) (next tile down) lands 16 rows down, the warp (0, 1) 32 columns right.
+    layout = E.AMDWMMALayout(3, True, ((0, 1),), ((1, 0),), (32, 16, 64))
+    assert bases(layout, (32, 64)) == {
+        "register": [(0, 1), (0, 2), (0, 4), (0, 16), (16, 0)],
+        "lane": [(1, 0), (2, 0), (4, 0), (8, 0), (0, 8)],
+        "warp": [(0, 32)],
+        "block": [],
+    }
+
+
+def test_wmma_dot_operand():
+    # Operand A [M, K] of WMMA v2 16x16x16, k_width 8: registers (0,1) (0,2) (0,4) hold
+    # 8 consecutive K; lanes 0-15 walk M; lane 16 takes the next 8 K -> (0,8);
+    # 16 / (2 * 8) = 1 K repeat.  The parent's warps lose their K (dim1) component:
+    # (1,0) -> 16 rows down, (0,1) -> (0,0), i.e. both N warps share the operand.
+    parent = E.AMDWMMALayout(2, False, ((1, 0), (0, 1)))
+    assert bases(E.DotOperandLayout(0, parent, 8), (32, 16)) == {
+        "register": [(0, 1), (0, 2), (0, 4)],
+        "lane": [(1, 0), (2, 0), (4, 0), (8, 0), (0, 8)],
+        "warp": [(16, 0), (0, 0)],
+        "block": [],
+    }
+
+
+def test_mfma_4x64():
+    # 4x64 MFMA, 32-bit: each lane holds 4 consecutive rows (1,0) (2,0); the 64 lanes
+    # all walk N.  Two warps along M (warps tile N first, then M) -> (4,0).
+    layout = E.AMDMFMALayout(3, (4, 64, 4), False, (2, 1))
+    assert bases(layout, (8, 64)) == {
+        "register": [(1, 0), (2, 0)],
+        "lane": [(0, 1), (0, 2), (0, 4), (0, 8), (0, 16), (0, 32)],
+        "warp": [(4, 0)],
+        "block": [],
+    }
+
+
+def test_mfma_dot_operand():
+    # Operand B [K, N] of a 32x32 MFMA, k_width 4: registers (1,0) (2,0) are 4
+    # consecutive K; 32 lanes walk N, the other 32 the next 4 K -> (4,0).  K = 16 needs
+    # 16 / 8 = 2 register repeats -> (8,0).  The parent's warp along N -> (0,32).
+    parent = E.AMDMFMALayout(3, (32, 32, 8), False, (1, 2))
+    assert bases(E.DotOperandLayout(1, parent, 4), (16, 64)) == {
+        "register": [(1, 0), (2, 0), (8, 0)],
+        "lane": [(0, 1), (0, 2), (0, 4), (0, 8), (0, 16), (4, 0)],
+        "warp": [(0, 32)],
+        "block": [],
+    }
+
+
+def test_nvmma_unswizzled_transposed_rank3():
+    # Triton 3.9 walks the box rotated left, (4, 8, 2), last dim first, and renames out
+    # dim i to i - 1: dim2's 2 -> dim1 (0,1,0); dim1's 8 -> dim0 (1,0,0) and (2,0,0)
+    # (4,0,0), which pass dim0's size 2 and become zero; dim0's 4 -> dim2 (0,0,1)
+    # (0,0,2).  The short dims then wrap, last first: dim2 (0,0,4), dim1 (0,2,0).
+    layout = E.NVMMASharedLayout(0, 16, rank=3, transposed=True)
+    assert bases(layout, (2, 4, 8))["offset"] == [
+        (0, 1, 0), (1, 0, 0), (0, 0, 0), (0, 0, 0), (0, 0, 1), (0, 0, 2), (0, 0, 4), (0, 2, 0)]
+    # At rank 2 the same rule is the plain column-major walk.
+    assert bases(E.NVMMASharedLayout(0, 16, transposed=True), (4, 2))["offset"] == [(1, 0), (2, 0), (0, 1)]
+
+
+def _doc_examples():
+    """(text, shape, {in_dim: bases}, tensor view or None) for every worked example in
+    docs/encodings.md: a fenced block of an encoding, `shape [...]`, the bases, and the view."""
+    import ast
+    import pathlib
+    import re
+
+    doc = (pathlib.Path(__file__).resolve().parents[1] / "docs" / "encodings.md").read_text()
+    for block in re.findall(r"^```\n(#ttg\..*?)^```$", doc, re.S | re.M):
+        lines = block.rstrip("\n").split("\n")
+        if not lines[1].startswith("shape "):
+            continue
+        shape = tuple(ast.literal_eval(lines[1][len("shape "):]))
+        bases, i = {}, 2
+        while i < len(lines) and lines[i]:
+            name, value = lines[i].split(": ", 1)
+            bases[name] = [tuple(b) for b in ast.literal_eval(value)]
+            i += 1
+        view = "\n".join(lines[i + 1:]) or None
+        yield pytest.param(lines[0], shape, bases, view, id=lines[0][:40])
+
+
+@pytest.mark.parametrize("text, shape, expected, view", list(_doc_examples()))
+def test_doc_examples_are_current(text, shape, expected, view):
+    layout = E.parse_encoding(text)
+    assert str(layout) == text
+    assert bases(layout, shape) == expected
+    if view is not None:
+        assert E.format_tensor_view(layout, shape).rstrip("\n") == view
+
+
 # ---------------------------------------------------------------- conversions
 
 def test_to_linear_layout_is_the_algebra_value():
@@ -143,6 +254,16 @@ def test_module_sizes():
     (lambda: E.SharedLinearLayout(((0, 1),), alignment=12), "alignment"),
     (lambda: E.DistributedLinearLayout(((0, 4),), (), (), (), (4, 4)), "out of range"),
     (lambda: E.AMDMFMALayout(3, (64, 64, 8), False, (2, 2)), "instr_shape"),
+    (lambda: E.AMDMFMALayout(3, (64, 4, 4), False, (2, 2)).to_linear_layout((64, 64)), "64x4 MFMA .* transposed"),
+    (lambda: E.AMDWMMALayout(1, False, ((0, 1),), (), (16, 16, 32)), "invalid WMMA v1 instruction shape"),
+    (lambda: E.AMDWMMALayout(2, False, ((0, 2),)), "surjective"),
+    (lambda: E.AMDWMMALayout(2, False, ((0, 1, 0),)), "rank"),
+    (lambda: E.AMDWMMALayout(1, False, ((0, 0, 0, 1),), rank=4).to_linear_layout((1, 1, 16, 32)), "rank 2 or 3"),
+    (lambda: E.BlockedLayout((1, 1), (4, 8), (4, 1), (1, 0), ((1, 1),)), "permutation matrix"),
+    (lambda: E.BlockedLayout((1, 1), (4, 8), (4, 1), (1, 0), ((2, 0),)), "skips a bit"),
+    (lambda: E.DotOperandLayout(0, E.AMDWMMALayout(1, False, ((0, 1),)), 4), "8/16 for WMMA v1"),
+    (lambda: E.DotOperandLayout(1, E.AMDWMMALayout(2, False, ((0, 1),)), 2), "4/8/16 for WMMA v2"),
+    (lambda: E.DotOperandLayout(0, E.AMDMFMALayout(3, (32, 32, 8), False, (2, 2)), 0), "power of two"),
     (lambda: E.PaddedSharedLayout(((3, 1),), (), (), (4,)), "powers of two"),
 ])
 def test_invalid_parameters_raise(make, rule):
@@ -188,6 +309,15 @@ TRITON_TEXTS = [
     "#ttg.padded_shared<[32:+4] {offset = [[0, 1], [0, 2], [2, 0], [1, 0]], block = [[4, 0]]}>",
     "#ttg.amd_mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [32, 32, 8], isTransposed = true, "
     "tilesPerWarp = [2, 2], elementBitWidth = 64}>",
+    "#ttg.amd_mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [4, 64, 4], isTransposed = false, "
+    "elementBitWidth = 64}>",
+    "#ttg.amd_wmma<{version = 1, isTranspose = true, ctaLayout = {warp = [[0, 1], [1, 0]]}}>",
+    "#ttg.amd_wmma<{version = 3, isTranspose = true, ctaLayout = {warp = [[0, 1], [1, 0]]}, "
+    "CGALayout = [[1, 0], [0, 1]], instrShape = [16, 16, 32]}>",
+    "#ttg.amd_wmma<{version = 3, isTranspose = false, ctaLayout = {register = [[0, 1]], warp = [[1, 0]]}, "
+    "instrShape = [16, 16, 32]}>",
+    "#ttg.dot_op<{opIdx = 1, parent = #ttg.amd_wmma<{version = 2, isTranspose = true, "
+    "ctaLayout = {warp = [[0, 1], [1, 0]]}}>, kWidth = 8}>",
 ]
 
 
@@ -200,6 +330,15 @@ def test_parse_accepts_sorted_keys():
     # MLIR's DictionaryAttr sorts keys; Triton's parser (and ours) take any order.
     text = "#ttg.blocked<{order = [1, 0], sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [2, 2]}>"
     assert E.parse_encoding(text) == E.BlockedLayout((1, 1), (1, 32), (2, 2), (1, 0))
+
+
+def test_parse_wmma_rank_and_defaults():
+    # Triton prints no `rank` (its own parser then rejects rank-3 text); ours takes the
+    # rank from the bases.  Missing isTranspose / instrShape take Triton's defaults.
+    text = "#ttg.amd_wmma<{version = 2, isTranspose = false, ctaLayout = {warp = [[0, 1, 0], [0, 0, 1]]}}>"
+    assert E.parse_encoding(text).rank == 3
+    assert E.parse_encoding("#ttg.amd_wmma<{version = 1, ctaLayout = {warp = [[1, 0]]}}>") == \
+        E.AMDWMMALayout(1, False, ((1, 0),), (), (16, 16, 16))
 
 
 @pytest.mark.parametrize("text, rule", [

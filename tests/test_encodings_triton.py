@@ -5,6 +5,7 @@ only configurations Triton accepts (valid by construction, never filtered after
 the fact).
 """
 
+import dataclasses
 import os
 import re
 import tempfile
@@ -60,6 +61,9 @@ def to_gluon(layout):
         return GA.AMDMFMALayout(layout.version, list(layout.instr_shape), layout.transposed,
                                 list(layout.warps_per_cta), layout.element_bitwidth, list(layout.tiles_per_warp),
                                 _lists(layout.cga_layout))
+    if isinstance(layout, E.AMDWMMALayout):
+        return GA.AMDWMMALayout(layout.version, layout.transposed, _lists(layout.warp_bases), _lists(layout.reg_bases),
+                                list(layout.instr_shape), _lists(layout.cga_layout), layout.rank)
     if isinstance(layout, E.SwizzledSharedLayout):
         return G.SwizzledSharedLayout(layout.vec, layout.per_phase, layout.max_phase, list(layout.order),
                                       _lists(layout.cga_layout))
@@ -104,6 +108,13 @@ def triton_print(layout, shape):
                       else m.group(0), s)
 
     return expand(arg)
+
+
+def triton_attr_print(layout, shape):
+    """Triton's printer on the attribute Gluon builds, without going through Triton's
+    parser (which cannot read back some of what it prints, e.g. rank-3 amd_wmma)."""
+    ty = _BUILDER.get_distributed_ty(_BUILDER.get_half_ty(), list(shape), to_gluon(layout)._to_ir(_BUILDER))
+    return re.fullmatch(r"tensor<[0-9x]+xf16, (.*)>", str(ty)).group(1)
 
 
 # ---------------------------------------------------------------- strategies
@@ -195,15 +206,56 @@ def linear_layouts(draw):
     return E.DistributedLinearLayout(groups["register"], groups["lane"], groups["warp"], groups["block"], shape)
 
 
+MFMA_INSTR_SHAPES = [(32, 32, k) for k in (8, 16, 32)] + [(16, 16, k) for k in (16, 32, 64)] + \
+    [(64, 4, 4), (64, 4, 16), (4, 64, 4), (4, 64, 16)]
+
+
 @st.composite
 def mfma_layouts(draw):
     rank = draw(st.integers(2, 3))
-    mdim = draw(st.sampled_from([16, 32]))
-    kdim = draw(st.sampled_from([8, 16, 32] if mdim == 32 else [16, 32, 64]))
+    instr = draw(st.sampled_from(MFMA_INSTR_SHAPES))
     warps = draw(split_bits(draw(st.integers(0, 3)), rank))
     tiles = (1,) * rank if rank == 3 else draw(st.tuples(pow2(0, 1), pow2(0, 1)))
-    return E.AMDMFMALayout(draw(st.integers(1, 4)), (mdim, mdim, kdim), draw(st.booleans()), warps,
+    transposed = instr[:2] == (64, 4) or draw(st.booleans())  # Triton only converts 64x4 transposed
+    return E.AMDMFMALayout(draw(st.integers(1, 4)), instr, transposed, warps,
                            draw(st.sampled_from([32, 64])), tiles, draw(cga_layouts(rank)))
+
+
+@st.composite
+def wmma_cta_bases(draw, rank, max_log2=3):
+    """ctaLayout bases in tile units: the unit steps of a box, shuffled and split between
+    registers and warps, plus zero (broadcast) bases.  Triton only needs them surjective,
+    but its Python binding can only return layouts that are permutations up to zeros."""
+    bits = [0] * rank
+    for _ in range(draw(st.integers(0, max_log2))):
+        bits[draw(st.integers(0, rank - 1))] += 1
+    units = [tuple((1 << k) if d == dim else 0 for d in range(rank)) for dim in range(rank) for k in range(bits[dim])]
+    groups = {"register": [], "warp": []}
+    for u in draw(st.permutations(units)):
+        groups[draw(st.sampled_from(list(groups)))].append(u)
+    for bases in groups.values():
+        for _ in range(draw(st.integers(0, 1))):
+            bases.insert(draw(st.integers(0, len(bases))), (0,) * rank)
+    return tuple(groups["register"]), tuple(groups["warp"])
+
+
+@st.composite
+def wmma_layouts(draw, rank=None):
+    rank = rank or draw(st.integers(2, 3))
+    version = draw(st.integers(1, 3))
+    reg, warp = draw(wmma_cta_bases(rank))
+    instr = draw(st.sampled_from(E._WMMA_INSTR_SHAPES[version]))
+    return E.AMDWMMALayout(version, draw(st.booleans()), warp, reg, instr, draw(cga_layouts(rank)), rank)
+
+
+@st.composite
+def amd_dot_layouts(draw):
+    """Both operands of MFMA and WMMA parents with every k_width Triton accepts
+    (WMMA v1: 8, 16; v2: 4, 8, 16; v3 and MFMA: any power of two)."""
+    parent = draw(st.one_of(mfma_layouts(), wmma_layouts()))
+    widths = E._WMMA_K_WIDTHS.get(parent.version) if isinstance(parent, E.AMDWMMALayout) else None
+    k_width = draw(st.sampled_from(widths) if widths else pow2(0, 5))
+    return E.DotOperandLayout(draw(st.integers(0, 1)), parent, k_width)
 
 
 def check_against_triton(layout, shape):
@@ -229,7 +281,7 @@ def test_blocked(data):
 @EXAMPLES
 @given(st.data())
 def test_slice(data):
-    family = data.draw(st.sampled_from(["blocked", "mma", "dot", "linear", "mfma", "slice"]))
+    family = data.draw(st.sampled_from(["blocked", "mma", "dot", "linear", "mfma", "wmma", "amd_dot", "slice"]))
     if family == "blocked":
         parent = data.draw(blocked_layouts(rank=data.draw(st.integers(2, 4))))
     elif family == "mma":
@@ -238,6 +290,10 @@ def test_slice(data):
         parent = data.draw(dot_layouts())
     elif family == "mfma":
         parent = data.draw(mfma_layouts())
+    elif family == "wmma":
+        parent = data.draw(wmma_layouts())
+    elif family == "amd_dot":
+        parent = data.draw(amd_dot_layouts())
     elif family == "linear":
         parent = data.draw(linear_layouts().filter(lambda lay: lay.rank >= 2))
     else:  # a slice of a slice
@@ -283,6 +339,34 @@ def test_amd_mfma(data):
     check_print(layout, shape)
 
 
+@EXAMPLES
+@given(st.data())
+def test_amd_wmma(data):
+    layout = data.draw(wmma_layouts())
+    shape = data.draw(shapes(layout.rank, 0, 8))
+    check_against_triton(layout, shape)
+    assert triton_attr_print(layout, shape) == str(layout)
+    # Without any basis the text does not carry the rank; it then reads back as rank 2.
+    has_rank = layout.reg_bases or layout.warp_bases or layout.cga_layout
+    assert E.parse_encoding(str(layout)) == (layout if has_rank else dataclasses.replace(layout, rank=2))
+    if layout.rank == 2 and layout.warp_bases:
+        # Triton's parser needs `warp` and assumes rank 2 (it prints no rank).
+        check_print(layout, shape)
+
+
+@EXAMPLES
+@given(st.data())
+def test_amd_dot_operand(data):
+    layout = data.draw(amd_dot_layouts())
+    shape = data.draw(shapes(layout.rank, 0, 8))
+    check_against_triton(layout, shape)
+    assert triton_attr_print(layout, shape) == str(layout)
+    parent = layout.parent
+    if isinstance(parent, E.AMDWMMALayout) and not (parent.reg_bases or parent.warp_bases or parent.cga_layout):
+        layout = E.DotOperandLayout(layout.operand_index, dataclasses.replace(parent, rank=2), layout.k_width)
+    assert E.parse_encoding(str(layout)) == layout
+
+
 # ---------------------------------------------------------------- shared families
 
 @EXAMPLES
@@ -304,16 +388,17 @@ def test_nvmma_shared(data):
     swizzle = data.draw(st.sampled_from([0, 32, 64, 128]))
     bitwidth = data.draw(st.sampled_from([8, 16, 32]))
     fp4 = swizzle == 128 and bitwidth == 8 and data.draw(st.booleans())
-    rank = data.draw(st.integers(2, 3))
-    # Triton 3.9 builds an inconsistent layout for unswizzled transposed rank-3 (unsupported here).
-    transposed = data.draw(st.booleans()) and not (swizzle == 0 and rank > 2)
+    # Swizzled layouts need rank >= 2 (Triton asserts); unswizzled ones take any rank,
+    # including the odd layout Triton 3.9 builds for transposed rank > 2.
+    rank = data.draw(st.integers(1, 4) if swizzle == 0 else st.integers(2, 3))
+    transposed = data.draw(st.booleans())
     cga_layout = data.draw(cga_layouts(rank))
     layout = E.NVMMASharedLayout(swizzle, bitwidth, rank, transposed, fp4, cga_layout)
     # Valid by construction: every dim holds at least one 8-row core matrix and the
     # contiguous dim at least one swizzle width (Triton aborts otherwise).
     width = max(8, 8 * swizzle // bitwidth // (2 if fp4 else 1))
     contig = 0 if transposed else rank - 1
-    per_cta = [data.draw(pow2(3, 9)) for _ in range(rank)]
+    per_cta = [data.draw(pow2(3, 9 if rank < 4 else 6)) for _ in range(rank)]
     per_cta[contig] = max(per_cta[contig], width)
     shape = tuple(c * s for c, s in zip(E._cga_sizes(cga_layout, rank), per_cta))
     check_against_triton(layout, shape)
@@ -352,11 +437,13 @@ def test_padded_shared_print(data):
 
 # ---------------------------------------------------------------- views
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=70, deadline=None)
 @given(st.data())
 def test_views_match_triton(data):
-    family = data.draw(st.sampled_from(["blocked", "mma", "dot", "slice", "swizzled", "nvmma"]))
-    if family == "blocked":
+    family = data.draw(st.sampled_from(["blocked", "mma", "dot", "slice", "wmma", "swizzled", "nvmma"]))
+    if family == "wmma":
+        layout = data.draw(wmma_layouts(rank=2).filter(lambda lay: not lay.cga_layout))
+    elif family == "blocked":
         layout = data.draw(blocked_layouts(rank=data.draw(st.integers(1, 2)), max_blocks_log2=1))
     elif family == "mma":
         layout = data.draw(mma_layouts(version=2, rank=2))
@@ -424,8 +511,8 @@ def _ttgir_kernels():
     ]
 
 
-# Families this module covers; TTGIR for AMD also holds amd_rotating_shared/amd_wmma.
-_COVERED = ("blocked", "slice", "linear", "nvidia_mma", "dot_op", "amd_mfma", "swizzled_shared",
+# Families this module covers; TTGIR for AMD also holds amd_rotating_shared.
+_COVERED = ("blocked", "slice", "linear", "nvidia_mma", "dot_op", "amd_mfma", "amd_wmma", "swizzled_shared",
             "nvmma_shared", "shared_linear")
 
 
@@ -457,7 +544,9 @@ def compiled_encodings():
     from triton.backends.compiler import GPUTarget
 
     texts = []
-    for target in (("cuda", 90, 32), ("cuda", 80, 32), ("hip", "gfx942", 64)):
+    targets = (("cuda", 90, 32), ("cuda", 80, 32), ("hip", "gfx942", 64),  # gfx11xx/12xx/1250: WMMA v1/v2/v3
+               ("hip", "gfx1100", 32), ("hip", "gfx1200", 32), ("hip", "gfx1250", 32))
+    for target in targets:
         for fn, signature, constexprs in _ttgir_kernels():
             src = triton.compiler.ASTSource(fn=fn, signature=signature, constexprs=constexprs)
             texts += _encodings_in(triton.compile(src, target=GPUTarget(*target)).asm["ttgir"])
@@ -466,6 +555,7 @@ def compiled_encodings():
 
 def test_ttgir_encodings_round_trip(compiled_encodings):
     names = {re.match(r"#ttg\.(\w+)<", t).group(1) for t in compiled_encodings}
-    assert {"blocked", "slice", "nvidia_mma", "dot_op", "swizzled_shared", "nvmma_shared", "amd_mfma"} <= names
+    assert {"blocked", "slice", "nvidia_mma", "dot_op", "swizzled_shared", "nvmma_shared", "amd_mfma",
+            "amd_wmma"} <= names
     for text in compiled_encodings:
         assert str(E.parse_encoding(text)) == text

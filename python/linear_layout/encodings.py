@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional, Sequence, Union
 
+from .gf2 import EchelonBasis, rank as gf2_rank
+
 __all__ = [
     "BlockedLayout", "SliceLayout", "DistributedLinearLayout", "NVMMADistributedLayout",
     "DotOperandLayout", "AMDMFMALayout", "AMDWMMALayout", "SwizzledSharedLayout",
@@ -80,6 +82,35 @@ def _check_cga(cga_layout: BasisList, rank: int) -> None:
     for b in cga_layout:
         if len(b) != rank:
             raise ValueError(f"cga_layout bases must have {rank} entries (the layout rank), got {list(b)}")
+    # Triton's CGAEncodingAttr: without its zero (broadcast) bases the CGA layout is a
+    # permutation matrix, so each dim is split by distinct bits 1, 2, 4, ... (no gaps).
+    seen = [set() for _ in range(rank)]
+    for b in cga_layout:
+        nonzero = [(d, v) for d, v in enumerate(b) if v]
+        if not nonzero:
+            continue
+        if len(nonzero) != 1 or not _is_pow2(nonzero[0][1]) or nonzero[0][1] in seen[nonzero[0][0]]:
+            raise ValueError("cga_layout without its zero bases must be a permutation matrix "
+                             f"(each basis one distinct power of two), got {[list(b) for b in cga_layout]}")
+        seen[nonzero[0][0]].add(nonzero[0][1])
+    for d, powers in enumerate(seen):
+        if powers and max(powers) >= 1 << len(powers):
+            raise ValueError(f"cga_layout must be surjective: dim {d} is split by {sorted(powers)}, "
+                             "which skips a bit")
+
+
+def _check_surjective(name: str, bases: Sequence[Basis], rank: int) -> None:
+    """Triton's LinearLayout constructor (requireSurjective): the bases must reach every
+    point of the box their largest entries imply."""
+    bits = [0] * rank
+    for b in bases:
+        for d in range(rank):
+            bits[d] = max(bits[d], b[d].bit_length())
+    shifts = [sum(bits[:d]) for d in range(rank)]
+    packed = [sum(b[d] << shifts[d] for d in range(rank)) for b in bases]
+    if gf2_rank(packed) != sum(bits):
+        raise ValueError(f"{name} must be surjective (reach every point of the box its bases span), "
+                         f"got {[list(b) for b in bases]}")
 
 
 def _check_shape(shape, rank: int) -> tuple[int, ...]:
@@ -143,6 +174,28 @@ class _Bases:
         order = self.dim_order + [d for d in other.dim_order if d not in self.dim_order]
         return _Bases(bases, sizes, order)
 
+    def mul_identity(self, in_dim: str, size: int, dim: int) -> "_Bases":
+        """self *= identity1D(size, in_dim, dim): `size` more steps along `dim`, above
+        what the layout covers.  Sizes below 2 add no basis (Triton's identity1D of
+        0 or 1) but still list `dim` among the out dims."""
+        bases = self.bases.setdefault(in_dim, [])
+        rank = len(self.sizes)
+        for k in range(_log2(size) if size > 1 else 0):
+            v = [0] * rank
+            v[dim] = self.sizes[dim] << k
+            bases.append(v)
+        self.sizes[dim] *= max(size, 1)
+        if dim not in self.dim_order:
+            self.dim_order.append(dim)
+        return self
+
+    def mul_zeros(self, in_dim: str, size: int, dim: int) -> "_Bases":
+        """self *= zeros1D(size, in_dim, dim): `size` steps that all hit the same data."""
+        self.bases.setdefault(in_dim, []).extend([0] * len(self.sizes) for _ in range(_log2(size)))
+        if dim not in self.dim_order:
+            self.dim_order.append(dim)
+        return self
+
     def ensure_not_smaller(self, shape: Sequence[int]) -> None:
         """Append bases of the first in-dim until every out dim covers `shape`
         (repetitions wrap into registers), minor dims first."""
@@ -155,28 +208,27 @@ class _Bases:
                 self.sizes[d] *= 2
 
     def ensure_not_larger(self, shape: Sequence[int], broadcast_registers: bool = True) -> None:
-        """Zero the largest bases of every out dim larger than `shape` (the data is then
-        broadcast).  With broadcast_registers=False such register bases are removed."""
+        """Zero every basis component that reaches past `shape` (the data is then
+        broadcast).  With broadcast_registers=False such register bases are removed.
+        A threshold rather than a count, as in Triton: duplicate bases all go."""
         removed: set[int] = set()
+        changed = False
         for d in self.dim_order:
-            actual = self.sizes[d]
-            if actual <= shape[d]:
+            if self.sizes[d] <= shape[d]:
                 continue
-            entries = [(b[d], in_dim, i) for in_dim, bs in self.bases.items()
-                       for i, b in enumerate(bs) if b[d] != 0]
-            entries.sort(key=lambda e: -e[0])
-            for _, in_dim, i in entries:
-                if actual <= shape[d]:
-                    break
-                if not broadcast_registers and in_dim == "register":
-                    removed.add(i)
-                else:
-                    self.bases[in_dim][i][d] = 0
-                actual >>= 1
+            changed = True
+            for in_dim, bs in self.bases.items():
+                for i, b in enumerate(bs):
+                    if b[d] >= shape[d]:
+                        if not broadcast_registers and in_dim == "register":
+                            removed.add(i)
+                        else:
+                            b[d] = 0
         if removed:
             self.bases["register"] = [b for i, b in enumerate(self.bases["register"]) if i not in removed]
-        for d in range(len(self.sizes)):
-            self.sizes[d] = _size_of(self.bases, d)
+        if changed:
+            for d in range(len(self.sizes)):
+                self.sizes[d] = _size_of(self.bases, d)
 
 
 def _combine_cta_cga(cta: _Bases, cga_layout: BasisList, shape: Sequence[int]) -> dict:
@@ -184,6 +236,11 @@ def _combine_cta_cga(cta: _Bases, cga_layout: BasisList, shape: Sequence[int]) -
     then place each block's tile with the (shape-clipped) CGA bases.
     Postcondition: the result covers exactly `shape`."""
     rank = len(shape)
+    if not cga_layout:  # one CTA: the common case, without the CGA bookkeeping
+        cta.ensure_not_smaller(shape)
+        cta.ensure_not_larger(shape)
+        cta.bases["block"] = []
+        return cta.bases
     cga = _Bases({"block": [list(b) for b in cga_layout]}, [0] * rank, range(rank))
     cga.sizes = [_size_of(cga.bases, d) for d in range(rank)]
     cga.ensure_not_larger(shape)
@@ -534,12 +591,15 @@ class DotOperandLayout(DistributedLayout):
     """Layout of operand A (operand_index 0, shape [..., M, K]) or B (1, [..., K, N])
     of a dot whose result has layout `parent`.
 
-    MMA parents: each warp holds a 16 x 8*k_width (A) or 8*k_width x 8 (B) tile
-    built like the accumulator with k_width consecutive K elements per register
-    group; warps repeat the parent's warp grid but are broadcast along K.
+    NVIDIA MMA parents: each warp holds a 16 x 8*k_width (A) or 8*k_width x 8 (B)
+    tile built like the accumulator with k_width consecutive K elements per
+    register group; warps repeat the parent's warp grid but are broadcast along K.
+    AMD parents: k_width consecutive K elements per lane, lanes along the non-K dim
+    then K; MFMA registers cover the whole K extent, WMMA repeats the parent's
+    ctaLayout without its K components.
     Blocked parent (FMA dot): every thread holds the whole K extent.
-    Requires: k_width > 0 (power of two) for MMA parents, 0 for blocked parents;
-    Hopper parents take only operand A from registers.
+    Requires: k_width 0 for blocked parents, else a power of two (WMMA v1: 8 or 16,
+    v2: 4, 8 or 16); Hopper parents take only operand A from registers.
     """
     operand_index: int
     parent: DistributedLayout
@@ -549,21 +609,26 @@ class DotOperandLayout(DistributedLayout):
         if self.operand_index not in (0, 1):
             raise ValueError(f"dot_op operand_index must be 0 or 1, got {self.operand_index}")
         parent = self.parent
-        if isinstance(parent, (NVMMADistributedLayout, AMDMFMALayout, AMDWMMALayout)):
-            if not _is_pow2(self.k_width):
-                raise ValueError(f"dot_op k_width must be a positive power of two for an MMA parent, "
-                                 f"got {self.k_width}")
+        if not isinstance(parent, (BlockedLayout, NVMMADistributedLayout, AMDMFMALayout, AMDWMMALayout)):
+            raise ValueError(f"dot_op parent must be a blocked, MMA, MFMA or WMMA layout, got {type(parent).__name__}")
+        if parent.rank < 2:
+            raise ValueError("dot_op parent must have rank >= 2")
+        if isinstance(parent, BlockedLayout):
+            if self.k_width != 0:
+                raise ValueError("dot_op k_width must be 0 when the parent is a blocked layout")
+            return
+        if not _is_pow2(self.k_width):
+            raise ValueError(f"dot_op k_width must be a positive power of two for an MMA parent, "
+                             f"got {self.k_width}")
         if isinstance(parent, NVMMADistributedLayout):
             if parent.is_hopper and self.operand_index != 0:
                 raise ValueError("dot_op operand_index must be 0 for a Hopper MMA parent "
                                  "(wgmma only takes operand A in registers)")
-        elif isinstance(parent, BlockedLayout):
-            if self.k_width != 0:
-                raise ValueError("dot_op k_width must be 0 when the parent is a blocked layout")
-            if parent.rank < 2:
-                raise ValueError("dot_op parent must have rank >= 2")
-        elif not isinstance(parent, (AMDMFMALayout, AMDWMMALayout)):
-            raise ValueError(f"dot_op parent must be a blocked, MMA, MFMA or WMMA layout, got {type(parent).__name__}")
+        elif isinstance(parent, AMDWMMALayout) and parent.version in _WMMA_K_WIDTHS:
+            allowed = _WMMA_K_WIDTHS[parent.version]
+            if self.k_width not in allowed:
+                raise ValueError(f"dot_op k_width must be {'/'.join(map(str, allowed))} for WMMA "
+                                 f"v{parent.version}, got {self.k_width}")
 
     @property
     def rank(self) -> int:
@@ -599,7 +664,9 @@ class DotOperandLayout(DistributedLayout):
             warp_order = _matrix_order(rank, not parent.is_hopper)
             cta = cta.times(_broadcast_along("warp", parent.warps_per_cta, warp_order, k_dim, rank))
             return _combine_cta_cga(cta, self.cga_layout, shape)
-        return _amd_dot_bases(self, shape)
+        if isinstance(parent, AMDMFMALayout):
+            return _mfma_dot_bases(self, shape)
+        return _wmma_dot_bases(self, shape)
 
     def __str__(self):
         kw = f", kWidth = {self.k_width}" if self.k_width else ""
@@ -610,9 +677,12 @@ class DotOperandLayout(DistributedLayout):
 class AMDMFMALayout(DistributedLayout):
     """Accumulator layout of AMD MFMA (matrix cores, 64-lane wavefronts).
 
-    One tile per warp is instr_shape[:2] (32x32 or 16x16): each lane holds 4
-    consecutive rows (columns if transposed); tiles_per_warp repeats the tile in
-    registers and warps tile the result row-major.
+    One tile is instr_shape[:2] (M x N in 32x32, 16x16, 64x4, 4x64): each lane holds
+    4 consecutive rows (1 for 64-bit elements), lanes run along N then M; transposed
+    swaps the roles of M and N.  Tiles repeat along N (tiles_per_warp, warps, the
+    whole tensor's N) before M, then warps along M and batch.
+    Requires: version 1-4, (M, N) one of the four shapes, element_bitwidth 32 or 64;
+    converting a 64x4 layout also needs `transposed` (Triton asserts it).
     """
     version: int
     instr_shape: tuple[int, ...]
@@ -628,8 +698,8 @@ class AMDMFMALayout(DistributedLayout):
         instr = _ints("instr_shape", self.instr_shape)
         if len(instr) != 3:
             raise ValueError(f"instr_shape must follow the (M, N, K) format, got {list(instr)}")
-        if list(instr[:2]) not in ([32, 32], [16, 16]):
-            raise ValueError(f"instr_shape M x N must be 32x32 or 16x16, got {list(instr)}")
+        if list(instr[:2]) not in ([32, 32], [16, 16], [64, 4], [4, 64]):
+            raise ValueError(f"instr_shape M x N must be 32x32, 16x16, 64x4 or 4x64, got {list(instr)}")
         warps = _ints("warps_per_cta", self.warps_per_cta)
         rank = len(warps)
         if rank not in (2, 3):
@@ -666,87 +736,205 @@ class AMDMFMALayout(DistributedLayout):
                 f"{_cga_suffix(self.cga_layout)}{extra}}}>")
 
 
+_AMD_WAVE = 64  # MFMA lanes per warp
+_WMMA_WAVE = 32  # WMMA lanes per warp
+
+
 def _mfma_bases(layout: AMDMFMALayout, shape):
     rank = layout.rank
-    order = _matrix_order(rank, True)
-    n_dim, m_dim = order[0], order[1]
-    mdim = layout.instr_shape[0]
-
-    def vec(m, n):
-        b = [0] * rank
-        b[m_dim], b[n_dim] = m, n
-        return b
-
-    # Lanes run along N first (32 or 16 of them), the rest jump 4 rows along M;
-    # each lane's 4 registers are consecutive rows.  Transposed swaps M and N.
-    # 64-bit accumulators: each lane holds 1 (32x32) or 2 (16x16) fewer consecutive rows.
-    if mdim == 32 and layout.element_bitwidth == 32:
-        regs = [vec(1, 0), vec(2, 0), vec(8, 0), vec(16, 0)]
-        lanes = [vec(0, 1), vec(0, 2), vec(0, 4), vec(0, 8), vec(0, 16), vec(4, 0)]
-    elif mdim == 32:
-        regs = [vec(2, 0), vec(4, 0), vec(8, 0), vec(16, 0)]
-        lanes = [vec(0, 1), vec(0, 2), vec(0, 4), vec(0, 8), vec(0, 16), vec(1, 0)]
-    elif layout.element_bitwidth == 32:
-        regs = [vec(1, 0), vec(2, 0)]
-        lanes = [vec(0, 1), vec(0, 2), vec(0, 4), vec(0, 8), vec(4, 0), vec(8, 0)]
-    else:
-        regs = [vec(4, 0), vec(8, 0)]
-        lanes = [vec(0, 1), vec(0, 2), vec(0, 4), vec(0, 8), vec(1, 0), vec(2, 0)]
-    if layout.transposed:
-        swap = lambda b: vec(b[n_dim], b[m_dim])  # noqa: E731
-        regs, lanes = [swap(b) for b in regs], [swap(b) for b in lanes]
-    sizes = [1] * rank
-    sizes[m_dim] = sizes[n_dim] = mdim
-    tile = _Bases({"register": regs, "lane": lanes}, sizes, order)
-    tiles = _Bases.identity_nd("register", layout.tiles_per_warp, order, rank)
-    cta = tile.times(tiles).times(_Bases.identity_nd("warp", layout.warps_per_cta, order, rank))
-
-    # Triton wraps the shape into registers before splitting it over CTAs and orders
-    # the register repeats beyond one tile by dim (N, then M, then batch), whether
-    # they come from tiles_per_warp or from the wrapping.  Observed in 3.9: the
-    # wrapped extent is one CTA's share along M and batch but the full N.
-    wrap = [max(1, s // c) for s, c in zip(shape, _cga_sizes(layout.cga_layout, rank))]
-    wrap[n_dim] = shape[n_dim]
-    cta.ensure_not_smaller(wrap)
-    head, tail = cta.bases["register"][:len(regs)], cta.bases["register"][len(regs):]
-    rank_of = {d: i for i, d in enumerate(order)}
-    tail.sort(key=lambda b: rank_of[next(d for d, v in enumerate(b) if v)])
-    cta.bases["register"] = head + tail
-    return _combine_cta_cga(cta, layout.cga_layout, shape)
+    m_dim, n_dim = rank - 2, rank - 1
+    mdim, ndim = layout.instr_shape[:2]
+    if (mdim, ndim) == (64, 4) and not layout.transposed:
+        # Triton 3.9 only builds 64x4 as the transposed 4x64 (asserting otherwise).
+        raise ValueError("a 64x4 MFMA layout must be transposed to convert (Triton 3.9 asserts isTransposed)")
+    height = 1 if layout.element_bitwidth == 64 else 4  # consecutive elements per lane
+    tiles = max(1, mdim * ndim // (_AMD_WAVE * height))  # register groups filling one tile
+    # One tile: `height` registers along M, lanes along N then M, register groups along
+    # M.  Transposed swaps the roles of M and N.  Out dims are listed N, M (, batch).
+    along, across = (n_dim, m_dim) if layout.transposed else (m_dim, n_dim)
+    lanes_across = mdim if layout.transposed else ndim
+    lay = _Bases({"register": [], "lane": []}, [1] * rank, [n_dim, m_dim])
+    lay.mul_identity("register", height, along)
+    lay.mul_identity("lane", lanes_across, across)
+    lay.mul_identity("lane", _AMD_WAVE // lanes_across, along)
+    lay.mul_identity("register", tiles, along)
+    # Triton lays MFMA tiles N-contiguously over the whole tensor (its dot lowering
+    # expects that order): tiles_per_warp and warps along N, then the rest of the
+    # tensor's full N extent in registers, then tiles_per_warp and warps along M.
+    tpw, wpc = layout.tiles_per_warp, layout.warps_per_cta
+    lay.mul_identity("register", tpw[n_dim], n_dim)
+    lay.mul_identity("warp", wpc[n_dim], n_dim)
+    lay.mul_identity("register", shape[n_dim] // (ndim * wpc[n_dim] * tpw[n_dim]), n_dim)
+    lay.mul_identity("register", tpw[m_dim], m_dim)
+    lay.mul_identity("warp", wpc[m_dim], m_dim)
+    if rank == 3:
+        lay.mul_identity("warp", wpc[0], 0)
+    return _combine_cta_cga(lay, layout.cga_layout, shape)
 
 
-def _amd_dot_bases(layout, shape):
-    raise NotImplementedError(f"to_linear_layout is not implemented for dot operands of {type(layout.parent).__name__}")
+def _mfma_dot_bases(dot: "DotOperandLayout", shape):
+    """Triton's mfmaDotToLinearLayout: k_width registers along K, lanes along the
+    non-K dim then K, registers over the whole K extent, then tiles_per_warp along
+    the non-K dim.  Warps use the parent's grid unchanged: those along K land past
+    the K extent and are zeroed (broadcast) by the shape fit."""
+    mfma, rank, op = dot.parent, dot.rank, dot.operand_index
+    k_dim, nonk_dim = dot.k_dim, (rank - 2 if op == 0 else rank - 1)
+    mdim, ndim = mfma.instr_shape[:2]
+    nonk = mdim if op == 0 else ndim
+    lay = _Bases({"register": [], "lane": []}, [1] * rank, [k_dim, nonk_dim])
+    lay.mul_identity("register", dot.k_width, k_dim)
+    lay.mul_identity("lane", nonk, nonk_dim)
+    lay.mul_identity("lane", _AMD_WAVE // nonk, k_dim)
+    k_tile = _AMD_WAVE // nonk * dot.k_width
+    if (mdim, ndim, op) in ((64, 4, 0), (4, 64, 1)):
+        # The 64-wide operand of a 64x4 / 4x64 MFMA repeats its tile 16 times along K.
+        lay.mul_identity("register", 16, k_dim)
+        k_tile *= 16
+    if shape[k_dim] > k_tile:
+        lay.mul_identity("register", shape[k_dim] // k_tile, k_dim)
+    lay.mul_identity("register", mfma.tiles_per_warp[nonk_dim], nonk_dim)
+    if rank == 3:
+        lay.mul_identity("register", 1, 0)
+    warp_order = _matrix_order(rank, True)
+    lay = lay.times(_Bases.identity_nd("warp", mfma.warps_per_cta, warp_order, rank))
+    return _combine_cta_cga(lay, mfma.cga_layout, shape)
+
+
+# Instruction shapes Triton 3.9's WMMA verifier accepts, per version.
+_WMMA_INSTR_SHAPES = {
+    1: ((16, 16, 16),),
+    2: ((16, 16, 16), (16, 16, 32)),
+    3: ((16, 16, 4), (16, 16, 32), (16, 16, 64), (16, 16, 128), (32, 16, 64), (32, 16, 128)),
+}
+# k_width values Triton 3.9 accepts for WMMA dot operands (any power of two for v3).
+_WMMA_K_WIDTHS = {1: (8, 16), 2: (4, 8, 16)}
 
 
 @dataclass(frozen=True)
 class AMDWMMALayout(DistributedLayout):
-    """Accumulator layout of AMD WMMA (RDNA3 = 1, RDNA4 = 2, gfx1250 = 3).
+    """Accumulator layout of AMD WMMA (32-lane waves; version 1 RDNA3, 2 RDNA4,
+    3 gfx1250).
 
-    Fields follow Triton 3.9's Gluon class; conversion to a linear layout is
-    not implemented yet (parse/print work).
+    One tile is instr_shape[:2] (16x16, or 32x16 on version 3): lanes 0-15 run
+    along N, lane 16 and the registers along M (version 1 interleaves rows:
+    lane 16 is row 1, registers rows 2, 4, 8; later versions give each half-wave 8
+    consecutive rows).  `transposed` swaps M and N.  `reg_bases` and `warp_bases`
+    (the `ctaLayout`) place whole tiles: basis (1, 0) is the next tile down M.
+    Requires: an instr_shape the version supports; reg_bases and warp_bases of
+    `rank` entries that together reach every tile of the box they span.
+    Converting needs rank 2 or 3 (Triton asserts it).
     """
     version: int
     transposed: bool
     warp_bases: BasisList
-    reg_bases: BasisList = ()
-    instr_shape: tuple[int, ...] = (16, 16, 16)
+    reg_bases: Optional[BasisList] = ()
+    instr_shape: Optional[tuple[int, ...]] = (16, 16, 16)
     cga_layout: BasisList = ()
-    rank: int = 2
+    rank: Optional[int] = 2
 
     def __post_init__(self):
         if self.version not in (1, 2, 3):
             raise ValueError(f"version must be in the [1, 3] range, got {self.version}")
-        warp = _basis_list("warp_bases", self.warp_bases, self.rank)
-        reg = _basis_list("reg_bases", self.reg_bases, self.rank)
+        rank = 2 if self.rank is None else self.rank
+        if not isinstance(rank, int) or rank < 1:
+            raise ValueError(f"rank must be a positive integer, got {rank!r}")
+        instr = (16, 16, 16) if self.instr_shape is None else _ints("instr_shape", self.instr_shape)
+        if instr not in _WMMA_INSTR_SHAPES[self.version]:
+            allowed = ", ".join(str(list(s)) for s in _WMMA_INSTR_SHAPES[self.version])
+            raise ValueError(f"invalid WMMA v{self.version} instruction shape {list(instr)} (allowed: {allowed})")
+        warp = _basis_list("warp_bases", self.warp_bases, rank)
+        reg = _basis_list("reg_bases", self.reg_bases, rank)
+        _check_surjective("ctaLayout (reg_bases with warp_bases)", reg + warp, rank)
         cga = _basis_list("cga_layout", self.cga_layout)
-        _check_cga(cga, self.rank)
-        for n, v in (("warp_bases", warp), ("reg_bases", reg), ("instr_shape", _ints("instr_shape", self.instr_shape)),
-                     ("cga_layout", cga), ("transposed", bool(self.transposed))):
+        _check_cga(cga, rank)
+        for n, v in (("warp_bases", warp), ("reg_bases", reg), ("instr_shape", instr), ("cga_layout", cga),
+                     ("transposed", bool(self.transposed)), ("rank", rank)):
             _set(self, n, v)
 
+    def _tile(self) -> _Bases:
+        """One instruction's tile (Triton's getTileLayout) with out dims in standard order."""
+        rank = self.rank
+        if rank not in (2, 3):
+            raise ValueError(f"an amd_wmma layout converts only at rank 2 or 3 (Triton 3.9 asserts it), got {rank}")
+        m_dim, n_dim = rank - 2, rank - 1
+        fast, slow = (m_dim, n_dim) if self.transposed else (n_dim, m_dim)
+        lay = _Bases({"register": [], "lane": []}, [1] * rank, range(rank))
+        if self.version == 1:
+            lay.mul_identity("lane", 16, fast)
+            lay.mul_identity("lane", 2, slow)  # lane 16 is the next row: rows interleave
+            lay.mul_identity("register", 8, slow)
+        else:
+            lay.mul_identity("register", 8, slow)
+            lay.mul_identity("lane", 16, fast)
+            lay.mul_identity("lane", 2, slow)
+            if self.instr_shape[0] == 32:  # 32x16: two 16x16 tiles stacked in more registers
+                lay.mul_identity("register", 2, slow)
+        return lay
+
+    def _cta(self, project_dim: Optional[int] = None) -> _Bases:
+        """The ctaLayout (register and warp bases in tile units), optionally with one
+        out dim projected away (its components zeroed, as for dot operands)."""
+        regs = [list(b) for b in self.reg_bases]
+        warps = [list(b) for b in self.warp_bases]
+        if project_dim is not None:
+            for b in regs + warps:
+                b[project_dim] = 0
+        by_dim = {"register": regs, "warp": warps}
+        return _Bases(by_dim, [_size_of(by_dim, d) for d in range(self.rank)], range(self.rank))
+
     def _build(self, shape):
-        raise NotImplementedError("to_linear_layout is not implemented for AMDWMMALayout")
+        lay = self._tile().times(self._cta())
+        # Triton lists the out dims row-major (last dim first), which decides where
+        # repetitions that fit the shape go.
+        lay.dim_order = _matrix_order(self.rank, True)
+        return _combine_cta_cga(lay, self.cga_layout, shape)
+
+    def __str__(self):
+        cta = []
+        if self.reg_bases:
+            cta.append(f"register = {_fmt(self.reg_bases)}")
+        if self.warp_bases:
+            cta.append(f"warp = {_fmt(self.warp_bases)}")
+        instr = f", instrShape = {_fmt(self.instr_shape)}" if self.instr_shape != (16, 16, 16) else ""
+        # Triton 3.9 does not print `rank` (and so cannot read its own rank-3 text back).
+        return (f"#ttg.amd_wmma<{{version = {self.version}, isTranspose = {_fmt(self.transposed)}, "
+                f"ctaLayout = {{{', '.join(cta)}}}{_cga_suffix(self.cga_layout)}{instr}}}>")
+
+
+def _wmma_dot_bases(dot: "DotOperandLayout", shape):
+    """Triton's wmmaDotOperandToLinearLayout: k_width registers along K, 16 lanes
+    along the non-K dim, the other half-wave along K (version 1: a copy of the
+    first), registers up to the instruction's K, and (32x16) a second 16-row group;
+    then the parent's ctaLayout with its K components zeroed and the register bases
+    that became redundant removed."""
+    wmma, rank, op = dot.parent, dot.rank, dot.operand_index
+    k_dim, nonk_dim = dot.k_dim, (rank - 2 if op == 0 else rank - 1)
+    instr = wmma.instr_shape
+    # The parent's tile extent along this operand's non-K dim: a transposed 32x16
+    # tile is 32 wide along N, so there operand B (not A) stacks two 16-lane groups.
+    nonk_repeat = instr[1 - op if wmma.transposed else op] // 16
+    depth = _WMMA_WAVE // 16
+    lay = _Bases({"register": [], "lane": []}, [1] * rank, [k_dim, nonk_dim])
+    lay.mul_identity("register", dot.k_width, k_dim)
+    lay.mul_identity("lane", 16, nonk_dim)
+    if wmma.version == 1:
+        lay.mul_zeros("lane", depth, k_dim)
+    else:
+        lay.mul_identity("lane", depth, k_dim)
+    lay.mul_identity("register", instr[2] // (depth * dot.k_width), k_dim)
+    if nonk_repeat > 1:
+        lay.mul_identity("register", nonk_repeat, nonk_dim)
+    cta = wmma._cta(project_dim=k_dim)
+    # actionRemoveBroadcastedRegs: drop register bases in the span of earlier ones.
+    span, kept = EchelonBasis(), []
+    shift = max(s.bit_length() for s in cta.sizes)
+    for i, b in enumerate(cta.bases["register"]):
+        if span.insert(sum(v << (d * shift) for d, v in enumerate(b)), i):
+            kept.append(b)
+    cta.bases["register"] = kept
+    lay = lay.times(cta)
+    lay.dim_order = [k_dim, nonk_dim] + list(range(rank - 2))
+    return _combine_cta_cga(lay, dot.cga_layout, shape)
 
 
 # ----------------------------------------------------------------------------
@@ -881,11 +1069,26 @@ class NVMMASharedLayout(SharedLayout):
         per_cta = _shape_per_cta(shape, self.cga_layout)
         box = self._tma_block_shape(per_cta)
         if self.swizzle_byte_width == 0:
-            if self.transposed and rank > 2:
-                raise NotImplementedError("unswizzled transposed nvmma_shared layouts of rank > 2 are not supported")
-            minor_first = [0, 1] if self.transposed else list(range(rank - 1, -1, -1))
-            cta = _Bases.identity_nd("offset", box, minor_first, rank)
-            cta.dim_order = list(range(rank - 1, -1, -1))  # boxes repeat along the last dim first
+            last_first = list(range(rank - 1, -1, -1))
+            if self.transposed:
+                # Triton 3.9 walks the box rotated left (dim 0 moved last) row-major,
+                # then renames out dim i to i - 1 (0 to rank - 1), so dim j gets the
+                # extent of dim j + 2 (mod rank).  At rank 2 that is a column-major
+                # walk; above it offsets past a dim's size become zero and short dims
+                # wrap: Triton's layout, reproduced as is.
+                rotated = box[1:] + box[:1]
+                offsets, sizes = [], [1] * rank
+                for i in last_first:
+                    new = (i - 1) % rank
+                    for k in range(_log2(rotated[i])):
+                        v = [0] * rank
+                        v[new] = 1 << k
+                        offsets.append(v)
+                    sizes[new] = rotated[i]
+                cta = _Bases({"offset": offsets}, sizes, last_first)
+            else:
+                cta = _Bases.identity_nd("offset", box, last_first, rank)
+            cta.dim_order = last_first  # boxes repeat along the last dim first
             cta.ensure_not_smaller(per_cta)
             return _combine_cta_cga(cta, self.cga_layout, shape)
         if rank < 2:
@@ -1133,6 +1336,8 @@ class _Parser:
             return tuple(items)
         if tok is not None and tok.startswith("#ttg."):
             return self.attribute()
+        if tok == "{":  # a nested dictionary (amd_wmma's ctaLayout)
+            return self.dictionary()
         self.take()
         if tok in ("true", "false"):
             return tok == "true"
@@ -1200,6 +1405,17 @@ def _from_fields(name: str, f: dict, pairs) -> Layout:
         if name == "amd_mfma":
             return AMDMFMALayout(f["version"], f["instrShape"], f.get("isTransposed", False), f["warpsPerCTA"],
                                  f.get("elementBitWidth"), f.get("tilesPerWarp"), cga)
+        if name == "amd_wmma":
+            cta = f["ctaLayout"]
+            if not isinstance(cta, dict):
+                raise ValueError(f"#ttg.amd_wmma ctaLayout must be a dictionary, got {cta!r}")
+            reg, warp = cta.get("register", ()), cta.get("warp", ())
+            # Triton prints no `rank`; take it from any basis (Triton's own parser
+            # assumes 2 and so cannot read back its rank-3 text).
+            sample = next(iter(reg + warp + tuple(cga)), None)
+            rank = f.get("rank", 2 if sample is None else len(sample))
+            return AMDWMMALayout(f["version"], f.get("isTranspose", False), warp, reg,
+                                 f.get("instrShape", (16, 16, 16)), cga, rank)
         if name == "swizzled_shared":
             return SwizzledSharedLayout(f["vec"], f["perPhase"], f["maxPhase"], f["order"], cga)
         if name == "nvmma_shared":
