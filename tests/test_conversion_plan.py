@@ -8,8 +8,9 @@ import pytest
 from hypothesis import given, strategies as st
 
 from linear_layout import LinearLayout
-from linear_layout.conversion import bank_conflicts, plan_conversion
-from linear_layout.encodings import BlockedLayout as B, SliceLayout, SwizzledSharedLayout
+from linear_layout.conversion import bank_conflicts, plan_conversion, triton_scratch_bytes
+from linear_layout.encodings import (BlockedLayout as B, DotOperandLayout, NVMMADistributedLayout, SliceLayout,
+                                     SwizzledSharedLayout)
 
 simt = pytest.importorskip("linear_layout.simt")
 
@@ -52,6 +53,29 @@ def test_reps_shrink_scratch():
     small = plan_conversion(src, dst, (256, 32), 32)
     assert small.shared.num_reps > 1 and small.scratch_bytes * small.shared.num_reps == full.scratch_bytes
     assert small.barriers == 2 * small.shared.num_reps - 1
+
+
+# Triton 3.9's sm_90 scratch bytes (compiled.metadata.shared, benchmarks/bench_codegen.py) for
+# conversions where it turns common register directions into rounds (ldmatrix/stmatrix tiles)
+TRITON_SCRATCH = [
+    (B((1, 2), (8, 4), (8, 1), (1, 0)), B((2, 1), (4, 8), (1, 8), (0, 1)), (256, 128), 16, 32768),
+    (B((1, 8), (8, 4), (4, 1), (1, 0)), NVMMADistributedLayout((2, 0), (2, 2), (16, 8)), (64, 64), 16, 2048),
+    (B((1, 8), (8, 4), (8, 1), (1, 0)), NVMMADistributedLayout((2, 0), (4, 2), (16, 8)), (128, 128), 32, 4096),
+    (B((1, 8), (8, 4), (4, 1), (1, 0)), NVMMADistributedLayout((2, 0), (2, 2), (16, 8)), (128, 64), 8, 2048),
+    (NVMMADistributedLayout((2, 0), (2, 2), (16, 8)),
+     DotOperandLayout(1, NVMMADistributedLayout((2, 0), (2, 2), (16, 8)), 2), (128, 64), 16, 2048),
+    (B((1, 4), (8, 4), (4, 1), (1, 0)), B((4, 1), (4, 8), (1, 4), (0, 1)), (32, 32), 32, 4096),
+]
+
+
+@pytest.mark.parametrize("src,dst,shape,bits,triton", TRITON_SCRATCH)
+def test_scratch_within_triton(src, dst, shape, bits, triton):
+    """The model of Triton's choice reproduces its scratch, and the plan never uses more, with
+    conflict-free accesses and the minimum wavefronts."""
+    assert triton_scratch_bytes(src, dst, bits, shape) == triton
+    p = plan_conversion(src, dst, shape, bits)
+    assert p.strategy == "shared" and p.scratch_bytes <= triton and p.bank_conflicts == 0
+    assert p.barriers == 2 * p.shared.num_reps - 1
 
 
 def test_bank_conflicts_swizzle():

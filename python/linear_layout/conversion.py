@@ -7,6 +7,8 @@ Two entry points:
   loop, the scratch size and the exact wavefront counts of every store and load.
 * :func:`bank_conflicts` counts the wavefronts of any distributed layout stored into (or loaded
   from) any shared layout, analytically.
+* :func:`triton_scratch_bytes` models the scratch Triton 3.9 allocates for the same conversion;
+  the shared plan never uses more (common register directions become repetitions as needed).
 
 Both use the bank model of :mod:`linear_layout.simt` (32 banks x 4 bytes; an access of ``w``
 bytes per thread is served in phases of ``128 / max(w, 4)`` consecutive lanes; a phase costs the
@@ -75,6 +77,7 @@ __all__ = [
     "minimal_conversion",
     "plan_conversion",
     "plan_local_access",
+    "triton_scratch_bytes",
     "warp_decomposition",
 ]
 
@@ -517,8 +520,12 @@ def _unit_candidates(n: int) -> list[int]:
     return [1 << i for i in range(n)]
 
 
-def _build_smem(src: LinearLayout, dst: LinearLayout, bitwidth: int, config: tuple, max_reps: int | None):
-    """One candidate shared layout. Returns the ordered bases dict or None if infeasible."""
+def _build_smem(src: LinearLayout, dst: LinearLayout, bitwidth: int, config: tuple, max_reps: int | None,
+                vec_cap: int | None = None):
+    """One candidate shared layout. Returns the ordered bases dict or None if infeasible.
+
+    ``vec_cap`` limits how many common register directions go into the vector; the others
+    become repetitions (smaller scratch, narrower common vector)."""
     ext_side, fill_pref, bank_from = config
     S, D = _side(src), _side(dst)
     n_bits = src.get_total_out_dim_size_log2()
@@ -539,8 +546,9 @@ def _build_smem(src: LinearLayout, dst: LinearLayout, bitwidth: int, config: tup
             _rank(list(V) + list(E) + list(R)) == len(V) + len(E) + len(R)
 
     V: list[int] = []
+    v_max = max_vec if vec_cap is None else min(max_vec, vec_cap)
     for c in [r for r in s_reg if r in V0span] + V0:
-        if len(V) >= max_vec:
+        if len(V) >= v_max:
             break
         if v_ok(V + [c], []):
             V.append(c)
@@ -752,27 +760,46 @@ def _index_ops(store: Access, load: Access, lane_bits: int, warp_bits: int) -> i
 
 
 def _plan_shared(src: LinearLayout, dst: LinearLayout, bitwidth: int, max_reps: int | None) -> SharedPlan:
+    """The best candidate shared layout.
+
+    Candidates: extension side x in-word fill x bank source (:func:`_build_smem`), first with
+    as many common register directions in the vector as fit in 16 bytes, then with fewer (the
+    others become repetitions). Scratch is bounded by Triton's (:func:`triton_scratch_bytes`):
+    among the candidates within the bound, the winner has the fewest (bank conflicts,
+    wavefronts, instructions, index ops, scratch); the vector is narrowed only while no
+    candidate is within the bound. When none ever is (``max_reps`` forbids the repetitions),
+    the smallest scratch wins, then the same key."""
     s_cols, d_cols = _cols(src), _cols(dst)
     if s_cols["block"] != d_cols["block"]:
         raise NotImplementedError("conversions that move data between CTAs (distributed shared memory) are not supported")
-    best = None
+    bound = triton_scratch_bytes(src, dst, bitwidth)
+    max_vec = _log2(MAX_ACCESS_BYTES * 8 // bitwidth) if bitwidth <= MAX_ACCESS_BYTES * 8 else 0
     configs = [(e, f, b) for e in (None, "store", "load") for f in ("both", "store", "load") for b in ("store", "load")]
-    for config in configs:
-        bases = _build_smem(src, dst, bitwidth, config, max_reps)
-        if bases is None:
-            continue
-        smem = _smem_layout(bases, src)
-        store = _access(src, bases, bases["st_vec"], bitwidth, True)
-        load = _access(dst, bases, bases["ld_vec"], bitwidth, False)
-        reps = 1 << len(bases["reps"])
-        index_ops = _index_ops(store, load, src.get_in_dim_size_log2("lane"), src.get_in_dim_size_log2("warp"))
-        scratch = (1 << (len(bases["vector"]) + len(bases["bank"]) + len(bases["segment"]))) * bitwidth // 8
-        plan = SharedPlan(smem=smem, num_reps=reps, scratch_bytes=max(scratch, 1), store=store, load=load,
-                          barriers=2 * reps - 1, index_ops=index_ops)
-        key = (store.bank_conflicts + load.bank_conflicts, store.wavefronts + load.wavefronts,
-               len(store.instructions) + len(load.instructions), index_ops, scratch)
-        if best is None or key < best[0]:
-            best = (key, plan)
+    best = within = None
+    for cap in range(max_vec, -1, -1):
+        for config in configs:
+            bases = _build_smem(src, dst, bitwidth, config, max_reps, None if cap == max_vec else cap)
+            if bases is None:
+                continue
+            if cap < max_vec and len(bases["vector"]) != cap:
+                continue  # same candidate as a wider cap
+            smem = _smem_layout(bases, src)
+            store = _access(src, bases, bases["st_vec"], bitwidth, True)
+            load = _access(dst, bases, bases["ld_vec"], bitwidth, False)
+            reps = 1 << len(bases["reps"])
+            index_ops = _index_ops(store, load, src.get_in_dim_size_log2("lane"), src.get_in_dim_size_log2("warp"))
+            scratch = max(1, (1 << (len(bases["vector"]) + len(bases["bank"]) + len(bases["segment"])))
+                          * bitwidth // 8)
+            plan = SharedPlan(smem=smem, num_reps=reps, scratch_bytes=scratch, store=store, load=load,
+                              barriers=2 * reps - 1, index_ops=index_ops)
+            key = (store.bank_conflicts + load.bank_conflicts, store.wavefronts + load.wavefronts,
+                   len(store.instructions) + len(load.instructions), index_ops, scratch)
+            if scratch <= bound and (within is None or key < within[0]):
+                within = (key, plan)
+            if best is None or (scratch,) + key < best[0]:
+                best = ((scratch,) + key, plan)
+        if within is not None:
+            return within[1]
     if best is None:
         raise AssertionError("no shared layout found")
     return best[1]
@@ -835,6 +862,212 @@ def plan_conversion(src: Any, dst: Any, shape: Sequence[int] | None = None, bitw
     if "register" in names and not cvt.is_trivial_over(["register"]):
         return ConversionPlan("register", "registers move within each thread", **common)
     return ConversionPlan("noop", "the layouts agree", **common)
+
+
+
+# ============================================================================ Triton's scratch (model)
+
+
+def _tt_intersection(b1: Sequence[int], b2: Sequence[int]) -> list[int]:
+    """Triton's ``intersectionBasis``: exact membership (order of ``b1``) for unit vectors, else
+    the span intersection."""
+    if all(b and not b & (b - 1) for b in list(b1) + list(b2)):
+        s2 = set(b2)
+        return [b for b in b1 if b and b in s2]
+    return _intersect([b for b in b1 if b], [b for b in b2 if b])
+
+
+def _tt_segment(bank_src: Sequence[int], bank_dst: Sequence[int], dim: int, length: int) -> list[int]:
+    """Triton's ``computeSegment``."""
+    ss, sd = set(bank_src) - {0}, set(bank_dst) - {0}
+    seg = [1 << b for b in range(dim) if (1 << b) not in ss and (1 << b) not in sd]
+    if len(seg) >= length:
+        return seg[:max(length, 0)]
+    a = sorted(v for v in ss if v not in sd)
+    b = sorted(v for v in sd if v not in ss)
+    if len(a) > len(b):
+        a, b = b, a
+    k = min(max(0, length - len(a) - len(seg)), len(a))
+    seg += [a[i] ^ b[i] for i in range(k, len(a))] + a[:k] + b[:k]
+    return seg[:length]
+
+
+def _tt_swizzle(reg_s, reg_d, bitwidth, vbasis, tile_s, tile_d, dim, leave_reps):
+    """Triton's ``optimalSwizzling`` + ``buildReps`` reduced to (segment without reps, reps)."""
+    len_b = min(_log2(max(1, 1024 // ((1 << len(vbasis)) * bitwidth))), dim - len(vbasis))
+    len_s = dim - len_b - len(vbasis)
+    seg = _tt_segment(list(vbasis) + list(tile_s), list(vbasis) + list(tile_d), dim, len_s)
+    rs, rd = set(reg_s), set(reg_d)
+    keep, reps = [], 0
+    for s in seg:
+        if s in rs and s in rd:
+            if leave_reps > 0:
+                leave_reps -= 1
+                keep.append(s)
+            else:
+                reps += 1
+        else:
+            keep.append(s)
+    return keep, reps
+
+
+def _tt_vbasis(reg_s, reg_d, lane_s, lane_d, bitwidth):
+    """Triton's ``getVbasis``."""
+    vb = _tt_intersection(reg_s, reg_d)[:_log2(max(1, 128 // bitwidth))]
+    per_bank = 0 if bitwidth > 32 else _log2(32 // bitwidth)
+    ls, ld = set(lane_s), set(lane_d)
+
+    def after_bank0(regs, vb, other):
+        out = []
+        cap = _log2(128 // max(bitwidth, 32))
+        for r in regs:
+            if r in vb:
+                continue
+            if r in other:
+                out.append(r)
+            if len(out) == cap:
+                break
+        return out
+
+    vec_src = True
+    if (1 << len(vb)) * bitwidth < 32:
+        def prefix(p, regs):
+            return list(regs[:len(p)]) == list(p)
+        sp, dp = prefix(vb, reg_s), prefix(vb, reg_d)
+        if vb and not sp and not dp:
+            reg_s = vb + [r for r in reg_s if r not in vb]
+            reg_d = vb + [r for r in reg_d if r not in vb]
+            sp = dp = True
+
+        def fill(regs, vb):
+            return list(vb) + [regs[i] for i in range(len(vb), min(per_bank, len(regs)))]
+        if sp and dp:
+            vs = after_bank0(reg_s, fill(reg_s, vb), ld)
+            vd = after_bank0(reg_d, fill(reg_d, vb), ls)
+            sp, dp = len(vs) >= len(vd), len(vd) > len(vs)
+        vec_src = sp
+        vb = fill(reg_s if vec_src else reg_d, vb)
+    return vb + (after_bank0(reg_s, vb, ld) if vec_src else after_bank0(reg_d, vb, ls))
+
+
+def triton_scratch_bytes(src: Any, dst: Any, bitwidth: int, shape: Sequence[int] | None = None, *,
+                         ldmatrix: bool = True, stmatrix: bool = True) -> int:
+    """The scratch bytes Triton 3.9 allocates for a shared-memory ``convert_layout`` (a model of
+    ``optimalSwizzling`` over its instruction tiles, ``buildReps`` and
+    ``getNumScratchElemsSwizzledCvt``; sm_90 has ``ldmatrix`` and ``stmatrix``, sm_80 only
+    ``ldmatrix``). :func:`plan_conversion` keeps its scratch at or below this."""
+    s_ll = _as_layout(src, shape, "src").remove_zero_bases_along_dim("register")
+    d_ll = _as_layout(dst, shape, "dst").remove_zero_bases_along_dim("register")
+    S, D = _cols(s_ll), _cols(d_ll)
+    reg_s, reg_d, lane_s, lane_d = S["register"], D["register"], S["lane"], D["lane"]
+    dim = s_ll.get_total_out_dim_size_log2()
+    blocks = _log2(s_ll.get_in_dim_size("block"))
+    total = _log2(max(1, 128 // bitwidth))
+    tiles_s = [((), (0, 1, 2))]
+    tiles_d = [((), (0, 1, 2))]
+    if bitwidth <= 32:
+        if stmatrix:
+            tiles_s.append(((0, 1), (2, 3, 4)))
+        if ldmatrix:
+            tiles_d.append(((0, 1), (2, 3, 4)))
+        if bitwidth == 16:
+            if stmatrix:
+                tiles_s.append(((2, 3, 4), (0, 1)))
+            if ldmatrix:
+                tiles_d.append(((2, 3, 4), (0, 1)))
+
+    def coords(a, v):
+        """(register bits, lane bits) of flattened ``v`` in ``a``'s hardware coordinates (the
+        earliest independent bases, as ``invertAndCompose``'s minimum-norm choice)."""
+        A = _cols(a)
+        span, cols, where = _Span(), [], []
+        for name in ("register", "lane", "warp", "block"):
+            for k, c in enumerate(A[name]):
+                if c and span.add(c):
+                    cols.append(c)
+                    where.append((name, k))
+        comb = _solve_in(cols, v) or 0
+        reg = lane = 0
+        for k, (name, idx) in enumerate(where):
+            if comb >> k & 1:
+                if name == "register":
+                    reg |= 1 << idx
+                elif name == "lane":
+                    lane |= 1 << idx
+        return reg, lane
+
+    def tile_vbasis(a, b, n_a, n_b, ids_a, ids_b):
+        if n_a < n_b:
+            return tile_vbasis(b, a, n_b, n_a, ids_b, ids_a)
+        A, B_ = _cols(a), _cols(b)
+        vb = _tt_intersection(A["register"], B_["register"])
+        if len(vb) < n_b:
+            return None
+        vb = vb[:n_b]
+        la, lb = [A["lane"][i] for i in ids_a], [B_["lane"][i] for i in ids_b]
+        if any(x == 0 for x in la + lb):
+            return None
+        for i in range(n_a - n_b):
+            if not coords(a, B_["lane"][ids_b[i]])[0]:
+                return None
+        for ia, ib in zip(ids_a, list(ids_b)[len(ids_b) - len(ids_a):]):
+            if coords(a, B_["lane"][ib])[1] != 1 << ia:
+                return None
+        return vb + lb
+
+    def get_tile(addr, regs, lanes, vb):
+        need = 3 - len(addr)
+        tile = []
+        for r in regs:
+            if need == 0:
+                break
+            if r not in vb:
+                tile.append(r)
+                need -= 1
+        if need > 0:
+            return None
+        return tile + [lanes[i] for i in addr]
+
+    best = None
+    for ts in tiles_s:
+        for td in tiles_d:
+            vb = tile_vbasis(s_ll, d_ll, total - len(ts[0]), total - len(td[0]), ts[0], td[0])
+            if vb is None:
+                continue
+            tile_s = get_tile(ts[1], reg_s, lane_s, vb)
+            tile_d = get_tile(td[1], reg_d, lane_d, vb)
+            if tile_s is None or tile_d is None:
+                continue
+            leave = min(len(ts[0]) + len(ts[1]) - 3, len(td[0]) + len(td[1]) - 3)
+            seg, reps = _tt_swizzle(reg_s, reg_d, bitwidth, vb, tile_s, tile_d, dim, leave)
+            conflicts = (1 << len(_tt_intersection(seg, tile_s))) + (1 << len(_tt_intersection(seg, tile_d))) - 2
+            if best is None or conflicts < best[0] or (conflicts == best[0] and reps > best[1]):
+                best = (conflicts, reps)
+    if best is None:
+        vb = _tt_vbasis(reg_s, reg_d, lane_s, lane_d, bitwidth)
+
+        def vec_size(regs):
+            i = 0
+            for v in vb:
+                if i < len(regs) and regs[i] == v:
+                    i += 1
+                else:
+                    return i
+            return len(vb)
+        tile_s, tile_d = list(lane_s), list(lane_d)
+        for side in ("s", "d"):
+            n = vec_size(reg_s if side == "s" else reg_d)
+            if (1 << n) * bitwidth > 32:
+                drop = _log2((1 << n) * bitwidth // 32)
+                if side == "s":
+                    tile_s = tile_s[:len(tile_s) - drop]
+                else:
+                    tile_d = tile_d[:len(tile_d) - drop]
+        tile_s = [b for b in tile_s if b not in vb]
+        tile_d = [b for b in tile_d if b not in vb]
+        _, reps = _tt_swizzle(reg_s, reg_d, bitwidth, vb, tile_s, tile_d, dim, 0)
+        best = (0, reps)
+    return max(1, (1 << (dim - best[1] - blocks)) * bitwidth // 8)
 
 
 # ============================================================================ bank_conflicts

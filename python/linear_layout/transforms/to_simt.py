@@ -619,7 +619,12 @@ class _Kernel:
         return value
 
     def shared_convert(self, shared, value: ir.Value, element: ir.Type, result_type: ir.VectorType) -> ir.Value:
-        """Store, barrier, load per repetition (a barrier between repetitions), then copies."""
+        """Store, barrier, load per repetition (a barrier between repetitions), then copies.
+
+        The repetition loop is unrolled: one group of stores, `gpu.barrier`, loads per round
+        (and a `gpu.barrier` between rounds), with static register selection. An `scf.for`
+        carrying the registers through iter_args costs a register rotation per round that the
+        stock pipeline does not unroll away (docs/passes.md has the measured PTX)."""
         key = str(element)
         buffer = self.scratch[key]
         store, load = shared.store, shared.load

@@ -34,7 +34,9 @@ module attributes {"ttg.num-warps" = 4 : i32} {
 
 // Repetitions: the common register directions left after the vector become rounds of
 // store / barrier / load with a barrier between rounds (2 rounds, 3 barriers), and the scratch
-// is one round's worth (16 KiB instead of 32 KiB).
+// is one round's worth (16 KiB instead of 32 KiB). The repetition loop is emitted unrolled: one
+// group of stores, gpu.barrier, loads per round, every round at the same addresses
+// (docs/passes.md gives the measured PTX of an scf.for version).
 #a = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]}>
 #b = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 8], order = [0, 1]}>
 module attributes {"ttg.num-warps" = 8 : i32} {
@@ -115,3 +117,60 @@ module attributes {"ttg.num-warps" = 4 : i32} {
 // CHECK: gpu.barrier
 // CHECK: memref.store %{{.*}}, %[[BUF]]
 // CHECK: gpu.return
+
+// -----
+
+// The repetition loop as Triton sizes it: blocked -> mma 64x64 f16 on 4 warps. Three directions
+// are registers on both sides; Triton's ldmatrix tile keeps one in the vector and makes the
+// other two rounds (2 KiB of scratch), so the plan does too: 4 rounds of one 16-byte store,
+// a barrier and four 4-byte loads, all rounds at the same (swizzled) addresses, with a barrier
+// between rounds (7 barriers).
+#blk = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#mma = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+module attributes {"ttg.num-warps" = 4 : i32} {
+  func.func @rounds(%in: memref<64x64xf16>, %out: memref<64x64xf16>) {
+    %x = "ll.load"(%in) : (memref<64x64xf16>) -> tensor<64x64xf16, #blk>
+    %y = "ttg.convert_layout"(%x) : (tensor<64x64xf16, #blk>) -> tensor<64x64xf16, #mma>
+    "ll.store"(%y, %out) : (tensor<64x64xf16, #mma>, memref<64x64xf16>) -> ()
+    return
+  }
+}
+
+// CHECK-LABEL: gpu.func @rounds(
+// CHECK-SAME: workgroup(%[[SMEM:.*]] : memref<1024xf16, #gpu.address_space<workgroup>>)
+// round 0
+// CHECK: vector.store %{{.*}}, %[[SMEM]][%[[ST:.*]]] {alignment = 16 : i64} : {{.*}}, vector<8xf16>
+// CHECK-NEXT: gpu.barrier
+// CHECK: vector.load %[[SMEM]][%[[L0:.*]]] {alignment = 4 : i64} : {{.*}}, vector<2xf16>
+// CHECK: vector.load %[[SMEM]][%[[L1:.*]]] {alignment = 4 : i64} : {{.*}}, vector<2xf16>
+// CHECK: vector.load %[[SMEM]][%[[L2:.*]]] {alignment = 4 : i64} : {{.*}}, vector<2xf16>
+// CHECK: vector.load %[[SMEM]][%[[L3:.*]]] {alignment = 4 : i64} : {{.*}}, vector<2xf16>
+// rounds 1, 2, 3: a barrier (the previous loads are done), then the same addresses
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: vector.shuffle
+// CHECK-NEXT: vector.store %{{.*}}, %[[SMEM]][%[[ST]]] {alignment = 16 : i64} : {{.*}}, vector<8xf16>
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: vector.load %[[SMEM]][%[[L0]]]
+// CHECK-NEXT: vector.load %[[SMEM]][%[[L1]]]
+// CHECK-NEXT: vector.load %[[SMEM]][%[[L2]]]
+// CHECK-NEXT: vector.load %[[SMEM]][%[[L3]]]
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: vector.shuffle
+// CHECK-NEXT: vector.store %{{.*}}, %[[SMEM]][%[[ST]]] {alignment = 16 : i64} : {{.*}}, vector<8xf16>
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: vector.load %[[SMEM]][%[[L0]]]
+// CHECK-NEXT: vector.load %[[SMEM]][%[[L1]]]
+// CHECK-NEXT: vector.load %[[SMEM]][%[[L2]]]
+// CHECK-NEXT: vector.load %[[SMEM]][%[[L3]]]
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: vector.shuffle
+// CHECK-NEXT: vector.store %{{.*}}, %[[SMEM]][%[[ST]]] {alignment = 16 : i64} : {{.*}}, vector<8xf16>
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: vector.load %[[SMEM]][%[[L0]]]
+// CHECK-NEXT: vector.load %[[SMEM]][%[[L1]]]
+// CHECK-NEXT: vector.load %[[SMEM]][%[[L2]]]
+// CHECK-NEXT: vector.load %[[SMEM]][%[[L3]]]
+// CHECK-NOT: gpu.barrier
+// CHECK-NOT: %[[SMEM]]
+// CHECK: gpu.return
+
