@@ -1003,13 +1003,25 @@ class LinearLayout:
         cols = tuple(a | (b << shift) for a, b in zip(self._cols, other._cols))
         return LinearLayout._make(self._ins, self._outs + other._outs, cols)
 
-    def squeeze_ins(self) -> "LinearLayout":
-        """Drop input dimensions of size 1."""
-        return LinearLayout._make(tuple(d for d in self._ins if d[1]), self._outs, self._cols)
+    def squeeze_ins(self, dim: str | None = None) -> "LinearLayout":
+        """Drop input dimension ``dim`` (Triton's ``squeezeIns``), or every size-1 input if ``dim`` is None.
 
-    def squeeze_outs(self) -> "LinearLayout":
-        """Drop output dimensions of size 1."""
-        return LinearLayout._make(self._ins, tuple(d for d in self._outs if d[1] > 1), self._cols)
+        Requires: ``dim`` is an input dimension of size 1.
+        """
+        if dim is not None and self.get_in_dim_size_log2(dim) != 0:
+            raise ValueError(f"squeeze_ins: '{dim}' must have size 1, but has size {self.get_in_dim_size(dim)}")
+        keep = (lambda d: d[0] != dim) if dim is not None else (lambda d: d[1])
+        return LinearLayout._make(tuple(d for d in self._ins if keep(d)), self._outs, self._cols)
+
+    def squeeze_outs(self, dim: str | None = None) -> "LinearLayout":
+        """Drop output dimension ``dim`` (Triton's ``squeezeOuts``), or every size-1 output if ``dim`` is None.
+
+        Requires: ``dim`` is an output dimension of size 1.
+        """
+        if dim is not None and self.get_out_dim_size(dim) != 1:
+            raise ValueError(f"squeeze_outs: '{dim}' must have size 1, but has size {self.get_out_dim_size(dim)}")
+        keep = (lambda d: d[0] != dim) if dim is not None else (lambda d: d[1] > 1)
+        return LinearLayout._make(self._ins, tuple(d for d in self._outs if keep(d)), self._cols)
 
     def resize_in_dim(self, in_dim: str, new_size: int) -> "LinearLayout":
         """Grow ``in_dim`` with zero (broadcast) bases, or shrink it by dropping its top bases.
@@ -1029,8 +1041,9 @@ class LinearLayout:
     def resize_out_dim(self, out_dim: str, new_size: int) -> "LinearLayout":
         """Change the size of ``out_dim``.
 
-        Shrinking keeps each coordinate modulo the new size (the linear projection onto the low
-        bits); growing leaves the bases as they are (the result is then not surjective).
+        Shrinking zeroes every coordinate that does not fit (``>= new_size``), as Triton's
+        ``resizeOutDim`` does; for the usual power-of-two coordinates this is the projection onto
+        the low bits. Growing leaves the bases as they are (the result is then not surjective).
 
         >>> LinearLayout.identity_1d(4, "i", "o").resize_out_dim("o", 2).bases
         (('i', ((1,), (0,))),)
@@ -1038,8 +1051,9 @@ class LinearLayout:
         _log2_exact(new_size, f"new size of '{out_dim}'")
         index = self.get_out_dim_index(out_dim)
         outs = tuple((n, int(new_size) if k == index else s) for k, (n, s) in enumerate(self._outs))
-        mask = int(new_size) - 1
-        bases = [(name, [tuple(v & mask if k == index else v for k, v in enumerate(b)) for b in bs]) for name, bs in self.bases]
+        limit = int(new_size)
+        bases = [(name, [tuple(0 if k == index and v >= limit else v for k, v in enumerate(b)) for b in bs])
+                 for name, bs in self.bases]
         return LinearLayout.from_bases(bases, [n for n, _ in outs], [s for _, s in outs], require_surjective=False)
 
     def rename_in_dim(self, old: str, new: str) -> "LinearLayout":
@@ -1152,7 +1166,9 @@ class LinearLayout:
         first_count = self._ins[0][1]
         width = self._outs[0][1].bit_length() - 1
         consecutive = 0
-        while consecutive < first_count and self._cols[consecutive] == 1 << consecutive:
+        # `1 << consecutive` is a unit step along the first output only while it fits in its width;
+        # past that it would be a packed bit of the next output dimension.
+        while consecutive < min(first_count, width) and self._cols[consecutive] == 1 << consecutive:
             consecutive += 1
         first_out_mask = (1 << width) - 1
         other_bits = 0
@@ -1386,12 +1402,14 @@ def standard_out_dim_names(rank: int) -> tuple[str, ...]:
 def identity_standard_nd(in_dim: str, shape: Sequence[int], order: Sequence[int]) -> LinearLayout:
     """An ``in_dim`` that walks ``shape`` in ``order`` (``order[0]`` is the fastest dimension).
 
-    Formula: the product of ``identity_1d(shape[order[i]], in_dim, dim{order[i]})`` over ``i``,
-    with outputs then listed as ``dim0, dim1, ...``.
+    Formula: the product of ``identity_1d(shape[order[i]], in_dim, dim{order[i]})`` over ``i``.
+    As in Triton, the outputs stay in ``order`` (minor first), which is what
+    :func:`ensure_layout_not_smaller_than` expects; callers transpose to ``dim0, dim1, ...``.
     Requires: ``order`` is a permutation of ``range(len(shape))``; sizes are powers of two.
 
-    >>> identity_standard_nd("lane", [2, 4], [1, 0]).bases
-    (('lane', ((0, 1), (0, 2), (1, 0))),)
+    >>> L = identity_standard_nd("lane", [2, 4], [1, 0])
+    >>> L.bases, L.out_dims
+    ((('lane', ((1, 0), (2, 0), (0, 1))),), (('dim1', 4), ('dim0', 2)))
     """
     if sorted(order) != list(range(len(shape))):
         raise ValueError(f"order {list(order)} is not a permutation of 0..{len(shape) - 1}")
@@ -1399,7 +1417,7 @@ def identity_standard_nd(in_dim: str, shape: Sequence[int], order: Sequence[int]
     result = LinearLayout.empty()
     for dim in order:
         result = result * LinearLayout.identity_1d(shape[dim], in_dim, names[dim])
-    return result.transpose_outs(names)
+    return result
 
 
 def ensure_layout_not_larger_than(
