@@ -13,7 +13,7 @@ and widest vector (bits), `bar.sync`, shuffles, integer ALU instructions, total 
 (sm_90, and sm_80 totals), and our wavefronts measured by the SIMT interpreter next to the
 minimum. A summary (medians, wins/losses) follows.
 
-    python benchmarks/bench_codegen.py [--quick]
+    python benchmarks/bench_codegen.py [--quick] [--llvm-defaults]
 """
 
 from __future__ import annotations
@@ -41,6 +41,12 @@ from linear_layout.transforms.convert_plan import plan_conversion  # noqa: E402
 from lowering_cases import kernel_text, random_input  # noqa: E402
 
 BITS = {"f32": 32, "f16": 16, "i8": 8}
+
+
+# Triton's NVPTX backend runs with LLVM's `nvptx-mad-wide-opt` on (`mad.wide` for address
+# arithmetic); LLVM's default is off. Ours is compiled with the same flag; `--llvm-defaults`
+# drops it.
+LLVM_FLAGS = ["--nvptx-mad-wide-opt"]
 
 
 def nvvm(chip: str) -> str:
@@ -181,8 +187,8 @@ def our_compile(text: str, chip: str):
         build_pass_manager("ll-lower", context).run(module.operation)
         lowered = str(module)
     mlir_opt = Path(list(mlir.__path__)[0]) / "bin" / "mlir-opt"
-    result = subprocess.run([str(mlir_opt), f"--pass-pipeline={nvvm(chip)}"], input=lowered, capture_output=True,
-                            text=True, check=True)
+    result = subprocess.run([str(mlir_opt), *LLVM_FLAGS, f"--pass-pipeline={nvvm(chip)}"], input=lowered,
+                            capture_output=True, text=True, check=True)
     match = re.search(r'assembly = "(.*?)"', result.stdout, re.S)
     ptx = re.sub(r"\\([0-9A-F]{2})", lambda m: chr(int(m.group(1), 16)), match.group(1))
     shared = sum(int(n) for n in re.findall(r"\.shared \.align \d+ \.b8 \w+\[(\d+)\]", ptx))
@@ -248,10 +254,13 @@ def stats(ptx: str) -> dict:
 def main(argv=None) -> int:
     os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
     argv = sys.argv[1:] if argv is None else argv
+    if "--llvm-defaults" in argv:
+        LLVM_FLAGS.clear()
     cases = suite()
     if "--quick" in argv:
         cases = cases[::4]
-    print(f"Conversion kernels: ours (ll-lower + stock NVVM pipeline) | Triton 3.9, sm_90 unless noted; {len(cases)} kernels")
+    print(f"Conversion kernels: ours (ll-lower + stock NVVM pipeline, LLVM flags: {' '.join(LLVM_FLAGS) or 'defaults'})"
+          f" | Triton 3.9, sm_90 unless noted; {len(cases)} kernels")
     head = (f"{'kernel':<34}{'strategy':<9}{'smem B':>14}{'st.shared n/bits':>19}{'ld.shared n/bits':>19}"
             f"{'bar':>8}{'shfl':>8}{'int ALU':>11}{'total':>11}{'total sm80':>12}{'wavefronts/min':>16}")
     print(head)

@@ -25,7 +25,7 @@ explicit column 3 (``andi``, ``cmpi``, ``select``), and every term after the fir
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from mlir import ir
 from mlir.dialects import arith
@@ -94,8 +94,13 @@ def _tree_reduce(terms: list[ir.Value], combine) -> ir.Value | None:
     return terms[0] if terms else None
 
 
-def _matrix_vector_product(columns: list[int], num_rows: int, x: ir.Value, constant) -> ir.Value | None:
-    """``M x`` for the GF(2) matrix with the given packed ``columns``; ``None`` when ``M`` is zero."""
+def _matrix_vector_product(columns: list[int], num_rows: int, x: ir.Value, constant,
+                           in_range: bool = False) -> ir.Value | None:
+    """``M x`` for the GF(2) matrix with the given packed ``columns``; ``None`` when ``M`` is zero.
+
+    With ``in_range`` (``x`` known to be below ``1 << len(columns)``), a diagonal whose mask
+    keeps every bit of ``x`` that survives its shift needs no ``andi``."""
+    full = (1 << len(columns)) - 1 if in_range else -1
     diagonals, explicit = _plan_terms(columns, num_rows)
     # Output rows set by exactly one matrix entry: a term confined to them overlaps no other term.
     counts = [0] * num_rows
@@ -108,7 +113,8 @@ def _matrix_vector_product(columns: list[int], num_rows: int, x: ir.Value, const
     xors: list[ir.Value] = []
     for shift in sorted(diagonals):
         mask = diagonals[shift]
-        term = arith.andi(x, constant(mask))
+        kept = full & ~((1 << -shift) - 1) if shift < 0 else full
+        term = x if mask & kept == kept else arith.andi(x, constant(mask))
         if shift > 0:
             term = arith.shli(term, constant(shift))
         elif shift < 0:
@@ -135,6 +141,9 @@ def emit_apply_layout(
     int_type: ir.Type | None = None,
     loc: ir.Location | None = None,
     ip: ir.InsertionPoint | None = None,
+    constant: Callable[[int], ir.Value] | None = None,
+    packed: Mapping[tuple[tuple[str, int, ir.Value], ...], ir.Value] | None = None,
+    in_range: bool = False,
 ) -> dict[str, ir.Value]:
     """Emit ``layout.apply(indices)`` as ``arith`` ops; return one SSA value per output dimension.
 
@@ -145,6 +154,17 @@ def emit_apply_layout(
     packed dimension, as in Triton); all SSA indices share one integer type (``int_type``, by
     default theirs, else ``i32``) wide enough for the packed inputs and every output.
     Postcondition: for all index values, the emitted outputs equal ``layout.apply``.
+
+    ``constant`` (optional) makes the integer constants of type ``int_type`` (a caller's
+    kernel-wide cache); by default they are created at the insertion point, once per call.
+    ``packed`` (optional) maps ``((dim, log2 size, index value), ...)`` to a value known to equal
+    the packing of those indices, low bits first: when the non-constant inputs start with exactly
+    those dimensions, sizes and values, that value is used instead of shifting and or-ing them (e.g.
+    ``tid == lane | warp << 5`` when ``lane = tid & 31`` and ``warp = tid >> 5`` over a block of
+    ``32 * num_warps`` threads).
+    ``in_range`` says the caller guarantees the precondition (every index below its dimension's
+    size): masks that would only clear bits the packed input cannot have are then left out.
+    Without it every diagonal is masked, so an out-of-range last index still wraps.
     """
     if set(indices) != set(layout.get_in_dim_names()):
         raise ValueError(
@@ -173,22 +193,29 @@ def emit_apply_layout(
                 f"{dict(layout.out_dims)} do not fit in i{width}"
             )
 
-        constants: dict[int, ir.Value] = {}
+        if constant is None:
+            constants: dict[int, ir.Value] = {}
 
-        def constant(value: int) -> ir.Value:
-            if value not in constants:
-                constants[value] = arith.constant(int_type, value)
-            return constants[value]
+            def constant(value: int) -> ir.Value:
+                if value not in constants:
+                    constants[value] = arith.constant(int_type, value)
+                return constants[value]
 
         folded = layout.apply(constant_part)
         if not symbolic:
             return {name: constant(value) for name, value in folded.items()}
 
-        x = None
-        shift = 0
         for name, value in symbolic:
             if value.type != int_type:
                 raise ValueError(f"emit_apply_layout: index '{name}' has type {value.type}, expected {int_type}")
+        x = None
+        shift = 0
+        start = 0
+        for dims, value in (packed or {}).items():
+            prefix = tuple((name, layout.get_in_dim_size_log2(name), index) for name, index in symbolic[:len(dims)])
+            if len(dims) > start and prefix == tuple(dims) and value.type == int_type:
+                x, shift, start = value, sum(bits for _, bits, _ in dims), len(dims)
+        for name, value in symbolic[start:]:
             part = value if shift == 0 else arith.shli(value, constant(shift))
             x = part if x is None else arith.ori(x, part)
             shift += layout.get_in_dim_size_log2(name)
@@ -198,7 +225,7 @@ def emit_apply_layout(
         results = {}
         for name in layout.get_out_dim_names():
             columns = [basis[0] for basis in flat.sublayout(flat.get_in_dim_names(), [name]).bases[0][1]] if flat.num_in_dims else []
-            product = _matrix_vector_product(columns, layout.get_out_dim_size_log2(name), x, constant)
+            product = _matrix_vector_product(columns, layout.get_out_dim_size_log2(name), x, constant, in_range)
             if product is None:
                 results[name] = constant(folded[name])
             elif folded[name]:

@@ -162,10 +162,43 @@ class _Kernel:
         return ir.VectorType.get([layout.get_in_dim_size("register")], t.element_type)
 
     def const_i32(self, value: int) -> ir.Value:
-        return arith.constant(self.i32, value)
+        return self._constant(self.i32, value)
 
     def const_index(self, value: int) -> ir.Value:
-        return arith.constant(ir.IndexType.get(), value)
+        return self._constant(ir.IndexType.get(), value)
+
+    def _constant(self, t: ir.Type, value: int) -> ir.Value:
+        """One `arith.constant` per (type, value) for the whole kernel, at the top of its body
+        with the function's location. Per-use constants would leave canonicalize to unique
+        tens of thousands of them (and fuse their locations) in large kernels."""
+        key = (value, str(t))
+        if key not in self.constants:
+            self.constants[key] = arith.constant(t, value, ip=self.constant_ip, loc=self.func_op.location)
+        return self.constants[key]
+
+    def apply(self, layout: LinearLayout, indices) -> dict[str, ir.Value]:
+        """`emit_apply_layout` on i32 with the kernel's constants and `tid = lane | warp << 5`."""
+        # lane < 32, warp < num_warps and registers are constants below the register count.
+        return emit_apply_layout(layout, indices, int_type=self.i32, constant=self.const_i32, packed=self.packed,
+                                 in_range=True)
+
+    def lane_bits(self, select: LinearLayout, bits: int) -> list[ir.Value]:
+        """`bit k of select(lane) != 0` for k < bits (`select`: lane -> register). A bit that
+        depends on one lane bit j is `(lane & 1 << j) != 0`; the others come from the full
+        product."""
+        columns = [basis[0] for basis in dict(select.bases)["lane"]]
+        product = None
+        conds = []
+        for k in range(bits):
+            rows = [j for j, column in enumerate(columns) if column >> k & 1]
+            if len(rows) == 1:
+                masked = arith.andi(self.lane, self.const_i32(1 << rows[0]))
+            else:
+                if product is None:
+                    product = self.apply(select, {"lane": self.lane})["register"]
+                masked = arith.andi(product, self.const_i32(1 << k))
+            conds.append(arith.cmpi(arith.CmpIPredicate.ne, masked, self.const_i32(0)))
+        return conds
 
     def hw_indices(self, register: int = 0) -> dict:
         return {"register": register, "lane": self.lane, "warp": self.warp if self.num_warps > 1 else 0,
@@ -210,11 +243,17 @@ class _Kernel:
             else:
                 self.local[key]["buffer"] = arg
         with ir.InsertionPoint(body), func_op.location:
-            tid = arith.index_cast(self.i32, gpu.thread_id(gpu.Dimension.x))
+            thread_id = gpu.thread_id(gpu.Dimension.x)
+            self.constant_ip = ir.InsertionPoint(thread_id.owner)
+            tid = arith.index_cast(self.i32, thread_id)
             self.lane = arith.andi(tid, self.const_i32(31))
             self.warp = arith.shrui(tid, self.const_i32(5))
+            # known_block_size is 32 * num_warps threads, so tid < 32 * num_warps and
+            # lane | warp << 5 is tid itself: index math packing (lane, warp) uses tid.
+            self.packed = {(("lane", 5, self.lane), ("warp", (self.num_warps - 1).bit_length(), self.warp)): tid} \
+                if self.num_warps > 1 else {}
             self.block = arith.index_cast(self.i32, gpu.block_id(gpu.Dimension.x)) if self.launch.num_ctas > 1 else None
-            for op in old_block.operations:
+            for self.op_number, op in enumerate(old_block.operations):
                 op = op.operation
                 with op.location:
                     self.lower_op(op)
@@ -350,7 +389,7 @@ class _Kernel:
 
     def _addresses(self, reduced: LinearLayout, vec: int, offsets) -> list[list[ir.Value]]:
         """Per access (registers r0 = k*vec), the memref indices."""
-        base = emit_apply_layout(reduced, self.hw_indices(0), int_type=self.i32)
+        base = self.apply(reduced, self.hw_indices(0))
         names = list(reduced.get_out_dim_names())
         zero = {"lane": 0, "warp": 0, "block": 0}
         accesses = []
@@ -380,8 +419,14 @@ class _Kernel:
             value = vector.from_elements(ir.VectorType.get([len(accesses)], element),
                                          [memref.load(self.get(memref_value), indices) for indices in accesses])
         else:
-            value = _concat([vector.load(piece_type, self.get(memref_value), indices, alignment=alignment)
-                             for indices in accesses])
+            pieces = [vector.load(piece_type, self.get(memref_value), indices, alignment=alignment)
+                      for indices in accesses]
+            unit = _unit([range(vec)], element) if len(pieces) > 1 else 1
+            if unit > 1:  # concatenate packed units (an i8 pair is one i16), not single registers
+                value = _from_units(_concat_units([_to_units(piece, unit, element) for piece in pieces]), unit,
+                                    element)
+            else:
+                value = _concat(pieces)
         full_of, reduced_of = register_maps(layout)
         if len(reduced_of) != len(full_of):
             value = vector.shuffle(value, value, reduced_of)
@@ -401,7 +446,7 @@ class _Kernel:
                 continue
             piece = value
             if registers != list(range(layout.get_in_dim_size("register"))):
-                piece = vector.shuffle(value, value, registers)
+                piece = _gather(value, registers, tensor_type.element_type)
             vector.store(piece, self.get(memref_value), indices, alignment=alignment)
 
     def lower_convert(self, op: ir.Operation) -> None:
@@ -434,11 +479,9 @@ class _Kernel:
         def conditions(select: LinearLayout | None, bits: int) -> list[ir.Value]:
             if select is None:
                 return []
-            key = ("select", select, bits, len(self.lane_math))  # per conversion: see lane_math
+            key = ("select", select, bits, self.op_number)  # per conversion: see lane_math
             if key not in self.lane_math:
-                t = emit_apply_layout(select, {"lane": self.lane}, int_type=self.i32)["register"]
-                self.lane_math[key] = [arith.cmpi(arith.CmpIPredicate.ne, arith.andi(t, self.const_i32(1 << k)),
-                                                  self.const_i32(0)) for k in range(bits)]
+                self.lane_math[key] = self.lane_bits(select, bits)
             return self.lane_math[key]
 
         provider_conds = conditions(rounds[0].register_select, len(plan.select_basis))
@@ -455,9 +498,9 @@ class _Kernel:
                 if r.xor_mode:
                     offset, mode = self.const_i32(r.lane_xor), gpu.ShuffleMode.XOR
                 else:
-                    key = ("lane", r.source_lane, r.lane_xor, id(op))
+                    key = ("lane", r.source_lane, r.lane_xor, self.op_number)
                     if key not in self.lane_math:
-                        offset = emit_apply_layout(r.source_lane, {"lane": self.lane}, int_type=self.i32)["lane"]
+                        offset = self.apply(r.source_lane, {"lane": self.lane})["lane"]
                         if r.lane_xor:
                             offset = arith.xori(offset, self.const_i32(r.lane_xor))
                         self.lane_math[key] = offset
@@ -538,9 +581,8 @@ class _Kernel:
     def thread_base(self, thread_offset: LinearLayout) -> tuple[ir.Value, ir.Value]:
         """(i32, index) of the (lane, warp) part of an access's offsets, once per kernel."""
         if thread_offset not in self.thread_bases:
-            base = emit_apply_layout(thread_offset, {"lane": self.lane,
-                                                     "warp": self.warp if self.num_warps > 1 else 0},
-                                     int_type=self.i32)["offset"]
+            base = self.apply(thread_offset, {"lane": self.lane,
+                                              "warp": self.warp if self.num_warps > 1 else 0})["offset"]
             self.thread_bases[thread_offset] = (base, arith.index_castui(ir.IndexType.get(), base))
         return self.thread_bases[thread_offset]
 
@@ -584,7 +626,7 @@ class _Kernel:
                 if access.vector == 1:
                     memref.store(vector.extract(value, [], [ins.registers[0]]), buffer, [index])
                 else:
-                    piece = vector.shuffle(value, value, list(ins.registers))
+                    piece = _gather(value, list(ins.registers), ir.VectorType(value.type).element_type)
                     vector.store(piece, buffer, [index], alignment=access.instruction_bytes)
             if cond is not None:
                 scf.YieldOp([])
@@ -612,8 +654,17 @@ class _Kernel:
         mask = [position[r] for r in range(count)]
         if access.vector == 1:
             value = vector.from_elements(ir.VectorType.get([len(pieces)], element), pieces)
-        else:
-            value = _concat(pieces)
+            if mask != list(range(count)) or len(pieces) != count:
+                value = vector.shuffle(value, value, mask)
+            return value
+        unit = _unit([mask, range(access.vector)], element)
+        if unit > 1:  # keep the loaded units packed through the concatenation and the shuffle
+            value = _concat_units([_to_units(piece, unit, element) for piece in pieces])
+            units = [m // unit for m in mask[::unit]]
+            if units != list(range(len(units))) or len(pieces) * access.vector != count:
+                value = vector.shuffle(value, value, units)
+            return _from_units(value, unit, element)
+        value = _concat(pieces)
         if mask != list(range(count)) or len(pieces) * access.vector != count:
             value = vector.shuffle(value, value, mask)
         return value
@@ -696,6 +747,61 @@ def _shuffle_casts(element: ir.Type):
         return i32, (lambda v: arith.extui(i32, arith.bitcast(i16, v))), \
             (lambda v: arith.bitcast(element, arith.trunci(i16, v)))
     raise ValueError(f"cannot shuffle {element}")
+
+
+MAX_UNIT_BITS = 32
+
+
+def _unit(groups, element: ir.Type) -> int:
+    """The most registers (a power of two, at most 32 bits together) that every group in
+    `groups` moves as aligned runs: group[k*u : (k+1)*u] == range(group[k*u], group[k*u] + u)
+    with group[k*u] % u == 0. 1 for 32-bit elements and wider, or when no run of 2 fits.
+
+    Sub-32-bit values are moved in such units (`vector.bitcast` to one integer per unit) so that
+    i8/f16 registers stay packed from load to store instead of being unpacked and repacked."""
+    bits = _element_bits(element)
+    groups = [list(g) for g in groups]
+    best = 1
+    u = 2
+    while u * bits <= MAX_UNIT_BITS and groups:
+        if not all(len(g) % u == 0 and all(g[k] % u == 0 and g[k:k + u] == list(range(g[k], g[k] + u))
+                                           for k in range(0, len(g), u)) for g in groups):
+            break
+        best, u = u, u * 2
+    return best
+
+
+def _unit_type(count: int, unit: int, element: ir.Type) -> ir.VectorType:
+    return ir.VectorType.get([count // unit], ir.IntegerType.get_signless(unit * _element_bits(element)))
+
+
+def _to_units(value: ir.Value, unit: int, element: ir.Type) -> ir.Value:
+    count = ir.VectorType(value.type).shape[0]
+    return vector.bitcast(_unit_type(count, unit, element), value)
+
+
+def _from_units(value: ir.Value, unit: int, element: ir.Type) -> ir.Value:
+    count = ir.VectorType(value.type).shape[0] * unit
+    return vector.bitcast(ir.VectorType.get([count], element), value)
+
+
+def _concat_units(pieces: list[ir.Value]) -> ir.Value:
+    """`_concat`, but 1-element pieces are joined with `vector.from_elements` (a shuffle of two
+    1-element vectors would canonicalize to `vector.interleave`)."""
+    if len(pieces) > 1 and all(ir.VectorType(p.type).shape[0] == 1 for p in pieces):
+        element = ir.VectorType(pieces[0].type).element_type
+        return vector.from_elements(ir.VectorType.get([len(pieces)], element),
+                                    [vector.extract(p, [], [0]) for p in pieces])
+    return _concat(pieces)
+
+
+def _gather(value: ir.Value, registers: list[int], element: ir.Type) -> ir.Value:
+    """`vector.shuffle(value, value, registers)`, moving aligned runs of registers as units."""
+    unit = _unit([registers], element)
+    if unit == 1:
+        return vector.shuffle(value, value, registers)
+    units = _to_units(value, unit, element)
+    return _from_units(vector.shuffle(units, units, [r // unit for r in registers[::unit]]), unit, element)
 
 
 def _workgroup_type(elements: int, element: ir.Type) -> ir.MemRefType:

@@ -145,9 +145,11 @@ module attributes {"ttg.num-warps" = 4 : i32} {
 // CHECK: vector.load %[[SMEM]][%[[L1:.*]]] {alignment = 4 : i64} : {{.*}}, vector<2xf16>
 // CHECK: vector.load %[[SMEM]][%[[L2:.*]]] {alignment = 4 : i64} : {{.*}}, vector<2xf16>
 // CHECK: vector.load %[[SMEM]][%[[L3:.*]]] {alignment = 4 : i64} : {{.*}}, vector<2xf16>
-// rounds 1, 2, 3: a barrier (the previous loads are done), then the same addresses
+// rounds 1, 2, 3: a barrier (the previous loads are done), then the same addresses; each
+// round's f16 pairs are picked as packed i32 units
 // CHECK-NEXT: gpu.barrier
-// CHECK-NEXT: vector.shuffle
+// CHECK-NEXT: vector.shuffle {{.*}} : vector<16xi32>, vector<16xi32>
+// CHECK-NEXT: vector.bitcast {{.*}} : vector<4xi32> to vector<8xf16>
 // CHECK-NEXT: vector.store %{{.*}}, %[[SMEM]][%[[ST]]] {alignment = 16 : i64} : {{.*}}, vector<8xf16>
 // CHECK-NEXT: gpu.barrier
 // CHECK-NEXT: vector.load %[[SMEM]][%[[L0]]]
@@ -155,7 +157,8 @@ module attributes {"ttg.num-warps" = 4 : i32} {
 // CHECK-NEXT: vector.load %[[SMEM]][%[[L2]]]
 // CHECK-NEXT: vector.load %[[SMEM]][%[[L3]]]
 // CHECK-NEXT: gpu.barrier
-// CHECK-NEXT: vector.shuffle
+// CHECK-NEXT: vector.shuffle {{.*}} : vector<16xi32>, vector<16xi32>
+// CHECK-NEXT: vector.bitcast {{.*}} : vector<4xi32> to vector<8xf16>
 // CHECK-NEXT: vector.store %{{.*}}, %[[SMEM]][%[[ST]]] {alignment = 16 : i64} : {{.*}}, vector<8xf16>
 // CHECK-NEXT: gpu.barrier
 // CHECK-NEXT: vector.load %[[SMEM]][%[[L0]]]
@@ -163,7 +166,8 @@ module attributes {"ttg.num-warps" = 4 : i32} {
 // CHECK-NEXT: vector.load %[[SMEM]][%[[L2]]]
 // CHECK-NEXT: vector.load %[[SMEM]][%[[L3]]]
 // CHECK-NEXT: gpu.barrier
-// CHECK-NEXT: vector.shuffle
+// CHECK-NEXT: vector.shuffle {{.*}} : vector<16xi32>, vector<16xi32>
+// CHECK-NEXT: vector.bitcast {{.*}} : vector<4xi32> to vector<8xf16>
 // CHECK-NEXT: vector.store %{{.*}}, %[[SMEM]][%[[ST]]] {alignment = 16 : i64} : {{.*}}, vector<8xf16>
 // CHECK-NEXT: gpu.barrier
 // CHECK-NEXT: vector.load %[[SMEM]][%[[L0]]]

@@ -67,7 +67,11 @@ module attributes {"ttg.num-warps" = 1 : i32} {
 // CHECK-LABEL: gpu.func @permute(
 // CHECK: %[[A:.*]] = vector.load %arg0{{.*}} : memref<4x32xf16>, vector<2xf16>
 // CHECK: %[[B:.*]] = vector.load %arg0{{.*}} : memref<4x32xf16>, vector<2xf16>
-// CHECK: %[[X:.*]] = vector.shuffle %[[A]], %[[B]] [0, 1, 2, 3]
+// The two loaded f16 pairs are joined as packed i32 units, then permuted.
+// CHECK: %[[PA:.*]] = vector.bitcast %[[A]] : vector<2xf16> to vector<1xi32>
+// CHECK: %[[PB:.*]] = vector.bitcast %[[B]] : vector<2xf16> to vector<1xi32>
+// CHECK: %[[P:.*]] = vector.from_elements %{{.*}}, %{{.*}} : vector<2xi32>
+// CHECK: %[[X:.*]] = vector.bitcast %[[P]] : vector<2xi32> to vector<4xf16>
 // CHECK: %[[Y:.*]] = vector.shuffle %[[X]], %[[X]] [0, 2, 1, 3] : vector<4xf16>, vector<4xf16>
 // CHECK-NOT: gpu.shuffle
 // CHECK: memref.store
