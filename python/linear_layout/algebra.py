@@ -228,6 +228,10 @@ class LinearLayout:
     def empty() -> "LinearLayout":
         """The layout with no dimensions: the unit of ``*``.
 
+        Formula: the map from the one-point space to itself.
+        Requires: nothing.
+        Postcondition: ``empty() * L == L * empty() == L``.
+
         >>> LinearLayout.empty() * LinearLayout.identity_1d(4, "i", "o") == LinearLayout.identity_1d(4, "i", "o")
         True
         """
@@ -237,7 +241,9 @@ class LinearLayout:
     def identity_1d(size: int, in_dim: str, out_dim: str) -> "LinearLayout":
         """``L(in_dim = x) = (out_dim = x)`` for ``x < size``. Size 0 gives :meth:`empty`.
 
+        Formula: ``bases[in_dim][i] = (2**i,)``.
         Requires: ``size`` is 0 or a power of two.
+        Postcondition: invertible, and its own inverse up to renaming.
 
         >>> LinearLayout.identity_1d(8, "i", "o").bases
         (('i', ((1,), (2,), (4,))),)
@@ -269,7 +275,9 @@ class LinearLayout:
     def zeros_1d(size: int, in_dim: str, out_dim: str, out_dim_size: int = 1) -> "LinearLayout":
         """``L(in_dim = x) = (out_dim = 0)``: every input broadcasts to element 0.
 
+        Formula: ``bases[in_dim][i] = (0,)``.
         Requires: ``size`` (or 0, giving :meth:`empty`) and ``out_dim_size`` are powers of two.
+        Postcondition: rank 0; surjective only when ``out_dim_size == 1``.
 
         >>> LinearLayout.zeros_1d(4, "i", "o").bases
         (('i', ((0,), (0,))),)
@@ -529,15 +537,27 @@ class LinearLayout:
         return self._cache_rank
 
     def is_surjective(self) -> bool:
-        """Every output is reached: ``rank == total output bits``."""
+        """Every output is reached: ``rank == total output bits``.
+
+        >>> LinearLayout.strided_1d(4, 2, "i", "o").is_surjective()
+        False
+        """
         return self.rank() == self.get_total_out_dim_size_log2()
 
     def is_injective(self) -> bool:
-        """No two inputs map to the same output: ``rank == total input bits``."""
+        """No two inputs map to the same output: ``rank == total input bits``.
+
+        >>> LinearLayout.zeros_1d(2, "i", "o").is_injective()
+        False
+        """
         return self.rank() == len(self._cols)
 
     def is_invertible(self) -> bool:
-        """Surjective and injective, i.e. a square matrix of full rank."""
+        """Surjective and injective, i.e. a square matrix of full rank.
+
+        >>> LinearLayout.identity_1d(4, "i", "o").is_invertible()
+        True
+        """
         return self.is_surjective() and len(self._cols) == self.get_total_out_dim_size_log2()
 
     # ------------------------------------------------------------------ application
@@ -551,6 +571,9 @@ class LinearLayout:
         dimension's size are ignored, as in Triton.
 
         Formula: ``out = XOR_{d, i : bit i of ins[d]} bases[d][i]``.
+        Requires: exactly this layout's input dimensions as keys.
+        Postcondition: linear, ``apply(x ^ y) == apply(x) ^ apply(y)``; ``apply(0) == 0``; keys in
+        output-dimension order.
 
         >>> L = LinearLayout.from_bases([("lane", [[1, 1], [2, 2]]), ("warp", [[0, 1], [0, 2]])], ["r", "c"])
         >>> L.apply({"lane": 3, "warp": 2})
@@ -623,6 +646,7 @@ class LinearLayout:
         doubling -- rows ``[2**k, 2**(k+1))`` are rows ``[0, 2**k)`` XOR column ``k`` -- so it costs
         one XOR per output element.
 
+        Requires: nothing (memory grows as the total input size).
         Postcondition: ``tabulate()[x, k] == apply(unflatten(x))[out k]`` for all ``x``.
 
         >>> LinearLayout.from_bases([("i", [[1], [3]])], ["o"]).tabulate()[:, 0].tolist()
@@ -800,6 +824,8 @@ class LinearLayout:
 
         Formula: ``identity(out dims).invert_and_compose(self)``.
         Requires: surjective.
+        Postcondition: ``P.compose(L)`` is the identity on ``L``'s outputs; ``P == L.invert()`` when
+        ``L`` is invertible.
 
         >>> LinearLayout.from_bases([("i", [[1], [0], [2]])], ["o"]).pseudoinvert().bases
         (('o', ((1,), (4,))),)
@@ -848,6 +874,9 @@ class LinearLayout:
     def divide_right(A: "LinearLayout", B: "LinearLayout") -> "LinearLayout | None":
         """The ``C`` with ``A == C * B`` (``B`` the major factor), or ``None`` if there is none.
 
+        Formula: each input ``d`` of ``A`` ends with ``B``'s bases of ``d`` scaled by ``C``'s output sizes;
+        ``C`` keeps the leading bases, with sizes ``A.out_size / B.out_size``.
+        Requires: nothing; an impossible division returns ``None``.
         Postcondition: ``C * B == A`` when ``C`` is not ``None``.
 
         >>> A = LinearLayout.identity_1d(8, "i", "o")
@@ -889,7 +918,10 @@ class LinearLayout:
         return LinearLayout._make(tuple(ins), outs, tuple(cols))
 
     def transpose_ins(self, new_order: Sequence[str]) -> "LinearLayout":
-        """Reorder the input dimensions. Requires: a permutation of them.
+        """Reorder the input dimensions.
+
+        Requires: a permutation of them.
+        Postcondition: ``apply`` is unchanged; flattening order follows the new order.
 
         >>> LinearLayout.from_bases([("a", [[1]]), ("b", [[2]])], ["o"]).transpose_ins(["b", "a"]).get_in_dim_names()
         ('b', 'a')
@@ -903,7 +935,10 @@ class LinearLayout:
         return LinearLayout._make(tuple((n, slices[n][1]) for n in new_order), self._outs, tuple(cols))
 
     def transpose_outs(self, new_order: Sequence[str]) -> "LinearLayout":
-        """Reorder the output dimensions. Requires: a permutation of them.
+        """Reorder the output dimensions.
+
+        Requires: a permutation of them.
+        Postcondition: ``apply`` gives the same coordinates, keyed in the new order.
 
         >>> L = LinearLayout.from_bases([("a", [[1, 2]])], ["x", "y"], [2, 4], False)
         >>> L.transpose_outs(["y", "x"]).bases
@@ -927,7 +962,9 @@ class LinearLayout:
     def reshape_ins(self, new_in_dims: Sequence[tuple[str, int]]) -> "LinearLayout":
         """Flatten the inputs (first dimension minor) and split them into ``new_in_dims``.
 
-        Requires: sizes are powers of two with the same total.
+        Formula: the same columns, regrouped: new dimension ``k`` takes the next ``log2(size_k)`` columns.
+        Requires: sizes are powers of two with the same total; distinct names.
+        Postcondition: ``L.reshape_ins(old dims) == L`` (a round trip).
 
         >>> LinearLayout.identity_1d(8, "i", "o").reshape_ins([("a", 2), ("b", 4)]).bases
         (('a', ((1,),)), ('b', ((2,), (4,))))
@@ -944,7 +981,9 @@ class LinearLayout:
     def reshape_outs(self, new_out_dims: Sequence[tuple[str, int]]) -> "LinearLayout":
         """Flatten the outputs (first dimension minor) and split them into ``new_out_dims``.
 
-        Requires: sizes are powers of two with the same total.
+        Formula: the flattened coordinate ``sum(out_k * prod(sizes before k))`` is split by the new sizes.
+        Requires: sizes are powers of two with the same total; distinct names.
+        Postcondition: ``L.reshape_outs(old dims) == L`` (a round trip).
 
         >>> LinearLayout.identity_1d(8, "i", "o").reshape_outs([("a", 2), ("b", 4)]).bases
         (('i', ((1, 0), (0, 1), (0, 2))),)
@@ -961,13 +1000,30 @@ class LinearLayout:
         return LinearLayout._make(self._ins, outs, self._cols)
 
     def flatten_ins(self) -> "LinearLayout":
-        """Merge all inputs into the first one (first dimension minor)."""
+        """Merge all inputs into the first one (first dimension minor).
+
+        Formula: ``reshape_ins([(first input, total input size)])``.
+        Requires: nothing (a layout without inputs is returned as is).
+        Postcondition: one input dimension; the same columns in the same order.
+
+        >>> L = LinearLayout.identity_1d(2, "a", "o") * LinearLayout.identity_1d(2, "b", "o")
+        >>> L.flatten_ins().bases
+        (('a', ((1,), (2,))),)
+        """
         if not self._ins:
             return self
         return LinearLayout._make(((self._ins[0][0], len(self._cols)),), self._outs, self._cols)
 
     def flatten_outs(self) -> "LinearLayout":
-        """Merge all outputs into the first one (first dimension minor)."""
+        """Merge all outputs into the first one (first dimension minor).
+
+        Formula: ``reshape_outs([(first output, total output size)])``.
+        Requires: nothing (a layout without outputs is returned as is).
+        Postcondition: one output dimension whose coordinate is ``sum(out_k * prod(sizes before k))``.
+
+        >>> LinearLayout.from_bases([("i", [[1, 0], [0, 1]])], ["a", "b"]).flatten_outs().bases
+        (('i', ((1,), (2,))),)
+        """
         if not self._outs:
             return self
         return LinearLayout._make(self._ins, ((self._outs[0][0], self.get_total_out_dim_size()),), self._cols)
@@ -990,7 +1046,9 @@ class LinearLayout:
     def concat_outs(self, other: "LinearLayout") -> "LinearLayout":
         """Place ``other``'s output dimensions after ours.
 
+        Formula: ``L(x) = (self(x), other(x))``.
         Requires: identical input dimensions and sizes; disjoint output dimensions.
+        Postcondition: ``L.sublayout(ins, self's outs) == self`` and likewise for ``other``.
 
         >>> LinearLayout.identity_1d(2, "i", "a").concat_outs(LinearLayout.identity_1d(2, "i", "b")).bases
         (('i', ((1, 1),)),)
@@ -1007,6 +1065,10 @@ class LinearLayout:
         """Drop input dimension ``dim`` (Triton's ``squeezeIns``), or every size-1 input if ``dim`` is None.
 
         Requires: ``dim`` is an input dimension of size 1.
+        Postcondition: the same matrix, without the size-1 dimension.
+
+        >>> (LinearLayout.identity_1d(2, "i", "o") * LinearLayout.identity_1d(1, "w", "o")).squeeze_ins().get_in_dim_names()
+        ('i',)
         """
         if dim is not None and self.get_in_dim_size_log2(dim) != 0:
             raise ValueError(f"squeeze_ins: '{dim}' must have size 1, but has size {self.get_in_dim_size(dim)}")
@@ -1017,6 +1079,10 @@ class LinearLayout:
         """Drop output dimension ``dim`` (Triton's ``squeezeOuts``), or every size-1 output if ``dim`` is None.
 
         Requires: ``dim`` is an output dimension of size 1.
+        Postcondition: the same matrix, without the size-1 dimension.
+
+        >>> (LinearLayout.identity_1d(2, "i", "o") * LinearLayout.identity_1d(1, "i", "p")).squeeze_outs().out_dims
+        (('o', 2),)
         """
         if dim is not None and self.get_out_dim_size(dim) != 1:
             raise ValueError(f"squeeze_outs: '{dim}' must have size 1, but has size {self.get_out_dim_size(dim)}")
@@ -1025,6 +1091,10 @@ class LinearLayout:
 
     def resize_in_dim(self, in_dim: str, new_size: int) -> "LinearLayout":
         """Grow ``in_dim`` with zero (broadcast) bases, or shrink it by dropping its top bases.
+
+        Formula: ``bases[in_dim] = bases[in_dim][:n] + [0] * (n - len)`` with ``n = log2(new_size)``.
+        Requires: ``in_dim`` exists; ``new_size`` is a power of two.
+        Postcondition: ``get_in_dim_size(in_dim) == new_size``; the image shrinks or stays.
 
         >>> LinearLayout.identity_1d(2, "i", "o").resize_in_dim("i", 4).bases
         (('i', ((1,), (0,))),)
@@ -1045,6 +1115,9 @@ class LinearLayout:
         ``resizeOutDim`` does; for the usual power-of-two coordinates this is the projection onto
         the low bits. Growing leaves the bases as they are (the result is then not surjective).
 
+        Requires: ``out_dim`` exists; ``new_size`` is a power of two.
+        Postcondition: ``get_out_dim_size(out_dim) == new_size``.
+
         >>> LinearLayout.identity_1d(4, "i", "o").resize_out_dim("o", 2).bases
         (('i', ((1,), (0,))),)
         """
@@ -1057,7 +1130,14 @@ class LinearLayout:
         return LinearLayout.from_bases(bases, [n for n, _ in outs], [s for _, s in outs], require_surjective=False)
 
     def rename_in_dim(self, old: str, new: str) -> "LinearLayout":
-        """Rename one input dimension. Requires: ``old`` exists and ``new`` is not taken."""
+        """Rename one input dimension.
+
+        Requires: ``old`` exists and ``new`` is not taken.
+        Postcondition: the same matrix; only the name changes.
+
+        >>> LinearLayout.identity_1d(2, "i", "o").rename_in_dim("i", "lane").get_in_dim_names()
+        ('lane',)
+        """
         if not self.has_in_dim(old):
             raise ValueError(f"rename_in_dim: '{old}' is not an input dimension")
         if old != new and self.has_in_dim(new):
@@ -1066,6 +1146,10 @@ class LinearLayout:
 
     def remove_zero_bases_along_dim(self, dim: str) -> "LinearLayout":
         """Drop the zero (broadcast) bases of input ``dim``, keeping output sizes.
+
+        Formula: ``bases[dim] = [b for b in bases[dim] if b != 0]``.
+        Requires: ``dim`` is an input dimension.
+        Postcondition: same image; ``dim`` has no zero basis.
 
         >>> LinearLayout.from_bases([("r", [[1], [0], [2]])], ["o"]).remove_zero_bases_along_dim("r").bases
         (('r', ((1,), (2,))),)
@@ -1080,6 +1164,10 @@ class LinearLayout:
     def quotient(self, dims: Sequence[str]) -> "LinearLayout | None":
         """Remove ``dims`` from inputs and outputs if the layout is trivial over them, else ``None``.
 
+        Formula: ``sublayout(other inputs, other outputs)``.
+        Requires: nothing; a layout that is not trivial over ``dims`` gives ``None``.
+        Postcondition: ``quotient(dims) * identity over dims`` equals the layout up to dimension order.
+
         >>> (LinearLayout.identity_1d(4, "r", "r") * LinearLayout.identity_1d(2, "w", "w")).quotient(["w"]).bases
         (('r', ((1,), (2,))),)
         """
@@ -1093,7 +1181,15 @@ class LinearLayout:
     # ------------------------------------------------------------------ structure queries
 
     def sublayout_is_zero(self, in_dims: Sequence[str], out_dims: Sequence[str]) -> bool:
-        """Whether inputs ``in_dims`` never affect outputs ``out_dims``."""
+        """Whether inputs ``in_dims`` never affect outputs ``out_dims``.
+
+        Formula: every basis of ``sublayout(in_dims, out_dims)`` is zero.
+        Requires: both lists name dimensions of this layout.
+        Postcondition: true for empty lists.
+
+        >>> LinearLayout.from_bases([("a", [[1, 0]]), ("b", [[0, 1]])], ["x", "y"]).sublayout_is_zero(["a"], ["y"])
+        True
+        """
         return not any(self.sublayout(in_dims, out_dims)._cols)
 
     def square_sublayout_is_identity(self, dims: Sequence[str]) -> bool:
@@ -1108,7 +1204,13 @@ class LinearLayout:
     def is_trivial_over(self, dims: Sequence[str]) -> bool:
         """Whether ``dims`` pass through untouched: identity on themselves, decoupled from the rest.
 
+        Formula: the ``dims x dims`` block is the identity and the blocks between ``dims`` and the
+        other dimensions are zero.
         Requires: nothing; an unknown dimension makes the answer ``False``.
+        Postcondition: when true, :meth:`quotient` removes ``dims`` without losing information.
+
+        >>> (LinearLayout.identity_1d(4, "r", "r") * LinearLayout.identity_1d(2, "w", "w")).is_trivial_over(["w"])
+        True
         """
         ins, outs = self.get_in_dim_names(), self.get_out_dim_names()
         if any(d not in ins and d not in outs for d in dims):
@@ -1124,7 +1226,15 @@ class LinearLayout:
         )
 
     def equal_ignoring_out_dim_sizes(self, other: "LinearLayout") -> bool:
-        """Same dimensions in the same order and the same basis values; sizes may differ."""
+        """Same dimensions in the same order and the same basis values; sizes may differ.
+
+        Requires: nothing.
+        Postcondition: implied by ``==``.
+
+        >>> a = LinearLayout.identity_1d(2, "i", "o")
+        >>> a.equal_ignoring_out_dim_sizes(a.resize_out_dim("o", 4)), a == a.resize_out_dim("o", 4)
+        (True, False)
+        """
         return (
             self.get_out_dim_names() == other.get_out_dim_names()
             and self._ins == other._ins
@@ -1137,6 +1247,10 @@ class LinearLayout:
         Scanning input bits from the lowest, a bit is *basic* when its basis is independent of
         all earlier ones, *free* otherwise. Flipping a free bit can be undone by flipping earlier
         basic bits, so free bits are the ones that only duplicate data.
+
+        Formula: the non-pivot columns of the reduced row echelon form of the matrix.
+        Requires: nothing.
+        Postcondition: the number of basic bits is ``rank()``; all masks are 0 iff ``is_injective()``.
 
         >>> L = (LinearLayout.identity_1d(2, "a", "o") * LinearLayout.zeros_1d(4, "a", "z")
         ...      * LinearLayout.identity_1d(4, "a", "p") * LinearLayout.zeros_1d(2, "a", "q"))
@@ -1154,9 +1268,12 @@ class LinearLayout:
     def get_num_consecutive_in_out(self) -> int:
         """How many consecutive values of the first input map to consecutive values of the first output.
 
-        That is the largest ``2**k`` such that bases ``0..k-1`` of the first input are the unit
+        Formula: the largest ``2**k`` such that bases ``0..k-1`` of the first input are the unit
         steps ``1, 2, ..., 2**(k-1)`` along the first output (zero elsewhere), and no other basis
         touches the low ``k`` bits of the first output. Used to vectorise memory accesses.
+        Requires: nothing (1 for a layout without inputs or outputs).
+        Postcondition: a power of two; registers ``[j*2**k, (j+1)*2**k)`` hold ``2**k`` consecutive
+        elements of the first output.
 
         >>> LinearLayout.from_bases([("r", [[1], [2], [4], [10]])], ["o"]).get_num_consecutive_in_out()
         2
@@ -1180,11 +1297,10 @@ class LinearLayout:
     def contiguous_elems_along_output_dim(self, in_dim: str, out_dim: str) -> int:
         """How many elements along ``out_dim`` (from 0) sit at consecutive indices ``0, 1, ...`` of ``in_dim``.
 
-        Computed from the smallest preimage (:meth:`lstsq`): the count is ``2**k`` for the
-        largest ``k`` such that the preimage of ``out_dim = 2**i`` is ``in_dim = 2**i`` for every
-        ``i < k``.
-
-        Requires: the layout is surjective.
+        Formula: ``2**k`` for the largest ``k`` such that the smallest preimage (:meth:`lstsq`) of
+        ``out_dim = 2**i`` is ``in_dim = 2**i`` for every ``i < k``.
+        Requires: the layout is surjective; ``in_dim`` and ``out_dim`` are its dimensions.
+        Postcondition: a power of two, at most ``min(in size, out size)``.
 
         >>> LinearLayout.from_bases([("r", [[1, 0], [0, 1], [2, 0]])], ["x", "y"]).contiguous_elems_along_output_dim("r", "x")
         2
@@ -1333,6 +1449,10 @@ class ColumnAction:
     value ``old(i)`` to position ``i``, where ``old(i)`` sets bit ``action[j]`` for each set bit
     ``j`` of ``i``. A dropped basis keeps only the values at index bit 0.
 
+    Requires: distinct basis indices below ``in_size_log2``.
+    Postcondition: for a layout ``L`` and its registers ``v``, register ``i`` of
+    ``apply(L)`` holds ``apply_values(v)[i]`` -- layout and values stay in step.
+
     >>> ColumnAction((1, 0), "register", 2).apply_values(["a", "b", "c", "d"])
     ('a', 'c', 'b', 'd')
     """
@@ -1395,7 +1515,11 @@ class ColumnAction:
 
 
 def standard_out_dim_names(rank: int) -> tuple[str, ...]:
-    """``("dim0", ..., "dim{rank-1}")``: the output names of every tensor layout."""
+    """``("dim0", ..., "dim{rank-1}")``: the output names of every tensor layout.
+
+    >>> standard_out_dim_names(3)
+    ('dim0', 'dim1', 'dim2')
+    """
     return tuple(f"dim{i}" for i in range(rank))
 
 
@@ -1406,6 +1530,7 @@ def identity_standard_nd(in_dim: str, shape: Sequence[int], order: Sequence[int]
     As in Triton, the outputs stay in ``order`` (minor first), which is what
     :func:`ensure_layout_not_smaller_than` expects; callers transpose to ``dim0, dim1, ...``.
     Requires: ``order`` is a permutation of ``range(len(shape))``; sizes are powers of two.
+    Postcondition: invertible, with outputs listed in ``order``.
 
     >>> L = identity_standard_nd("lane", [2, 4], [1, 0])
     >>> L.bases, L.out_dims
@@ -1496,7 +1621,14 @@ def ensure_layout_not_smaller_than(layout: LinearLayout, shape: Mapping[str, int
 
 
 def zeros_like(layout: LinearLayout) -> LinearLayout:
-    """The layout with the same dimensions and sizes whose bases are all zero."""
+    """The layout with the same dimensions and sizes whose bases are all zero.
+
+    Requires: nothing.
+    Postcondition: ``rank() == 0``; same dimensions and sizes as ``layout``.
+
+    >>> zeros_like(LinearLayout.identity_1d(4, "i", "o")).bases
+    (('i', ((0,), (0,))),)
+    """
     return LinearLayout._make(layout._ins, layout._outs, (0,) * len(layout._cols))
 
 
@@ -1504,6 +1636,7 @@ def supremum(x: Sequence[str], y: Sequence[str], what: str = "dimensions") -> tu
     """The shortest list containing ``x`` and ``y`` as subsequences, preferring ``x`` on ties.
 
     Requires: common names appear in the same relative order in both.
+    Postcondition: ``x`` and ``y`` are subsequences of the result, which has no duplicates.
 
     >>> supremum(["a", "b"], ["a", "c"])
     ('a', 'b', 'c')
