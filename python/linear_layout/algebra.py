@@ -1545,6 +1545,13 @@ def identity_standard_nd(in_dim: str, shape: Sequence[int], order: Sequence[int]
     return result
 
 
+def _check_shape_names(layout: LinearLayout, shape: Mapping[str, int]) -> None:
+    if set(shape) != set(layout.get_out_dim_names()):
+        raise ValueError(
+            f"shape names {_join_dims(shape)} must be the output dimensions {_join_dims(layout.get_out_dim_names())}"
+        )
+
+
 def ensure_layout_not_larger_than(
     layout: LinearLayout, shape: Mapping[str, int], broadcast_registers: bool = True
 ) -> LinearLayout:
@@ -1560,10 +1567,7 @@ def ensure_layout_not_larger_than(
     >>> ensure_layout_not_larger_than(LinearLayout.identity_1d(8, "lane", "dim0"), {"dim0": 2}).bases
     (('lane', ((1,), (0,), (0,))),)
     """
-    if set(shape) != set(layout.get_out_dim_names()):
-        raise ValueError(
-            f"shape names {_join_dims(shape)} must be the output dimensions {_join_dims(layout.get_out_dim_names())}"
-        )
+    _check_shape_names(layout, shape)
     bases = {name: [list(b) for b in bs] for name, bs in layout.bases}
     dropped_registers: set[int] = set()
     for k, (out, actual) in enumerate(layout.out_dims):
@@ -1604,10 +1608,7 @@ def ensure_layout_not_smaller_than(layout: LinearLayout, shape: Mapping[str, int
     >>> ensure_layout_not_smaller_than(LinearLayout.identity_1d(2, "register", "dim0"), {"dim0": 8}).bases
     (('register', ((1,), (2,), (4,))),)
     """
-    if set(shape) != set(layout.get_out_dim_names()):
-        raise ValueError(
-            f"shape names {_join_dims(shape)} must be the output dimensions {_join_dims(layout.get_out_dim_names())}"
-        )
+    _check_shape_names(layout, shape)
     if not layout.num_in_dims:
         return layout
     first = layout.get_in_dim_names()[0]
