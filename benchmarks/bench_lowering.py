@@ -155,22 +155,42 @@ def count(ptx: str) -> dict[str, int]:
     }
 
 
-def throughput(sizes, repeats: int = 3) -> None:
+def many_kernels(src, dst, warps, conversions: int, per_kernel: int) -> str:
+    """A module of `conversions // per_kernel` kernels, each a chain of `per_kernel` conversions."""
+    kernels = []
+    for k in range(max(1, conversions // per_kernel)):
+        lines = our_kernel(src, dst, warps, count=min(conversions, per_kernel)).splitlines()
+        function = "\n".join(lines[1:-1])  # drop the module's first and last lines
+        kernels.append(function.replace("func.func @k(", f"func.func @k{k}("))
+    return f'module attributes {{"ttg.num-warps" = {warps} : i32}} {{\n' + "\n".join(kernels) + "\n}"
+
+
+def throughput(sizes, repeats: int = 3, per_kernel: int = 100) -> None:
+    """Lowering time for modules of growing size.
+
+    The target is measured on modules of kernels with `per_kernel` conversions each (real kernels
+    hold a handful). A single kernel with all conversions in one block is reported too: there the
+    upstream canonicalize and cse dominate and grow faster than linearly with the block size.
+    """
     src, dst, warps = SUITE["register<->lane transpose"]
-    print(f"ll-lower throughput (convert_layout ops, warp-shuffle case; best of {repeats})")
-    times = {}
-    for n in sizes:
-        text = our_kernel(src, dst, warps, count=n)
-        best = float("inf")
-        for _ in range(repeats):
-            start = time.perf_counter()
-            lower(text)
-            best = min(best, time.perf_counter() - start)
-        times[n] = best
-        print(f"  {n:>6} conversions: {times[n]:8.3f} s  {n / times[n]:10.0f} conversions/s")
-    ordered = sorted(times)
-    for small, big in zip(ordered, ordered[1:]):
-        print(f"  scaling {small} -> {big}: {times[big] / times[small]:.2f}x time for {big // small}x ops")
+    for label, build in (
+        (f"kernels of {per_kernel} conversions", lambda n: many_kernels(src, dst, warps, n, per_kernel)),
+        ("one kernel (stress)", lambda n: our_kernel(src, dst, warps, count=n)),
+    ):
+        print(f"ll-lower throughput, {label} (warp-shuffle case; best of {repeats})")
+        times = {}
+        for n in sizes:
+            text = build(n)
+            best = float("inf")
+            for _ in range(repeats):
+                start = time.perf_counter()
+                lower(text)
+                best = min(best, time.perf_counter() - start)
+            times[n] = best
+            print(f"  {n:>6} conversions: {times[n]:8.3f} s  {n / times[n]:10.0f} conversions/s")
+        ordered = sorted(times)
+        for small, big in zip(ordered, ordered[1:]):
+            print(f"  scaling {small} -> {big}: {times[big] / times[small]:.2f}x time for {big // small}x ops")
 
 
 def ptx_table() -> None:
