@@ -16,6 +16,7 @@ import timeit
 import warnings
 
 from linear_layout import encodings as E
+from linear_layout.encodings import to_gluon
 
 FAMILIES = {
     "blocked": [
@@ -69,47 +70,6 @@ FAMILIES = {
         (E.SharedLinearLayout(((0, 1), (0, 2), (1, 0), (2, 0))), (4, 4)),
     ],
 }
-
-
-def _lists(bases):
-    return [list(b) for b in bases]
-
-
-def to_gluon(layout):
-    """Our dataclass -> Triton's Gluon dataclass (the same field names), for timing
-    Triton on the very layouts we convert."""
-    import triton.experimental.gluon.language._layouts as G
-    import triton.experimental.gluon.language.amd._layouts as GA
-
-    if isinstance(layout, E.BlockedLayout):
-        return G.BlockedLayout(list(layout.size_per_thread), list(layout.threads_per_warp),
-                               list(layout.warps_per_cta), list(layout.order), _lists(layout.cga_layout))
-    if isinstance(layout, E.SliceLayout):
-        return G.SliceLayout(layout.dim, to_gluon(layout.parent))
-    if isinstance(layout, E.DistributedLinearLayout):
-        return G.DistributedLinearLayout(_lists(layout.reg_bases), _lists(layout.lane_bases),
-                                         _lists(layout.warp_bases), _lists(layout.block_bases), list(layout.shape))
-    if isinstance(layout, E.NVMMADistributedLayout):
-        return G.NVMMADistributedLayout(list(layout.version), list(layout.warps_per_cta), list(layout.instr_shape),
-                                        _lists(layout.cga_layout))
-    if isinstance(layout, E.DotOperandLayout):
-        return G.DotOperandLayout(layout.operand_index, to_gluon(layout.parent), layout.k_width)
-    if isinstance(layout, E.AMDMFMALayout):
-        return GA.AMDMFMALayout(layout.version, list(layout.instr_shape), layout.transposed,
-                                list(layout.warps_per_cta), layout.element_bitwidth, list(layout.tiles_per_warp),
-                                _lists(layout.cga_layout))
-    if isinstance(layout, E.AMDWMMALayout):
-        return GA.AMDWMMALayout(layout.version, layout.transposed, _lists(layout.warp_bases), _lists(layout.reg_bases),
-                                list(layout.instr_shape), _lists(layout.cga_layout), layout.rank)
-    if isinstance(layout, E.SwizzledSharedLayout):
-        return G.SwizzledSharedLayout(layout.vec, layout.per_phase, layout.max_phase, list(layout.order),
-                                      _lists(layout.cga_layout))
-    if isinstance(layout, E.NVMMASharedLayout):
-        return G.NVMMASharedLayout(layout.swizzle_byte_width, layout.element_bitwidth, layout.rank,
-                                   layout.transposed, layout.fp4_padded, _lists(layout.cga_layout))
-    if isinstance(layout, E.SharedLinearLayout):
-        return G.SharedLinearLayout(_lists(layout.offset_bases), _lists(layout.block_bases), layout.alignment)
-    raise TypeError(f"no Gluon counterpart for {type(layout).__name__}")
 
 
 def _time(fn, repeat):

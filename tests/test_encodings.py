@@ -351,3 +351,8 @@ def test_parse_wmma_rank_and_defaults():
 def test_parse_errors(text, rule):
     with pytest.raises(ValueError, match=rule):
         E.parse_encoding(text)
+
+
+def test_to_gluon_without_a_gluon_counterpart_is_a_value_error():
+    with pytest.raises(ValueError, match="no Gluon counterpart"):
+        E.to_gluon(object())

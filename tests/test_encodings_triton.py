@@ -19,14 +19,13 @@ hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import given, settings, strategies as st  # noqa: E402
 
 from linear_layout import encodings as E  # noqa: E402
+from linear_layout.encodings import to_gluon  # noqa: E402
 
 pytestmark = pytest.mark.triton
 
 warnings.filterwarnings("ignore")
 os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # silences a 3.9 deprecation warning
 from triton._C.libtriton import gluon_ir, ir  # noqa: E402
-import triton.experimental.gluon.language._layouts as G  # noqa: E402
-import triton.experimental.gluon.language.amd._layouts as GA  # noqa: E402
 
 _CTX = ir.context()
 ir.load_dialects(_CTX)
@@ -37,43 +36,6 @@ EXAMPLES = settings(max_examples=300, deadline=None)
 
 
 # ---------------------------------------------------------------- the oracle
-
-def _lists(bases):
-    return [list(b) for b in bases]
-
-
-def to_gluon(layout):
-    """Our dataclass -> Triton's Gluon dataclass (same field names)."""
-    if isinstance(layout, E.BlockedLayout):
-        return G.BlockedLayout(list(layout.size_per_thread), list(layout.threads_per_warp),
-                               list(layout.warps_per_cta), list(layout.order), _lists(layout.cga_layout))
-    if isinstance(layout, E.SliceLayout):
-        return G.SliceLayout(layout.dim, to_gluon(layout.parent))
-    if isinstance(layout, E.DistributedLinearLayout):
-        return G.DistributedLinearLayout(_lists(layout.reg_bases), _lists(layout.lane_bases),
-                                         _lists(layout.warp_bases), _lists(layout.block_bases), list(layout.shape))
-    if isinstance(layout, E.NVMMADistributedLayout):
-        return G.NVMMADistributedLayout(list(layout.version), list(layout.warps_per_cta), list(layout.instr_shape),
-                                        _lists(layout.cga_layout))
-    if isinstance(layout, E.DotOperandLayout):
-        return G.DotOperandLayout(layout.operand_index, to_gluon(layout.parent), layout.k_width)
-    if isinstance(layout, E.AMDMFMALayout):
-        return GA.AMDMFMALayout(layout.version, list(layout.instr_shape), layout.transposed,
-                                list(layout.warps_per_cta), layout.element_bitwidth, list(layout.tiles_per_warp),
-                                _lists(layout.cga_layout))
-    if isinstance(layout, E.AMDWMMALayout):
-        return GA.AMDWMMALayout(layout.version, layout.transposed, _lists(layout.warp_bases), _lists(layout.reg_bases),
-                                list(layout.instr_shape), _lists(layout.cga_layout), layout.rank)
-    if isinstance(layout, E.SwizzledSharedLayout):
-        return G.SwizzledSharedLayout(layout.vec, layout.per_phase, layout.max_phase, list(layout.order),
-                                      _lists(layout.cga_layout))
-    if isinstance(layout, E.NVMMASharedLayout):
-        return G.NVMMASharedLayout(layout.swizzle_byte_width, layout.element_bitwidth, layout.rank,
-                                   layout.transposed, layout.fp4_padded, _lists(layout.cga_layout))
-    if isinstance(layout, E.SharedLinearLayout):
-        return G.SharedLinearLayout(_lists(layout.offset_bases), _lists(layout.block_bases), layout.alignment)
-    raise TypeError(type(layout))
-
 
 def triton_bases(layout, shape):
     """Triton's GluonOpBuilder.to_linear_layout, as {in_dim: [[...], ...]}."""

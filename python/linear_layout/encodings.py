@@ -27,7 +27,7 @@ __all__ = [
     "DotOperandLayout", "AMDMFMALayout", "AMDWMMALayout", "SwizzledSharedLayout",
     "NVMMASharedLayout", "SharedLinearLayout", "PaddedSharedLayout", "DistributedLayout",
     "SharedLayout", "to_linear_layout", "parse_encoding", "format_tensor_view",
-    "format_hardware_view", "verify_module_sizes",
+    "format_hardware_view", "verify_module_sizes", "to_gluon",
 ]
 
 Basis = tuple[int, ...]
@@ -1471,3 +1471,57 @@ def format_hardware_view(layout: Layout, shape: Sequence[int]) -> str:
     """For every warp, lane and register (or offset), which element it holds;
     identical to Triton's `layout.format_hardware_view(shape)`."""
     return _view(layout, shape, True)
+
+
+# ----------------------------------------------------------------------------
+# Interoperability with Gluon
+# ----------------------------------------------------------------------------
+
+def _lists(bases) -> list[list[int]]:
+    return [list(b) for b in bases]
+
+
+def to_gluon(layout):
+    """The Gluon (``triton.experimental.gluon``) object for one of our encodings.
+
+    Gluon's classes have the same names and fields, so a layout built here can be handed to a
+    Gluon kernel; Triton is imported only when this is called.
+
+    Requires: Triton 3.9 is installed; ``layout`` is not a :class:`PaddedSharedLayout`.
+    Postcondition: Gluon converts the result to the same linear layout as :func:`to_linear_layout`.
+    """
+    try:
+        import triton.experimental.gluon.language._layouts as G
+        import triton.experimental.gluon.language.amd._layouts as GA
+    except ImportError as error:
+        raise ValueError(f"to_gluon needs Triton 3.9 (pip install triton==3.9.0): {error}") from None
+
+    if isinstance(layout, BlockedLayout):
+        return G.BlockedLayout(list(layout.size_per_thread), list(layout.threads_per_warp),
+                               list(layout.warps_per_cta), list(layout.order), _lists(layout.cga_layout))
+    if isinstance(layout, SliceLayout):
+        return G.SliceLayout(layout.dim, to_gluon(layout.parent))
+    if isinstance(layout, DistributedLinearLayout):
+        return G.DistributedLinearLayout(_lists(layout.reg_bases), _lists(layout.lane_bases),
+                                         _lists(layout.warp_bases), _lists(layout.block_bases), list(layout.shape))
+    if isinstance(layout, NVMMADistributedLayout):
+        return G.NVMMADistributedLayout(list(layout.version), list(layout.warps_per_cta), list(layout.instr_shape),
+                                        _lists(layout.cga_layout))
+    if isinstance(layout, DotOperandLayout):
+        return G.DotOperandLayout(layout.operand_index, to_gluon(layout.parent), layout.k_width)
+    if isinstance(layout, AMDMFMALayout):
+        return GA.AMDMFMALayout(layout.version, list(layout.instr_shape), layout.transposed,
+                                list(layout.warps_per_cta), layout.element_bitwidth, list(layout.tiles_per_warp),
+                                _lists(layout.cga_layout))
+    if isinstance(layout, AMDWMMALayout):
+        return GA.AMDWMMALayout(layout.version, layout.transposed, _lists(layout.warp_bases), _lists(layout.reg_bases),
+                                list(layout.instr_shape), _lists(layout.cga_layout), layout.rank)
+    if isinstance(layout, SwizzledSharedLayout):
+        return G.SwizzledSharedLayout(layout.vec, layout.per_phase, layout.max_phase, list(layout.order),
+                                      _lists(layout.cga_layout))
+    if isinstance(layout, NVMMASharedLayout):
+        return G.NVMMASharedLayout(layout.swizzle_byte_width, layout.element_bitwidth, layout.rank,
+                                   layout.transposed, layout.fp4_padded, _lists(layout.cga_layout))
+    if isinstance(layout, SharedLinearLayout):
+        return G.SharedLinearLayout(_lists(layout.offset_bases), _lists(layout.block_bases), layout.alignment)
+    raise ValueError(f"to_gluon: {type(layout).__name__} has no Gluon counterpart")
