@@ -771,7 +771,7 @@ def _plan_shared(src: LinearLayout, dst: LinearLayout, bitwidth: int, max_reps: 
     the smallest scratch wins, then the same key."""
     s_cols, d_cols = _cols(src), _cols(dst)
     if s_cols["block"] != d_cols["block"]:
-        raise NotImplementedError("conversions that move data between CTAs (distributed shared memory) are not supported")
+        raise ValueError("unsupported: the conversion moves data between CTAs (distributed shared memory)")
     bound = triton_scratch_bytes(src, dst, bitwidth)
     max_vec = _log2(MAX_ACCESS_BYTES * 8 // bitwidth) if bitwidth <= MAX_ACCESS_BYTES * 8 else 0
     configs = [(e, f, b) for e in (None, "store", "load") for f in ("both", "store", "load") for b in ("store", "load")]

@@ -11,6 +11,7 @@ options (`max_errors` is written `max-errors=...` on the command line).
 
 from __future__ import annotations
 
+import abc
 import contextlib
 import dataclasses
 import importlib
@@ -70,16 +71,16 @@ def _option_name(field: dataclasses.Field) -> str:
     return field.name.replace("_", "-")
 
 
-class Pass:
+class Pass(abc.ABC):
     """Base of this project's passes. Subclasses are dataclasses (fields are options) and set
     `argument` (the command-line name) and `summary`, and implement `run`."""
 
     argument: ClassVar[str]
     summary: ClassVar[str]
 
+    @abc.abstractmethod
     def run(self, op: ir.Operation) -> bool:
         """Process `op`; report problems with `location.emit_error` and return False to fail."""
-        raise NotImplementedError
 
     @classmethod
     def options(cls) -> list[tuple[str, object, str]]:

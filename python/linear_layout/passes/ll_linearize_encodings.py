@@ -88,7 +88,7 @@ class _Converter:
                 return None
             try:
                 layout = to_linear_layout(encoding, list(memdesc.shape))
-            except (ValueError, NotImplementedError) as error:
+            except ValueError as error:
                 raise _Unsupported(f"cannot linearize {t}: {error}") from None
             bases = dict(layout.bases)
             alignment = getattr(encoding, "alignment", 16)

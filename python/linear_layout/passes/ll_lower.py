@@ -20,8 +20,9 @@ class LLLower(Pass):
     argument = "ll-lower"
     summary = f"Lower to SIMT form: {PIPELINE}"
 
-    def run(self, op):  # pragma: no cover - never run directly: add_to expands the pipeline
-        raise NotImplementedError("ll-lower is a pipeline; add it with add_to")
+    def run(self, op):
+        """Never called: `add_to` appends the pipeline's passes instead of this pass."""
+        raise TypeError("ll-lower is a named pipeline; add it to a pass manager with add_to")
 
     def add_to(self, pm: PassManager, anchor=()) -> None:
         from . import add_pipeline, parse_pipeline

@@ -549,7 +549,7 @@ class _Kernel:
             self.fail(op, f"cannot lower {t}: {error}")
         try:
             shared = encoding if isinstance(encoding, LinearLayout) else encoding.to_linear_layout(list(memdesc.shape))
-        except (TypeError, ValueError, NotImplementedError, AttributeError) as error:
+        except (TypeError, ValueError, AttributeError) as error:
             self.fail(op, f"cannot lower {t}: {error}")
         if not shared.has_in_dim("offset") or any(n not in ("offset", "block") for n in shared.get_in_dim_names()):
             self.fail(op, f"cannot lower {t}: {memdesc.encoding} is not a linear shared layout (offset, block)")
