@@ -1087,6 +1087,17 @@ class BankConflicts:
         return self.wavefronts - self.ideal_wavefronts
 
 
+def _access_layouts(distributed: Any, shared: Any, shape: Sequence[int] | None, kind: str):
+    """The (distributed, shared) LinearLayouts of a register <-> shared-memory access."""
+    if kind not in ("load", "store"):
+        raise ValueError("kind must be 'load' or 'store'")
+    reg = _as_layout(distributed, shape, "distributed")
+    smem = _as_layout(shared, shape, "shared", in_dims=("offset", "block"))
+    if reg.out_dims != smem.out_dims:
+        raise ValueError(f"the layouts cover different shapes: {list(reg.out_dims)} vs {list(smem.out_dims)}")
+    return reg, smem
+
+
 def bank_conflicts(distributed: Any, shared: Any, bitwidth: int, shape: Sequence[int] | None = None, *,
                    kind: str = "load") -> BankConflicts:
     """Wavefronts of ``ld.shared``/``st.shared`` moving a distributed tensor to/from a shared layout.
@@ -1099,12 +1110,7 @@ def bank_conflicts(distributed: Any, shared: Any, bitwidth: int, shape: Sequence
     ``kind="load"`` counts every thread. Numbers are per CTA, under the bank model of
     :mod:`linear_layout.simt`.
     """
-    if kind not in ("load", "store"):
-        raise ValueError("kind must be 'load' or 'store'")
-    reg = _as_layout(distributed, shape, "distributed")
-    smem = _as_layout(shared, shape, "shared", in_dims=("offset", "block"))
-    if reg.out_dims != smem.out_dims:
-        raise ValueError(f"the layouts cover different shapes: {list(reg.out_dims)} vs {list(smem.out_dims)}")
+    reg, smem = _access_layouts(distributed, shared, shape, kind)
     elem_bytes = max(1, bitwidth // 8)
     cvt = reg.invert_and_compose(smem)
     oc = {name: [b[cvt.get_out_dim_index("offset")] for b in bases] for name, bases in cvt.bases}
@@ -1144,12 +1150,7 @@ def plan_local_access(distributed: Any, shared: Any, bitwidth: int, shape: Seque
     :class:`Access` read exactly like a side of a :class:`SharedPlan` (one rep): stores under
     ``predicate`` (free lanes/warps do not store), loads followed by ``copies``.
     The shared layout must map offsets one-to-one onto the tensor (per CTA)."""
-    if kind not in ("load", "store"):
-        raise ValueError("kind must be 'load' or 'store'")
-    reg = _as_layout(distributed, shape, "distributed")
-    smem = _as_layout(shared, shape, "shared", in_dims=("offset", "block"))
-    if reg.out_dims != smem.out_dims:
-        raise ValueError(f"the layouts cover different shapes: {list(reg.out_dims)} vs {list(smem.out_dims)}")
+    reg, smem = _access_layouts(distributed, shared, shape, kind)
     offset_cols = _cols(smem)["offset"]
     n_bits = reg.get_total_out_dim_size_log2()
     if len(offset_cols) != n_bits or _rank(offset_cols) != n_bits:
