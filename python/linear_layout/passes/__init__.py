@@ -35,6 +35,7 @@ _REGISTRY = {
     "ll-linearize-encodings": "ll_linearize_encodings",
     "ll-to-simt": "ll_to_simt",
     "ll-lower": "ll_lower",
+    "ll-explain-conversions": "ll_explain_conversions",
 }
 
 

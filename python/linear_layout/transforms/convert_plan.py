@@ -88,7 +88,9 @@ class ConversionPlan:
     def summary(self) -> str:
         if self.shared is not None:
             return self.strategy.summary()
-        return f"{self.kind}: {self.shuffles} shuffles, {self.selects} selects per thread"
+        if self.kind == "shuffle":
+            return f"shuffle: {self.shuffles} shuffles, {self.selects} selects per thread"
+        return f"{self.kind} ({self.reason})" if self.reason else self.kind
 
 
 def _with_dims(layout: LinearLayout) -> LinearLayout:
