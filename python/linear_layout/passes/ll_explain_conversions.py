@@ -17,13 +17,10 @@ from mlir import ir
 
 from ..ir.bridge import layout_of
 from ..transforms.convert_plan import plan_conversion
+from ..transforms.to_simt import element_bits
 from . import Pass
 
 ATTRIBUTE = "ll.explain"
-
-
-def _element_bits(t: ir.Type) -> int:
-    return 64 if isinstance(t, ir.IndexType) else t.width
 
 
 def _walk(op: ir.Operation):
@@ -47,7 +44,7 @@ class LLExplainConversions(Pass):
                 continue
             src_type, dst_type = child.operands[0].type, child.results[0].type
             try:
-                plan = plan_conversion(layout_of(src_type), layout_of(dst_type), _element_bits(src_type.element_type))
+                plan = plan_conversion(layout_of(src_type), layout_of(dst_type), element_bits(src_type.element_type))
             except ValueError as error:
                 child.location.emit_error(f"cannot explain the conversion of {src_type} to {dst_type}: {error}")
                 failed = True

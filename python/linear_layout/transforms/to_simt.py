@@ -81,12 +81,9 @@ def _element_bytes(t: ir.Type) -> int:
     return width // 8
 
 
-def _element_bits(t: ir.Type) -> int:
-    if isinstance(t, ir.IntegerType):
-        return t.width
-    if isinstance(t, ir.IndexType):
-        return 64
-    return t.width
+def element_bits(t: ir.Type) -> int:
+    """Bits of one element of type `t` (an integer, float or index type; index is 64-bit)."""
+    return 64 if isinstance(t, ir.IndexType) else t.width
 
 
 def _is_tensor(t: ir.Type) -> bool:
@@ -530,7 +527,7 @@ class _Kernel:
                 plan = self._convert_plan(op)
                 if plan.kind == "shared":
                     element = op.operands[0].type.element_type
-                    elements = plan.shared.scratch_bytes * 8 // _element_bits(element)
+                    elements = plan.shared.scratch_bytes * 8 // element_bits(element)
                     key = str(element)
                     scratch[key] = (element, max(elements, scratch.get(key, (None, 0))[1]))
             elif op.name == "ttg.local_alloc":
@@ -562,7 +559,7 @@ class _Kernel:
         src = self.layout(src_type, op)
         dst = self.layout(dst_type, op)
         try:
-            return plan_conversion(src, dst, _element_bits(src_type.element_type))
+            return plan_conversion(src, dst, element_bits(src_type.element_type))
         except ValueError as error:
             self.fail(op, f"cannot convert {src_type} to {dst_type}: {error}")
 
@@ -715,7 +712,7 @@ class _Kernel:
     def _local_access(self, tensor_type, entry, kind: str, op):
         distributed = self.layout(tensor_type, op)
         try:
-            return plan_local_access(distributed, entry["shared"], _element_bits(tensor_type.element_type), kind=kind)
+            return plan_local_access(distributed, entry["shared"], element_bits(tensor_type.element_type), kind=kind)
         except (ValueError, AssertionError) as error:
             self.fail(op, f"cannot lower {op.name} of {tensor_type}: {error}")
 
@@ -759,7 +756,7 @@ def _unit(groups, element: ir.Type) -> int:
 
     Sub-32-bit values are moved in such units (`vector.bitcast` to one integer per unit) so that
     i8/f16 registers stay packed from load to store instead of being unpacked and repacked."""
-    bits = _element_bits(element)
+    bits = element_bits(element)
     groups = [list(g) for g in groups]
     best = 1
     u = 2
@@ -772,7 +769,7 @@ def _unit(groups, element: ir.Type) -> int:
 
 
 def _unit_type(count: int, unit: int, element: ir.Type) -> ir.VectorType:
-    return ir.VectorType.get([count // unit], ir.IntegerType.get_signless(unit * _element_bits(element)))
+    return ir.VectorType.get([count // unit], ir.IntegerType.get_signless(unit * element_bits(element)))
 
 
 def _to_units(value: ir.Value, unit: int, element: ir.Type) -> ir.Value:
