@@ -171,21 +171,19 @@ class LinearLayout:
         rows: list[tuple[int, ...]] = []
         ins = []
         for name, in_bases in items:
-            count = 0
-            for basis in in_bases:
-                basis = tuple(basis)
+            converted = [tuple(basis) for basis in in_bases]
+            for basis in converted:
                 if len(basis) != num_outs:
                     raise ValueError(
                         f"basis {list(basis)} of input dimension '{name}' has {len(basis)} "
                         f"coordinates, but there are {num_outs} output dimensions {_join_dims(out_names)}"
                     )
-                rows.append(basis)
-                count += 1
-            ins.append((name, count))
+            rows.extend(converted)
+            ins.append((name, len(converted)))
         # Validate column by column: one pass per output dimension instead of per coordinate.
         by_dim = [list(column) for column in zip(*rows)] if rows else [[] for _ in range(num_outs)]
         for k, column in enumerate(by_dim):
-            if not all(type(v) is int for v in column):
+            if column and set(map(type, column)) != {int}:
                 for value in column:
                     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
                         raise ValueError(f"basis coordinates must be integers, got {value!r} for '{out_names[k]}'")
