@@ -38,6 +38,7 @@ from linear_layout.ir import load_dialects  # noqa: E402
 from linear_layout.passes import build_pass_manager  # noqa: E402
 from linear_layout.simt import run_kernel  # noqa: E402
 from linear_layout.transforms.convert_plan import plan_conversion  # noqa: E402
+from linear_layout.transforms.to_simt import pad_to_launch  # noqa: E402
 from lowering_cases import kernel_text, random_input  # noqa: E402
 
 BITS = {"f32": 32, "f16": 16, "i8": 8}
@@ -299,17 +300,8 @@ def main(argv=None) -> int:
 
 
 def _pad(layout, num_warps):
-    from linear_layout import LinearLayout
-
-    bases = dict(layout.bases)
-    full = []
-    for dim, size in (("register", None), ("lane", 32), ("warp", num_warps), ("block", 1)):
-        vectors = [list(v) for v in bases.get(dim, ())]
-        while size and 1 << len(vectors) < size:
-            vectors.append([0] * layout.num_out_dims)
-        full.append((dim, vectors))
-    return LinearLayout.from_bases(full, list(layout.get_out_dim_names()), [s for _, s in layout.out_dims],
-                                   require_surjective=False)
+    """The layout as ll-to-simt sees it: lanes/warps padded with broadcast bases to the launch."""
+    return pad_to_launch(layout, 32, num_warps)
 
 
 def summary(rows) -> None:

@@ -27,6 +27,7 @@ from linear_layout.encodings import (BlockedLayout, DotOperandLayout, NVMMADistr
                                      SharedLinearLayout, SliceLayout, SwizzledSharedLayout)
 from linear_layout.simt import run_kernel
 from linear_layout.transforms.convert_plan import plan_conversion
+from linear_layout.transforms.to_simt import pad_to_launch
 
 from lowering_cases import kernel_text, random_case, random_input
 from test_lowering import lower
@@ -36,17 +37,7 @@ BITS = {"f32": 32, "f16": 16, "i8": 8}
 
 def _pad(layout, num_warps):
     """The layout as ll-to-simt sees it: lanes/warps padded with broadcast bases to the launch."""
-    from linear_layout import LinearLayout
-
-    bases = dict(layout.bases)
-    full = []
-    for dim, size in (("register", None), ("lane", 32), ("warp", num_warps), ("block", 1)):
-        vectors = [list(b) for b in bases.get(dim, ())]
-        while size and 1 << len(vectors) < size:
-            vectors.append([0] * layout.num_out_dims)
-        full.append((dim, vectors))
-    return LinearLayout.from_bases(full, list(layout.get_out_dim_names()), [s for _, s in layout.out_dims],
-                                   require_surjective=False)
+    return pad_to_launch(layout, 32, num_warps)
 
 
 def execute(src, dst, dtype: str, num_warps: int, encodings=None, seed: int = 0):

@@ -81,6 +81,29 @@ def _element_bytes(t: ir.Type) -> int:
     return width // 8
 
 
+def pad_to_launch(layout: LinearLayout, threads_per_warp: int, num_warps: int, num_ctas: int = 1) -> LinearLayout:
+    """`layout` as a kernel of that launch holds it: every hardware input dimension present, in
+    the standard order, lanes/warps/blocks padded with broadcast (zero) bases to the launch size.
+
+    Raises ValueError when the layout spreads over more lanes, warps or blocks than the launch has."""
+    bases = dict(layout.bases)
+    expected = {"lane": threads_per_warp, "warp": num_warps, "block": num_ctas}
+    source = {"lane": "threads per warp", "warp": "warps", "block": "CTAs"}
+    full = []
+    for dim in HW_DIMS:
+        vectors = [list(b) for b in bases.get(dim, ())]
+        if dim != "register":
+            size = 1 << len(vectors)
+            if size > expected[dim]:
+                raise ValueError(f"too many {dim}s for the launch: the layout spreads over {size} {dim}s but the "
+                                 f"kernel has {expected[dim]} {source[dim]} (ttg.num-warps/threads-per-warp/num-ctas)")
+            while 1 << len(vectors) < expected[dim]:
+                vectors.append([0] * layout.num_out_dims)
+        full.append((dim, vectors))
+    return LinearLayout.from_bases(full, list(layout.get_out_dim_names()), [s for _, s in layout.out_dims],
+                                   require_surjective=False)
+
+
 def element_bits(t: ir.Type) -> int:
     """Bits of one element of type `t` (an integer, float or index type; index is 64-bit)."""
     return 64 if isinstance(t, ir.IndexType) else t.width
@@ -133,22 +156,10 @@ class _Kernel:
         unknown = [n for n in names if n not in HW_DIMS]
         if unknown:
             self.fail(op, f"{t} is not distributed over hardware: input dimensions {unknown}")
-        bases = dict(layout.bases)
-        expected = {"lane": self.launch.threads_per_warp, "warp": self.num_warps, "block": self.launch.num_ctas}
-        full = []
-        for dim in HW_DIMS:
-            vectors = list(bases.get(dim, ()))
-            if dim != "register":
-                size = 1 << len(vectors)
-                if size > expected[dim]:
-                    source = {"lane": "threads per warp", "warp": "warps", "block": "CTAs"}[dim]
-                    self.fail(op, f"too many {dim}s for the launch: {t} spreads over {size} {dim}s but the "
-                                  f"kernel has {expected[dim]} {source} (ttg.num-warps/threads-per-warp/num-ctas)")
-                while 1 << len(vectors) < expected[dim]:
-                    vectors.append([0] * layout.num_out_dims)
-            full.append((dim, vectors))
-        layout = LinearLayout.from_bases(full, list(layout.get_out_dim_names()), [s for _, s in layout.out_dims],
-                                         require_surjective=False)
+        try:
+            layout = pad_to_launch(layout, self.launch.threads_per_warp, self.num_warps, self.launch.num_ctas)
+        except ValueError as error:
+            self.fail(op, f"{t}: {error}")
         if not layout.is_surjective():
             self.fail(op, f"{t} does not cover its tensor")
         self.layouts[key] = layout
