@@ -37,8 +37,8 @@ from linear_layout.encodings import (BlockedLayout, DotOperandLayout, NVMMADistr
 from linear_layout.ir import load_dialects  # noqa: E402
 from linear_layout.passes import build_pass_manager  # noqa: E402
 from linear_layout.simt import run_kernel  # noqa: E402
-from linear_layout.transforms.convert_plan import plan_conversion  # noqa: E402
-from linear_layout.transforms.to_simt import pad_to_launch  # noqa: E402
+from linear_layout.planning.in_warp import plan_conversion  # noqa: E402
+from linear_layout.patterns.to_simt import pad_to_launch  # noqa: E402
 from lowering_cases import kernel_text, random_input  # noqa: E402
 
 BITS = {"f32": 32, "f16": 16, "i8": 8}

@@ -29,7 +29,7 @@ from linear_layout.encodings import DistributedLinearLayout
 from linear_layout.ir import load_dialects
 from linear_layout.ir.bridge import format_ll_layout
 from linear_layout.passes import build_pass_manager
-from linear_layout.transforms.convert_plan import plan_conversion
+from linear_layout.planning.in_warp import plan_conversion
 
 NVVM = "builtin.module(gpu-lower-to-nvvm-pipeline{cubin-chip=sm_90 cubin-features=+ptx80 cubin-format=isa})"
 # Triton's NVPTX backend runs with LLVM's `nvptx-mad-wide-opt` on (it folds `mul.wide` + `add`

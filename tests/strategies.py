@@ -31,7 +31,7 @@ SHARED_INS = ("offset", "block")
 # ---------------------------------------------------------------- an independent GF(2) rank
 
 def rank(columns: Sequence[int]) -> int:
-    """Rank over GF(2) of integer bit-vectors; deliberately independent of ``linear_layout.gf2``."""
+    """Rank over GF(2) of integer bit-vectors; deliberately independent of ``linear_layout.core.gf2``."""
     pivots: dict[int, int] = {}
     for vector in columns:
         while vector:

@@ -16,7 +16,7 @@ from mlir.execution_engine import ExecutionEngine  # noqa: E402
 from mlir.passmanager import PassManager  # noqa: E402
 
 from linear_layout import LinearLayout  # noqa: E402
-from linear_layout.transforms.apply_layout import emit_apply_layout  # noqa: E402
+from linear_layout.patterns.apply_layout import emit_apply_layout  # noqa: E402
 
 IN_DIMS = ("register", "lane", "warp", "block")
 SEED_BLOCKED = LinearLayout.from_bases(

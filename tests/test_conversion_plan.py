@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given, strategies as st
 
 from linear_layout import LinearLayout
-from linear_layout.conversion import bank_conflicts, plan_conversion, triton_scratch_bytes
+from linear_layout.planning import bank_conflicts, plan_conversion, triton_scratch_bytes
 from linear_layout.encodings import (BlockedLayout as B, DotOperandLayout, NVMMADistributedLayout, SliceLayout,
                                      SwizzledSharedLayout)
 
-simt = pytest.importorskip("linear_layout.simt")
+simt = pytest.importorskip("linear_layout.simt.interpreter")
 
 
 # ---------------------------------------------------------------- reference cases

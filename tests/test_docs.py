@@ -19,7 +19,7 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 TUTORIAL = ROOT / "docs" / "tutorial.md"
-DOCTEST_MODULES = ("linear_layout.algebra", "linear_layout.gf2")
+DOCTEST_MODULES = ("linear_layout.core.layout", "linear_layout.core.gf2")
 
 # A fence opening at the start of a line: ```python, then the body, then a closing ```.
 _PYTHON_BLOCK = re.compile(r"^```python[ \t]*\n(.*?)^```[ \t]*$", re.S | re.M)
@@ -64,6 +64,6 @@ def test_module_doctests(module_name):
 
 
 def test_algebra_has_doctests():
-    module = importlib.import_module("linear_layout.algebra")
+    module = importlib.import_module("linear_layout.core.layout")
     examples = sum(len(t.examples) for t in doctest.DocTestFinder().find(module))
-    assert examples >= 20, f"linear_layout.algebra has only {examples} doctest examples"
+    assert examples >= 20, f"linear_layout.core.layout has only {examples} doctest examples"

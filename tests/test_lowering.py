@@ -23,7 +23,7 @@ from linear_layout.ir import load_dialects
 from linear_layout.ir.bridge import layout_of
 from linear_layout.passes import build_pass_manager
 from linear_layout.simt import run_kernel
-from linear_layout.transforms.convert_plan import plan_conversion
+from linear_layout.planning.in_warp import plan_conversion
 
 from lowering_cases import kernel_text, random_case, random_input
 

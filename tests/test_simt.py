@@ -10,7 +10,7 @@ import re
 import numpy as np
 import pytest
 
-from linear_layout import simt
+from linear_layout.simt import interpreter as simt
 
 SMEM = "#gpu.address_space<workgroup>"
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from linear_layout import LinearLayout
-from linear_layout.views import distributed_view, shared_view
+from linear_layout.core.views import distributed_view, shared_view
 
 # The example count comes from the Hypothesis profile (tests/conftest.py: 200 in CI); the
 # deadline is off because an example can print a few thousand cells.

@@ -1,9 +1,10 @@
 """linear-layout: Triton's GF(2) linear layouts for the upstream MLIR Python bindings.
 
-The algebra lives in :mod:`linear_layout.algebra` and needs nothing but numpy.
+The layers (see docs/architecture.md): ``core`` (the GF(2) algebra), ``encodings``, ``planning``
+(all pure: numpy only, never ``mlir``), then ``ir``/``dialects``/``patterns``/``passes``, ``simt`` and ``tools``.
 """
 
-from .algebra import (
+from .core.layout import (
     ColumnAction,
     LinearLayout,
     ensure_layout_not_larger_than,
@@ -14,11 +15,15 @@ from .algebra import (
     zeros_like,
 )
 
+from .planning import bank_conflicts, plan_conversion
+
 __version__ = "0.1.0"
 
 __all__ = [
     "ColumnAction",
     "LinearLayout",
+    "bank_conflicts",
+    "plan_conversion",
     "ensure_layout_not_larger_than",
     "ensure_layout_not_smaller_than",
     "identity_standard_nd",

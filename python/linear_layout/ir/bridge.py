@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from ..algebra import LinearLayout
+from ..core.layout import LinearLayout
 from ._dialects import context_state, load_dialects
 
 __all__ = [

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from mlir import ir
 
-from ..algebra import LinearLayout
+from ..core.layout import LinearLayout
 from .bridge import from_attribute, to_attribute
 
 __all__ = ["apply", "load", "store"]

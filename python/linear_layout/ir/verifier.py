@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from ..algebra import LinearLayout
+from ..core.layout import LinearLayout
 from ._dialects import context_state
 from .bridge import from_attribute, layout_of, memdesc_of, type_pointer
 

@@ -16,8 +16,8 @@ import dataclasses
 from mlir import ir
 
 from ..ir.bridge import layout_of
-from ..transforms.convert_plan import plan_conversion
-from ..transforms.to_simt import element_bits
+from ..planning.in_warp import plan_conversion
+from ..patterns.to_simt import element_bits
 from . import Pass
 
 ATTRIBUTE = "ll.explain"

@@ -20,7 +20,7 @@ import dataclasses
 
 from mlir import ir
 
-from ..algebra import LinearLayout
+from ..core.layout import LinearLayout
 from ..ir.bridge import from_attribute, layout_of, memdesc_of, to_attribute
 from ..ir.ttg import memdesc_type
 from . import Pass

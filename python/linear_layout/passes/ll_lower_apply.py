@@ -18,9 +18,9 @@ import dataclasses
 from mlir import ir
 from mlir.dialects import arith
 
-from ..algebra import LinearLayout
+from ..core.layout import LinearLayout
 from ..ir.bridge import from_attribute
-from ..transforms.apply_layout import emit_apply_layout
+from ..patterns.apply_layout import emit_apply_layout
 from . import Pass
 
 

@@ -12,7 +12,7 @@ import dataclasses
 
 from mlir import ir
 
-from ..transforms.to_simt import lower_module
+from ..patterns.to_simt import lower_module
 from . import Pass
 
 

@@ -48,7 +48,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .algebra import LinearLayout
+from .layout import LinearLayout
 
 __all__ = ["distributed_view", "shared_view"]
 

@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping
 from mlir import ir
 from mlir.dialects import arith
 
-from ..algebra import LinearLayout
+from ..core.layout import LinearLayout
 
 __all__ = ["emit_apply_layout", "constant_int_value"]
 

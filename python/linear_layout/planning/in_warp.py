@@ -44,9 +44,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import conversion as _conversion
-from ..algebra import LinearLayout
-from ..conversion import minimal_conversion
+from . import shared as _conversion
+from ..core.layout import LinearLayout
+from .shared import minimal_conversion
 
 __all__ = ["ConversionPlan", "Round", "plan_conversion", "minimal_conversion", "register_maps"]
 

@@ -65,7 +65,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from .algebra import LinearLayout
+from ..core.layout import LinearLayout
 
 __all__ = [
     "Access",

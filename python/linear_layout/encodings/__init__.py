@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional, Sequence, Union
 
-from .gf2 import EchelonBasis, rank as gf2_rank
+from ..core.gf2 import EchelonBasis, rank as gf2_rank
 
 __all__ = [
     "BlockedLayout", "SliceLayout", "DistributedLinearLayout", "NVMMADistributedLayout",
@@ -1268,7 +1268,7 @@ def _bases_cached(layout: Layout, shape: tuple[int, ...]) -> dict[str, BasisList
 
 @functools.lru_cache(maxsize=4096)
 def _to_linear_layout_cached(layout: Layout, shape: tuple[int, ...]):
-    from .algebra import LinearLayout
+    from ..core.layout import LinearLayout
 
     bases = _bases_cached(layout, shape)
     names = tuple(f"dim{d}" for d in range(len(shape)))

@@ -36,11 +36,11 @@ from dataclasses import dataclass
 from mlir import ir
 from mlir.dialects import arith, gpu, memref, scf, vector
 
-from ..algebra import LinearLayout
-from ..conversion import plan_local_access
+from ..core.layout import LinearLayout
+from ..planning.shared import plan_local_access
 from ..ir.bridge import from_attribute, layout_of, memdesc_of
 from .apply_layout import constant_int_value, emit_apply_layout
-from .convert_plan import HW_DIMS, plan_conversion, register_maps
+from ..planning.in_warp import HW_DIMS, plan_conversion, register_maps
 
 __all__ = ["LoweringError", "Launch", "lower_module", "launch_of"]
 
