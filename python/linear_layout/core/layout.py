@@ -118,7 +118,7 @@ class LinearLayout:
     # ------------------------------------------------------------------ construction
 
     @classmethod
-    def _make(cls, ins, outs, cols) -> "LinearLayout":
+    def _make(cls, ins, outs, cols) -> LinearLayout:
         """Build without validation; callers guarantee the invariants."""
         self = object.__new__(cls)
         self._ins = ins
@@ -146,7 +146,7 @@ class LinearLayout:
         out_dim_names: Sequence[str],
         out_dim_sizes: Sequence[int] | None = None,
         require_surjective: bool = True,
-    ) -> "LinearLayout":
+    ) -> LinearLayout:
         """Build a layout from its bases.
 
         ``bases`` maps each input dimension, in order, to its list of bases; basis ``i`` of
@@ -223,7 +223,7 @@ class LinearLayout:
         return layout
 
     @staticmethod
-    def empty() -> "LinearLayout":
+    def empty() -> LinearLayout:
         """The layout with no dimensions: the unit of ``*``.
 
         Formula: the map from the one-point space to itself.
@@ -236,7 +236,7 @@ class LinearLayout:
         return _EMPTY
 
     @staticmethod
-    def identity_1d(size: int, in_dim: str, out_dim: str) -> "LinearLayout":
+    def identity_1d(size: int, in_dim: str, out_dim: str) -> LinearLayout:
         """``L(in_dim = x) = (out_dim = x)`` for ``x < size``. Size 0 gives :meth:`empty`.
 
         Formula: ``bases[in_dim][i] = (2**i,)``.
@@ -252,7 +252,7 @@ class LinearLayout:
         return LinearLayout._make(((in_dim, n),), ((out_dim, 1 << n),), tuple(1 << i for i in range(n)))
 
     @staticmethod
-    def strided_1d(size: int, stride: int, in_dim: str, out_dim: str) -> "LinearLayout":
+    def strided_1d(size: int, stride: int, in_dim: str, out_dim: str) -> LinearLayout:
         """``L(in_dim = x) = (out_dim = stride * x)``, into an output of size ``size * stride``.
 
         Requires: ``size`` and ``stride`` are powers of two (or ``size`` is 0, giving :meth:`empty`).
@@ -270,7 +270,7 @@ class LinearLayout:
         )
 
     @staticmethod
-    def zeros_1d(size: int, in_dim: str, out_dim: str, out_dim_size: int = 1) -> "LinearLayout":
+    def zeros_1d(size: int, in_dim: str, out_dim: str, out_dim_size: int = 1) -> LinearLayout:
         """``L(in_dim = x) = (out_dim = 0)``: every input broadcasts to element 0.
 
         Formula: ``bases[in_dim][i] = (0,)``.
@@ -670,7 +670,7 @@ class LinearLayout:
 
     # ------------------------------------------------------------------ algebra
 
-    def __mul__(self, outer: "LinearLayout") -> "LinearLayout":
+    def __mul__(self, outer: LinearLayout) -> LinearLayout:
         """Direct product ``self * outer``: ``self`` takes the low bits, ``outer`` the high bits.
 
         Input and output dimensions are merged (dimensions of ``self`` first, shared ones kept
@@ -701,7 +701,7 @@ class LinearLayout:
             cols.extend(repack(sources[which][start:stop]))
         return LinearLayout._make(ins, outs, tuple(cols))
 
-    def compose(self, outer: "LinearLayout") -> "LinearLayout":
+    def compose(self, outer: LinearLayout) -> LinearLayout:
         """``outer o self``: apply ``self``, then ``outer``.
 
         Formula: ``(A.compose(B)).bases[d][i] = B(A.bases[d][i])``.
@@ -743,7 +743,7 @@ class LinearLayout:
         return LinearLayout._make(self._ins, outer._outs, tuple(cols))
 
     @staticmethod
-    def lstsq(A: "LinearLayout", B: "LinearLayout") -> "LinearLayout":
+    def lstsq(A: LinearLayout, B: LinearLayout) -> LinearLayout:
         """The least ``X`` with ``A o X = B`` (Triton's "minimum-norm" solution).
 
         ``A`` and ``B`` have the same output dimensions (any order; ``B``'s sizes at most
@@ -763,7 +763,7 @@ class LinearLayout:
         """
         return _solve(A, B, identity_dims=())
 
-    def invert_and_compose(self, outer: "LinearLayout") -> "LinearLayout":
+    def invert_and_compose(self, outer: LinearLayout) -> LinearLayout:
         """``outer^-1 o self``: the ``C`` with ``outer(C(x)) == self(x)``.
 
         This is how data movement is derived: with ``self`` a register layout and ``outer`` a
@@ -817,7 +817,7 @@ class LinearLayout:
                                 identity.append(name)
         return _solve(outer, self, identity_dims=tuple(identity))
 
-    def pseudoinvert(self) -> "LinearLayout":
+    def pseudoinvert(self) -> LinearLayout:
         """A right inverse ``P`` (``L(P(y)) == y``), taking the smallest preimage (see :meth:`lstsq`).
 
         Formula: ``identity(out dims).invert_and_compose(self)``.
@@ -837,7 +837,7 @@ class LinearLayout:
         )
         return identity.invert_and_compose(self)
 
-    def invert(self) -> "LinearLayout":
+    def invert(self) -> LinearLayout:
         """The inverse map. Requires: invertible (square and full rank).
 
         Postcondition: ``L.compose(L.invert())`` is the identity on ``L``'s inputs.
@@ -854,7 +854,7 @@ class LinearLayout:
         return self.pseudoinvert()
 
     @staticmethod
-    def divide_left(A: "LinearLayout", B: "LinearLayout") -> "LinearLayout | None":
+    def divide_left(A: LinearLayout, B: LinearLayout) -> LinearLayout | None:
         """The ``C`` with ``A == B * C`` (``B`` the minor factor), or ``None`` if there is none.
 
         ``C`` keeps all of ``A``'s dimensions, in ``A``'s order, with sizes divided by ``B``'s.
@@ -869,7 +869,7 @@ class LinearLayout:
         return _divide(A, B, b_is_minor=True)
 
     @staticmethod
-    def divide_right(A: "LinearLayout", B: "LinearLayout") -> "LinearLayout | None":
+    def divide_right(A: LinearLayout, B: LinearLayout) -> LinearLayout | None:
         """The ``C`` with ``A == C * B`` (``B`` the major factor), or ``None`` if there is none.
 
         Formula: each input ``d`` of ``A`` ends with ``B``'s bases of ``d`` scaled by ``C``'s output sizes;
@@ -885,7 +885,7 @@ class LinearLayout:
 
     # ------------------------------------------------------------------ reshaping
 
-    def sublayout(self, in_dims: Sequence[str], out_dims: Sequence[str]) -> "LinearLayout":
+    def sublayout(self, in_dims: Sequence[str], out_dims: Sequence[str]) -> LinearLayout:
         """Restrict to some input and output dimensions, keeping this layout's order.
 
         Requires: both lists are subsets of this layout's dimensions.
@@ -915,7 +915,7 @@ class LinearLayout:
             start += count
         return LinearLayout._make(tuple(ins), outs, tuple(cols))
 
-    def transpose_ins(self, new_order: Sequence[str]) -> "LinearLayout":
+    def transpose_ins(self, new_order: Sequence[str]) -> LinearLayout:
         """Reorder the input dimensions.
 
         Requires: a permutation of them.
@@ -932,7 +932,7 @@ class LinearLayout:
             cols.extend(self._cols[start:start + count])
         return LinearLayout._make(tuple((n, slices[n][1]) for n in new_order), self._outs, tuple(cols))
 
-    def transpose_outs(self, new_order: Sequence[str]) -> "LinearLayout":
+    def transpose_outs(self, new_order: Sequence[str]) -> LinearLayout:
         """Reorder the output dimensions.
 
         Requires: a permutation of them.
@@ -957,7 +957,7 @@ class LinearLayout:
             shift += size.bit_length() - 1
         return LinearLayout._make(self._ins, outs, tuple(self._repacker(target)(self._cols)))
 
-    def reshape_ins(self, new_in_dims: Sequence[tuple[str, int]]) -> "LinearLayout":
+    def reshape_ins(self, new_in_dims: Sequence[tuple[str, int]]) -> LinearLayout:
         """Flatten the inputs (first dimension minor) and split them into ``new_in_dims``.
 
         Formula: the same columns, regrouped: new dimension ``k`` takes the next ``log2(size_k)`` columns.
@@ -976,7 +976,7 @@ class LinearLayout:
             )
         return LinearLayout._make(new_in_dims, self._outs, self._cols)
 
-    def reshape_outs(self, new_out_dims: Sequence[tuple[str, int]]) -> "LinearLayout":
+    def reshape_outs(self, new_out_dims: Sequence[tuple[str, int]]) -> LinearLayout:
         """Flatten the outputs (first dimension minor) and split them into ``new_out_dims``.
 
         Formula: the flattened coordinate ``sum(out_k * prod(sizes before k))`` is split by the new sizes.
@@ -997,7 +997,7 @@ class LinearLayout:
         # The packed column *is* the flattened output, so only the dimension list changes.
         return LinearLayout._make(self._ins, outs, self._cols)
 
-    def flatten_ins(self) -> "LinearLayout":
+    def flatten_ins(self) -> LinearLayout:
         """Merge all inputs into the first one (first dimension minor).
 
         Formula: ``reshape_ins([(first input, total input size)])``.
@@ -1012,7 +1012,7 @@ class LinearLayout:
             return self
         return LinearLayout._make(((self._ins[0][0], len(self._cols)),), self._outs, self._cols)
 
-    def flatten_outs(self) -> "LinearLayout":
+    def flatten_outs(self) -> LinearLayout:
         """Merge all outputs into the first one (first dimension minor).
 
         Formula: ``reshape_outs([(first output, total output size)])``.
@@ -1026,7 +1026,7 @@ class LinearLayout:
             return self
         return LinearLayout._make(self._ins, ((self._outs[0][0], self.get_total_out_dim_size()),), self._cols)
 
-    def concat_ins(self, other: "LinearLayout") -> "LinearLayout":
+    def concat_ins(self, other: LinearLayout) -> LinearLayout:
         """Place ``other``'s input dimensions after ours.
 
         Requires: identical output dimensions and sizes; disjoint input dimensions.
@@ -1041,7 +1041,7 @@ class LinearLayout:
             raise ValueError("concat_ins: the layouts must have disjoint input dimensions")
         return LinearLayout._make(self._ins + other._ins, self._outs, self._cols + other._cols)
 
-    def concat_outs(self, other: "LinearLayout") -> "LinearLayout":
+    def concat_outs(self, other: LinearLayout) -> LinearLayout:
         """Place ``other``'s output dimensions after ours.
 
         Formula: ``L(x) = (self(x), other(x))``.
@@ -1059,7 +1059,7 @@ class LinearLayout:
         cols = tuple(a | (b << shift) for a, b in zip(self._cols, other._cols))
         return LinearLayout._make(self._ins, self._outs + other._outs, cols)
 
-    def squeeze_ins(self, dim: str | None = None) -> "LinearLayout":
+    def squeeze_ins(self, dim: str | None = None) -> LinearLayout:
         """Drop input dimension ``dim`` (Triton's ``squeezeIns``), or every size-1 input if ``dim`` is None.
 
         Requires: ``dim`` is an input dimension of size 1.
@@ -1073,7 +1073,7 @@ class LinearLayout:
         keep = (lambda d: d[0] != dim) if dim is not None else (lambda d: d[1])
         return LinearLayout._make(tuple(d for d in self._ins if keep(d)), self._outs, self._cols)
 
-    def squeeze_outs(self, dim: str | None = None) -> "LinearLayout":
+    def squeeze_outs(self, dim: str | None = None) -> LinearLayout:
         """Drop output dimension ``dim`` (Triton's ``squeezeOuts``), or every size-1 output if ``dim`` is None.
 
         Requires: ``dim`` is an output dimension of size 1.
@@ -1087,7 +1087,7 @@ class LinearLayout:
         keep = (lambda d: d[0] != dim) if dim is not None else (lambda d: d[1] > 1)
         return LinearLayout._make(self._ins, tuple(d for d in self._outs if keep(d)), self._cols)
 
-    def resize_in_dim(self, in_dim: str, new_size: int) -> "LinearLayout":
+    def resize_in_dim(self, in_dim: str, new_size: int) -> LinearLayout:
         """Grow ``in_dim`` with zero (broadcast) bases, or shrink it by dropping its top bases.
 
         Formula: ``bases[in_dim] = bases[in_dim][:n] + [0] * (n - len)`` with ``n = log2(new_size)``.
@@ -1106,7 +1106,7 @@ class LinearLayout:
         ins = tuple((name, n if name == in_dim else c) for name, c in self._ins)
         return LinearLayout._make(ins, self._outs, cols)
 
-    def resize_out_dim(self, out_dim: str, new_size: int) -> "LinearLayout":
+    def resize_out_dim(self, out_dim: str, new_size: int) -> LinearLayout:
         """Change the size of ``out_dim``.
 
         Shrinking zeroes every coordinate that does not fit (``>= new_size``), as Triton's
@@ -1127,7 +1127,7 @@ class LinearLayout:
                  for name, bs in self.bases]
         return LinearLayout.from_bases(bases, [n for n, _ in outs], [s for _, s in outs], require_surjective=False)
 
-    def rename_in_dim(self, old: str, new: str) -> "LinearLayout":
+    def rename_in_dim(self, old: str, new: str) -> LinearLayout:
         """Rename one input dimension.
 
         Requires: ``old`` exists and ``new`` is not taken.
@@ -1142,7 +1142,7 @@ class LinearLayout:
             raise ValueError(f"rename_in_dim: '{new}' is already an input dimension")
         return LinearLayout._make(tuple((new if n == old else n, c) for n, c in self._ins), self._outs, self._cols)
 
-    def remove_zero_bases_along_dim(self, dim: str) -> "LinearLayout":
+    def remove_zero_bases_along_dim(self, dim: str) -> LinearLayout:
         """Drop the zero (broadcast) bases of input ``dim``, keeping output sizes.
 
         Formula: ``bases[dim] = [b for b in bases[dim] if b != 0]``.
@@ -1159,7 +1159,7 @@ class LinearLayout:
         ins = tuple((n, len(kept) if n == dim else c) for n, c in self._ins)
         return LinearLayout._make(ins, self._outs, self._cols[:start] + kept + self._cols[start + count:])
 
-    def quotient(self, dims: Sequence[str]) -> "LinearLayout | None":
+    def quotient(self, dims: Sequence[str]) -> LinearLayout | None:
         """Remove ``dims`` from inputs and outputs if the layout is trivial over them, else ``None``.
 
         Formula: ``sublayout(other inputs, other outputs)``.
@@ -1223,7 +1223,7 @@ class LinearLayout:
             and self.sublayout_is_zero(dims, rest_out)
         )
 
-    def equal_ignoring_out_dim_sizes(self, other: "LinearLayout") -> bool:
+    def equal_ignoring_out_dim_sizes(self, other: LinearLayout) -> bool:
         """Same dimensions in the same order and the same basis values; sizes may differ.
 
         Requires: nothing.
@@ -1499,7 +1499,7 @@ class ColumnAction:
             result.append(values[old])
         return tuple(result)
 
-    def inverse(self) -> "ColumnAction":
+    def inverse(self) -> ColumnAction:
         """The inverse permutation. Requires: nothing is dropped."""
         if len(self.action) != self.in_size_log2:
             raise ValueError("ColumnAction.inverse: a dropping action has no inverse")

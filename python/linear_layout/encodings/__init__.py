@@ -18,7 +18,8 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
-from typing import Optional, Sequence, Union
+from typing import Optional, Union
+from collections.abc import Sequence
 
 from ..core.gf2 import EchelonBasis, rank as gf2_rank
 
@@ -57,7 +58,7 @@ def _ints(name: str, values) -> tuple[int, ...]:
     return out
 
 
-def _basis_list(name: str, values, rank: Optional[int] = None) -> BasisList:
+def _basis_list(name: str, values, rank: int | None = None) -> BasisList:
     out = tuple(_ints(name, b) for b in (values or ()))
     for b in out:
         if rank is not None and len(b) != rank:
@@ -151,7 +152,7 @@ class _Bases:
         self.dim_order = list(dim_order)
 
     @staticmethod
-    def identity_nd(in_dim: str, shape: Sequence[int], order: Sequence[int], rank: int) -> "_Bases":
+    def identity_nd(in_dim: str, shape: Sequence[int], order: Sequence[int], rank: int) -> _Bases:
         """Triton's identityStandardND: order[0] is the most minor dimension."""
         bases = []
         for d in order:
@@ -164,7 +165,7 @@ class _Bases:
             sizes[d] = shape[d]
         return _Bases({in_dim: bases}, sizes, order)
 
-    def times(self, other: "_Bases") -> "_Bases":
+    def times(self, other: _Bases) -> _Bases:
         """Direct product self * other: `other` occupies the bits above `self`."""
         bases = {k: list(v) for k, v in self.bases.items()}
         for in_dim, obases in other.bases.items():
@@ -174,7 +175,7 @@ class _Bases:
         order = self.dim_order + [d for d in other.dim_order if d not in self.dim_order]
         return _Bases(bases, sizes, order)
 
-    def mul_identity(self, in_dim: str, size: int, dim: int) -> "_Bases":
+    def mul_identity(self, in_dim: str, size: int, dim: int) -> _Bases:
         """self *= identity1D(size, in_dim, dim): `size` more steps along `dim`, above
         what the layout covers.  Sizes below 2 add no basis (Triton's identity1D of
         0 or 1) but still list `dim` among the out dims."""
@@ -189,7 +190,7 @@ class _Bases:
             self.dim_order.append(dim)
         return self
 
-    def mul_zeros(self, in_dim: str, size: int, dim: int) -> "_Bases":
+    def mul_zeros(self, in_dim: str, size: int, dim: int) -> _Bases:
         """self *= zeros1D(size, in_dim, dim): `size` steps that all hit the same data."""
         self.bases.setdefault(in_dim, []).extend([0] * len(self.sizes) for _ in range(_log2(size)))
         if dim not in self.dim_order:
@@ -688,8 +689,8 @@ class AMDMFMALayout(DistributedLayout):
     instr_shape: tuple[int, ...]
     transposed: bool
     warps_per_cta: tuple[int, ...]
-    element_bitwidth: Optional[int] = None
-    tiles_per_warp: Optional[tuple[int, ...]] = None
+    element_bitwidth: int | None = None
+    tiles_per_warp: tuple[int, ...] | None = None
     cga_layout: BasisList = ()
 
     def __post_init__(self):
@@ -772,7 +773,7 @@ def _mfma_bases(layout: AMDMFMALayout, shape):
     return _combine_cta_cga(lay, layout.cga_layout, shape)
 
 
-def _mfma_dot_bases(dot: "DotOperandLayout", shape):
+def _mfma_dot_bases(dot: DotOperandLayout, shape):
     """Triton's mfmaDotToLinearLayout: k_width registers along K, lanes along the
     non-K dim then K, registers over the whole K extent, then tiles_per_warp along
     the non-K dim.  Warps use the parent's grid unchanged: those along K land past
@@ -827,10 +828,10 @@ class AMDWMMALayout(DistributedLayout):
     version: int
     transposed: bool
     warp_bases: BasisList
-    reg_bases: Optional[BasisList] = ()
-    instr_shape: Optional[tuple[int, ...]] = (16, 16, 16)
+    reg_bases: BasisList | None = ()
+    instr_shape: tuple[int, ...] | None = (16, 16, 16)
     cga_layout: BasisList = ()
-    rank: Optional[int] = 2
+    rank: int | None = 2
 
     def __post_init__(self):
         if self.version not in (1, 2, 3):
@@ -871,7 +872,7 @@ class AMDWMMALayout(DistributedLayout):
                 lay.mul_identity("register", 2, slow)
         return lay
 
-    def _cta(self, project_dim: Optional[int] = None) -> _Bases:
+    def _cta(self, project_dim: int | None = None) -> _Bases:
         """The ctaLayout (register and warp bases in tile units), optionally with one
         out dim projected away (its components zeroed, as for dot operands)."""
         regs = [list(b) for b in self.reg_bases]
@@ -901,7 +902,7 @@ class AMDWMMALayout(DistributedLayout):
                 f"ctaLayout = {{{', '.join(cta)}}}{_cga_suffix(self.cga_layout)}{instr}}}>")
 
 
-def _wmma_dot_bases(dot: "DotOperandLayout", shape):
+def _wmma_dot_bases(dot: DotOperandLayout, shape):
     """Triton's wmmaDotOperandToLinearLayout: k_width registers along K, 16 lanes
     along the non-K dim, the other half-wave along K (version 1: a copy of the
     first), registers up to the instruction's K, and (32x16) a second 16-row group;
@@ -1229,7 +1230,7 @@ class PaddedSharedLayout(SharedLayout):
     def _build(self, shape):
         return {"offset": self.offset_bases, "block": self.cga_layout}
 
-    def identity_order(self) -> Optional[tuple[int, ...]]:
+    def identity_order(self) -> tuple[int, ...] | None:
         """The dim order if the offsets are a plain (unpermuted) row-/column-major
         walk of `shape` on one CTA, which Triton prints as {order, shape}."""
         if self.cga_layout:

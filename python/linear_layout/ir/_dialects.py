@@ -67,7 +67,7 @@ class ContextState:
     misses: int = 0
 
 
-_STATES: "weakref.WeakKeyDictionary[ir.Context, ContextState]" = weakref.WeakKeyDictionary()
+_STATES: weakref.WeakKeyDictionary[ir.Context, ContextState] = weakref.WeakKeyDictionary()
 
 
 def context_state(context: ir.Context) -> ContextState:

@@ -30,7 +30,7 @@ class LaunchFacts:
     threads_per_warp: int | None = None
     num_ctas: int | None = None
 
-    def updated_by(self, op: ir.Operation) -> "LaunchFacts":
+    def updated_by(self, op: ir.Operation) -> LaunchFacts:
         changes = {}
         for name, field in _FACT_ATTRIBUTES.items():
             if name in op.attributes:

@@ -43,7 +43,7 @@ def pass_names() -> list[str]:
     return sorted(_REGISTRY)
 
 
-def get_pass(name: str) -> type["Pass"]:
+def get_pass(name: str) -> type[Pass]:
     """The pass class registered as `name`; KeyError if there is none."""
     module = importlib.import_module(f"{__name__}.{_REGISTRY[name]}")
     return module.PASS
@@ -89,7 +89,7 @@ class Pass(abc.ABC):
         return [(_option_name(f), f.default, f.metadata.get("help", "")) for f in dataclasses.fields(cls)]
 
     @classmethod
-    def from_options(cls, text: str) -> "Pass":
+    def from_options(cls, text: str) -> Pass:
         """The pass configured by `text`, the inside of `{...}` (`a=1 b=true`)."""
         fields = {_option_name(f): f for f in dataclasses.fields(cls)}
         values = {}

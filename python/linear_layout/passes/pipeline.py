@@ -20,7 +20,7 @@ class PipelineElement:
 
     name: str
     options: str = ""
-    children: list["PipelineElement"] | None = None
+    children: list[PipelineElement] | None = None
 
     def __str__(self) -> str:
         text = self.name + (f"{{{self.options}}}" if self.options else "")

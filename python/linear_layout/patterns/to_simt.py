@@ -375,8 +375,8 @@ class _Kernel:
         element_bytes = _element_bytes(element)
         reduced = layout.remove_zero_bases_along_dim("register")
         names = list(layout.get_out_dim_names())
-        identity = not memref_type.layout or str(memref_type.layout).startswith("affine_map") and \
-            memref_type.layout.value == ir.AffineMap.get_identity(rank)
+        identity = not memref_type.layout or (str(memref_type.layout).startswith("affine_map") and \
+            memref_type.layout.value == ir.AffineMap.get_identity(rank))
         vec = 1
         if identity:
             minor_first = reduced.transpose_outs(list(reversed(names)))

@@ -82,8 +82,8 @@ class ConversionPlan:
     select_basis: list[int] = field(default_factory=list)  # image basis of H (source registers)
     reader_basis: list[int] = field(default_factory=list)  # image basis of A (destination registers)
     reader_select: LinearLayout | None = None  # lane -> coordinates of A(lane) in reader_basis
-    strategy: "_conversion.ConversionPlan | None" = None  # the decision (conversion.plan_conversion)
-    shared: "_conversion.SharedPlan | None" = None  # kind == "shared": what to emit
+    strategy: _conversion.ConversionPlan | None = None  # the decision (conversion.plan_conversion)
+    shared: _conversion.SharedPlan | None = None  # kind == "shared": what to emit
 
     def summary(self) -> str:
         if self.shared is not None:

@@ -61,9 +61,9 @@ The decision tree, the swizzle derivation and a worked example are in ``docs/con
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
-import numpy as np
 
 from ..core.layout import LinearLayout
 
@@ -124,7 +124,7 @@ class _Span:
     def __len__(self) -> int:
         return len(self.basis)
 
-    def copy(self) -> "_Span":
+    def copy(self) -> _Span:
         s = _Span()
         s.rows = dict(self.rows)
         s.basis = list(self.basis)
