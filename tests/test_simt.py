@@ -77,6 +77,10 @@ def test_design_example_copies_through_shared_memory():
         assert (access.instruction_bytes, access.instructions) == (16, 2)
         assert (access.wavefronts, access.ideal_wavefronts) == (16, 8)
     assert (report.wavefronts, report.ideal_wavefronts, report.bank_conflicts) == (128, 64, 64)
+    # Bytes: each warp moves 32 threads x 32 distinct bytes per side; 4 KiB per side in all, so
+    # the floor is 32 + 32 wavefronts: the per-access minimum reaches it, the conflicts do not.
+    assert {a.bytes for a in report.shared_accesses} == {1024}
+    assert (report.shared_bytes("store"), report.shared_bytes("load"), report.floor_wavefronts) == (4096, 4096, 64)
     # Global: in each 128-bit instruction every thread's 16 bytes lie in their own 32-byte sector.
     assert {a.sectors for a in report.global_accesses} == {64}
 
@@ -445,6 +449,10 @@ def test_vector_width_bank_model():
     store, load = report.shared_accesses
     assert (store.instruction_bytes, store.instructions, store.wavefronts) == (2, 2, 2)
     assert (load.instruction_bytes, load.wavefronts, load.ideal_wavefronts) == (2, 1, 1)
+    # The store moves 64 distinct f16 (128 bytes); the load 16 distinct f16 (lanes 2k, 2k+1 share
+    # one): 32 bytes. The floor is ceil(128/128) + ceil(32/128) = 2 wavefronts, as measured.
+    assert (store.bytes, load.bytes, report.floor_wavefronts, report.wavefronts) == (128, 32, 2, 3)
+    assert "floor=2" in report.summary()
 
 
 def test_f16_and_bf16_data():

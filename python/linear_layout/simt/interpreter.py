@@ -68,7 +68,14 @@ Each warp's access is accounted separately, per op execution (:class:`SharedAcce
    phase costs ``max over banks of the number of distinct words it touches in that bank``
    (threads touching the same word share it: broadcast); a phase with no active thread costs 0.
 4. **Ideal.** The conflict-free minimum of a phase is ``ceil(distinct words / 32)``;
-   ``bank_conflicts = wavefronts - ideal_wavefronts``.
+   ``bank_conflicts = wavefronts - ideal_wavefronts``. This is the *per-access minimum*: it
+   depends on the access width the kernel chose (a 2-byte access of 32 lanes moves 64 bytes in
+   one wavefront).
+5. **Bytes and the floor.** Each warp access also records the distinct bytes it moved
+   (:attr:`SharedAccess.bytes`). A wavefront serves at most 128 bytes, so no kernel moving the
+   same data can use fewer than the *bandwidth floor*
+   ``ceil(stored bytes / 128) + ceil(loaded bytes / 128)`` (:attr:`Report.floor_wavefronts`),
+   whatever its access widths or instructions.
 
 Every workgroup buffer is placed at a 128-byte-aligned address, so banks are counted from each
 buffer's start. Global accesses are counted as instructions and distinct 32-byte sectors per warp
@@ -108,6 +115,8 @@ import numpy as np
 
 import mlir.ir as ir
 
+from ..core.hardware import BANK_BYTES, NUM_BANKS, WAVEFRONT_BYTES
+
 __all__ = [
     "Buffer",
     "GlobalAccess",
@@ -123,8 +132,6 @@ __all__ = [
     "run_kernel",
 ]
 
-NUM_BANKS = 32
-BANK_BYTES = 4
 SHARED_BASE_ALIGNMENT = 128
 SECTOR_BYTES = 32
 MAX_INSTRUCTION_BYTES = 16
@@ -376,6 +383,7 @@ class SharedAccess:
     instructions: int
     wavefronts: int
     ideal_wavefronts: int
+    bytes: int  # distinct bytes of the buffer this warp's active threads moved
 
     @property
     def bank_conflicts(self) -> int:
@@ -450,6 +458,16 @@ class Report:
     def bank_conflicts(self) -> int:
         return self.wavefronts - self.ideal_wavefronts
 
+    def shared_bytes(self, kind: str | None = None) -> int:
+        """Distinct bytes moved through workgroup memory, summed over warp accesses; ``kind``
+        (``"load"`` or ``"store"``) restricts the sum to one side."""
+        return sum(a.bytes for a in self.shared_accesses if kind in (None, a.kind))
+
+    @property
+    def floor_wavefronts(self) -> int:
+        """The bandwidth floor: ``ceil(stored bytes / 128) + ceil(loaded bytes / 128)``."""
+        return sum(-(-self.shared_bytes(kind) // WAVEFRONT_BYTES) for kind in ("store", "load"))
+
     def shared_by_op(self) -> dict[tuple[str, str, str], tuple[int, int]]:
         """(op, location, kind) -> (wavefronts, ideal wavefronts), summed over warps and executions."""
         out: dict[tuple[str, str, str], tuple[int, int]] = {}
@@ -464,7 +482,7 @@ class Report:
             f"blocks={len(self.blocks)} warps={self.num_warps}x{self.threads_per_warp} "
             f"barriers={self.barriers} shuffles={self.shuffles} races={len(self.races)}",
             f"shared: wavefronts={self.wavefronts} ideal={self.ideal_wavefronts} "
-            f"bank_conflicts={self.bank_conflicts}",
+            f"bank_conflicts={self.bank_conflicts} bytes={self.shared_bytes()} floor={self.floor_wavefronts}",
         ]
         for (op, loc, kind), (w, i) in self.shared_by_op().items():
             lines.append(f"  {kind:5} {op:14} {loc}: wavefronts={w} ideal={i}")
@@ -669,9 +687,11 @@ class _Executor:
             return
         lanes = self.lane_of_thread[active]
         wave, ideal = _wavefronts(warps, lanes, addresses, width, self.num_warps, self.threads_per_warp)
+        moved = _distinct_elements(warps, offsets[active], self.num_warps) * elem_bytes
         for w in np.unique(warps):
             self.report.shared_accesses.append(
-                SharedAccess(warp=int(w), wavefronts=int(wave[w]), ideal_wavefronts=int(ideal[w]), **common)
+                SharedAccess(warp=int(w), wavefronts=int(wave[w]), ideal_wavefronts=int(ideal[w]),
+                             bytes=int(moved[w]), **common)
             )
 
     # ---- race detection
@@ -776,6 +796,14 @@ def _wavefronts(warps, lanes, addresses, width, num_warps, threads_per_warp):
     wave = per_bank.max(axis=2).sum(axis=1)
     ideal = (-(-per_bank.sum(axis=2) // NUM_BANKS)).sum(axis=1)
     return wave, ideal
+
+
+def _distinct_elements(warps, offsets, num_warps):
+    """Distinct buffer elements per warp: ``offsets`` is (active threads, ...) of flat offsets."""
+    flat = offsets.reshape(len(warps), -1).astype(np.int64)
+    span = int(flat.max()) + 1 if flat.size else 1
+    keys = np.unique((warps.astype(np.int64)[:, None] * span + flat).ravel())
+    return np.bincount(keys // span, minlength=num_warps)
 
 
 def _sectors(warps, addresses, width, num_warps):
