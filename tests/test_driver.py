@@ -71,7 +71,7 @@ def test_emit_ptx_compiles_the_lowered_example(capsys):
 
 @pytest.mark.parametrize("args, message", [
     (["--emit-ptx"], "--emit-ptx: the module has no gpu.module"),
-    (["-p", "builtin.module(ll-lower)", "--emit-ptx", "--ptx-chip=90"], "--ptx-chip: '90' is not an NVIDIA chip name"),
+    (["-p", "builtin.module(ll-lower)", "--emit-ptx", "--ptx-chip=90"], "--ptx-chip: unknown NVPTX chip '90'; known chips: sm_20"),
 ])
 def test_emit_ptx_user_errors(capsys, args, message):
     code = opt.main([str(EXAMPLE), *args])

@@ -15,6 +15,9 @@ import re
 import sys
 from dataclasses import dataclass
 
+from ..core.limits import LimitError, check_text_limits
+from ..core.targets import NvptxTarget, TargetError, nvptx_target, ptx_features
+
 __all__ = ["main"]
 
 _SPLIT_MARKER = re.compile(r"^[ \t]*// -----[ \t]*$", re.MULTILINE)
@@ -73,7 +76,11 @@ def _argument_parser() -> argparse.ArgumentParser:
     parser.add_argument("--emit-ptx", action="store_true",
                         help="after the pipeline, compile the gpu.module kernels with the stock "
                              "gpu-lower-to-nvvm-pipeline and print their PTX instead of the IR")
-    parser.add_argument("--ptx-chip", default="sm_90", metavar="CHIP", help="target of --emit-ptx (default: sm_90)")
+    parser.add_argument("--ptx-chip", default="sm_90", metavar="CHIP",
+                        help="target of --emit-ptx (default: sm_90): one of LLVM's NVPTX chips, sm_20 ... sm_121f")
+    parser.add_argument("--ptx-features", default=None, metavar="+ptxNN",
+                        help="PTX ISA version for --emit-ptx (default: the oldest the chip and the kernel's "
+                             "instructions accept, e.g. +ptx86 for sm_100)")
     parser.add_argument("--list-passes", action="store_true", help="list this project's passes and exit")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     return parser
@@ -214,14 +221,7 @@ class _Driver:
         load_dialects(self.context)
         self.verify_pm = build_pass_manager("ll-verify", self.context)
         self.user_pm = None
-        self.ptx_pm = None
-        if args.emit_ptx:
-            if not re.fullmatch(r"sm_\d+a?", args.ptx_chip):
-                raise UserError(f"--ptx-chip: '{args.ptx_chip}' is not an NVIDIA chip name like sm_90")
-            # +ptx80 is required: without a PTX ISA version LLVM aborts the process.
-            self.ptx_pm = build_pass_manager(
-                f"builtin.module(gpu-lower-to-nvvm-pipeline{{cubin-chip={args.ptx_chip} "
-                "cubin-features=+ptx80 cubin-format=isa})", self.context)
+        self.ptx_target = _ptx_target(args) if args.emit_ptx else None
         if parse_pipeline(args.pass_pipeline):
             self.user_pm = build_pass_manager(args.pass_pipeline, self.context)
             if args.mlir_print_ir_after_all:
@@ -233,6 +233,9 @@ class _Driver:
 
         from ..ir import print_module
 
+        limit_error = _check_limits(chunk, line_offset)
+        if limit_error is not None:
+            return None, [limit_error]
         diagnostics: list[Diagnostic] = []
 
         def collect(info) -> bool:  # warnings and remarks; errors arrive with the MLIRError
@@ -247,7 +250,7 @@ class _Driver:
                 for pm in (self.verify_pm, self.user_pm, self.verify_pm if self.user_pm else None):
                     if pm is not None:
                         pm.run(module.operation)
-                if self.ptx_pm is not None:
+                if self.ptx_target is not None:
                     return self._ptx(module), diagnostics
             except ir.MLIRError as error:
                 diagnostics.extend(_to_diagnostic(info) for info in error.error_diagnostics)
@@ -258,19 +261,60 @@ class _Driver:
             handler.detach()
         return print_module(module, generic=self.args.mlir_print_op_generic), diagnostics
 
-
     def _ptx(self, module) -> str:
         """Compile with the stock NVVM pipeline; the PTX of every kernel object, one after another."""
+        from mlir import ir
         from mlir.dialects import gpu
+
+        from ..passes import build_pass_manager
 
         if not any(op.operation.name == "gpu.module" for op in module.body.operations):
             raise UserError("--emit-ptx: the module has no gpu.module (lower it first, e.g. with ll-lower)")
-        self.ptx_pm.run(module.operation)
+        op_names: set[str] = set()
+
+        def record(op) -> ir.WalkResult:
+            op_names.add(op.name)
+            return ir.WalkResult.ADVANCE
+
+        module.operation.walk(record)
+        try:
+            features = ptx_features(self.ptx_target, op_names, self.args.ptx_features)
+        except TargetError as error:
+            raise UserError(f"--emit-ptx: {error}") from None
+        # An explicit PTX version is required: without one, LLVM aborts the process.
+        build_pass_manager(
+            f"builtin.module(gpu-lower-to-nvvm-pipeline{{cubin-chip={self.ptx_target.chip} "
+            f"cubin-features={features} cubin-format=isa}})", self.context).run(module.operation)
         texts = []
         for op in module.body.operations:
             if op.operation.name == "gpu.binary":
                 texts.extend(gpu.ObjectAttr(o).object.decode() for o in op.attributes["objects"])
         return "".join(texts)
+
+
+def _ptx_target(args) -> NvptxTarget:
+    """The validated --ptx-chip (and the format of --ptx-features), before any IR is read."""
+    try:
+        target = nvptx_target(args.ptx_chip)
+    except TargetError as error:
+        raise UserError(f"--ptx-chip: {error}") from None
+    if args.ptx_features is not None:
+        try:
+            ptx_features(target, (), args.ptx_features)
+        except TargetError as error:
+            raise UserError(f"--ptx-features: {error}") from None
+    return target
+
+
+def _check_limits(chunk: str, line_offset: int) -> Diagnostic | None:
+    """The nesting/size guard of core.limits, as a diagnostic at the file position, or None."""
+    try:
+        check_text_limits(chunk)
+    except LimitError as error:
+        position, message = str(error).split(": ", 1)
+        line, column = (int(part) for part in position.split(":"))
+        return Diagnostic("error", line + line_offset, column, message)
+    return None
 
 
 def _run(argv: list[str] | None) -> int:

@@ -1,0 +1,122 @@
+"""Input limits: how deep text and values may nest, and how many elements a shape may hold.
+
+Pure: no ``mlir`` import. MLIR's parser recurses once per nesting level and overflows the C stack
+(SIGSEGV) after a few thousand levels; shapes whose element count overflows int64 trip MLIR
+assertions (SIGABRT); a layout over 2**40 elements cannot be materialised. These limits turn all
+of them into a :class:`LimitError` (a ``ValueError``) naming the limit, before any of that runs.
+Real IR nests a few dozen levels and GPU tiles hold far fewer than 2**40 elements.
+
+Example::
+
+    >>> check_text_limits("#x = [[1]]") is None
+    True
+    >>> try:
+    ...     check_text_limits("#x = " + "[" * 300)
+    ... except LimitError as error:
+    ...     print(error)
+    1:262: nesting deeper than 256 levels (the limit)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["MAX_ELEMENTS", "MAX_NESTING_DEPTH", "LimitError", "TextPosition", "check_text_limits"]
+
+#: The deepest nesting of brackets ``( [ { <`` accepted in text, and of lists in Python values.
+MAX_NESTING_DEPTH = 256
+#: The most elements one static shape (tensor, memref, vector, layout) may hold.
+MAX_ELEMENTS = 2**40
+
+_OPENERS = {"(": ")", "[": "]", "{": "}", "<": ">"}
+_CLOSERS = frozenset(_OPENERS.values())
+# A static shape inside a type: `tensor<4x8xf32`, `memref<2147483648x1099511627776xf16`, `vector<8xf32`.
+_SHAPE = re.compile(r"<\s*((?:(?:\d+|\?)\s*x\s*)+)")
+
+
+class LimitError(ValueError):
+    """Input past one of the limits of this module."""
+
+
+@dataclass(frozen=True)
+class TextPosition:
+    line: int
+    column: int
+
+    def __str__(self) -> str:
+        return f"{self.line}:{self.column}"
+
+
+def _position(text: str, offset: int) -> TextPosition:
+    line = text.count("\n", 0, offset) + 1
+    return TextPosition(line, offset - (text.rfind("\n", 0, offset) + 1) + 1)
+
+
+def _skip_string(text: str, start: int) -> int:
+    """The offset after the string literal that opens at ``start``."""
+    index = start + 1
+    while index < len(text) and text[index] not in '"\n':
+        index += 2 if text[index] == "\\" else 1
+    return index + 1
+
+
+def _is_bracket(text: str, index: int) -> bool:
+    """``<``/``>`` are brackets except in ``->``, ``<=``, ``>=``."""
+    char = text[index]
+    if char == "<":
+        return text[index + 1:index + 2] != "="
+    if char == ">":
+        return text[index - 1:index] != "-" and text[index + 1:index + 2] != "="
+    return True
+
+
+def _deepest_offset(text: str, limit: int) -> int | None:
+    """The offset of the first bracket nested deeper than ``limit``, ignoring strings and comments."""
+    depth, index = 0, 0
+    while index < len(text):
+        char = text[index]
+        if char == '"':
+            index = _skip_string(text, index)
+            continue
+        if text.startswith("//", index):
+            newline = text.find("\n", index)
+            index = len(text) if newline < 0 else newline
+            continue
+        if char in _OPENERS and _is_bracket(text, index):
+            depth += 1
+            if depth > limit:
+                return index
+        elif char in _CLOSERS and _is_bracket(text, index):
+            depth = max(depth - 1, 0)
+        index += 1
+    return None
+
+
+def _oversized_shape(text: str, limit: int) -> tuple[int, int] | None:
+    """(offset, element count) of the first static shape holding more than ``limit`` elements."""
+    for match in _SHAPE.finditer(text):
+        count = 1
+        for dim in re.findall(r"\d+", match.group(1)):
+            count *= int(dim)
+        if count > limit:
+            return match.start(1), count
+    return None
+
+
+def check_text_limits(text: str, *, max_depth: int = MAX_NESTING_DEPTH, max_elements: int = MAX_ELEMENTS) -> None:
+    """Raise :class:`LimitError` (message ``line:col: what``) if ``text`` nests deeper than
+    ``max_depth`` brackets or a static shape in it holds more than ``max_elements`` elements.
+
+    Requires: ``text`` is MLIR-like text. Postcondition: on return, MLIR's recursive-descent parser
+    recurses at most ``max_depth`` levels into brackets, and every static shape's element count fits
+    in int64 with room for element sizes and strides.
+    """
+    offset = _deepest_offset(text, max_depth)
+    if offset is not None:
+        raise LimitError(f"{_position(text, offset)}: nesting deeper than {max_depth} levels (the limit)")
+    oversized = _oversized_shape(text, max_elements)
+    if oversized is not None:
+        offset, count = oversized
+        raise LimitError(f"{_position(text, offset)}: a shape of {count} elements is larger than the limit of "
+                         f"2**{max_elements.bit_length() - 1} elements")
