@@ -43,7 +43,11 @@ Execution model
   - ``math``: absf absi ceil floor exp exp2 log log2 sqrt rsqrt tanh sin cos fma;
   - ``vector``: load store extract insert (static or dynamic positions) broadcast shuffle
     from_elements bitcast (MLIR 22 has no ``vector.splat``: use broadcast);
-  - ``memref``: load store, alloc (workgroup memory only);
+  - ``memref``: load store, alloc (workgroup memory only), extract_aligned_pointer_as_index
+    (workgroup memory only: the buffer's byte address);
+  - ``llvm``: inttoptr (to ``!llvm.ptr<3>``) ptrtoint getelementptr (one index into a scalar
+    type) extractvalue (one position) bitcast;
+  - ``nvvm``: ldmatrix stmatrix (``m8n8`` ``b16``, ``num`` 1/2/4, row or col layout);
   - ``gpu``: thread_id block_id block_dim grid_dim lane_id barrier shuffle (xor/up/down/idx,
     returning the value and the valid flag) return;
   - ``scf``: for (iter_args, signed or ``unsigned`` compare) if yield; ``func.return``.
@@ -76,6 +80,25 @@ Each warp's access is accounted separately, per op execution (:class:`SharedAcce
    same data can use fewer than the *bandwidth floor*
    ``ceil(stored bytes / 128) + ceil(loaded bytes / 128)`` (:attr:`Report.floor_wavefronts`),
    whatever its access widths or instructions.
+
+Matrix instructions (PTX ISA ``ldmatrix``/``stmatrix .m8n8 .b16``)
+===================================================================
+A pointer is a per-thread byte address (``uint64``); workgroup buffers are laid out from address 0
+in order of creation, each 128-byte aligned. ``nvvm.ldmatrix``/``nvvm.stmatrix`` with ``num``
+matrices of 8x8 16-bit elements:
+
+* lane ``8 i + r`` supplies the address of row ``r`` (16 contiguous, 16-byte aligned bytes) of
+  matrix ``i``; lanes ``>= 8 num`` supply nothing (their operand is ignored);
+* register ``i`` (a 32-bit word) of lane ``L`` holds row ``L / 4``, columns ``2 (L % 4)`` (low
+  half) and ``2 (L % 4) + 1`` (high half) of matrix ``i``; with ``layout = col`` (``.trans``)
+  the fragment is of the transposed matrix: rows ``2 (L % 4)``, ``2 (L % 4) + 1`` of column ``L / 4``;
+* the whole warp must execute it (``.sync.aligned``): divergence raises;
+* the rows of a matrix are served as one phase (8 addresses x 16 bytes, like a quarter-warp
+  128-bit access): a matrix costs the maximum over banks of the distinct words its rows touch,
+  one wavefront when conflict-free. ``bytes_per_thread`` is ``4 num`` and ``instruction_bytes`` 16.
+  (A public Nsight measurement suggests the hardware can also merge the rows of different
+  matrices of one instruction; on conflict-free accesses, the only ones the lowering emits, the
+  two models agree.)
 
 Every workgroup buffer is placed at a 128-byte-aligned address, so banks are counted from each
 buffer's start. Global accesses are counted as instructions and distinct 32-byte sectors per warp
@@ -135,6 +158,8 @@ __all__ = [
 SHARED_BASE_ALIGNMENT = 128
 SECTOR_BYTES = 32
 MAX_INSTRUCTION_BYTES = 16
+MATRIX_ROW_BYTES = 16  # one row of an 8x8 b16 matrix (ldmatrix/stmatrix)
+_GEP_DYNAMIC_INDEX = -(2**31)  # llvm.getelementptr rawConstantIndices entry meaning "dynamic"
 _DYNAMIC_POSITION = -(2**63)  # ShapedType::kDynamic in vector.extract/insert static positions
 _POISON_INDEX = -1  # vector.shuffle mask entry meaning "poison"
 _GARBAGE_BYTE = 0xA5
@@ -1342,6 +1367,190 @@ def _scf_for(ex, op):
         iv = np.where(running, elem.wrap(elem.unsigned(iv) + elem.unsigned(step)), iv)
 
 
+# ---- LLVM pointers into workgroup memory and the NVVM matrix instructions
+
+
+def _extract_aligned_pointer(ex, op):
+    (buf,) = ex.operands(op)
+    if buf.space != "workgroup":
+        raise UnsupportedOp("pointers into global memory are not supported (workgroup memrefs only)")
+    return [np.full(ex.num_threads, buf.base_address, dtype=np.uint64)]
+
+
+def _pointer_space(t: ir.Type) -> int:
+    match = re.fullmatch(r"!llvm\.ptr(?:<(\d+)>)?", str(t))
+    if match is None:
+        raise UnsupportedOp(f"type {t} is not an LLVM pointer")
+    return int(match.group(1) or 0)
+
+
+def _inttoptr(ex, op):
+    (x,) = ex.operands(op)
+    if _pointer_space(op.results[0].type) != 3:
+        raise UnsupportedOp(f"llvm.inttoptr to {op.results[0].type}: only shared (address space 3) pointers")
+    return [_elem(op.operands[0].type).unsigned(x)]
+
+
+def _ptrtoint(ex, op):
+    (x,) = ex.operands(op)
+    return [_result_elem(op).wrap(x)]
+
+
+def _getelementptr(ex, op):
+    """``base + index * sizeof(elem_type)`` for one (constant or dynamic) index into a scalar type."""
+    base, *dynamic = ex.operands(op)
+    raw = list(op.attributes["rawConstantIndices"])
+    element = op.attributes["elem_type"].value
+    if len(raw) != 1 or not isinstance(element, (ir.IntegerType, ir.F16Type, ir.BF16Type, ir.F32Type, ir.F64Type)):
+        raise UnsupportedOp("llvm.getelementptr: only one index into a scalar integer or float type is supported")
+    if raw[0] == _GEP_DYNAMIC_INDEX:
+        index = _elem(op.operands[1].type).signed(dynamic[0])
+    else:
+        index = np.full(ex.num_threads, raw[0], dtype=np.int64)
+    size = _elem(element).mem_bytes
+    return [(base.astype(np.int64) + index * size).astype(np.uint64)]
+
+
+def _extractvalue(ex, op):
+    (aggregate,) = ex.operands(op)
+    position = list(op.attributes["position"])
+    if len(position) != 1 or not isinstance(aggregate, tuple):
+        raise UnsupportedOp("llvm.extractvalue: only one position into a struct of scalars is supported")
+    return [aggregate[position[0]]]
+
+
+@dataclasses.dataclass(frozen=True)
+class _MatrixForm:
+    """One ``nvvm.ldmatrix``/``nvvm.stmatrix``: ``num`` 8x8 b16 matrices, transposed or not."""
+
+    num: int
+    trans: bool
+
+
+def _matrix_form(op, num: int) -> _MatrixForm:
+    shape, element = str(op.attributes["shape"]), str(op.attributes["eltType"])
+    if shape != "#nvvm.ld_st_matrix_shape<m = 8, n = 8>" or element != "#nvvm.ld_st_matrix_elt_type<b16>":
+        raise UnsupportedOp(f"{op.name} with shape {shape} and eltType {element}: only m8n8 b16 is supported")
+    if num not in (1, 2, 4):
+        raise UnsupportedOp(f"{op.name}: num must be 1, 2 or 4, got {num}")
+    layout = str(op.attributes["layout"])
+    return _MatrixForm(num, layout == "#nvvm.mma_layout<col>")
+
+
+def _row_addresses(ex, pointers: np.ndarray, form: _MatrixForm) -> np.ndarray:
+    """Per thread, the byte address of the row it reads or writes: lane ``8 i + r`` supplies row
+    ``r`` of matrix ``i``; lanes from ``8 num`` on repeat the row of lane ``lane % (8 num)``."""
+    providers = ex.warp_of_thread * ex.threads_per_warp + ex.lane_of_thread % (8 * form.num)
+    return pointers[providers].astype(np.int64)
+
+
+def _shared_rows(ex, op, addresses: np.ndarray) -> tuple[Buffer, np.ndarray]:
+    """The workgroup buffer holding every 16-byte row, and each thread's row as element offsets."""
+    misaligned = addresses % MATRIX_ROW_BYTES != 0
+    if misaligned.any():
+        t = int(np.argmax(misaligned))
+        raise MemoryAccessError(f"{op.name}: row address {int(addresses[t])} of thread {t} is not 16-byte aligned")
+    first = int(addresses[0])
+    buf = next((b for b in ex.shared
+                if b.base_address <= first < b.base_address + len(b.data) * b.elem.mem_bytes), None)
+    end = buf.base_address + len(buf.data) * buf.elem.mem_bytes if buf else 0
+    outside = (addresses < buf.base_address) | (addresses + MATRIX_ROW_BYTES > end) if buf else addresses == addresses
+    if outside.any():
+        t = int(np.argmax(outside))
+        raise MemoryAccessError(f"{op.name}: row address {int(addresses[t])} of thread {t} is outside the "
+                                "workgroup buffer of thread 0's row (rows must lie in one workgroup buffer)")
+    if MATRIX_ROW_BYTES % buf.elem.mem_bytes:
+        raise UnsupportedOp(f"{op.name} on a buffer of {buf.elem.name}: elements must divide a 16-byte row")
+    per_row = MATRIX_ROW_BYTES // buf.elem.mem_bytes
+    start = (addresses - buf.base_address) // buf.elem.mem_bytes
+    return buf, start[:, None] + np.arange(per_row)
+
+
+def _rows_as_b16(buf: Buffer, values: np.ndarray) -> np.ndarray:
+    """(threads, elements of a row) in the buffer's type -> (threads, 8) uint16."""
+    return np.ascontiguousarray(buf.elem.to_bits(values)).view(np.uint8).reshape(len(values), -1).view(np.uint16)
+
+
+def _b16_as_rows(buf: Buffer, halves: np.ndarray) -> np.ndarray:
+    """(threads, 8) uint16 -> (threads, elements of a row) in the buffer's type."""
+    raw = np.ascontiguousarray(halves.astype(np.uint16)).view(np.uint8).view(buf.elem.bits_dtype)
+    return buf.elem.from_bits(raw.reshape(len(halves), -1))
+
+
+def _fragment_source(ex, form: _MatrixForm, matrix: int, half: int) -> tuple[np.ndarray, np.ndarray]:
+    """For each thread, (thread, column) of the row that holds half ``half`` of its fragment of
+    matrix ``matrix``: row ``lane / 4``, column ``2 (lane % 4) + half`` of the fragment matrix;
+    with ``.trans`` the fragment matrix is the stored one transposed (PTX ISA, ldmatrix)."""
+    lane = ex.lane_of_thread
+    row, col = lane // 4, 2 * (lane % 4) + half
+    if form.trans:
+        row, col = col, row
+    return ex.warp_of_thread * ex.threads_per_warp + 8 * matrix + row, col
+
+
+def _account_matrix(ex, op, kind: str, buf: Buffer, addresses: np.ndarray, offsets: np.ndarray,
+                    form: _MatrixForm) -> None:
+    """Wavefronts per 8x8 matrix: its 8 row addresses (16 bytes each) are served as one phase."""
+    providing = ex.lane_of_thread < 8 * form.num
+    warps, lanes = ex.warp_of_thread[providing], ex.lane_of_thread[providing]
+    wave, ideal = _wavefronts(warps, lanes, addresses[providing][:, None], MATRIX_ROW_BYTES, ex.num_warps, ex.threads_per_warp)
+    moved = _distinct_elements(warps, offsets[providing], ex.num_warps) * buf.elem.mem_bytes
+    for w in np.unique(warps):
+        ex.report.shared_accesses.append(SharedAccess(
+            op=op.name, location=_location(op), kind=kind, buffer=buf.name,
+            block=_linear_block(ex.block_id, ex.grid), warp=int(w), bytes_per_thread=4 * form.num,
+            instruction_bytes=MATRIX_ROW_BYTES, instructions=1, wavefronts=int(wave[w]),
+            ideal_wavefronts=int(ideal[w]), bytes=int(moved[w])))
+
+
+def _matrix_rows(ex, op, pointer, form: _MatrixForm) -> tuple[Buffer, np.ndarray, np.ndarray]:
+    ex.require_all_active(op.name)
+    addresses = _row_addresses(ex, pointer, form)
+    buf, offsets = _shared_rows(ex, op, addresses)
+    return buf, addresses, offsets
+
+
+def _ldmatrix(ex, op):
+    (pointer,) = ex.operands(op)
+    result_type = op.results[0].type
+    num = 1 if isinstance(result_type, ir.IntegerType) else op.attributes["num"].value
+    form = _matrix_form(op, num)
+    buf, addresses, offsets = _matrix_rows(ex, op, pointer, form)
+    _account_matrix(ex, op, "load", buf, addresses, offsets, form)
+    ex.track_read(op, buf, offsets)
+    rows = _rows_as_b16(buf, buf.data[offsets])
+    words = []
+    for matrix in range(form.num):
+        low = rows[_fragment_source(ex, form, matrix, 0)].astype(np.uint32)
+        high = rows[_fragment_source(ex, form, matrix, 1)].astype(np.uint32)
+        words.append(low | high << np.uint32(16))
+    return [words[0] if form.num == 1 and isinstance(result_type, ir.IntegerType) else tuple(words)]
+
+
+def _stmatrix(ex, op):
+    pointer, *sources = ex.operands(op)
+    form = _matrix_form(op, len(sources))
+    buf, addresses, offsets = _matrix_rows(ex, op, pointer, form)
+    _account_matrix(ex, op, "store", buf, addresses, offsets, form)
+    halves = np.zeros((ex.num_threads, 8), dtype=np.uint16)
+    for matrix, source in enumerate(sources):
+        words = np.asarray(source).astype(np.uint32)
+        for half in (0, 1):
+            thread, col = _fragment_source(ex, form, matrix, half)
+            halves[thread, col] = (words >> np.uint32(16 * half)) & np.uint32(0xFFFF)
+    # Only the lanes that supply a row address write it (halves is indexed by the supplying thread).
+    providing = ex.lane_of_thread < 8 * form.num
+    values = _b16_as_rows(buf, halves)
+    saved = ex.active
+    ex.active = providing
+    try:
+        ex.track_write(op, buf, offsets[providing], values[providing])
+    finally:
+        ex.active = saved
+    buf.data[offsets[providing]] = values[providing]
+    return []
+
+
 # --------------------------------------------------------------------------------------------
 # The dispatch table
 
@@ -1377,6 +1586,14 @@ _HANDLERS: dict[str, Callable[[_Executor, Any], list | None]] = {
     "memref.load": _memref_load,
     "memref.store": _memref_store,
     "memref.alloc": _memref_alloc,
+    "memref.extract_aligned_pointer_as_index": _extract_aligned_pointer,
+    "llvm.inttoptr": _inttoptr,
+    "llvm.ptrtoint": _ptrtoint,
+    "llvm.getelementptr": _getelementptr,
+    "llvm.extractvalue": _extractvalue,
+    "llvm.bitcast": _bitcast,
+    "nvvm.ldmatrix": _ldmatrix,
+    "nvvm.stmatrix": _stmatrix,
     "gpu.thread_id": _index_op(lambda ex, d: ex.tid if d == 0 else 0),
     "gpu.block_dim": _index_op(lambda ex, d: ex.num_threads if d == 0 else 1),
     "gpu.block_id": _index_op(lambda ex, d: ex.block_id[d]),
