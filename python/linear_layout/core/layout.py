@@ -62,6 +62,7 @@ from typing import Any
 import numpy as np
 
 from .gf2 import EchelonBasis, pivot_columns, rank as gf2_rank
+from .limits import check_materialised
 
 __all__ = [
     "LinearLayout",
@@ -80,7 +81,7 @@ Bases = tuple[tuple[str, tuple[Basis, ...]], ...]
 
 def _log2_exact(size: int, what: str) -> int:
     if isinstance(size, bool) or not isinstance(size, (int, np.integer)):
-        raise ValueError(f"{what} must be an integer, got {size!r}")
+        raise TypeError(f"{what} must be an integer, got {_type_name(size)} {size!r:.40}")
     size = int(size)
     if size < 1 or size & (size - 1):
         raise ValueError(f"{what} must be a power of two, got {size}")
@@ -91,10 +92,85 @@ def _check_names(names: Sequence[str], what: str) -> tuple[str, ...]:
     names = tuple(names)
     for name in names:
         if not isinstance(name, str):
-            raise ValueError(f"{what} names must be strings, got {name!r}")
+            raise TypeError(f"{what} names must be strings, got {_type_name(name)} {name!r:.40}")
     if len(set(names)) != len(names):
         raise ValueError(f"{what} names must be distinct, got {list(names)}")
     return names
+
+
+def _type_name(value: object) -> str:
+    return type(value).__name__
+
+
+def _require_layout(value: object, method: str, argument: str) -> None:
+    """API boundary: ``argument`` of ``method`` must be a LinearLayout (a TypeError naming both otherwise)."""
+    if not isinstance(value, LinearLayout):
+        raise TypeError(f"LinearLayout.{method}: argument '{argument}' must be a LinearLayout, "
+                        f"got {_type_name(value)}")
+
+
+def _require_names(value: object, method: str, argument: str) -> tuple[str, ...]:
+    """API boundary: ``argument`` must be a sequence of dimension-name strings (a str itself is not)."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise TypeError(f"{method}: argument '{argument}' must be a sequence of dimension names, "
+                        f"got {_type_name(value)}")
+    names = tuple(value)
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError(f"{method}: argument '{argument}' must hold dimension names (str), "
+                            f"got {_type_name(name)} {name!r:.40}")
+    return names
+
+
+def _require_index(value: object, name: str) -> None:
+    """API boundary of ``apply``: an input is an integer or an integer numpy array (never bool or float)."""
+    if isinstance(value, np.ndarray):
+        if value.dtype == np.bool_ or not np.issubdtype(value.dtype, np.integer):
+            raise TypeError(f"LinearLayout.apply: input '{name}' must be an integer array, got dtype {value.dtype}")
+    elif isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"LinearLayout.apply: input '{name}' must be an integer, got {_type_name(value)} "
+                        f"{value!r:.40}")
+
+
+def _bases_items(bases: object) -> tuple[tuple[str, tuple], ...]:
+    """API boundary of ``from_bases``: a mapping or a sequence of (name, bases) pairs of basis lists."""
+    if isinstance(bases, Mapping):
+        items = tuple(bases.items())
+    elif isinstance(bases, (str, bytes)) or not isinstance(bases, Iterable):
+        raise TypeError(f"from_bases: argument 'bases' must be a mapping or a sequence of (name, bases) pairs, "
+                        f"got {_type_name(bases)}")
+    else:
+        items = tuple(bases)
+    for item in items:
+        if not isinstance(item, (tuple, list)) or len(item) != 2:
+            raise TypeError(f"from_bases: argument 'bases' must hold (name, bases) pairs, got {item!r:.60}")
+        name, in_bases = item
+        if isinstance(in_bases, (str, bytes)) or not isinstance(in_bases, Iterable):
+            raise TypeError(f"from_bases: the bases of input dimension {name!r:.40} must be a sequence of bases, "
+                            f"got {_type_name(in_bases)}")
+        for basis in in_bases:
+            if isinstance(basis, (str, bytes)) or not isinstance(basis, Iterable):
+                raise TypeError(f"from_bases: a basis of input dimension {name!r:.40} must be a sequence of "
+                                f"integers, got {_type_name(basis)} {basis!r:.40}")
+    return items
+
+
+def _require_dim_sizes(value: object, method: str, argument: str) -> tuple[tuple[str, int], ...]:
+    """API boundary: ``argument`` must be a sequence of (name, size) pairs."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise TypeError(f"LinearLayout.{method}: argument '{argument}' must be a sequence of (name, size) pairs, "
+                        f"got {_type_name(value)}")
+    pairs = tuple(value)
+    for pair in pairs:
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise TypeError(f"LinearLayout.{method}: argument '{argument}' must hold (name, size) pairs, "
+                            f"got {pair!r:.40}")
+    return pairs
+
+
+def _require_sizes(sizes: object) -> None:
+    if isinstance(sizes, (str, bytes)) or not isinstance(sizes, Iterable):
+        raise TypeError(f"from_bases: argument 'out_dim_sizes' must be a sequence of integers, got {_type_name(sizes)}")
 
 
 def _join_dims(names: Iterable[str]) -> str:
@@ -164,9 +240,11 @@ class LinearLayout:
         ...                         ["dim0", "dim1"]).apply({"lane": 3, "warp": 2})
         {'dim0': 3, 'dim1': 1}
         """
-        items = tuple(bases.items()) if isinstance(bases, Mapping) else tuple(bases)
-        in_names = _check_names([name for name, _ in items], "input dimension")
-        out_names = _check_names(out_dim_names, "output dimension")
+        items = _bases_items(bases)
+        _check_names(_require_names([name for name, _ in items], "from_bases", "bases"), "input dimension")
+        out_names = _check_names(_require_names(out_dim_names, "from_bases", "out_dim_names"), "output dimension")
+        if out_dim_sizes is not None:
+            _require_sizes(out_dim_sizes)
         num_outs = len(out_names)
         rows: list[tuple[int, ...]] = []
         ins = []
@@ -186,7 +264,8 @@ class LinearLayout:
             if column and set(map(type, column)) != {int}:
                 for value in column:
                     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-                        raise ValueError(f"basis coordinates must be integers, got {value!r} for '{out_names[k]}'")
+                        raise TypeError(f"basis coordinates must be integers, got {_type_name(value)} {value!r:.40} "
+                                        f"for '{out_names[k]}'")
                 by_dim[k] = column = [int(v) for v in column]
             if column and min(column) < 0:
                 raise ValueError(
@@ -249,6 +328,7 @@ class LinearLayout:
         if size == 0:
             return _EMPTY
         n = _log2_exact(size, "identity_1d size")
+        _check_names((in_dim,), "input dimension"), _check_names((out_dim,), "output dimension")
         return LinearLayout._make(((in_dim, n),), ((out_dim, 1 << n),), tuple(1 << i for i in range(n)))
 
     @staticmethod
@@ -264,6 +344,7 @@ class LinearLayout:
         if size == 0:
             return _EMPTY
         n = _log2_exact(size, "strided_1d size")
+        _check_names((in_dim,), "input dimension"), _check_names((out_dim,), "output dimension")
         s = _log2_exact(stride, "strided_1d stride")
         return LinearLayout._make(
             ((in_dim, n),), ((out_dim, 1 << (n + s)),), tuple(1 << (i + s) for i in range(n))
@@ -283,6 +364,7 @@ class LinearLayout:
         if size == 0:
             return _EMPTY
         n = _log2_exact(size, "zeros_1d size")
+        _check_names((in_dim,), "input dimension"), _check_names((out_dim,), "output dimension")
         _log2_exact(out_dim_size, "zeros_1d out_dim_size")
         return LinearLayout._make(((in_dim, n),), ((out_dim, int(out_dim_size)),), (0,) * n)
 
@@ -577,18 +659,21 @@ class LinearLayout:
         >>> L.apply({"lane": 3, "warp": 2})
         {'r': 3, 'c': 1}
         """
+        if not isinstance(ins, Mapping):
+            raise TypeError(f"LinearLayout.apply: argument 'ins' must be a mapping from input dimension names to "
+                            f"integers, got {_type_name(ins)}")
         if self._cache_apply is None:
             self._cache_apply = self._apply_tables()
         dims, outs, names = self._cache_apply
+        for name, value in ins.items():
+            _require_index(value, name)
         if len(ins) != len(dims) or not names.issuperset(ins):
             raise ValueError(
                 f"apply needs exactly the input dimensions {_join_dims(self.get_in_dim_names())}, "
                 f"got {_join_dims(ins)}"
             )
-        for value in ins.values():
-            if type(value) is not int:
-                if isinstance(value, np.ndarray):
-                    return self._apply_arrays(ins)
+        if any(isinstance(value, np.ndarray) for value in ins.values()):
+            return self._apply_arrays(ins)
         packed = 0
         for name, tables in dims:
             value = operator.index(ins[name])
@@ -650,6 +735,7 @@ class LinearLayout:
         >>> LinearLayout.from_bases([("i", [[1], [3]])], ["o"]).tabulate()[:, 0].tolist()
         [0, 1, 3, 2]
         """
+        check_materialised(1 << len(self._cols), "tabulate")
         fields = self._out_fields()
         if self.get_total_out_dim_size_log2() <= 63:
             # Double a table of packed columns in place, then unpack each output field once.
@@ -715,6 +801,7 @@ class LinearLayout:
         >>> A.compose(B).bases
         (('i', ((2,), (1,))),)
         """
+        _require_layout(outer, "compose", "outer")
         outer_slices = outer._in_slices()
         if set(self.get_out_dim_names()) != set(outer_slices):
             raise ValueError(
@@ -761,6 +848,8 @@ class LinearLayout:
         >>> LinearLayout.lstsq(A, LinearLayout.identity_1d(4, "r", "o")).bases
         (('r', ((1,), (4,))),)
         """
+        _require_layout(A, "lstsq", "A")
+        _require_layout(B, "lstsq", "B")
         return _solve(A, B, identity_dims=())
 
     def invert_and_compose(self, outer: LinearLayout) -> LinearLayout:
@@ -787,6 +876,7 @@ class LinearLayout:
         >>> A.invert_and_compose(B).bases
         (('x', ((4,), (2,), (1,))),)
         """
+        _require_layout(outer, "invert_and_compose", "outer")
         if not outer.is_surjective():
             raise ValueError(f"invert_and_compose: the outer layout must be surjective, but is not:{outer}")
         identity = []
@@ -866,6 +956,8 @@ class LinearLayout:
         >>> LinearLayout.divide_left(A, LinearLayout.identity_1d(2, "i", "o")).bases
         (('i', ((1,), (2,))),)
         """
+        _require_layout(A, "divide_left", "A")
+        _require_layout(B, "divide_left", "B")
         return _divide(A, B, b_is_minor=True)
 
     @staticmethod
@@ -881,6 +973,8 @@ class LinearLayout:
         >>> LinearLayout.divide_right(A, LinearLayout.identity_1d(2, "i", "o")).bases
         (('i', ((1,), (2,))),)
         """
+        _require_layout(A, "divide_right", "A")
+        _require_layout(B, "divide_right", "B")
         return _divide(A, B, b_is_minor=False)
 
     # ------------------------------------------------------------------ reshaping
@@ -895,6 +989,8 @@ class LinearLayout:
         >>> L.sublayout(["a"], ["y"]).bases
         (('a', ((1,),)),)
         """
+        in_dims = _require_names(in_dims, "LinearLayout.sublayout", "in_dims")
+        out_dims = _require_names(out_dims, "LinearLayout.sublayout", "out_dims")
         in_dims, out_dims = set(in_dims), set(out_dims)
         missing = (in_dims - set(self.get_in_dim_names())) | (out_dims - set(self.get_out_dim_names()))
         if missing:
@@ -924,6 +1020,7 @@ class LinearLayout:
         >>> LinearLayout.from_bases([("a", [[1]]), ("b", [[2]])], ["o"]).transpose_ins(["b", "a"]).get_in_dim_names()
         ('b', 'a')
         """
+        new_order = _require_names(new_order, "LinearLayout.transpose_ins", "new_order")
         self._check_same_in_dims(new_order, "transpose_ins")
         slices = self._in_slices()
         cols: list[int] = []
@@ -942,6 +1039,7 @@ class LinearLayout:
         >>> L.transpose_outs(["y", "x"]).bases
         (('a', ((2, 1),)),)
         """
+        new_order = _require_names(new_order, "LinearLayout.transpose_outs", "new_order")
         new_order = tuple(new_order)
         if sorted(new_order) != sorted(self.get_out_dim_names()) or len(set(new_order)) != len(new_order):
             raise ValueError(
@@ -967,7 +1065,8 @@ class LinearLayout:
         >>> LinearLayout.identity_1d(8, "i", "o").reshape_ins([("a", 2), ("b", 4)]).bases
         (('a', ((1,),)), ('b', ((2,), (4,))))
         """
-        new_in_dims = tuple((name, _log2_exact(size, f"size of input dimension '{name}'")) for name, size in new_in_dims)
+        new_in_dims = tuple((name, _log2_exact(size, f"size of input dimension '{name}'"))
+                            for name, size in _require_dim_sizes(new_in_dims, "reshape_ins", "new_in_dims"))
         _check_names([n for n, _ in new_in_dims], "input dimension")
         if sum(n for _, n in new_in_dims) != len(self._cols):
             raise ValueError(
@@ -986,7 +1085,8 @@ class LinearLayout:
         >>> LinearLayout.identity_1d(8, "i", "o").reshape_outs([("a", 2), ("b", 4)]).bases
         (('i', ((1, 0), (0, 1), (0, 2))),)
         """
-        outs = tuple((name, 1 << _log2_exact(size, f"size of output dimension '{name}'")) for name, size in new_out_dims)
+        outs = tuple((name, 1 << _log2_exact(size, f"size of output dimension '{name}'"))
+                     for name, size in _require_dim_sizes(new_out_dims, "reshape_outs", "new_out_dims"))
         _check_names([n for n, _ in outs], "output dimension")
         total = sum(s.bit_length() - 1 for _, s in outs)
         if total != self.get_total_out_dim_size_log2():
@@ -1035,6 +1135,7 @@ class LinearLayout:
         >>> LinearLayout.identity_1d(2, "a", "o").concat_ins(LinearLayout.zeros_1d(2, "b", "o", 2)).bases
         (('a', ((1,),)), ('b', ((0,),)))
         """
+        _require_layout(other, "concat_ins", "other")
         if self._outs != other._outs:
             raise ValueError(f"concat_ins: output dimensions differ: {self._outs} vs {other._outs}")
         if set(self.get_in_dim_names()) & set(other.get_in_dim_names()):
@@ -1051,6 +1152,7 @@ class LinearLayout:
         >>> LinearLayout.identity_1d(2, "i", "a").concat_outs(LinearLayout.identity_1d(2, "i", "b")).bases
         (('i', ((1, 1),)),)
         """
+        _require_layout(other, "concat_outs", "other")
         if self._ins != other._ins:
             raise ValueError(f"concat_outs: input dimensions differ: {self._ins} vs {other._ins}")
         if set(self.get_out_dim_names()) & set(other.get_out_dim_names()):
@@ -1169,6 +1271,7 @@ class LinearLayout:
         >>> (LinearLayout.identity_1d(4, "r", "r") * LinearLayout.identity_1d(2, "w", "w")).quotient(["w"]).bases
         (('r', ((1,), (2,))),)
         """
+        dims = _require_names(dims, "LinearLayout.quotient", "dims")
         if not self.is_trivial_over(dims):
             return None
         return self.sublayout(
@@ -1188,10 +1291,13 @@ class LinearLayout:
         >>> LinearLayout.from_bases([("a", [[1, 0]]), ("b", [[0, 1]])], ["x", "y"]).sublayout_is_zero(["a"], ["y"])
         True
         """
+        in_dims = _require_names(in_dims, "LinearLayout.sublayout_is_zero", "in_dims")
+        out_dims = _require_names(out_dims, "LinearLayout.sublayout_is_zero", "out_dims")
         return not any(self.sublayout(in_dims, out_dims)._cols)
 
     def square_sublayout_is_identity(self, dims: Sequence[str]) -> bool:
         """Whether ``dims`` (each both an input and an output) map to themselves by the identity."""
+        dims = _require_names(dims, "LinearLayout.square_sublayout_is_identity", "dims")
         if not dims:
             return True
         sub = self.sublayout(dims, dims)
@@ -1210,6 +1316,7 @@ class LinearLayout:
         >>> (LinearLayout.identity_1d(4, "r", "r") * LinearLayout.identity_1d(2, "w", "w")).is_trivial_over(["w"])
         True
         """
+        dims = _require_names(dims, "LinearLayout.is_trivial_over", "dims")
         ins, outs = self.get_in_dim_names(), self.get_out_dim_names()
         if any(d not in ins and d not in outs for d in dims):
             return False
@@ -1233,6 +1340,7 @@ class LinearLayout:
         >>> a.equal_ignoring_out_dim_sizes(a.resize_out_dim("o", 4)), a == a.resize_out_dim("o", 4)
         (True, False)
         """
+        _require_layout(other, "equal_ignoring_out_dim_sizes", "other")
         return (
             self.get_out_dim_names() == other.get_out_dim_names()
             and self._ins == other._ins

@@ -22,12 +22,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["MAX_ELEMENTS", "MAX_NESTING_DEPTH", "LimitError", "TextPosition", "check_text_limits"]
+__all__ = ["MAX_ELEMENTS", "MAX_MATERIALISED", "MAX_NESTING_DEPTH", "LimitError", "TextPosition",
+           "check_materialised", "check_text_limits"]
 
 #: The deepest nesting of brackets ``( [ { <`` accepted in text, and of lists in Python values.
 MAX_NESTING_DEPTH = 256
 #: The most elements one static shape (tensor, memref, vector, layout) may hold.
 MAX_ELEMENTS = 2**40
+#: The most points a computation may enumerate one by one (a layout's table, a per-element view):
+#: 2**30 int64 rows are already 8 GiB per output dimension.
+MAX_MATERIALISED = 2**30
 
 _OPENERS = {"(": ")", "[": "]", "{": "}", "<": ">"}
 _CLOSERS = frozenset(_OPENERS.values())
@@ -120,3 +124,13 @@ def check_text_limits(text: str, *, max_depth: int = MAX_NESTING_DEPTH, max_elem
         offset, count = oversized
         raise LimitError(f"{_position(text, offset)}: a shape of {count} elements is larger than the limit of "
                          f"2**{max_elements.bit_length() - 1} elements")
+
+
+def check_materialised(count: int, what: str) -> None:
+    """Raise :class:`LimitError` if enumerating ``count`` points (for ``what``) passes :data:`MAX_MATERIALISED`.
+
+    Requires: ``count >= 0``. Postcondition: on return, ``count <= 2**30`` (no MemoryError from the size alone).
+    """
+    if count > MAX_MATERIALISED:
+        raise LimitError(f"{what} would enumerate {count} points, more than the limit of "
+                         f"2**{MAX_MATERIALISED.bit_length() - 1}")

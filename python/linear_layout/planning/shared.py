@@ -60,6 +60,7 @@ The decision tree, the swizzle derivation and a worked example are in ``docs/con
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 from typing import Any
 from collections.abc import Mapping, Sequence
@@ -204,6 +205,22 @@ def _log2(n: int) -> int:
 
 
 # ============================================================================ layouts
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _check_plan_arguments(shape: object, bitwidth: object, threads_per_warp: object, max_reps: object) -> None:
+    """API boundary of :func:`plan_conversion`: a TypeError naming the argument and what it got."""
+    for name, value in (("bitwidth", bitwidth), ("threads_per_warp", threads_per_warp)):
+        if not _is_int(value):
+            raise TypeError(f"plan_conversion: argument '{name}' must be an integer, got {type(value).__name__}")
+    if max_reps is not None and not _is_int(max_reps):
+        raise TypeError(f"plan_conversion: argument 'max_reps' must be an integer or None, got {type(max_reps).__name__}")
+    if shape is not None and (isinstance(shape, (str, bytes)) or not isinstance(shape, Sequence)
+                              or not all(_is_int(size) for size in shape)):
+        raise TypeError(f"plan_conversion: argument 'shape' must be a sequence of integers, got {shape!r:.60}")
 
 
 def _as_layout(layout: Any, shape: Sequence[int] | None, what: str, in_dims=HW_DIMS) -> LinearLayout:
@@ -823,6 +840,7 @@ def plan_conversion(src: Any, dst: Any, shape: Sequence[int] | None = None, bitw
 
     Raises ValueError when the layouts do not describe the same tensor on the same launch.
     """
+    _check_plan_arguments(shape, bitwidth, threads_per_warp, max_reps)
     if bitwidth < 8 or bitwidth & (bitwidth - 1):
         raise ValueError(f"bitwidth must be a power of two >= 8, got {bitwidth}")
     src_ll = _as_layout(src, shape, "src")
