@@ -1,0 +1,157 @@
+"""``draw_layout``: which thread and register own each tensor element.
+
+Each element is a cell labelled ``T<thread>:<register>`` (``B<block>:`` in front with several
+blocks), coloured by one hardware index (``color_by``), with the tooltip
+``(i, j) T<thread> r<register> lane <l> warp <w>`` listing every owner, joined by ``; ``, for a
+broadcast element (whose cell also carries a corner mark and the label of its first owner).
+An element no one holds is white with the tooltip ``(i, j) none``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+from collections.abc import Sequence
+
+import numpy as np
+
+from .grids import Grid, coordinate_texts, tensor_grids
+from .model import LegendEntry, Panel
+from .owners import COLOR_BY, Ownership, as_layout, owner_texts, ownership
+from .palette import EMPTY, index_colour
+from .picture import Picture
+
+__all__ = ["ElementCells", "draw_layout", "element_cells", "layout_panels"]
+
+#: Legend entries listed before the rest are summarised in one line.
+MAX_LEGEND = 64
+
+
+@dataclass(frozen=True)
+class ElementCells:
+    """Per element (row-major): tooltip, label, colour key value (-1: unowned) and owner count."""
+
+    titles: tuple[str, ...]
+    labels: tuple[str, ...]
+    key_values: np.ndarray
+    counts: np.ndarray
+
+
+def _labels(owned: Ownership, first: np.ndarray) -> list[str]:
+    parts = owned.split(np.maximum(first, 0))
+    prefix = owned.sizes[3] > 1
+    return ["" if f < 0 else (f"B{b}:" if prefix else "") + f"T{t}:{r}"
+            for f, t, r, b in zip(first.tolist(), parts["thread"].tolist(), parts["register"].tolist(),
+                                  parts["block"].tolist())]
+
+
+def _titles(owned: Ownership, coords: list[str]) -> list[str]:
+    texts = owner_texts(owned)
+    order = owned.order.tolist()
+    titles = []
+    for element, (start, count) in enumerate(zip(owned.starts.tolist(), owned.counts.tolist())):
+        if count == 1:
+            titles.append(f"{coords[element]} {texts[order[start]]}")
+        elif count == 0:
+            titles.append(f"{coords[element]} none")
+        else:
+            titles.append(coords[element] + " " + "; ".join(texts[h] for h in order[start:start + count]))
+    return titles
+
+
+def element_cells(owned: Ownership, color_by: str) -> ElementCells:
+    """The cell contents of every element of ``owned``."""
+    if color_by not in COLOR_BY:
+        raise ValueError(f"unknown color_by {color_by!r}; expected one of {', '.join(COLOR_BY)}")
+    first = owned.first
+    total = first.size
+    coords = coordinate_texts(owned.shape, np.arange(total, dtype=np.int64))
+    keys = owned.split(np.maximum(first, 0))[color_by]
+    keys = np.where(first < 0, -1, keys)
+    return ElementCells(tuple(_titles(owned, coords)), tuple(_labels(owned, first)), keys, owned.counts.copy())
+
+
+def _tile_title(grid: Grid, cells: ElementCells, members: np.ndarray, shape: Sequence[int], color_by: str) -> list[str]:
+    firsts = coordinate_texts(shape, members[:, 0])
+    lasts = coordinate_texts(shape, members[:, -1])
+    distinct = [len(set(row)) for row in cells.key_values[members].tolist()]
+    return [f"tile {a}..{b}: {cells.titles[int(m)]}; {k} {color_by} value{'s' if k != 1 else ''}"
+            for a, b, m, k in zip(firsts, lasts, members[:, 0].tolist(), distinct)]
+
+
+def _panel(grid: Grid, cells: ElementCells, shape: Sequence[int], color_by: str, marks: np.ndarray | None) -> Panel:
+    index = grid.elements.reshape(-1)
+    keys = cells.key_values[index].tolist()
+    if grid.tile == (1, 1):
+        titles = [cells.titles[i] for i in index.tolist()]
+        cell_marks = [0] * index.size if marks is None else marks[index].tolist()
+    else:
+        members = grid.members()
+        titles = _tile_title(grid, cells, members, shape, color_by)
+        cell_marks = [0] * index.size if marks is None else marks[members].max(axis=1).tolist()
+    title = grid.title + (f" ({grid.tile[0]}x{grid.tile[1]} tiles)" if grid.tile != (1, 1) else "")
+    return Panel(title=title.strip(), rows=grid.rows, cols=grid.cols,
+                 fills=tuple(EMPTY if k < 0 else index_colour(k) for k in keys),
+                 labels=tuple(cells.labels[i] for i in index.tolist()),
+                 keys=tuple("." if k < 0 else str(k) for k in keys),
+                 titles=tuple(titles), marks=tuple(int(m) for m in cell_marks),
+                 duplicates=tuple(cells.counts[index].tolist()), row_names=grid.row_names)
+
+
+def legend_for(key_values: np.ndarray, color_by: str) -> tuple[tuple[LegendEntry, ...], tuple[str, ...]]:
+    """Legend entries for the colour keys present, and a note when they are too many to list."""
+    present = sorted(set(key_values.tolist()) - {-1})
+    entries = tuple(LegendEntry(index_colour(k), str(k), f"{color_by} {k}") for k in present[:MAX_LEGEND])
+    notes = (f"... and {len(present) - MAX_LEGEND} more {color_by} colours",) if len(present) > MAX_LEGEND else ()
+    return entries, notes
+
+
+def layout_panels(owned: Ownership, color_by: str, title: str = "", marks: np.ndarray | None = None,
+                  notes: tuple[str, ...] = ()) -> tuple[tuple[Panel, ...], ElementCells]:
+    """The panels of a distributed layout (one per grid), ``marks`` per element (optional);
+    ``title`` names the first panel, ``notes`` go under the last."""
+    cells = element_cells(owned, color_by)
+    grids = tensor_grids(owned.shape)
+    panels = [_panel(grid, cells, owned.shape, color_by, marks) for grid in grids]
+    if title:
+        first = panels[0]
+        panels[0] = Panel(**{**first.__dict__, "title": f"{title} {first.title}".strip()})
+    if notes:
+        last = panels[-1]
+        panels[-1] = Panel(**{**last.__dict__, "notes": last.notes + notes})
+    return tuple(panels), cells
+
+
+def _describe(layout: Any, name: str, shape: Sequence[int]) -> str:
+    size = "x".join(map(str, shape))
+    return f"{name} on {size}" if name != "LinearLayout" else f"LinearLayout on {size}"
+
+
+def draw_layout(layout_or_encoding: Any, shape: Sequence[int] | None = None, *, color_by: str = "warp") -> Picture:
+    """The tensor view of a distributed layout as a :class:`Picture`.
+
+    ``layout_or_encoding``: a LinearLayout with input dims among ``register, lane, warp, block``,
+    an encoding (``BlockedLayout(...)``, ...) or its text (``'#ttg.blocked<{...}>'``); ``shape``
+    is required for encodings unless the encoding's CTA tile is wanted
+    (:func:`~linear_layout.draw.owners.natural_shape`). Rank 1-3 (rank 3 as one grid per index
+    of ``dim0``). Cells are coloured by ``color_by`` (warp, lane, thread, register or block).
+
+    >>> from linear_layout import LinearLayout
+    >>> L = LinearLayout.from_bases([("register", [[0, 1]]), ("lane", [[1, 0]])], ["dim0", "dim1"])
+    >>> picture = draw_layout(L, color_by="lane")
+    >>> picture.panels[0].titles
+    ('(0, 0) T0 r0 lane 0 warp 0', '(0, 1) T0 r1 lane 0 warp 0', '(1, 0) T1 r0 lane 1 warp 0', '(1, 1) T1 r1 lane 1 warp 0')
+    """
+    layout, name = as_layout(layout_or_encoding, shape)
+    owned = ownership(layout)
+    panels, cells = layout_panels(owned, color_by)
+    legend, notes = legend_for(cells.key_values, color_by)
+    duplicates = int((cells.counts > 1).sum())
+    unowned = int((cells.counts == 0).sum())
+    extra = []
+    if duplicates:
+        extra.append(f"{duplicates} element(s) held by several threads (broadcast; corner mark, owners in the tooltip)")
+    if unowned:
+        extra.append(f"{unowned} element(s) held by no thread (white)")
+    return Picture(title=_describe(layout_or_encoding, name, owned.shape) + f", coloured by {color_by}",
+                   panels=panels, legend=legend, notes=notes + tuple(extra))

@@ -1,0 +1,160 @@
+"""Who owns each tensor element of a distributed layout: the tabulated inverse.
+
+For a layout ``L: (register, lane, warp, block) -> tensor`` every hardware point ``h`` (register
+fastest, then lane, warp, block: Triton's order) holds element ``L(h)``. Sorting the hardware
+points by the row-major index of their element lists each element's owners in increasing ``h``
+(the order of Triton's tensor view); an element may have several owners (a broadcast) or none
+(a layout that does not cover the tensor). For an invertible layout the single owner is
+``L.invert()`` of the element.
+
+Also here: turning anything drawable (a LinearLayout, an encoding, encoding text) into the
+layout and shape to draw.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..core.hardware import HW_DIMS, SHARED_DIMS
+from ..core.layout import LinearLayout
+from ..encodings import DistributedLayout, SharedLayout, parse_encoding
+
+__all__ = ["COLOR_BY", "Ownership", "as_layout", "natural_shape", "owner_texts", "ownership"]
+
+#: The indices a distributed picture can be coloured by.
+COLOR_BY = ("warp", "lane", "thread", "register", "block")
+
+#: A shape drawn for an encoding given without one grows each dimension up to this size at most.
+_MAX_NATURAL = 256
+
+
+def _with_dims(layout: LinearLayout, dims: Sequence[str]) -> LinearLayout:
+    """``layout`` with exactly the input dimensions ``dims`` in that order (missing ones size 1)."""
+    names = layout.get_in_dim_names()
+    extra = [d for d in names if d not in dims]
+    if extra:
+        raise ValueError(f"cannot draw a layout with input dimension(s) {extra}: "
+                         f"expected a subset of ({', '.join(dims)})")
+    bases = dict(layout.bases)
+    return LinearLayout.from_bases([(d, [list(b) for b in bases.get(d, ())]) for d in dims],
+                                   list(layout.get_out_dim_names()), [s for _, s in layout.out_dims],
+                                   require_surjective=False)
+
+
+def natural_shape(encoding: DistributedLayout | SharedLayout) -> tuple[int, ...]:
+    """The shape an encoding is drawn at when none is given.
+
+    An encoding's own shape if it has one (``shared_linear``, ``padded_shared``); otherwise
+    each dimension in turn is doubled while that adds no input bit (no register wraps around,
+    no shared offset is added), so the result is the smallest shape on which every register,
+    lane and warp basis is non-zero: one CTA tile. Shared encodings without a shape start from
+    8 rows and stop at 64 elements per dimension.
+    """
+    own = getattr(encoding, "shape", None)
+    if own:
+        return tuple(own)
+    shape = [1] * encoding.rank
+    if isinstance(encoding, SharedLayout):
+        shape[-2:] = [min(8, _MAX_NATURAL)] * min(2, encoding.rank)
+        return tuple(shape)
+    bits = _input_bits(encoding, shape)
+    for dim in range(encoding.rank):
+        while shape[dim] < _MAX_NATURAL:
+            trial = shape[:dim] + [shape[dim] * 2] + shape[dim + 1:]
+            if _input_bits(encoding, trial) != bits:
+                break
+            shape = trial
+    return tuple(shape)
+
+
+def _input_bits(encoding: DistributedLayout, shape: Sequence[int]) -> int:
+    return encoding.to_linear_layout(shape).get_total_in_dim_size_log2()
+
+
+def as_layout(value: Any, shape: Sequence[int] | None, dims: Sequence[str] = HW_DIMS) -> tuple[LinearLayout, str]:
+    """``(layout with exactly the input dims ``dims``, description)`` for a LinearLayout, an encoding
+    or encoding text. Raises ValueError for anything else or for a mismatched ``shape``."""
+    if isinstance(value, str):
+        value = parse_encoding(value)
+    want_shared = tuple(dims) == SHARED_DIMS
+    if isinstance(value, (DistributedLayout, SharedLayout)):
+        if isinstance(value, SharedLayout) != want_shared:
+            raise ValueError(f"{value} is a {'shared' if isinstance(value, SharedLayout) else 'distributed'} "
+                             f"encoding; draw it with {'draw_shared' if not want_shared else 'draw_layout'}")
+        shape = natural_shape(value) if shape is None else tuple(int(s) for s in shape)
+        return _with_dims(value.to_linear_layout(shape), dims), str(value)
+    if isinstance(value, LinearLayout):
+        sizes = tuple(s for _, s in value.out_dims)
+        if shape is not None and tuple(int(s) for s in shape) != sizes:
+            raise ValueError(f"shape {list(shape)} does not match the layout's output sizes {list(sizes)}")
+        return _with_dims(value, dims), "LinearLayout"
+    raise ValueError(f"cannot draw a {type(value).__name__}: expected a LinearLayout, an encoding or encoding text")
+
+
+@dataclass(frozen=True)
+class Ownership:
+    """The owners of every element of a distributed layout.
+
+    ``sizes``: ``(registers, lanes, warps, blocks)``; ``order``: hardware indices sorted by the
+    row-major index of their element (ties by hardware index); element ``e``'s owners are
+    ``order[starts[e]:starts[e] + counts[e]]``.
+    """
+
+    layout: LinearLayout
+    shape: tuple[int, ...]
+    sizes: tuple[int, int, int, int]
+    order: np.ndarray
+    starts: np.ndarray
+    counts: np.ndarray
+
+    @property
+    def first(self) -> np.ndarray:
+        """Each element's first owner (its smallest hardware index), or -1 when it has none."""
+        first = np.full(self.counts.size, -1, dtype=np.int64)
+        held = self.counts > 0
+        first[held] = self.order[self.starts[held]]
+        return first
+
+    def split(self, hardware: np.ndarray) -> dict[str, np.ndarray]:
+        """Hardware indices as ``register, lane, warp, block`` and ``thread`` (lane + warp * lanes)."""
+        registers, lanes, warps, _ = self.sizes
+        register = hardware % registers
+        lane = hardware // registers % lanes
+        warp = hardware // (registers * lanes) % warps
+        block = hardware // (registers * lanes * warps)
+        return {"register": register, "lane": lane, "warp": warp, "block": block, "thread": lane + warp * lanes}
+
+    def owners(self, element: int) -> np.ndarray:
+        """The hardware indices that hold ``element``."""
+        start = int(self.starts[element])
+        return self.order[start:start + int(self.counts[element])]
+
+
+def ownership(layout: LinearLayout) -> Ownership:
+    """Tabulate ``layout`` (input dims exactly ``HW_DIMS``) and group hardware points by element."""
+    shape = tuple(s for _, s in layout.out_dims)
+    coords = layout.tabulate()
+    flat = np.zeros(coords.shape[0], dtype=np.int64)
+    for k, size in enumerate(shape):
+        flat = flat * size + coords[:, k]
+    total = int(np.prod(shape)) if shape else 1
+    order = np.argsort(flat, kind="stable")
+    counts = np.bincount(flat, minlength=total)
+    starts = np.cumsum(counts) - counts
+    sizes = tuple(layout.get_in_dim_size(d) for d in HW_DIMS)
+    return Ownership(layout, shape, sizes, order, starts, counts)  # type: ignore[arg-type]
+
+
+def owner_texts(owned: Ownership) -> list[str]:
+    """``T<thread> r<register> lane <l> warp <w>`` (`` block <b>`` appended with several blocks)
+    for every hardware index."""
+    parts = owned.split(np.arange(int(np.prod(owned.sizes)), dtype=np.int64))
+    texts = [f"T{t} r{r} lane {lane} warp {w}" for t, r, lane, w in
+             zip(parts["thread"].tolist(), parts["register"].tolist(), parts["lane"].tolist(), parts["warp"].tolist())]
+    if owned.sizes[3] > 1:
+        texts = [f"{text} block {b}" for text, b in zip(texts, parts["block"].tolist())]
+    return texts
