@@ -1,9 +1,17 @@
 """Repository-wide pytest policy.
 
+Quiet exit: Triton's nanobind extension reports "leaked instances" (about 30 lines) when the
+interpreter tears it down. Once pytest has printed its summary, nothing is left to run, so when
+Triton was imported the session ends with ``os._exit`` (after flushing), which skips that teardown
+and keeps pytest's exit status.
+
 ``--fail-on-skip`` (used by the README test command, hence by CI) turns any skipped test into a
 session failure: tests that need the Triton oracle or the MLIR tools skip cleanly on a user's
 machine without them, but CI installs everything, so a skip there means coverage silently lost.
 """
+
+import os
+import sys
 
 import pytest
 
@@ -29,9 +37,22 @@ def pytest_collectreport(report):
         _skipped.append(report.nodeid)
 
 
+_exit_status: list[int] = []
+
+
 def pytest_sessionfinish(session, exitstatus):
     if session.config.getoption("--fail-on-skip") and _skipped and exitstatus == 0:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    _exit_status.append(int(session.exitstatus))
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config):
+    """The last hook of a run: skip nanobind's leak report at interpreter teardown (see above)."""
+    if _exit_status and "triton" in sys.modules and not hasattr(config, "workerinput"):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(_exit_status[-1])
 
 
 def pytest_terminal_summary(terminalreporter, config):
