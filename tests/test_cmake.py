@@ -3,6 +3,7 @@ the package with its dialect files."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -13,7 +14,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 cmake = shutil.which("cmake")
-pytestmark = pytest.mark.skipif(cmake is None, reason="cmake is not installed")
+pytestmark = [
+    pytest.mark.skipif(cmake is None, reason="cmake is not installed"),
+    # check-linear-layout runs lit.main with this interpreter.
+    pytest.mark.skipif(importlib.util.find_spec("lit") is None, reason="lit (the LLVM test runner) is not installed"),
+]
 
 
 def test_configure_check_and_install(tmp_path):
