@@ -17,6 +17,7 @@ import warnings
 
 from linear_layout import encodings as E
 from linear_layout.encodings import to_gluon
+from linear_layout.encodings.base import clear_cache
 
 FAMILIES = {
     "blocked": [
@@ -102,8 +103,7 @@ def main():
             tri += _time(lambda: builder.to_linear_layout(attr, shape_list), args.repeat)
 
             def cold_call():
-                E._bases_cached.cache_clear()
-                E._to_linear_layout_cached.cache_clear()
+                clear_cache()
                 layout.to_linear_layout(shape)
 
             cold += _time(cold_call, args.repeat // 4)

@@ -20,6 +20,8 @@ from hypothesis import given, settings, strategies as st  # noqa: E402
 
 from linear_layout import encodings as E  # noqa: E402
 from linear_layout.encodings import to_gluon  # noqa: E402
+from linear_layout.encodings.amd import WMMA_INSTR_SHAPES, WMMA_K_WIDTHS  # noqa: E402
+from linear_layout.encodings.base import cga_sizes  # noqa: E402
 
 pytestmark = pytest.mark.triton
 
@@ -206,7 +208,7 @@ def wmma_layouts(draw, rank=None):
     rank = rank or draw(st.integers(2, 3))
     version = draw(st.integers(1, 3))
     reg, warp = draw(wmma_cta_bases(rank))
-    instr = draw(st.sampled_from(E._WMMA_INSTR_SHAPES[version]))
+    instr = draw(st.sampled_from(WMMA_INSTR_SHAPES[version]))
     return E.AMDWMMALayout(version, draw(st.booleans()), warp, reg, instr, draw(cga_layouts(rank)), rank)
 
 
@@ -215,7 +217,7 @@ def amd_dot_layouts(draw):
     """Both operands of MFMA and WMMA parents with every k_width Triton accepts
     (WMMA v1: 8, 16; v2: 4, 8, 16; v3 and MFMA: any power of two)."""
     parent = draw(st.one_of(mfma_layouts(), wmma_layouts()))
-    widths = E._WMMA_K_WIDTHS.get(parent.version) if isinstance(parent, E.AMDWMMALayout) else None
+    widths = WMMA_K_WIDTHS.get(parent.version) if isinstance(parent, E.AMDWMMALayout) else None
     k_width = draw(st.sampled_from(widths) if widths else pow2(0, 5))
     return E.DotOperandLayout(draw(st.integers(0, 1)), parent, k_width)
 
@@ -337,7 +339,7 @@ def test_swizzled_shared(data):
     rank = data.draw(st.integers(1, 4))
     layout = E.SwizzledSharedLayout(data.draw(pow2(0, 4)), data.draw(pow2(0, 3)), data.draw(pow2(0, 4)),
                                     tuple(data.draw(st.permutations(range(rank)))), data.draw(cga_layouts(rank)))
-    cga = E._cga_sizes(layout.cga_layout, rank)
+    cga = cga_sizes(layout.cga_layout, rank)
     # Triton's Python wrapper rejects an empty offset list, so keep at least 2 elements per CTA.
     shape = tuple(c * s for c, s in zip(cga, data.draw(shapes(rank, 0, 6).filter(lambda s: max(s) > 1))))
     check_against_triton(layout, shape)
@@ -362,7 +364,7 @@ def test_nvmma_shared(data):
     contig = 0 if transposed else rank - 1
     per_cta = [data.draw(pow2(3, 9 if rank < 4 else 6)) for _ in range(rank)]
     per_cta[contig] = max(per_cta[contig], width)
-    shape = tuple(c * s for c, s in zip(E._cga_sizes(cga_layout, rank), per_cta))
+    shape = tuple(c * s for c, s in zip(cga_sizes(cga_layout, rank), per_cta))
     check_against_triton(layout, shape)
     check_print(layout, shape)
 

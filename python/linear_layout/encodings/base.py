@@ -1,0 +1,397 @@
+"""What every encoding family shares: errors, argument checks, the CGA combination, the cache.
+
+An encoding is a frozen dataclass.  Its ``_build(shape)`` returns the ``LinearLayout`` Triton 3.9's
+``toLinearLayout`` builds, assembled from the algebra's own builders (``identity_standard_nd``,
+``LinearLayout.identity_1d``, ``*``, ``ensure_layout_not_smaller_than``/``_larger_than``) exactly
+as Triton's ``LinearLayoutConversions.cpp`` assembles it from ``identityND`` and ``*``.
+:func:`linear_layout_of` checks the arguments, calls ``_build`` once per (layout, shape) and checks
+the result: every tensor element has an owner (the layout is surjective).
+
+Pure: numpy and the core only, never ``mlir``.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from ..core.hardware import HW_DIMS, SHARED_DIMS
+from ..core.layout import (
+    LinearLayout,
+    ensure_layout_not_larger_than,
+    ensure_layout_not_smaller_than,
+    standard_out_dim_names,
+)
+from ..core.limits import MAX_ELEMENTS, LimitError
+
+__all__ = [
+    "MAX_RANK", "Basis", "BasisList", "DistributedLayout", "EncodingError", "EncodingSyntaxError",
+    "SharedLayout", "format_hardware_view", "format_tensor_view", "to_linear_layout", "verify_module_sizes",
+]
+
+Basis = tuple[int, ...]
+BasisList = tuple[Basis, ...]
+
+#: The highest tensor rank an encoding may have (Triton's kernels use at most 5).
+MAX_RANK = 16
+
+
+class EncodingError(ValueError):
+    """An encoding whose parameters break one of Triton's rules, or a shape it cannot take."""
+
+
+class EncodingSyntaxError(EncodingError):
+    """Encoding text that cannot be read: a syntax error, an unknown name, key or alias."""
+
+
+# ----------------------------------------------------------------------------
+# Argument checks (every message names the argument and the rule it broke)
+# ----------------------------------------------------------------------------
+
+def type_name(value: object) -> str:
+    return type(value).__name__
+
+
+def is_pow2(n: int) -> bool:
+    return n > 0 and n & (n - 1) == 0
+
+
+def log2(n: int) -> int:
+    return n.bit_length() - 1
+
+
+def integer(name: str, value: object) -> int:
+    """``value`` as an int (numpy integers too); bools and everything else are a TypeError."""
+    if isinstance(value, bool):
+        raise TypeError(f"{name} must be an integer, got bool {value!r}")
+    try:
+        return operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        raise TypeError(f"{name} must be an integer, got {type_name(value)} {value!r:.40}") from None
+
+
+def flag(name: str, value: object) -> bool:
+    """A bool parameter: True/False (or 0/1)."""
+    if isinstance(value, bool):
+        return value
+    if integer(name, value) not in (0, 1):
+        raise TypeError(f"{name} must be a bool, got {value!r:.40}")
+    return bool(value)
+
+
+def ints(name: str, values: object) -> tuple[int, ...]:
+    """A sequence of integers as a tuple; anything else is a TypeError naming ``name``."""
+    if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Iterable):
+        raise TypeError(f"{name} must be a sequence of integers, got {type_name(values)} {values!r:.40}")
+    out = tuple(values)
+    if len(out) > MAX_RANK:
+        raise LimitError(f"{name} has {len(out)} entries; the most an encoding may have is {MAX_RANK} (the rank limit)")
+    return tuple(integer(f"{name} entry", v) for v in out)
+
+
+def basis_list(name: str, values: object, rank: int | None = None) -> BasisList:
+    """A sequence of bases (each a sequence of non-negative ints, ``rank`` long if given)."""
+    if values is None:
+        return ()
+    if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Iterable):
+        raise TypeError(f"{name} must be a sequence of bases, got {type_name(values)} {values!r:.40}")
+    out = tuple(ints(f"{name} basis", b) for b in values)
+    for b in out:
+        if rank is not None and len(b) != rank:
+            raise EncodingError(f"{name}: every basis must have {rank} entries (the rank), got {list(b)}")
+        if any(v < 0 for v in b):
+            raise EncodingError(f"{name}: basis entries must be non-negative, got {list(b)}")
+    return out
+
+
+def check_pow2(name: str, values: Sequence[int]) -> None:
+    for v in values:
+        if not is_pow2(v):
+            raise EncodingError(f"{name} must contain only powers of two, got {list(values)}")
+
+
+def check_order(order: Sequence[int], rank: int, name: str = "order") -> None:
+    if sorted(order) != list(range(rank)):
+        raise EncodingError(f"{name} must be a permutation of 0..{rank - 1}, got {list(order)}")
+
+
+def check_rank(name: str, rank: int) -> None:
+    if rank > MAX_RANK:
+        raise LimitError(f"{name} has rank {rank}; the most an encoding may have is {MAX_RANK} (the rank limit)")
+
+
+def check_cga(cga_layout: BasisList, rank: int) -> None:
+    """Triton's CGAEncodingAttr rule: without its zero (broadcast) bases the CGA layout is a
+    permutation matrix, so each dim is split by distinct bits 1, 2, 4, ... (no gaps)."""
+    for b in cga_layout:
+        if len(b) != rank:
+            raise EncodingError(f"cga_layout bases must have {rank} entries (the layout rank), got {list(b)}")
+    seen: list[set[int]] = [set() for _ in range(rank)]
+    for b in cga_layout:
+        nonzero = [(d, v) for d, v in enumerate(b) if v]
+        if not nonzero:
+            continue
+        if len(nonzero) != 1 or not is_pow2(nonzero[0][1]) or nonzero[0][1] in seen[nonzero[0][0]]:
+            raise EncodingError("cga_layout without its zero bases must be a permutation matrix "
+                                f"(each basis one distinct power of two), got {[list(b) for b in cga_layout]}")
+        seen[nonzero[0][0]].add(nonzero[0][1])
+    for d, powers in enumerate(seen):
+        if powers and max(powers) >= 1 << len(powers):
+            raise EncodingError(f"cga_layout must be surjective: dim {d} is split by {sorted(powers)}, "
+                                "which skips a bit")
+
+
+def box_sizes(bases: Sequence[Basis], rank: int) -> tuple[int, ...]:
+    """The box a list of bases spans: per dim, the next power of two above its largest entry
+    (Triton's size inference in ``LinearLayout(bases, outDimNames)``)."""
+    tops = [0] * rank
+    for b in bases:
+        for d in range(rank):
+            tops[d] |= b[d]
+    return tuple(1 << top.bit_length() for top in tops)
+
+
+def check_shape(shape: object, rank: int) -> tuple[int, ...]:
+    """A tensor shape for a rank-``rank`` layout: powers of two, at most ``MAX_ELEMENTS`` elements."""
+    dims = ints("shape", shape)
+    if len(dims) != rank:
+        raise EncodingError(f"shape {list(dims)} has rank {len(dims)}, but the layout has rank {rank}")
+    check_pow2("shape", dims)
+    total = sum(log2(s) for s in dims)
+    if 1 << total > MAX_ELEMENTS:
+        raise LimitError(f"shape {list(dims)} holds 2**{total} elements, more than the limit of "
+                         f"2**{log2(MAX_ELEMENTS)} elements")
+    return dims
+
+
+def set_field(obj: object, name: str, value: object) -> None:
+    """Normalise a field of a frozen dataclass in ``__post_init__``."""
+    object.__setattr__(obj, name, value)
+
+
+# ----------------------------------------------------------------------------
+# Building blocks shared by the families (Triton's helpers of the same names)
+# ----------------------------------------------------------------------------
+
+def dim_names(rank: int) -> tuple[str, ...]:
+    return standard_out_dim_names(rank)
+
+
+def matrix_order(rank: int, row_major: bool) -> list[int]:
+    """Triton's getMatrixOrder: [rank-1, ..., 0], with the two minor dims swapped if column-major."""
+    order = list(range(rank - 1, -1, -1))
+    if not row_major:
+        order[0], order[1] = order[1], order[0]
+    return order
+
+
+def times(inner: LinearLayout, outer: LinearLayout) -> LinearLayout:
+    """``inner * outer`` with ``outer``'s out dims first put in ``inner``'s order, as Triton's
+    ``ctaLayout *= x.transposeOuts(ctaLayout.getOutDimNames())``; dims only ``outer`` has go last."""
+    inner_names = inner.get_out_dim_names()
+    outer_names = outer.get_out_dim_names()
+    aligned = [n for n in inner_names if n in outer_names]
+    aligned += [n for n in outer_names if n not in inner_names]
+    if tuple(aligned) != outer_names:
+        outer = outer.transpose_outs(aligned)
+    return inner * outer
+
+
+def broadcast_along(in_dim: str, shape: Sequence[int], order: Sequence[int], k_dim: int) -> LinearLayout:
+    """Triton's broadcastedDotOperandLayout: ``identity_standard_nd`` with ``k_dim`` replaced by
+    zeros, so every step along K hits the same data."""
+    names = dim_names(len(shape))
+    layout = LinearLayout.empty()
+    for d in order:
+        if d == k_dim:
+            layout = layout * LinearLayout.zeros_1d(shape[d], in_dim, names[d])
+        else:
+            layout = layout * LinearLayout.identity_1d(shape[d], in_dim, names[d])
+    return layout
+
+
+def cga_sizes(cga_layout: BasisList, rank: int) -> tuple[int, ...]:
+    """How many CTAs tile each dim: the CGA layout's out-dim sizes."""
+    return box_sizes(cga_layout, rank)
+
+
+def shape_per_cta(shape: Sequence[int], cga_layout: BasisList) -> list[int]:
+    sizes = cga_sizes(cga_layout, len(shape))
+    for d, (s, c) in enumerate(zip(shape, sizes)):
+        if s % c:
+            raise EncodingError(f"shape {list(shape)} is not divisible by the CGA layout along dim {d} ({c} CTAs)")
+    return [s // c for s, c in zip(shape, sizes)]
+
+
+def combine_cta_cga(cta: LinearLayout, cga_layout: BasisList, shape: Sequence[int]) -> LinearLayout:
+    """Triton's combineCtaCgaWithShape: fit the per-CTA layout to ``shape / CGA size`` (repeat into
+    the first in-dim, then broadcast what is too large), then place each CTA's tile with the
+    shape-clipped CGA bases as the ``block`` in-dim.
+
+    Formula: ``ensure_not_larger(ensure_not_smaller(cta, s_cta), s_cta) * ensure_not_larger(cga, shape)``
+    with ``s_cta = max(1, shape / cga sizes)``, out dims then put in standard order.
+    Requires: ``cta``'s out dims are ``dim0..dim{rank-1}`` in any order.
+    Postcondition: the result's out dims are ``dim0..`` with sizes ``shape``.
+    """
+    rank = len(shape)
+    names = dim_names(rank)
+    labeled = dict(zip(names, shape))
+    cga = LinearLayout.from_bases([("block", cga_layout)], names, cga_sizes(cga_layout, rank),
+                                  require_surjective=False)
+    if cga_layout:
+        cga = ensure_layout_not_larger_than(cga, labeled)
+    cga = cga.transpose_outs(cta.get_out_dim_names())
+    cta_shape = {n: max(1, labeled[n] // cga.get_out_dim_size(n)) for n in cta.get_out_dim_names()}
+    cta = ensure_layout_not_smaller_than(cta, cta_shape)
+    cta = ensure_layout_not_larger_than(cta, cta_shape)
+    return (cta * cga).transpose_outs(names)
+
+
+# ----------------------------------------------------------------------------
+# Printing helpers (Triton's attribute syntax)
+# ----------------------------------------------------------------------------
+
+def fmt(values: Any) -> str:
+    if isinstance(values, (tuple, list)):
+        return "[" + ", ".join(fmt(v) for v in values) + "]"
+    if isinstance(values, bool):
+        return "true" if values else "false"
+    return str(values)
+
+
+def cga_suffix(cga_layout: BasisList) -> str:
+    return f", CGALayout = {fmt(cga_layout)}" if cga_layout else ""
+
+
+# ----------------------------------------------------------------------------
+# The two kinds of encoding, and the conversion entry points
+# ----------------------------------------------------------------------------
+
+class _Encoding:
+    """Shared methods of every encoding; subclasses define ``rank``, ``IN_DIMS`` and ``_build``."""
+
+    IN_DIMS: tuple[str, ...] = ()
+
+    @property
+    def rank(self) -> int:  # overridden by every family
+        raise TypeError(f"{type_name(self)} is not an encoding")
+
+    def _build(self, shape: tuple[int, ...]) -> LinearLayout:
+        raise TypeError(f"{type_name(self)} is not an encoding")
+
+    def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
+        """The ``LinearLayout`` Triton 3.9 builds for this encoding on a tensor of ``shape``."""
+        return linear_layout_of(self, shape)
+
+    def bases(self, shape: Sequence[int]) -> dict[str, BasisList]:
+        """The layout's bases per in-dim for ``shape``, exactly as Triton's toLinearLayout."""
+        return dict(linear_layout_of(self, shape).bases)
+
+    def format_tensor_view(self, shape: Sequence[int]) -> str:
+        return format_tensor_view(self, shape)
+
+    def format_hardware_view(self, shape: Sequence[int]) -> str:
+        return format_hardware_view(self, shape)
+
+
+class DistributedLayout(_Encoding):
+    """Base of register layouts: in-dims register, lane, warp, block."""
+
+    IN_DIMS = HW_DIMS
+
+
+class SharedLayout(_Encoding):
+    """Base of shared-memory layouts: in-dims offset, block."""
+
+    IN_DIMS = SHARED_DIMS
+
+
+Layout = DistributedLayout | SharedLayout
+
+
+def _finish(layout: _Encoding, built: LinearLayout, shape: tuple[int, ...]) -> LinearLayout:
+    """Put the in-dims in the family's order (adding absent ones with no bases) and check the
+    postconditions: out dims ``dim0..`` sized ``shape``, every element owned."""
+    names = built.get_in_dim_names()
+    if names != layout.IN_DIMS:
+        for name in layout.IN_DIMS:
+            if name not in names:
+                built = built * LinearLayout.identity_1d(1, name, "dim0" if shape else name)
+        built = built.transpose_ins(layout.IN_DIMS)
+    sizes = tuple(size for _, size in built.out_dims)
+    if sizes != shape:
+        raise EncodingError(f"{layout} does not fit shape {list(shape)}: it covers {list(sizes)}")
+    if not built.is_surjective():
+        raise EncodingError(f"{layout} leaves elements of shape {list(shape)} without an owner "
+                            "(the layout is not surjective)")
+    return built
+
+
+@functools.lru_cache(maxsize=4096)
+def _cached(layout: _Encoding, shape: tuple[int, ...]) -> LinearLayout:
+    return _finish(layout, layout._build(shape), shape)
+
+
+def linear_layout_of(layout: object, shape: object) -> LinearLayout:
+    """Check the arguments, then build (or fetch: layouts and shapes are immutable) the layout."""
+    if not isinstance(layout, _Encoding) or type(layout) in (_Encoding, DistributedLayout, SharedLayout):
+        raise TypeError(f"layout must be an encoding (BlockedLayout, NVMMASharedLayout, ...), got {type_name(layout)}")
+    return _cached(layout, check_shape(shape, layout.rank))
+
+
+def clear_cache() -> None:
+    """Forget every cached conversion (benchmarks use it to time cold conversions)."""
+    _cached.cache_clear()
+
+
+def to_linear_layout(layout: Layout, shape: Sequence[int]) -> LinearLayout:
+    """The ``LinearLayout`` Triton 3.9 builds for ``layout`` on a tensor of ``shape``.
+
+    Requires: ``layout`` is an encoding; ``shape`` has its rank, powers of two, at most
+    ``MAX_ELEMENTS`` elements (TypeError / ValueError otherwise).
+    Postcondition: out dims ``dim0..`` sized ``shape``; surjective (every element has an owner).
+
+    >>> to_linear_layout(__import__("linear_layout.encodings").encodings.BlockedLayout(
+    ...     (1,), (32,), (1,), (0,)), (32,)).get_in_dim_size("lane")
+    32
+    """
+    return linear_layout_of(layout, shape)
+
+
+def verify_module_sizes(layout: DistributedLayout, num_warps: int, threads_per_warp: int = 32,
+                        num_ctas: int = 1) -> None:
+    """Check a distributed layout against a module's warp size, warp count and CTA count
+    (Triton's module-level rule).  Raises EncodingError naming the mismatch."""
+    if not isinstance(layout, DistributedLayout):
+        raise TypeError(f"layout must be a distributed encoding, got {type_name(layout)}")
+    ll = linear_layout_of(layout, [1] * layout.rank)
+    for dim, expected in (("lane", threads_per_warp), ("warp", num_warps), ("block", num_ctas)):
+        got = ll.get_in_dim_size(dim)
+        if got != integer(dim, expected):
+            raise EncodingError(f"the layout has {got} {dim}s, but the module has {expected} "
+                                f"({'threads per warp' if dim == 'lane' else dim + 's'})")
+
+
+# ----------------------------------------------------------------------------
+# Views (Triton's get_layout_view text)
+# ----------------------------------------------------------------------------
+
+def _view(layout: Layout, shape: Sequence[int], use_hw: bool) -> str:
+    ll = linear_layout_of(layout, shape)
+    if isinstance(layout, SharedLayout):
+        return ll.get_shared_view(use_hw)
+    return ll.get_distributed_view(use_hw)
+
+
+def format_tensor_view(layout: Layout, shape: Sequence[int]) -> str:
+    """For every tensor element, which thread:register (or shared offset) holds it;
+    identical to Triton's ``layout.format_tensor_view(shape)``."""
+    return _view(layout, shape, False)
+
+
+def format_hardware_view(layout: Layout, shape: Sequence[int]) -> str:
+    """For every warp, lane and register (or offset), which element it holds;
+    identical to Triton's ``layout.format_hardware_view(shape)``."""
+    return _view(layout, shape, True)

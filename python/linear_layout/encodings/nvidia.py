@@ -1,0 +1,135 @@
+"""NVIDIA tensor-core layouts: the ``#ttg.nvidia_mma`` accumulator (Ampere mma.sync, Hopper wgmma)
+and the register layout of its dot operands.
+
+Built as Triton 3.9's ``NvidiaMmaEncodingAttr::toLinearLayout`` and ``nvidiaDotToLinearLayout``:
+``nvidiaMmaTile`` for one warp, times the warps, fitted to the shape with the CGA layout.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..core.layout import LinearLayout, identity_standard_nd
+from .base import (
+    BasisList,
+    DistributedLayout,
+    EncodingError,
+    basis_list,
+    broadcast_along,
+    cga_suffix,
+    check_cga,
+    check_pow2,
+    combine_cta_cga,
+    dim_names,
+    fmt,
+    ints,
+    matrix_order,
+    set_field,
+    times,
+)
+
+__all__ = ["NVMMADistributedLayout", "mma_tile", "nvidia_dot_layout"]
+
+
+def mma_tile(tile_shape: Sequence[int], k_width: int, order: Sequence[int], rep_order: Sequence[int]) -> LinearLayout:
+    """Triton's nvidiaMmaTile for an m x n tile (n = tile[order[0]], the inner dim).
+
+    Formula: ``identity_standard_nd(register, [1]*rank, rep_order)`` times, in this order,
+    k_width registers along n, 4 lanes along n, 8 lanes along m, m/8 registers along m and
+    n/(4*k_width) registers along n.
+    Requires: m a multiple of 8, n a multiple of 4*k_width.
+    """
+    names = dim_names(len(rep_order))
+    inner, outer = names[order[0]], names[order[1]]
+    m, n = tile_shape[order[1]], tile_shape[order[0]]
+    return (identity_standard_nd("register", [1] * len(rep_order), rep_order)
+            * LinearLayout.identity_1d(k_width, "register", inner)
+            * LinearLayout.identity_1d(4, "lane", inner)
+            * LinearLayout.identity_1d(8, "lane", outer)
+            * LinearLayout.identity_1d(max(1, m // 8), "register", outer)
+            * LinearLayout.identity_1d(max(1, n // (4 * k_width)), "register", inner))
+
+
+@dataclass(frozen=True)
+class NVMMADistributedLayout(DistributedLayout):
+    """Accumulator layout of NVIDIA tensor-core MMA: version (2, 0) is Ampere mma.sync,
+    (3, 0) is Hopper wgmma.
+
+    Formula: ``mma_tile(instr_shape[:2] (m x n), k_width 2)`` for one warp, times
+    ``identity_standard_nd(warp, warps_per_cta, row-major (Ampere) or column-major (Hopper))``,
+    fitted to the shape with the CGA layout.
+    Requires: Ampere instr_shape of rank entries, Hopper rank 2 and instr_shape (m, n, k);
+    m and n multiples of 8.
+
+    >>> NVMMADistributedLayout((2, 0), (1, 1), (16, 8)).to_linear_layout((16, 8)).get_in_dim_size("lane")
+    32
+    """
+    version: tuple[int, int]
+    warps_per_cta: tuple[int, ...]
+    instr_shape: tuple[int, ...]
+    cga_layout: BasisList = ()
+
+    def __post_init__(self) -> None:
+        version = ints("version", self.version)
+        warps = ints("warps_per_cta", self.warps_per_cta)
+        instr = ints("instr_shape", self.instr_shape)
+        if len(version) != 2 or version[0] not in (2, 3):
+            raise EncodingError(f"version must be [major, minor] with major 2 (Ampere) or 3 (Hopper), "
+                                f"got {list(version)}")
+        rank = len(warps)
+        if rank < 2:
+            raise EncodingError("warps_per_cta of an MMA layout must have rank >= 2")
+        check_pow2("warps_per_cta", warps)
+        if version[0] == 2 and len(instr) != rank:
+            raise EncodingError(f"instr_shape of MMA v2 must have one entry per dim ({rank}), got {list(instr)}")
+        if version[0] == 3:
+            if rank != 2:
+                raise EncodingError(f"MMA v3 (Hopper) layouts must have rank 2, got {rank}")
+            if len(instr) != 3:
+                raise EncodingError(f"instr_shape of MMA v3 must be [m, n, k], got {list(instr)}")
+        check_pow2("instr_shape", instr)
+        tile = instr[:2] if version[0] == 3 else instr[-2:]
+        if tile[0] % 8 or tile[1] % 8:
+            raise EncodingError(f"the MMA tile {list(tile)} must be a multiple of 8 in m and n")
+        cga = basis_list("cga_layout", self.cga_layout)
+        check_cga(cga, rank)
+        for name, v in (("version", version), ("warps_per_cta", warps), ("instr_shape", instr), ("cga_layout", cga)):
+            set_field(self, name, v)
+
+    @property
+    def rank(self) -> int:
+        return len(self.warps_per_cta)
+
+    @property
+    def is_hopper(self) -> bool:
+        return self.version[0] == 3
+
+    def _build(self, shape: tuple[int, ...]) -> LinearLayout:
+        rank = self.rank
+        tile = self.instr_shape[:2] if self.is_hopper else self.instr_shape
+        row_major = matrix_order(rank, True)
+        warps = identity_standard_nd("warp", self.warps_per_cta, matrix_order(rank, not self.is_hopper))
+        cta = times(mma_tile(tile, 2, row_major, row_major), warps)
+        return combine_cta_cga(cta, self.cga_layout, shape)
+
+    def __str__(self) -> str:
+        return (f"#ttg.nvidia_mma<{{versionMajor = {self.version[0]}, versionMinor = {self.version[1]}, "
+                f"warpsPerCTA = {fmt(self.warps_per_cta)}{cga_suffix(self.cga_layout)}, "
+                f"instrShape = {fmt(self.instr_shape)}}}>")
+
+
+def nvidia_dot_layout(operand_index: int, parent: NVMMADistributedLayout, k_width: int, k_dim: int,
+                      cga_layout: BasisList, shape: tuple[int, ...]) -> LinearLayout:
+    """Triton's nvidiaDotToLinearLayout: a 16 x 8*k_width (A) or 8*k_width x 8 (B) tile per warp
+    (``mma_tile`` with K the inner dim), times the parent's warps broadcast along K."""
+    rank = parent.rank
+    tile = [1] * rank
+    if operand_index == 0:
+        tile[rank - 2], tile[rank - 1] = 16, k_width * 8
+    else:
+        tile[rank - 2], tile[rank - 1] = k_width * 8, 8
+    order = matrix_order(rank, operand_index == 0)  # K is the inner dim
+    warp_order = matrix_order(rank, not parent.is_hopper)
+    cta = times(mma_tile(tile, k_width, order, order), broadcast_along("warp", parent.warps_per_cta, warp_order, k_dim))
+    return combine_cta_cga(cta, cga_layout, shape)

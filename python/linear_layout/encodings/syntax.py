@@ -1,0 +1,396 @@
+"""Triton's attribute syntax for encodings: :func:`parse_encoding` reads what ``str(layout)`` prints.
+
+Grammar (what Triton 3.9 prints, keys in any order since MLIR sorts dictionary keys)::
+
+    encoding   := '#ttg.' NAME '<' [pairs] dict (',' KEY '=' value)* '>'    (pairs: padded_shared only)
+    pairs      := '[' INT ':' '+' INT (',' INT ':' '+' INT)* ']'
+    dict       := '{' [KEY '=' value (',' KEY '=' value)*] '}'
+    value      := INT | 'true' | 'false' | '[' [value (',' value)*] ']' | dict | encoding | ALIAS
+    ALIAS      := '#' NAME      (resolved through the ``aliases`` table, e.g. ``parent = #blocked``)
+
+Every error is an :class:`EncodingSyntaxError` (a ``ValueError``) on one line, with the column:
+unknown encoding names list the known ones, unknown keys get a "did you mean" suggestion and the
+family's keys, aliases must be known and acyclic, nesting is limited to ``MAX_PARSE_DEPTH``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .amd import AMDMFMALayout, AMDWMMALayout
+from .base import (
+    DistributedLayout,
+    EncodingError,
+    EncodingSyntaxError,
+    Layout,
+    SharedLayout,
+    box_sizes,
+    type_name,
+)
+from .blocked import BlockedLayout, DistributedLinearLayout, SliceLayout
+from .dot import DotOperandLayout
+from .nvidia import NVMMADistributedLayout
+from .shared import (
+    NVMMASharedLayout,
+    PaddedSharedLayout,
+    SharedLinearLayout,
+    SwizzledSharedLayout,
+    padded_identity_offsets,
+)
+
+__all__ = ["ENCODING_NAMES", "MAX_PARSE_DEPTH", "collect_aliases", "parse_encoding"]
+
+#: The deepest nesting of lists, dictionaries and encodings ``parse_encoding`` reads.
+MAX_PARSE_DEPTH = 64
+
+Fields = dict[str, Any]
+Pairs = list[tuple[int, int]]
+
+
+# ----------------------------------------------------------------------------
+# The families: required keys, optional keys, and how to build each from its fields
+# ----------------------------------------------------------------------------
+
+def _linear(f: Fields, _: Pairs | None) -> Layout:
+    by_dim = (f["register"], f["lane"], f["warp"], f["block"])
+    sample = next((b for bs in by_dim for b in bs), None)
+    if sample is None:
+        raise EncodingError("a #ttg.linear layout needs at least one basis to know its rank")
+    shape = box_sizes([b for bs in by_dim for b in bs], len(sample))
+    return DistributedLinearLayout(*by_dim, shape)
+
+
+def _wmma(f: Fields, _: Pairs | None) -> Layout:
+    cta = f["ctaLayout"]
+    if not isinstance(cta, dict):
+        raise EncodingError(f"#ttg.amd_wmma ctaLayout must be a dictionary, got {cta!r:.60}")
+    _check_keys("#ttg.amd_wmma ctaLayout", cta, (), ("register", "warp"))
+    reg, warp, cga = tuple(cta.get("register", ())), tuple(cta.get("warp", ())), tuple(f.get("CGALayout", ()))
+    # Triton prints no `rank`; take it from any basis (Triton's own parser assumes 2 and so
+    # cannot read back its rank-3 text).
+    sample = next(iter(reg + warp + cga), None)
+    rank = f.get("rank", 2 if sample is None else len(sample))
+    return AMDWMMALayout(f["version"], f.get("isTranspose", False), warp, reg, f.get("instrShape", (16, 16, 16)),
+                         cga, rank)
+
+
+def _nvmma_shared(f: Fields, _: Pairs | None) -> Layout:
+    cga = f.get("CGALayout", ())
+    rank = f.get("rank", len(cga[0]) if cga else 2)
+    return NVMMASharedLayout(f["swizzlingByteWidth"], f["elementBitWidth"], rank, f.get("transposed", False),
+                             f.get("fp4Padded", False), cga)
+
+
+def _padded_shared(f: Fields, pairs: Pairs | None) -> Layout:
+    if "order" in f or "shape" in f:
+        _check_keys("#ttg.padded_shared with order", f, ("order", "shape"), ("order", "shape"))
+        offsets = padded_identity_offsets(f["shape"], f["order"])
+        return PaddedSharedLayout(tuple(pairs or ()), offsets, (), f["shape"])
+    _check_keys("#ttg.padded_shared", f, ("offset",), ("offset", "block"))
+    offsets, block = f["offset"], f.get("block", ())
+    if not offsets or not offsets[0]:
+        raise EncodingError("#ttg.padded_shared offset bases must not be empty")
+    shape = box_sizes(tuple(offsets) + tuple(block), len(offsets[0]))
+    return PaddedSharedLayout(tuple(pairs or ()), offsets, block, shape)
+
+
+_Builder = Callable[[Fields, "Pairs | None"], Layout]
+
+# name -> (required keys, all keys, builder)
+_FAMILIES: dict[str, tuple[tuple[str, ...], tuple[str, ...], _Builder]] = {
+    "blocked": (("sizePerThread", "threadsPerWarp", "warpsPerCTA", "order"),
+                ("sizePerThread", "threadsPerWarp", "warpsPerCTA", "order", "CGALayout"),
+                lambda f, _: BlockedLayout(f["sizePerThread"], f["threadsPerWarp"], f["warpsPerCTA"], f["order"],
+                                           f.get("CGALayout", ()))),
+    "slice": (("dim", "parent"), ("dim", "parent"), lambda f, _: SliceLayout(f["dim"], f["parent"])),
+    "linear": (("register", "lane", "warp", "block"), ("register", "lane", "warp", "block"), _linear),
+    "nvidia_mma": (("versionMajor", "versionMinor", "warpsPerCTA", "instrShape"),
+                   ("versionMajor", "versionMinor", "warpsPerCTA", "instrShape", "CGALayout"),
+                   lambda f, _: NVMMADistributedLayout((f["versionMajor"], f["versionMinor"]), f["warpsPerCTA"],
+                                                       f["instrShape"], f.get("CGALayout", ()))),
+    "dot_op": (("opIdx", "parent"), ("opIdx", "parent", "kWidth"),
+               lambda f, _: DotOperandLayout(f["opIdx"], f["parent"], f.get("kWidth", 0))),
+    "amd_mfma": (("version", "warpsPerCTA", "instrShape"),
+                 ("version", "warpsPerCTA", "instrShape", "isTransposed", "elementBitWidth", "tilesPerWarp",
+                  "CGALayout"),
+                 lambda f, _: AMDMFMALayout(f["version"], f["instrShape"], f.get("isTransposed", False),
+                                            f["warpsPerCTA"], f.get("elementBitWidth"), f.get("tilesPerWarp"),
+                                            f.get("CGALayout", ()))),
+    "amd_wmma": (("version", "ctaLayout"), ("version", "isTranspose", "ctaLayout", "instrShape", "CGALayout", "rank"),
+                 _wmma),
+    "swizzled_shared": (("vec", "perPhase", "maxPhase", "order"),
+                        ("vec", "perPhase", "maxPhase", "order", "CGALayout"),
+                        lambda f, _: SwizzledSharedLayout(f["vec"], f["perPhase"], f["maxPhase"], f["order"],
+                                                          f.get("CGALayout", ()))),
+    "nvmma_shared": (("swizzlingByteWidth", "elementBitWidth"),
+                     ("swizzlingByteWidth", "elementBitWidth", "transposed", "fp4Padded", "rank", "CGALayout"),
+                     _nvmma_shared),
+    "shared_linear": (("offset",), ("offset", "block", "alignment"),
+                      lambda f, _: SharedLinearLayout(f["offset"], f.get("block", ()), f.get("alignment", 16))),
+    "padded_shared": ((), ("order", "shape", "offset", "block"), _padded_shared),
+}
+
+#: The encoding names ``parse_encoding`` knows, as Triton spells them (``#ttg.<name><...>``).
+ENCODING_NAMES: tuple[str, ...] = tuple(f"#ttg.{name}" for name in _FAMILIES)
+
+
+def _check_keys(what: str, fields: Mapping[str, Any], required: tuple[str, ...], known: tuple[str, ...]) -> None:
+    """Unknown keys are errors (with a suggestion for near misses); required keys must be there."""
+    for key in fields:
+        if key not in known:
+            close = difflib.get_close_matches(key, known, n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            raise EncodingSyntaxError(f"{what} has no key '{key}'{hint}; its keys are {', '.join(known)}")
+    for key in required:
+        if key not in fields:
+            raise EncodingSyntaxError(f"{what} is missing the field {key}")
+
+
+def _build(name: str, fields: Fields, pairs: Pairs | None) -> Layout:
+    family = _FAMILIES.get(name)
+    if family is None:
+        close = difflib.get_close_matches(f"#ttg.{name}", ENCODING_NAMES, n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise EncodingSyntaxError(f"unknown encoding #ttg.{name}{hint}; the known encodings are "
+                                  f"{', '.join(ENCODING_NAMES)}")
+    required, known, build = family
+    _check_keys(f"#ttg.{name}", fields, required, known)
+    try:
+        return build(fields, pairs)
+    except TypeError as error:  # a value of the wrong kind in the text: still a user error in the text
+        raise EncodingSyntaxError(f"#ttg.{name}: {error}") from None
+
+
+# ----------------------------------------------------------------------------
+# The reader
+# ----------------------------------------------------------------------------
+
+_TOKEN = re.compile(r"\s*(#[A-Za-z_][\w$]*\.[A-Za-z_][\w$]*<|#[A-Za-z_][\w.$-]*|[\[\]{}<>=,:+]|-?\d+"
+                    r"|[A-Za-z_][A-Za-z0-9_]*)")
+
+
+def _tokenize(text: str) -> list[tuple[str, int]]:
+    tokens = []
+    pos = 0
+    while pos < len(text):
+        match = _TOKEN.match(text, pos)
+        if not match:
+            if not text[pos:].strip():
+                break
+            raise EncodingSyntaxError(f"cannot parse encoding at column {pos + 1}: unexpected "
+                                      f"{text[pos:pos + 20]!r} in {text!r:.120}")
+        tokens.append((match.group(1), match.start(1)))
+        pos = match.end()
+    return tokens
+
+
+class _Parser:
+    """Recursive descent over the tokens; ``aliases`` resolves ``#name`` references."""
+
+    def __init__(self, text: str, aliases: _Aliases) -> None:
+        self.text = text
+        self.tokens = _tokenize(text)
+        self.i = 0
+        self.depth = 0
+        self.aliases = aliases
+
+    def error(self, message: str) -> EncodingSyntaxError:
+        pos = self.tokens[self.i][1] if self.i < len(self.tokens) else len(self.text)
+        return EncodingSyntaxError(f"cannot parse encoding at column {pos + 1}: {message} in {self.text!r:.120}")
+
+    def peek(self) -> str | None:
+        return self.tokens[self.i][0] if self.i < len(self.tokens) else None
+
+    def take(self, expected: str | None = None) -> str:
+        tok = self.peek()
+        if tok is None or (expected is not None and tok != expected):
+            raise self.error(f"expected {expected or 'a value'!r}, got {tok!r}")
+        self.i += 1
+        return tok
+
+    def value(self) -> Any:
+        self.depth += 1
+        if self.depth > MAX_PARSE_DEPTH:
+            raise self.error(f"nesting deeper than {MAX_PARSE_DEPTH} levels (the limit)")
+        try:
+            return self._value()
+        finally:
+            self.depth -= 1
+
+    def _value(self) -> Any:
+        tok = self.peek()
+        if tok == "[":
+            return self.list()
+        if tok == "{":  # a nested dictionary (amd_wmma's ctaLayout)
+            return self.dictionary()
+        if tok is not None and tok.startswith("#"):
+            return self.attribute() if tok.endswith("<") else self.aliases.resolve(self.take())
+        self.take()
+        if tok in ("true", "false"):
+            return tok == "true"
+        try:
+            return int(tok)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            self.i -= 1
+            raise self.error(f"unexpected {tok!r}") from None
+
+    def list(self) -> tuple[Any, ...]:
+        self.take("[")
+        items = []
+        while self.peek() != "]":
+            items.append(self.value())
+            if self.peek() != "]":
+                self.take(",")
+        self.take("]")
+        return tuple(items)
+
+    def dictionary(self) -> Fields:
+        self.take("{")
+        out: Fields = {}
+        while self.peek() != "}":
+            self.entry(out)
+            if self.peek() != "}":
+                self.take(",")
+        self.take("}")
+        return out
+
+    def entry(self, out: Fields) -> None:
+        key = self.take()
+        if not re.fullmatch(r"[A-Za-z_]\w*", key):
+            self.i -= 1
+            raise self.error(f"expected a key, got {key!r}")
+        if key in out:
+            self.i -= 1
+            raise self.error(f"duplicate key '{key}'")
+        self.take("=")
+        out[key] = self.value()
+
+    def padding_pairs(self) -> Pairs:
+        pairs = []
+        self.take("[")
+        while self.peek() != "]":
+            interval = self.integer()
+            self.take(":")
+            self.take("+")
+            pairs.append((interval, self.integer()))
+            if self.peek() != "]":
+                self.take(",")
+        self.take("]")
+        return pairs
+
+    def integer(self) -> int:
+        tok = self.take()
+        if not re.fullmatch(r"-?\d+", tok):
+            self.i -= 1
+            raise self.error(f"expected an integer, got {tok!r}")
+        return int(tok)
+
+    def attribute(self) -> Layout:
+        start = self.i
+        head = self.take()
+        dialect, name = head[1:-1].split(".", 1)
+        if dialect != "ttg" or name not in _FAMILIES:
+            self.i = start
+            close = difflib.get_close_matches(f"#ttg.{name}", ENCODING_NAMES, n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            raise self.error(f"unknown encoding #{dialect}.{name}{hint}; the known encodings are "
+                             f"{', '.join(ENCODING_NAMES)}")
+        pairs = self.padding_pairs() if name == "padded_shared" else None
+        fields = self.dictionary()
+        while self.peek() == ",":  # trailing parameters outside the dictionary (alignment)
+            self.take(",")
+            self.entry(fields)
+        self.take(">")
+        return _build(name, fields, pairs)
+
+
+class _Aliases:
+    """An alias table (``#name`` -> encoding text or value), resolved lazily, once per name,
+    with cycles detected."""
+
+    def __init__(self, table: Mapping[str, object] | None) -> None:
+        if table is not None and not isinstance(table, Mapping):
+            raise TypeError(f"aliases must be a mapping from '#name' to encoding text or an encoding, "
+                            f"got {type_name(table)}")
+        self.table = {(k if k.startswith("#") else "#" + k): v for k, v in (table or {}).items()
+                      if isinstance(k, str)}
+        if table is not None and len(self.table) != len(table):
+            raise TypeError("aliases keys must be strings such as '#blocked'")
+        self.resolved: dict[str, Layout] = {}
+        self.resolving: list[str] = []
+
+    def resolve(self, name: str) -> Layout:
+        if name in self.resolved:
+            return self.resolved[name]
+        if name not in self.table:
+            known = ", ".join(sorted(self.table)) or "none"
+            close = difflib.get_close_matches(name, list(self.table), n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            raise EncodingSyntaxError(f"unknown alias {name}{hint}; the known aliases are {known}")
+        if name in self.resolving:
+            raise EncodingSyntaxError(f"alias {name} refers to itself ({' -> '.join([*self.resolving, name])})")
+        value = self.table[name]
+        if isinstance(value, (DistributedLayout, SharedLayout)):
+            layout: Layout = value
+        elif isinstance(value, str):
+            self.resolving.append(name)
+            try:
+                layout = _parse(value, self)
+            except EncodingSyntaxError as error:
+                raise EncodingSyntaxError(f"in alias {name}: {error}") from None
+            finally:
+                self.resolving.pop()
+        else:
+            raise TypeError(f"aliases[{name!r}] must be encoding text or an encoding, got {type_name(value)}")
+        self.resolved[name] = layout
+        return layout
+
+
+def _parse(text: str, aliases: _Aliases) -> Layout:
+    parser = _Parser(text.strip(), aliases)
+    if parser.peek() is None:
+        raise EncodingSyntaxError("cannot parse encoding: the text is empty")
+    layout = parser.value()
+    if parser.peek() is not None:
+        raise parser.error(f"trailing {parser.peek()!r}")
+    if not isinstance(layout, (DistributedLayout, SharedLayout)):
+        raise EncodingSyntaxError(f"not an encoding: {text!r:.120}")
+    return layout
+
+
+def parse_encoding(text: str, aliases: Mapping[str, object] | None = None) -> Layout:
+    """Read an encoding written in Triton's attribute syntax, e.g.
+    ``#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [2, 2], order = [1, 0]}>``.
+
+    Keys may come in any order (MLIR sorts them).  ``aliases`` maps ``#name`` to encoding text or
+    an encoding value, so that a module's ``#ttg.slice<{dim = 1, parent = #blocked}>`` resolves
+    (:func:`collect_aliases` reads the table from a module's text); the text may itself be an alias.
+    Requires: ``text`` a str; ``aliases`` None or a mapping (TypeError otherwise).
+    Postcondition: ``parse_encoding(str(layout)) == layout`` for every encoding; errors are
+    :class:`EncodingSyntaxError` / :class:`EncodingError` (ValueErrors) on one line.
+
+    >>> parse_encoding("#ttg.slice<{dim = 0, parent = #b}>", {"#b": "#ttg.blocked<{sizePerThread = [1, 1], "
+    ...     "threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>"}).rank
+    1
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"parse_encoding: argument 'text' must be a str, got {type_name(text)}")
+    return _parse(text, _Aliases(aliases))
+
+
+_ALIAS_LINE = re.compile(r"^[ \t]*(#[A-Za-z_][\w.$-]*)[ \t]*=[ \t]*(\S.*?)[ \t]*$", re.M)
+
+
+def collect_aliases(module_text: str) -> dict[str, str]:
+    """The attribute alias table of a module's text: every ``#name = <attribute>`` line (as Triton
+    prints ``#blocked = #ttg.blocked<{...}>`` above the module), in order, for :func:`parse_encoding`.
+
+    >>> collect_aliases("#blocked = #ttg.blocked<{...}>\\nmodule {}")
+    {'#blocked': '#ttg.blocked<{...}>'}
+    """
+    if not isinstance(module_text, str):
+        raise TypeError(f"collect_aliases: argument 'module_text' must be a str, got {type_name(module_text)}")
+    return {name: value for name, value in _ALIAS_LINE.findall(module_text)}
