@@ -1,0 +1,602 @@
+r"""Shared-memory conversions with ``ldmatrix`` / ``stmatrix``: planned with the algebra (pure).
+
+One side of the exchange (the *matrix side*) uses ``stmatrix`` (storing ``src``; sm_90+) or
+``ldmatrix`` (loading ``dst``; sm_75+); the other side uses ordinary vector ``st/ld.shared``.
+
+The 8x8 matrix tile is a linear layout
+=======================================
+Write ``M`` for the matrix side's layout (``register, lane, warp -> tensor``; vectors are
+flattened tensor coordinates, GF(2) bit vectors). One ``.m8n8 .b16`` instruction moves
+``num`` matrices of 8 rows x 16 bytes. Per the PTX ISA, lane ``L``'s register ``i`` holds row
+``L / 4``, columns ``2 (L % 4) + j`` (``j`` = half of the 32-bit word) of matrix ``i``; lane
+``8 i + r`` supplies the address of row ``r`` of matrix ``i``. As a linear map from the
+instruction's inputs to a stored matrix:
+
+=================  ==================================  ================================
+input bit          not transposed                      ``.trans``
+=================  ==================================  ================================
+``j`` (register)   column bit 0                        row bit 0
+lane bits 0, 1     column bits 1, 2                    row bits 1, 2
+lane bits 2..4     row bits 0..2                       column bits 0..2
+matrix bits        matrix index (``num`` = 2**bits)    matrix index
+=================  ==================================  ================================
+
+so with ``rho`` the register direction of ``M`` chosen for ``j`` and ``l_k = M(lane = 2**k)``:
+
+* the **row contents** ``C = (c_0, c_1, c_2)``, the 8 elements of one 16-byte row in order, are
+  ``(rho, l_0, l_1)`` (or ``(l_2, l_3, l_4)`` with ``.trans``): they must be the shared offset
+  bits 0..2;
+* the **rows** ``Rw = (l_2, l_3, l_4)`` (or ``(rho, l_0, l_1)``) and the matrix directions
+  ``Mx`` (``log2 num`` more registers of ``M``) are addressed per lane: their offsets must be
+  multiples of 16 bytes, as must every other direction of ``M`` (warps, the registers that
+  select the instruction). For 8-bit data one more register ``beta`` of ``M`` pairs two bytes
+  into a b16 element (not transposed only): ``C = (beta, rho, l_0, l_1)``.
+
+The shared layout
+=================
+Offsets are coordinates in a basis ``(C, Rw, S)`` of the per-CTA tensor space (and ``R``, the
+repetitions: register directions common to both sides looped over to bound the scratch):
+
+* ``C`` first, in order (the row contents; the other side's vector must be a prefix ``C[:v]``
+  of it, register for register, so that its accesses are ``2**v`` elements);
+* ``Rw`` next: the 8 rows of a matrix lie in 8 consecutive 16-byte slots, i.e. 8 distinct bank
+  groups, so **every matrix is one conflict-free wavefront**;
+* ``S`` (the segment, offsets >= 128 bytes) is a *common complement* inside
+  ``Q = span(M bases except C)`` minus ``R``: of ``Rw`` (the matrix side's phases) and of
+  ``B = (P + C[:v] + R) ∩ Q``, where ``P`` holds the lane directions of one phase of the other
+  side. ``Rw`` and ``B`` have the same dimension 3 (or 4 for 8-bit data), so ``S`` exists:
+  ``I = Rw ∩ B``, ``Rw = I ⊕ A1``, ``B = I ⊕ B1``, ``S = span(a_i ^ b_i) ⊕ D``, ``D`` a
+  complement of ``Rw + B`` in ``Q``. With ``S ∩ B = 0`` the other side's phase lanes hit distinct
+  banks: **its accesses are conflict-free too**, and both sides move 128 bytes per wavefront:
+  the conversion reaches the bandwidth floor (``planning/floor.py``).
+
+Requires: ``M`` and the other side are injective (no broadcast) on the CTA and the other side
+has a vector of at least 4 bytes inside ``C``; otherwise no matrix plan is returned (the
+ordinary shared plan stays). Postcondition: ``wavefronts == ideal == floor`` for both sides
+(checked by exact counting in :func:`plan_matrix_conversion`, not assumed).
+
+Example: the Hopper matmul epilogue, ``nvidia_mma`` v3 ``[16,128,16]`` -> blocked
+``[1,1],[1,32],[1,4]`` 128x128 f16: ``stmatrix.x4.trans`` with ``C`` = the mma's lanes 2..4
+(rows 0..7 of the tile), which are also the blocked layout's first three registers: 16
+``stmatrix.x4`` + 16 ``ld.shared.v4`` per thread, 256 + 256 wavefronts = the floor (Triton: 16 +
+16, the same figures).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..core.gf2 import EchelonBasis, rank
+from ..core.hardware import BANK_BYTES, NUM_BANKS, WAVEFRONT_BYTES
+from ..core.layout import LinearLayout
+
+__all__ = [
+    "MATRIX_CHIPS",
+    "MatrixPlan",
+    "MatrixSide",
+    "VectorSide",
+    "chip_capability",
+    "matrix_instructions",
+    "plan_matrix_conversion",
+]
+
+#: The first compute capability with ``ldmatrix`` and with ``stmatrix``.
+MATRIX_CHIPS = {"ldmatrix": 75, "stmatrix": 90}
+ROW_BYTES = 16
+ROWS = 8
+HW = ("register", "lane", "warp")
+
+
+def chip_capability(chip: str | None) -> int:
+    """``"sm_90"`` -> 90, ``"sm_90a"`` -> 90; ``None`` (portable) -> 0.
+
+    >>> chip_capability("sm_90a"), chip_capability(None)
+    (90, 0)
+    """
+    if chip is None:
+        return 0
+    digits = chip.removeprefix("sm_").rstrip("af")
+    if not chip.startswith("sm_") or not digits.isdigit():
+        raise ValueError(f"unknown chip {chip!r}: expected sm_<number>, e.g. sm_90")
+    return int(digits)
+
+
+def matrix_instructions(chip: str | None) -> tuple[str, ...]:
+    """The matrix instructions a chip has: none when portable.
+
+    >>> matrix_instructions("sm_80"), matrix_instructions("sm_90"), matrix_instructions(None)
+    (('ldmatrix',), ('ldmatrix', 'stmatrix'), ())
+    """
+    capability = chip_capability(chip)
+    return tuple(name for name, first in MATRIX_CHIPS.items() if capability >= first)
+
+
+# ============================================================================ results
+
+
+@dataclass(frozen=True)
+class MatrixInstruction:
+    """One ``ldmatrix``/``stmatrix`` of every thread: ``words[i] = (low, high)`` registers of
+    matrix ``i`` (``high`` is None for 8-bit data, where one register pair is one half); the
+    lane's row address is ``address(lane, warp) ^ offset``."""
+
+    rep: int
+    words: tuple[tuple[int, ...], ...]
+    offset: int
+
+
+@dataclass(frozen=True)
+class MatrixSide:
+    instruction: str  # "ldmatrix" or "stmatrix"
+    trans: bool
+    num: int  # matrices per instruction: 1, 2 or 4
+    address: LinearLayout  # (lane, warp) -> offset (elements) of the row the lane addresses
+    instructions: tuple[MatrixInstruction, ...]  # over all reps
+    wavefronts: int
+    ideal_wavefronts: int
+    bytes: int
+
+
+@dataclass(frozen=True)
+class VectorInstruction:
+    rep: int
+    registers: tuple[int, ...]
+    offset: int
+    additive: bool
+
+
+@dataclass(frozen=True)
+class VectorSide:
+    kind: str  # "store" or "load"
+    vector: int  # elements per access
+    instruction_bytes: int
+    thread_offset: LinearLayout  # (lane, warp) -> offset
+    instructions: tuple[VectorInstruction, ...]
+    wavefronts: int
+    ideal_wavefronts: int
+    bytes: int
+
+
+@dataclass(frozen=True)
+class MatrixPlan:
+    """A conversion through shared memory with one matrix side. ``smem``: (offset, reps) ->
+    tensor, as a LinearLayout with in-dims ``offset`` and ``reps``."""
+
+    matrix: MatrixSide
+    other: VectorSide
+    smem: LinearLayout
+    num_reps: int
+    scratch_bytes: int
+    bitwidth: int
+
+    @property
+    def store_side(self) -> str:
+        return "matrix" if self.matrix.instruction == "stmatrix" else "vector"
+
+    @property
+    def barriers(self) -> int:
+        return 2 * self.num_reps - 1
+
+    @property
+    def wavefronts(self) -> int:
+        return self.matrix.wavefronts + self.other.wavefronts
+
+    @property
+    def floor(self) -> int:
+        return -(-self.matrix.bytes // WAVEFRONT_BYTES) + -(-self.other.bytes // WAVEFRONT_BYTES)
+
+    @property
+    def shared_instructions(self) -> int:
+        return len(self.matrix.instructions) + len(self.other.instructions)
+
+    def summary(self) -> str:
+        m, o = self.matrix, self.other
+        name = f"{m.instruction}.x{m.num}{'.trans' if m.trans else ''}"
+        return (f"shared ({name}): {self.scratch_bytes} B scratch, {self.num_reps} rep(s), {self.barriers} "
+                f"barrier(s); {len(m.instructions)} x {name} ({m.wavefronts} wavefronts); {o.kind} "
+                f"{len(o.instructions)} x {o.instruction_bytes} B ({o.wavefronts} wavefronts); floor {self.floor}")
+
+
+# ============================================================================ GF(2) helpers
+
+
+def _extend(base: Sequence[int], candidates: Sequence[int]) -> list[int]:
+    """``base`` followed by the candidates independent of everything before them."""
+    basis, out = EchelonBasis(), []
+    for v in list(base) + list(candidates):
+        if v and basis.insert(v, len(out)):
+            out.append(v)
+    return out
+
+
+def _intersect(a: Sequence[int], b: Sequence[int]) -> list[int]:
+    """A basis of ``span(a) ∩ span(b)`` (``b`` independent)."""
+    span_a = EchelonBasis()
+    for i, v in enumerate(a):
+        span_a.insert(v, i)
+    residuals, out = EchelonBasis(), []
+    for j, v in enumerate(b):
+        residual = span_a.reduce(v)[0]
+        if residuals.insert(residual, j):
+            continue
+        combination = residuals.solve(residual)
+        element = v
+        for k in range(j):
+            if combination >> k & 1:
+                element ^= b[k]
+        out.append(element)
+    return out
+
+
+def _complement(sub: Sequence[int], space: Sequence[int]) -> list[int]:
+    """Vectors of ``space`` completing a basis of ``sub`` to one of ``span(space)``."""
+    base = _extend([], sub)
+    return _extend(base, space)[len(base):]
+
+
+def _common_complement(a: Sequence[int], b: Sequence[int], space: Sequence[int]) -> list[int]:
+    """A common complement of ``span(a)`` and ``span(b)`` (equal dimensions) in ``span(space)``."""
+    both = _intersect(a, b)
+    a1 = _extend(both, a)[len(both):]
+    b1 = _extend(both, b)[len(both):]
+    pairs = [x ^ y for x, y in zip(a1, b1, strict=True)]
+    return pairs + _complement(_extend(a, b), space)
+
+
+# ============================================================================ layouts as vectors
+
+
+@dataclass(frozen=True)
+class _Sides:
+    reg: tuple[int, ...]
+    lane: tuple[int, ...]
+    warp: tuple[int, ...]
+
+
+def _columns(layout: LinearLayout) -> _Sides:
+    flat = layout.flatten_outs()
+    bases = dict(flat.bases)
+    return _Sides(*(tuple(b[0] for b in bases.get(d, ())) for d in HW))
+
+
+def _injective(side: _Sides) -> bool:
+    vectors = side.reg + side.lane + side.warp
+    return all(vectors) and rank(vectors) == len(vectors)
+
+
+# ============================================================================ the construction
+
+
+@dataclass(frozen=True)
+class _Choice:
+    """The matrix tile chosen in ``M``: register indices of ``beta`` (8-bit), ``rho``, matrix bits."""
+
+    trans: bool
+    rho: int
+    beta: int | None
+    matrix_bits: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class _Geometry:
+    contents: tuple[int, ...]  # C
+    rows: tuple[int, ...]  # Rw
+    reps: tuple[int, ...]  # R
+    segment: tuple[int, ...]  # S
+    vector_registers: tuple[int, ...]  # other side's registers (indices) in C order
+    basis: tuple[int, ...]  # C + Rw + S + R
+
+
+def _contents_and_rows(m: _Sides, choice: _Choice) -> tuple[list[int], list[int]]:
+    rho = m.reg[choice.rho]
+    if choice.trans:
+        contents, rows = list(m.lane[2:5]), [rho, m.lane[0], m.lane[1]]
+    else:
+        contents, rows = [rho, m.lane[0], m.lane[1]], list(m.lane[2:5])
+    if choice.beta is not None:
+        contents.insert(0, m.reg[choice.beta])
+    return contents, rows
+
+
+def _vector_prefix(o: _Sides, contents: Sequence[int]) -> tuple[int, ...]:
+    """Indices of the other side's registers equal to ``C[0], C[1], ...`` (the longest prefix)."""
+    out = []
+    for c in contents:
+        if c not in o.reg:
+            break
+        out.append(o.reg.index(c))
+    return tuple(out)
+
+
+def _phase_lanes(o: _Sides, vector: int, element_bytes: int) -> list[int]:
+    width = max(vector * element_bytes, BANK_BYTES)
+    per_phase = NUM_BANKS * BANK_BYTES // width
+    return list(o.lane[: per_phase.bit_length() - 1])
+
+
+def _geometry(m: _Sides, o: _Sides, choice: _Choice, bitwidth: int, max_reps: int) -> _Geometry | None:
+    """``(C, Rw, S, R)`` for one tile choice (see the module docstring), or None."""
+    contents, rows = _contents_and_rows(m, choice)
+    if rank(contents + rows) != len(contents) + len(rows):
+        return None
+    vector_registers = _vector_prefix(o, contents)
+    v = len(vector_registers)
+    element_bytes = bitwidth // 8
+    if (1 << v) * element_bytes < BANK_BYTES:
+        return None  # the other side would move less than a bank per lane: not at the floor
+    # R: register directions of both sides outside the tile and the vector, looped over.
+    used = {choice.rho, *choice.matrix_bits} | ({choice.beta} if choice.beta is not None else set())
+    instruction_regs = [m.reg[k] for k in range(len(m.reg)) if k not in used]
+    other_regs = [o.reg[k] for k in range(len(o.reg)) if k not in vector_registers]
+    reps = _intersect(_extend([], instruction_regs), _extend([], other_regs))[:max_reps]
+    # Q': the matrix side's addressed directions (rows, matrix bits, warps first), less R.
+    fixed = rows + [m.reg[k] for k in choice.matrix_bits] + list(m.warp)
+    q_space = [x for x in m.reg + m.lane + m.warp if x not in contents]
+    extended = _extend(fixed + reps, q_space)
+    if len(extended) != len(q_space) or len(fixed) + len(reps) > len(extended):
+        return None
+    q_prime = fixed + extended[len(fixed) + len(reps):]
+    # S: a common complement in Q' of the rows and of the other side's phase tile.
+    phase = _phase_lanes(o, 1 << v, element_bytes)
+    tile = phase + contents[:v] + reps
+    if rank(tile) != len(tile):
+        return None
+    b_space = _intersect(q_prime, tile)
+    if len(b_space) != len(rows):
+        return None
+    segment = _common_complement(rows, b_space, q_prime)
+    basis = tuple(contents + rows + segment + reps)
+    if rank(basis) != len(q_space) + len(contents):
+        return None
+    return _Geometry(tuple(contents), tuple(rows), tuple(reps), tuple(segment), vector_registers, basis)
+
+
+class _Coordinates:
+    """Coordinates in the basis ``(C, Rw, S, R)``: (offset, rep) of a tensor vector."""
+
+    def __init__(self, geometry: _Geometry) -> None:
+        self.basis = EchelonBasis()
+        for i, v in enumerate(geometry.basis):
+            self.basis.insert(v, i)
+        self.offset_bits = len(geometry.basis) - len(geometry.reps)
+
+    def __call__(self, v: int) -> tuple[int, int]:
+        combination = self.basis.solve(v)
+        if combination is None:
+            raise AssertionError("a layout vector outside the shared layout")
+        return combination & ((1 << self.offset_bits) - 1), combination >> self.offset_bits
+
+
+def _register_point(cols: Sequence[tuple[int, int]], r: int) -> tuple[int, int]:
+    offset = rep = 0
+    for k, (o, p) in enumerate(cols):
+        if r >> k & 1:
+            offset ^= o
+            rep ^= p
+    return offset, rep
+
+
+# ============================================================================ exact wavefronts
+
+
+def _phases_cost(byte_addresses: np.ndarray, width: int) -> tuple[int, int]:
+    """(wavefronts, ideal) summed over phases: ``byte_addresses`` is (phases, lanes of a phase),
+    each lane accessing ``width`` bytes; a phase costs the most distinct words in one bank."""
+    phases = byte_addresses.shape[0]
+    words = byte_addresses[:, :, None] // BANK_BYTES + np.arange(max(1, width // BANK_BYTES))
+    words = words.reshape(phases, -1)
+    span = int(words.max()) + 1
+    unique = np.unique(np.arange(phases)[:, None] * span + words)
+    group, word = unique // span, unique % span
+    per_bank = np.bincount(group * NUM_BANKS + word % NUM_BANKS, minlength=phases * NUM_BANKS)
+    per_bank = per_bank.reshape(phases, NUM_BANKS)
+    return int(per_bank.max(axis=1).sum()), int((-(-per_bank.sum(axis=1) // NUM_BANKS)).sum())
+
+
+def _vector_wavefronts(thread: np.ndarray, offsets: Sequence[int], width: int, element_bytes: int):
+    """Sum over warps, instructions and phases; ``thread`` is (warps, lanes) of element offsets."""
+    per_phase = NUM_BANKS * BANK_BYTES // max(width, BANK_BYTES)
+    addresses = (thread[None] ^ np.asarray(offsets, dtype=np.int64)[:, None, None]) * element_bytes
+    return _phases_cost(addresses.reshape(-1, per_phase), width)
+
+
+def _table(layout: LinearLayout, lanes: int, warps: int) -> np.ndarray:
+    flat = dict(layout.bases)
+    lane_cols = [b[0] for b in flat.get("lane", ())]
+    warp_cols = [b[0] for b in flat.get("warp", ())]
+    table = np.zeros((warps, lanes), dtype=np.int64)
+    for w in range(warps):
+        for lane in range(lanes):
+            table[w, lane] = _register_point([(c, 0) for c in warp_cols], w)[0] ^ \
+                _register_point([(c, 0) for c in lane_cols], lane)[0]
+    return table
+
+
+# ============================================================================ the two sides
+
+
+def _thread_layout(lanes: Sequence[int], warps: Sequence[int], offset_bits: int) -> LinearLayout:
+    return LinearLayout.from_bases([("lane", [[v] for v in lanes]), ("warp", [[v] for v in warps])],
+                                   ["offset"], [1 << offset_bits], require_surjective=False)
+
+
+def _matrix_side(m: _Sides, choice: _Choice, geometry: _Geometry, coords: _Coordinates, kind: str,
+                 element_bytes: int) -> MatrixSide | None:
+    num = 1 << len(choice.matrix_bits)
+    reg = [coords(v) for v in m.reg]
+    row_offsets = [coords(v)[0] for v in geometry.rows]
+    matrix_offsets = [reg[k][0] for k in choice.matrix_bits]
+    warp_offsets = [coords(v)[0] for v in m.warp]
+    lane_offsets = row_offsets + (matrix_offsets + [0, 0])[:2]
+    address = _thread_layout(lane_offsets, warp_offsets, coords.offset_bits)
+    used = {choice.rho, *choice.matrix_bits} | ({choice.beta} if choice.beta is not None else set())
+    rest = [k for k in range(len(m.reg)) if k not in used]
+    instructions = []
+    for index in range(1 << len(rest)):
+        base = sum(1 << rest[b] for b in range(len(rest)) if index >> b & 1)
+        offset, rep = _register_point(reg, base)
+        words = []
+        for i in range(num):
+            matrix = base | sum(1 << choice.matrix_bits[b] for b in range(len(choice.matrix_bits)) if i >> b & 1)
+            halves = [matrix, matrix | 1 << choice.rho]
+            if choice.beta is not None:
+                halves = [h | extra for h in halves for extra in (0, 1 << choice.beta)]
+            words.append(tuple(halves))
+        instructions.append(MatrixInstruction(rep, tuple(words), offset))
+    if any(o & ((ROW_BYTES // element_bytes) - 1) for o in row_offsets + matrix_offsets + warp_offsets):
+        return None
+    table = _table(address, 32, 1 << len(m.warp))[:, : ROWS * num]  # the lanes that supply rows
+    offsets = np.asarray([ins.offset for ins in instructions], dtype=np.int64)
+    addresses = (table[None] ^ offsets[:, None, None]) * element_bytes
+    waves, ideal = _phases_cost(addresses.reshape(-1, ROWS), ROW_BYTES)  # one phase per matrix
+    moved = len(instructions) * num * ROWS * ROW_BYTES * len(table)
+    return MatrixSide("stmatrix" if kind == "store" else "ldmatrix", choice.trans, num, address,
+                      tuple(sorted(instructions, key=lambda x: x.rep)), waves, ideal, moved)
+
+
+def _vector_side(o: _Sides, geometry: _Geometry, coords: _Coordinates, kind: str,
+                 element_bytes: int) -> VectorSide | None:
+    v = len(geometry.vector_registers)
+    reg = [coords(x) for x in o.reg]
+    lane_offsets = [coords(x)[0] for x in o.lane]
+    warp_offsets = [coords(x)[0] for x in o.warp]
+    if any(o_ & ((1 << v) - 1) for o_ in lane_offsets + warp_offsets):
+        return None  # a thread's base offset is not aligned to its vector
+    if any(coords(x)[1] for x in o.lane + o.warp):
+        return None  # a thread selects a repetition
+    thread_bits = 0
+    for x in lane_offsets + warp_offsets:
+        thread_bits |= x
+    groups: dict[tuple[int, int], dict[int, int]] = {}
+    for r in range(1 << len(o.reg)):
+        offset, rep = _register_point(reg, r)
+        groups.setdefault((rep, offset & ~((1 << v) - 1)), {})[offset & ((1 << v) - 1)] = r
+    instructions = tuple(
+        VectorInstruction(rep, tuple(members[k] for k in range(1 << v)), base, not base & thread_bits)
+        for (rep, base), members in sorted(groups.items()))
+    if any(len(ins.registers) != 1 << v for ins in instructions):
+        return None
+    thread = _thread_layout(lane_offsets, warp_offsets, coords.offset_bits)
+    width = (1 << v) * element_bytes
+    table = _table(thread, 32, 1 << len(o.warp))
+    waves, ideal = _vector_wavefronts(table, [ins.offset for ins in instructions], width, element_bytes)
+    moved = len(instructions) * 32 * width * len(table)
+    return VectorSide(kind, 1 << v, width, thread, instructions, waves, ideal, moved)
+
+
+def _smem_layout(geometry: _Geometry, out_dims, coords: _Coordinates) -> LinearLayout:
+    def unflatten(v: int) -> list[int]:
+        out, shift = [], 0
+        for _, size in out_dims:
+            bits = size.bit_length() - 1
+            out.append((v >> shift) & (size - 1))
+            shift += bits
+        return out
+
+    offsets = [unflatten(v) for v in geometry.basis[: coords.offset_bits]]
+    reps = [unflatten(v) for v in geometry.basis[coords.offset_bits:]]
+    return LinearLayout.from_bases([("offset", offsets), ("reps", reps)], [d for d, _ in out_dims],
+                                   [s for _, s in out_dims], require_surjective=False)
+
+
+# ============================================================================ the planner
+
+
+def _choices(m: _Sides, o: _Sides, bitwidth: int, trans_allowed: bool) -> list[_Choice]:
+    """Every (trans, rho, beta) with the matrix registers taken first among the registers that the
+    other side does not share (shared ones can become repetitions), then in order."""
+    out = []
+    registers = range(len(m.reg))
+    shared = _extend([], o.reg)
+    betas = list(registers) if bitwidth == 8 else [None]
+    for trans in (False, True) if trans_allowed else (False,):
+        for beta in betas:
+            for rho in registers:
+                if rho == beta:
+                    continue
+                rest = [k for k in registers if k not in (rho, beta)]
+                private = sorted(rest, key=lambda k: rank(shared + [m.reg[k]]) == len(shared))
+                for bits in (2, 1, 0):
+                    for order in (private, rest):
+                        choice = _Choice(trans, rho, beta, tuple(order[:bits]))
+                        if len(order) >= bits and choice not in out:
+                            out.append(choice)
+    return out
+
+
+def _candidate(src: _Sides, dst: _Sides, kind: str, choice: _Choice, bitwidth: int, max_reps: int, out_dims):
+    m, o = (src, dst) if kind == "store" else (dst, src)
+    geometry = _geometry(m, o, choice, bitwidth, max_reps)
+    if geometry is None:
+        return None
+    coords = _Coordinates(geometry)
+    element_bytes = bitwidth // 8
+    matrix = _matrix_side(m, choice, geometry, coords, kind, element_bytes)
+    other = _vector_side(o, geometry, coords, "load" if kind == "store" else "store", element_bytes)
+    if matrix is None or other is None:
+        return None
+    scratch = (1 << coords.offset_bits) * element_bytes
+    return MatrixPlan(matrix, other, _smem_layout(geometry, out_dims, coords), 1 << len(geometry.reps), scratch,
+                      bitwidth)
+
+
+def _key(plan: MatrixPlan) -> tuple:
+    return (plan.wavefronts - plan.floor, plan.shared_instructions, plan.scratch_bytes, plan.num_reps)
+
+
+def _reps_needed(layout: LinearLayout, bitwidth: int, max_scratch_bytes: int | None) -> int:
+    """The fewest repetitions (log2) that bring one round's scratch within the bound."""
+    if max_scratch_bytes is None:
+        return 0
+    full = layout.get_total_out_dim_size() * bitwidth // 8
+    needed = 0
+    while full >> needed > max_scratch_bytes:
+        needed += 1
+    return needed
+
+
+def plan_matrix_conversion(src: LinearLayout, dst: LinearLayout, bitwidth: int, chip: str | None, *,
+                           max_scratch_bytes: int | None = None) -> MatrixPlan | None:
+    """The best conversion of ``src`` to ``dst`` (hardware layouts of one CTA) with one matrix side,
+    or None when the chip has no matrix instruction, the element type is not 8 or 16 bits, a
+    layout broadcasts, or no candidate reaches the floor within ``max_scratch_bytes``. Cached.
+
+    Candidates: ``stmatrix`` (sm_90+) storing ``src`` or ``ldmatrix`` (sm_75+) loading ``dst``;
+    ``.trans`` or not (16-bit only); every choice of the word-pair register ``rho`` (and byte-pair
+    ``beta``) and of the matrix registers (``x4`` first); exactly as many repetitions as the
+    scratch bound needs. The winner has the fewest (wavefronts above the floor, shared
+    instructions, scratch, repetitions); only candidates at the floor are returned.
+    """
+    return _plan_cached(src, dst, bitwidth, chip, max_scratch_bytes)
+
+
+@functools.lru_cache(maxsize=1024)
+def _plan_cached(src: LinearLayout, dst: LinearLayout, bitwidth: int, chip: str | None,
+                 max_scratch_bytes: int | None) -> MatrixPlan | None:
+    available = matrix_instructions(chip)
+    if bitwidth not in (8, 16) or not available:
+        return None
+    src_cols, dst_cols = _columns(src), _columns(dst)
+    if not (_injective(src_cols) and _injective(dst_cols)) or len(src_cols.lane) != 5 or len(dst_cols.lane) != 5:
+        return None
+    reps = _reps_needed(src, bitwidth, max_scratch_bytes)
+    best = None
+    for kind in [k for k, name in (("store", "stmatrix"), ("load", "ldmatrix")) if name in available]:
+        m, o = (src_cols, dst_cols) if kind == "store" else (dst_cols, src_cols)
+        for choice in _choices(m, o, bitwidth, bitwidth == 16):
+            plan = _candidate(src_cols, dst_cols, kind, choice, bitwidth, reps, src.out_dims)
+            if plan is None or plan.wavefronts != plan.floor or plan.num_reps != 1 << reps:
+                continue
+            if best is None or _key(plan) < _key(best):
+                best = plan
+    return best
+
+
+def describe(plan: Any) -> str:
+    """One line for reports: the plan's summary."""
+    return plan.summary()

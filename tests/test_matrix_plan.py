@@ -1,0 +1,130 @@
+"""ldmatrix/stmatrix plans (planning/matrix.py): derived with the algebra, proven by execution.
+
+Every plan here is executed by the SIMT interpreter (tests/matrix_kernels.py writes the kernel:
+`nvvm.stmatrix`/`nvvm.ldmatrix` on the matrix side, vector `ld/st.shared` on the other): the
+output must equal the destination layout's registers exactly, with no race, and the measured
+wavefronts and bytes of each side must equal the plan's -- which must equal the floor.
+"""
+
+from __future__ import annotations
+
+import collections
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from linear_layout.encodings import BlockedLayout, NVMMADistributedLayout
+from linear_layout.planning.matrix import chip_capability, matrix_instructions, plan_matrix_conversion
+from linear_layout.planning import triton_scratch_bytes
+from linear_layout.simt import run_kernel
+
+from matrix_kernels import plan_kernel, random_pair, thread_values
+
+DTYPES = {8: "i8", 16: "f16"}
+
+
+def execute(plan, src, dst, bitwidth: int, seed: int = 0):
+    """Run the plan's kernel on a random tensor; check the result and the measured costs."""
+    dtype = DTYPES[bitwidth]
+    shape = [s for _, s in src.out_dims]
+    rng = np.random.default_rng(seed)
+    tensor = rng.integers(0, 256, shape, dtype=np.uint8) if bitwidth == 8 else \
+        rng.standard_normal(shape).astype(np.float16)
+    inputs = np.ascontiguousarray(thread_values(src, tensor))
+    expected = thread_values(dst, tensor)
+    out = np.zeros_like(expected)
+    report = run_kernel(plan_kernel(plan, src, dst, dtype), [inputs, out])
+    assert np.array_equal(out.view(np.uint8), np.ascontiguousarray(expected).view(np.uint8))
+    assert not report.races and report.barriers == plan.barriers
+    matrix_kind = "store" if plan.matrix.instruction == "stmatrix" else "load"
+    for kind, side in ((matrix_kind, plan.matrix), ({"store": "load", "load": "store"}[matrix_kind], plan.other)):
+        accesses = [a for a in report.shared_accesses if a.kind == kind]
+        assert sum(a.wavefronts for a in accesses) == side.wavefronts
+        assert sum(a.bytes for a in accesses) == side.bytes
+    assert report.wavefronts == report.floor_wavefronts == plan.floor == plan.wavefronts
+    return report
+
+
+def test_chips():
+    assert matrix_instructions(None) == ()
+    assert matrix_instructions("sm_75") == ("ldmatrix",)
+    assert matrix_instructions("sm_100a") == ("ldmatrix", "stmatrix")
+    with pytest.raises(ValueError, match="unknown chip 'gfx942'"):
+        chip_capability("gfx942")
+
+
+ROW = BlockedLayout((1, 4), (4, 8), (4, 1), (1, 0))
+COL = BlockedLayout((4, 1), (8, 4), (1, 4), (0, 1))
+EPILOGUE = (NVMMADistributedLayout((3, 0), (4, 1), (16, 128, 16)), BlockedLayout((1, 1), (1, 32), (1, 4), (1, 0)))
+
+
+# The issue's table (Triton 3.9 on sm_90): the epilogue is 16 stmatrix.x4.trans + 16 ld.shared.v4
+# per thread, the transposes 4 (16) st.shared.v4 + 4 (16) ldmatrix.x4. Ours: the same counts, at
+# the floor (2 x tensor bytes / 128), within Triton's scratch.
+@pytest.mark.parametrize("src, dst, shape, chip, name, matrix_count, other_count", [
+    (*EPILOGUE, (128, 128), "sm_90", "stmatrix.x4.trans", 16, 16),
+    (ROW, COL, (64, 64), "sm_90", "stmatrix.x4.trans", 4, 4),
+    (ROW, COL, (64, 64), "sm_80", "ldmatrix.x4.trans", 4, 4),
+    (ROW, COL, (128, 128), "sm_90", "stmatrix.x4.trans", 16, 16),
+])
+def test_issue_kernels(src, dst, shape, chip, name, matrix_count, other_count):
+    src_ll, dst_ll = src.to_linear_layout(list(shape)), dst.to_linear_layout(list(shape))
+    bound = triton_scratch_bytes(src_ll, dst_ll, 16)
+    plan = plan_matrix_conversion(src_ll, dst_ll, 16, chip, max_scratch_bytes=bound)
+    assert plan is not None and plan.scratch_bytes <= bound
+    assert f"{plan.matrix.instruction}.x{plan.matrix.num}{'.trans' * plan.matrix.trans}" == name
+    assert (len(plan.matrix.instructions), len(plan.other.instructions)) == (matrix_count, other_count)
+    assert plan.other.instruction_bytes == 16
+    assert plan.floor == plan.wavefronts == 2 * shape[0] * shape[1] * 2 // 128
+    execute(plan, src_ll, dst_ll, 16)
+
+
+def test_no_matrix_plan_without_the_instruction():
+    src, dst = (e.to_linear_layout([128, 128]) for e in EPILOGUE)
+    assert plan_matrix_conversion(src, dst, 16, None) is None  # portable
+    # Without stmatrix, the epilogue has an ldmatrix plan at the floor (8-byte stores), but only
+    # with the whole 32 KiB tile in shared memory: none fits Triton's 8 KiB.
+    assert plan_matrix_conversion(src, dst, 16, "sm_80").summary().startswith("shared (ldmatrix.x4): 32768 B")
+    assert plan_matrix_conversion(src, dst, 16, "sm_80", max_scratch_bytes=triton_scratch_bytes(src, dst, 16)) is None
+    assert plan_matrix_conversion(src, dst, 32, "sm_90") is None  # 32-bit data: ld/st.shared
+    broadcast = BlockedLayout((1, 1), (1, 32), (1, 4), (1, 0)).to_linear_layout([64, 16])
+    assert plan_matrix_conversion(broadcast, broadcast, 16, "sm_90") is None
+
+
+def _sweep(seeds, chip):
+    kinds = collections.Counter()
+    for seed in seeds:
+        src, dst, _ = random_pair(seed)
+        bitwidth = 8 if seed % 3 == 0 else 16
+        plan = plan_matrix_conversion(src, dst, bitwidth, chip)
+        if plan is None:
+            kinds["none"] += 1
+            continue
+        execute(plan, src, dst, bitwidth, seed)
+        kinds[(bitwidth, plan.matrix.instruction, plan.matrix.num, plan.matrix.trans)] += 1
+    return kinds
+
+
+def test_random_conversions_execute_at_the_floor():
+    kinds = _sweep(range(150), "sm_90")
+    executed = sum(n for k, n in kinds.items() if k != "none")
+    assert executed >= 60, kinds
+    assert any(k[0] == 8 for k in kinds if k != "none"), kinds  # byte pairs as b16
+    assert {k[3] for k in kinds if k != "none"} == {False, True}, kinds
+
+
+def test_random_ldmatrix_conversions_execute_at_the_floor():
+    kinds = _sweep(range(150, 260), "sm_80")
+    assert {k[1] for k in kinds if k != "none"} == {"ldmatrix"}, kinds
+    assert sum(n for k, n in kinds.items() if k != "none") >= 40, kinds
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), chip=st.sampled_from(["sm_75", "sm_90"]))
+def test_random_matrix_plans_execute(seed, chip):
+    src, dst, _ = random_pair(seed)
+    for bitwidth in (8, 16):
+        plan = plan_matrix_conversion(src, dst, bitwidth, chip)
+        if plan is not None:
+            execute(plan, src, dst, bitwidth, seed)
