@@ -84,6 +84,99 @@ irdl.dialect @ttg {
     irdl.parameters(shape: %shape, element_type: %element_type, encoding: %encoding, memory_space: %memory_space, mutability: %mutability)
   }
 
+  // Triton's memdesc whose allocation is larger than its shape (a subslice):
+  // !ttg.memdesc<8x128xf32, #shared, #smem, mutable, 32x128> is
+  // !ttg.memdesc_view<[8, 128], f32, #shared, #ttg.shared_memory, "mutable", [32, 128]>.
+  irdl.type @memdesc_view {
+    %shape = irdl.base "#builtin.array"
+    %element_type = irdl.any
+    %encoding = irdl.any
+    %memory_space = irdl.base @ttg::@shared_memory
+    %mutable = irdl.is "mutable"
+    %immutable = irdl.is "immutable"
+    %mutability = irdl.any_of(%mutable, %immutable)
+    %alloc_shape = irdl.base "#builtin.array"
+    irdl.parameters(shape: %shape, element_type: %element_type, encoding: %encoding, memory_space: %memory_space, mutability: %mutability, alloc_shape: %alloc_shape)
+  }
+
+  // Triton's !ttg.async.token (IRDL names cannot contain a dot).
+  irdl.type @async_token {
+    irdl.parameters()
+  }
+
+  // shared: AMD's rotating swizzle (vec, perPhase, maxPhase, order)
+  irdl.attribute @amd_rotating_shared {
+    %fields = irdl.base "#builtin.dictionary"
+    irdl.parameters(fields: %fields)
+  }
+
+  // shared: padded shared memory (padding intervals and a linear component)
+  irdl.attribute @padded_shared {
+    %fields = irdl.base "#builtin.dictionary"
+    irdl.parameters(fields: %fields)
+  }
+
+  // The TTGIR ops below are read from Triton's text by linear_layout.ttgir; their operand and
+  // result constraints are loose: Triton verified them when it printed the kernel.
+  irdl.operation @local_dealloc {
+    %src = irdl.any
+    irdl.operands(src: %src)
+    irdl.results()
+  }
+
+  irdl.operation @memdesc_index {
+    %src = irdl.any
+    %index = irdl.any
+    %result = irdl.any
+    irdl.operands(src: %src, index: %index)
+    irdl.results(result: %result)
+  }
+
+  irdl.operation @memdesc_subslice {
+    %src = irdl.any
+    %result = irdl.any
+    irdl.operands(src: %src)
+    irdl.results(result: %result)
+  }
+
+  irdl.operation @memdesc_trans {
+    %src = irdl.any
+    %result = irdl.any
+    irdl.operands(src: %src)
+    irdl.results(result: %result)
+  }
+
+  irdl.operation @memdesc_reshape {
+    %src = irdl.any
+    %result = irdl.any
+    irdl.operands(src: %src)
+    irdl.results(result: %result)
+  }
+
+  irdl.operation @async_copy_global_to_local {
+    %src = irdl.any
+    %dst = irdl.any
+    %mask = irdl.any
+    %other = irdl.any
+    %token = irdl.base @ttg::@async_token
+    irdl.operands(src: %src, result: %dst, mask: optional %mask, other: optional %other)
+    irdl.results(token: %token)
+  }
+
+  irdl.operation @async_commit_group {
+    %input = irdl.base @ttg::@async_token
+    %token = irdl.base @ttg::@async_token
+    irdl.operands(input_tokens: variadic %input)
+    irdl.results(async_token: %token)
+  }
+
+  irdl.operation @async_wait {
+    %input = irdl.base @ttg::@async_token
+    %token = irdl.base @ttg::@async_token
+    irdl.operands(async_token: variadic %input)
+    irdl.results(ret_token: %token)
+  }
+
   // Changes the layout of a tensor; shape and element type are kept.
   irdl.operation @convert_layout {
     %src = irdl.base "!builtin.tensor"
@@ -102,16 +195,19 @@ irdl.dialect @ttg {
 
   // Reads a whole shared-memory buffer into a distributed tensor.
   irdl.operation @local_load {
-    %src = irdl.base @ttg::@memdesc
+    // a !ttg.memdesc or !ttg.memdesc_view (irdl.any_of over two symbol bases aborts in MLIR 22)
+    %src = irdl.any
+    %token = irdl.base @ttg::@async_token
     %result = irdl.base "!builtin.tensor"
-    irdl.operands(src: %src)
+    irdl.operands(src: %src, token: optional %token)
     irdl.results(result: %result)
   }
 
   // Writes a distributed tensor into a mutable shared-memory buffer.
   irdl.operation @local_store {
     %src = irdl.base "!builtin.tensor"
-    %dst = irdl.base @ttg::@memdesc
+    // a !ttg.memdesc or !ttg.memdesc_view (irdl.any_of over two symbol bases aborts in MLIR 22)
+    %dst = irdl.any
     irdl.operands(src: %src, dst: %dst)
     irdl.results()
   }

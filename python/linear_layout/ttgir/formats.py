@@ -1,0 +1,530 @@
+"""Triton's op assembly formats, as a table: adding an op is one `OpFormat` entry.
+
+Each entry copies the op's ODS `assemblyFormat` (TritonOps.td, TritonGPUOps.td,
+TritonNvidiaGPUOps.td, TritonAMDGPUOps.td) into a small interpreter that reads the custom
+syntax into generic-form pieces (operands, types, attributes) and prints them back:
+
+    `lit`                  a literal token
+    $name                  an operand (ODS order in `operands`; `?` optional, `*` variadic) or an
+                           attribute named in `attributes` (its kind says how it is spelled)
+    type($n)               the type of operand or result n (a list for a variadic one)
+    qualified(type($n))    the same; `stripped(type($n))` prints a memdesc as `<...>`
+    functional-type        `(operand types) -> result types`
+    attr-dict              the remaining attributes, `{...}`
+    ( ... )?               an optional group, present when its `^`-marked element is
+
+Operand types are not in most formats: the reader takes them from the values' definitions.
+Result types come from the format or from `result_rule`.
+
+    >>> FORMATS["ttg.convert_layout"].format
+    '$src attr-dict `:` type($src) `->` type($result)'
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .syntax import Token, TtgirSyntaxError, attribute_entries, split_top_level
+
+__all__ = ["OpFormat", "FORMATS", "ENUMS", "Parsed", "parse_custom", "print_custom", "TRITON_DIALECTS"]
+
+TRITON_DIALECTS = ("tt", "ttg", "ttng", "amdg")
+
+# Triton's I32 enums: the keyword printed in custom syntax and the integer of generic form.
+ENUMS: dict[str, dict[str, int]] = {
+    "proc_id": {"x": 0, "y": 1, "z": 2},
+    "rmw_op": {"and": 1, "or": 2, "xor": 3, "add": 4, "fadd": 5, "max": 6, "min": 7, "umax": 8, "umin": 9,
+               "exch": 10},
+    "sem": {"relaxed": 1, "acquire": 2, "release": 3, "acq_rel": 4},
+    "scope": {"gpu": 1, "cta": 2, "sys": 3},
+    "cache": {"none": 1, "ca": 2, "cg": 3, "wb": 4, "cs": 5, "wt": 6, "cv": 7},
+    "evict": {"normal": 1, "evict_first": 2, "evict_last": 3},
+    "precision": {"tf32": 0, "tf32x3": 1, "ieee": 2, "bf16x3": 3, "bf16x6": 4},
+}
+
+
+@dataclass(frozen=True)
+class _Element:
+    kind: str  # literal, ref, type, ftype, attrdict, group
+    text: str = ""
+    stripped: bool = False
+    anchor: bool = False
+    children: tuple[_Element, ...] = ()
+
+
+@dataclass(frozen=True)
+class OpFormat:
+    """One op: its assembly format (None: Triton prints it in generic form), its operands in ODS
+    order, its results, the attributes its format spells out, and how its result types are found
+    when the format does not print them ("pointee:$ptr", "token", "same-as-operands")."""
+
+    name: str
+    format: str | None
+    operands: tuple[str, ...] = ()
+    results: tuple[str, ...] = ()
+    attributes: dict[str, str] = field(default_factory=dict)
+    result_rule: str = ""
+
+    @property
+    def elements(self) -> tuple[_Element, ...]:
+        return _compile(self.format or "")
+
+    def operand_names(self) -> tuple[str, ...]:
+        return tuple(o.rstrip("?*") for o in self.operands)
+
+    def kind_of(self, name: str) -> str:
+        for operand in self.operands:
+            if operand.rstrip("?*") == name:
+                return "variadic" if operand.endswith("*") else "optional" if operand.endswith("?") else "single"
+        return ""
+
+    def needs_segments(self) -> bool:
+        return sum(1 for o in self.operands if o[-1] in "?*") > 1
+
+
+_FORMAT_TOKEN = re.compile(r"`[^`]*`|\$\w+\^?|qualified\(type\(\$\w+\)\)\^?|stripped\(type\(\$\w+\)\)\^?"
+                           r"|type\(\$\w+\)\^?|functional-type\([^)]*\)|attr-dict|\(|\)\??|\S+")
+
+
+def _compile(format_text: str) -> tuple[_Element, ...]:
+    stack: list[list[_Element]] = [[]]
+    for token in _FORMAT_TOKEN.findall(format_text):
+        if token == "(":
+            stack.append([])
+        elif token in (")?", ")"):
+            children = tuple(stack.pop())
+            stack[-1].append(_Element("group", children=children))
+        elif token.startswith("`"):
+            stack[-1].append(_Element("literal", token[1:-1]))
+        elif token == "attr-dict":
+            stack[-1].append(_Element("attrdict"))
+        elif token.startswith("functional-type"):
+            stack[-1].append(_Element("ftype"))
+        else:
+            anchor = token.endswith("^")
+            token = token.rstrip("^")
+            name = re.search(r"\$(\w+)", token).group(1)
+            if token.startswith("$"):
+                stack[-1].append(_Element("ref", name, anchor=anchor))
+            else:
+                stack[-1].append(_Element("type", name, stripped=token.startswith("stripped"), anchor=anchor))
+    return tuple(stack[0])
+
+
+def _f(name, format_text, operands=(), results=("result",), attributes=None, result_rule=""):
+    return OpFormat(name, format_text, tuple(operands), tuple(results), dict(attributes or {}), result_rule)
+
+
+_UNARY = "$src attr-dict `:` type($src) `->` type($result)"
+_MEMORY = "(`cacheModifier` `=` $cache^)? (`evictionPolicy` `=` $evict^)? (`volatile` $isVolatile^)?"
+_MEMORY_ATTRS = {"cache": "enum:cache", "evict": "enum:evict", "isVolatile": "unit"}
+
+_TABLE = (
+    # tt (TritonOps.td)
+    _f("tt.func", "custom:func", results=()),
+    _f("tt.return", "attr-dict ($srcs^ `:` type($srcs))?", ["srcs*"], ()),
+    _f("tt.get_program_id", "$axis attr-dict `:` type($result)", attributes={"axis": "enum:proc_id"}),
+    _f("tt.get_num_programs", "$axis attr-dict `:` type($result)", attributes={"axis": "enum:proc_id"}),
+    _f("tt.make_range", "attr-dict `:` type($result)"),
+    _f("tt.splat", _UNARY, ["src"]),
+    _f("tt.broadcast", _UNARY, ["src"]),
+    _f("tt.expand_dims", _UNARY, ["src"]),
+    _f("tt.trans", _UNARY, ["src"]),
+    _f("tt.bitcast", _UNARY, ["src"]),
+    _f("tt.int_to_ptr", _UNARY, ["src"]),
+    _f("tt.ptr_to_int", _UNARY, ["src"]),
+    _f("tt.fp_to_fp", "$src attr-dict (`,` `rounding` `=` $rounding^)? `:` type($src) `->` type($result)", ["src"],
+       attributes={"rounding": "plain"}),
+    _f("tt.reshape", "$src (`allow_reorder` $allow_reorder^)? (`efficient_layout` $efficient_layout^)? attr-dict "
+       "`:` type($src) `->` type($result)", ["src"],
+       attributes={"allow_reorder": "unit", "efficient_layout": "unit"}),
+    _f("tt.join", "$lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)", ["lhs", "rhs"]),
+    _f("tt.split", "$src attr-dict `:` type($src) `->` type($outLHS)", ["src"], ("outLHS", "outRHS"),
+       result_rule="same-as-first-result"),
+    _f("tt.cat", "$lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)", ["lhs", "rhs"]),
+    _f("tt.addptr", "$ptr `,` $offset attr-dict `:` type($result) `,` type($offset)", ["ptr", "offset"]),
+    _f("tt.advance", "$ptr `,` `[` $offsets `]` attr-dict `:` type($result)", ["ptr", "offsets*"]),
+    _f("tt.load", "$ptr (`,` $mask^)? (`,` $other^)? " + _MEMORY + " attr-dict `:` type($ptr)",
+       ["ptr", "mask?", "other?"], attributes=_MEMORY_ATTRS, result_rule="pointee:ptr"),
+    _f("tt.store", "$ptr `,` $value (`,` $mask^)? " + _MEMORY + " attr-dict `:` type($ptr)",
+       ["ptr", "value", "mask?"], (), attributes=_MEMORY_ATTRS),
+    _f("tt.dot", "$a `,` $b `,` $c (`,` `inputPrecision` `=` $inputPrecision^)? attr-dict `:` type($a) `*` "
+       "type($b) `->` type($d)", ["a", "b", "c"], ("d",), attributes={"inputPrecision": "enum:precision"}),
+    _f("tt.reduce", None, ["srcs*"], ("result*",)),
+    _f("tt.scan", None, ["srcs*"], ("result*",)),
+    _f("tt.reduce.return", "attr-dict $result `:` type($result)", ["result*"], ()),
+    _f("tt.scan.return", "attr-dict $result `:` type($result)", ["result*"], ()),
+    _f("tt.atomic_rmw", "$atomic_rmw_op `,` $sem `,` $scope `,` $ptr `,` $val (`,` $mask^)? attr-dict `:` "
+       "functional-type", ["ptr", "val", "mask?"],
+       attributes={"atomic_rmw_op": "enum:rmw_op", "sem": "enum:sem", "scope": "enum:scope"}),
+    _f("tt.atomic_cas", "$sem `,` $scope `,` $ptr `,` $cmp `,` $val attr-dict `:` functional-type",
+       ["ptr", "cmp", "val"], attributes={"sem": "enum:sem", "scope": "enum:scope"}),
+    _f("tt.assert", "$condition `,` $message attr-dict `:` type($condition)", ["condition"], (),
+       attributes={"message": "plain"}),
+    _f("tt.print", None, ["args*"], ()),
+    _f("tt.call", None, ["operands*"], ("result*",)),
+    _f("tt.descriptor_load", "$desc `[` $indices `]` " + _MEMORY + " attr-dict `:` qualified(type($desc)) `->` "
+       "type($result)", ["desc", "indices*"], attributes=_MEMORY_ATTRS),
+    _f("tt.descriptor_store", "$desc `[` $indices `]` `,` $src attr-dict `:` qualified(type($desc)) `,` type($src)",
+       ["desc", "indices*", "src"], ()),
+    # ttg (TritonGPUOps.td)
+    _f("ttg.convert_layout", _UNARY, ["src"]),
+    _f("ttg.local_alloc", "($src^)? attr-dict `:` functional-type", ["src?"]),
+    _f("ttg.local_load", "$src (`token` $token^)? attr-dict `:` qualified(type($src)) `->` type($result)",
+       ["src", "token?"]),
+    _f("ttg.local_store", "$src `,` $dst attr-dict `:` type($src) `->` qualified(type($dst))", ["src", "dst"], ()),
+    _f("ttg.local_dealloc", "$src attr-dict `:` qualified(type($src))", ["src"], ()),
+    _f("ttg.memdesc_index", "$src `[` $index `]` attr-dict `:` qualified(type($src)) `->` qualified(type($result))",
+       ["src", "index"]),
+    _f("ttg.memdesc_subslice", "$src `[` $offsets `]` attr-dict `:` qualified(type($src)) `->` "
+       "qualified(type($result))", ["src"], attributes={"offsets": "i32list"}),
+    _f("ttg.memdesc_trans", "$src attr-dict `:` qualified(type($src)) `->` qualified(type($result))", ["src"]),
+    _f("ttg.memdesc_reshape", "$src attr-dict `:` qualified(type($src)) `->` qualified(type($result))", ["src"]),
+    _f("ttg.async_copy_global_to_local", "$src `,` $result (`mask` $mask^)? (`other` $other^)? " + _MEMORY +
+       " attr-dict `:` type($src) `->` stripped(type($result))", ["src", "result", "mask?", "other?"],
+       ("token",), attributes=_MEMORY_ATTRS, result_rule="token"),
+    _f("ttg.async_commit_group", "(`tokens` $inputTokens^)? attr-dict", ["inputTokens*"], ("asyncToken",),
+       result_rule="token"),
+    _f("ttg.async_wait", "($asyncToken^)? attr-dict", ["asyncToken*"], ("retToken",), result_rule="token"),
+    # ttng (TritonNvidiaGPUOps.td)
+    _f("ttng.fence_async_shared", "attr-dict", (), ()),
+    _f("ttng.warp_group_dot", "$a `,` $b `,` $c (`,` $useC^)? attr-dict `:` type($a) `*` qualified(type($b)) "
+       "`->` type($d)", ["a", "b", "c", "useC?"], ("d",)),
+    _f("ttng.warp_group_dot_wait", "$inputs attr-dict `:` type($inputs)", ["inputs*"], ("outputs*",),
+       result_rule="same-as-operands"),
+    _f("ttng.init_barrier", "$alloc `,` $count attr-dict `:` qualified(type($alloc))", ["alloc"], (),
+       attributes={"count": "i32"}),
+    _f("ttng.inval_barrier", "$alloc attr-dict `:` qualified(type($alloc))", ["alloc"], ()),
+    _f("ttng.barrier_expect", "$alloc `,` $size attr-dict `,` $pred `:` qualified(type($alloc))",
+       ["alloc", "pred"], (), attributes={"size": "i32"}),
+    _f("ttng.wait_barrier", "$alloc `,` $phase (`,` $pred^)? (`deps` $deps^)? attr-dict `:` "
+       "qualified(type($alloc)) (`,` type($deps)^)?", ["alloc", "phase", "pred?", "deps*"], ()),
+    _f("ttng.async_tma_copy_global_to_local", "$desc `[` $coord `]` $result `,` $barrier `,` $pred attr-dict "
+       "`:` qualified(type($desc)) `,` qualified(type($barrier)) `->` qualified(type($result))",
+       ["desc", "coord*", "result", "barrier", "pred"], ()),
+    _f("ttng.async_tma_copy_local_to_global", "$desc `[` $coord `]` $src attr-dict `:` qualified(type($desc)) "
+       "`,` qualified(type($src))", ["desc", "coord*", "src"], ()),
+    _f("ttng.async_tma_store_wait", "attr-dict", (), ()),
+    _f("ttng.tensormap_fenceproxy_acquire", "$desc_ptr attr-dict `:` qualified(type($desc_ptr))", ["desc_ptr"], ()),
+    # amdg (TritonAMDGPUOps.td)
+    _f("amdg.buffer_load", "$ptr `[` $offsets `]` (`,` $mask^)? (`,` $other^)? (`stride` `=` $stride^)? "
+       + _MEMORY + " attr-dict `:` type($ptr) `->` type($result)", ["ptr", "offsets", "stride?", "mask?", "other?"],
+       attributes=_MEMORY_ATTRS),
+    _f("amdg.buffer_store", "$value `,` $ptr `[` $offsets `]` (`,` $mask^)? (`stride` `=` $stride^)? "
+       + _MEMORY + " attr-dict `:` type($ptr) `->` type($value)", ["value", "ptr", "offsets", "stride?", "mask?"], (),
+       attributes=_MEMORY_ATTRS),
+    _f("amdg.buffer_atomic_rmw", "$atomic_rmw_op `,` $sem `,` $scope `,` $value `,` $ptr `[` $offsets `]` "
+       "(`,` $mask^)? (`stride` `=` $stride^)? attr-dict `:` type($ptr) `->` type($result)",
+       ["ptr", "offsets", "value", "stride?", "mask?"],
+       attributes={"atomic_rmw_op": "enum:rmw_op", "sem": "enum:sem", "scope": "enum:scope"}),
+    _f("amdg.in_thread_transpose", _UNARY, ["src"]),
+)
+
+FORMATS: dict[str, OpFormat] = {entry.name: entry for entry in _TABLE}
+
+
+@dataclass
+class Parsed:
+    """The pieces of one custom-syntax op."""
+
+    operands: dict[str, list[str]] = field(default_factory=dict)
+    types: dict[str, list[str]] = field(default_factory=dict)
+    attributes: list[tuple[str, str | None]] = field(default_factory=list)
+    functional: tuple[list[str], list[str]] | None = None
+
+
+class _Cursor:
+    def __init__(self, text: str, tokens: tuple[Token, ...], op_name: str) -> None:
+        self.text = text
+        self.tokens = tokens
+        self.pos = 0
+        self.op_name = op_name
+
+    def peek(self) -> Token | None:
+        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
+
+    def error(self, message: str) -> TtgirSyntaxError:
+        token = self.peek() or (self.tokens[-1] if self.tokens else None)
+        line, column = (token.line, token.column) if token else (0, 0)
+        return TtgirSyntaxError(f"'{self.op_name}': {message}", line, column)
+
+    def take(self) -> Token:
+        token = self.peek()
+        if token is None:
+            raise self.error("unexpected end of the op")
+        self.pos += 1
+        return token
+
+    def span(self, start: int, end: int) -> str:
+        return self.text[self.tokens[start].start:self.tokens[end - 1].end]
+
+    def type_end(self) -> int:
+        """Index past one type starting here."""
+        index, depth = self.pos, 0
+        while index < len(self.tokens):
+            token = self.tokens[index]
+            if depth == 0 and index > self.pos and token.text in (",", "->", "*", "{", ")", "]") and not (
+                    token.text == ")" and depth > 0):
+                break
+            if token.text in ("(", "[", "{", "<"):
+                depth += 1
+            elif token.text in (")", "]", "}", ">"):
+                if depth == 0:
+                    break
+                depth -= 1
+            index += 1
+        if index == self.pos:
+            raise self.error("expected a type")
+        return index
+
+    def parse_type(self) -> str:
+        start = self.pos
+        first = self.peek()
+        if first is None:
+            raise self.error("expected a type")
+        if first.text == "(":  # a function type never appears where a value type is expected
+            raise self.error("expected a type, found '('")
+        self.pos = self.type_end()
+        text = self.span(start, self.pos)
+        return "!ttg.memdesc" + text if text.startswith("<") else text
+
+    def parse_type_list(self) -> list[str]:
+        types = [self.parse_type()]
+        while self.peek() is not None and self.peek().text == "," and self._type_follows():
+            self.pos += 1
+            types.append(self.parse_type())
+        return types
+
+    def _type_follows(self) -> bool:
+        following = self.tokens[self.pos + 1] if self.pos + 1 < len(self.tokens) else None
+        return following is not None and (following.kind in ("ident", "bang") or following.text == "<")
+
+
+def _is_present(element: _Element, cursor: _Cursor, entry: OpFormat) -> bool:
+    """Whether the optional group starting with `element` is written here."""
+    token = cursor.peek()
+    if token is None:
+        return False
+    if element.kind == "literal":
+        return token.text == element.text
+    if element.kind == "ref" and entry.kind_of(element.text):
+        return token.kind == "value"
+    if element.kind == "ref":
+        kind = entry.attributes.get(element.text, "plain")
+        return token.kind == "ident" if kind.startswith("enum") else token.kind in ("number", "string")
+    if element.kind == "attrdict":
+        return token.text == "{"
+    return token.kind in ("ident", "bang") or token.text == "<"
+
+
+def _parse_attribute(cursor: _Cursor, name: str, kind: str) -> str | None:
+    if kind.startswith("enum:"):
+        keyword = cursor.take()
+        values = ENUMS[kind[5:]]
+        if keyword.text not in values:
+            raise TtgirSyntaxError(f"'{cursor.op_name}': unknown {name} '{keyword.text}' (known: "
+                                   f"{', '.join(values)})", keyword.line, keyword.column)
+        return f"{values[keyword.text]} : i32"
+    if kind == "unit":
+        return None
+    if kind == "i32":
+        return f"{cursor.take().text} : i32"
+    if kind == "i32list":
+        numbers = []
+        while cursor.peek() is not None and cursor.peek().kind == "number":
+            numbers.append(cursor.take().text)
+            if cursor.peek() is not None and cursor.peek().text == ",":
+                cursor.pos += 1
+        return f"array<i32: {', '.join(numbers)}>"
+    return cursor.take().text
+
+
+def _parse_ref(cursor: _Cursor, entry: OpFormat, name: str, parsed: Parsed) -> None:
+    kind = entry.kind_of(name)
+    if not kind:
+        value = _parse_attribute(cursor, name, entry.attributes.get(name, "plain"))
+        parsed.attributes.append((name, value if value is not None else "unit"))
+        return
+    values = []
+    while True:
+        token = cursor.peek()
+        if token is None or token.kind != "value":
+            if kind == "variadic" and not values:
+                break
+            raise cursor.error(f"expected a value for '{name}'")
+        values.append(cursor.take().text)
+        if kind != "variadic":
+            break
+        following = cursor.tokens[cursor.pos + 1] if cursor.pos + 1 < len(cursor.tokens) else None
+        if cursor.peek() is not None and cursor.peek().text == "," and following is not None \
+                and following.kind == "value":
+            cursor.pos += 1
+            continue
+        break
+    parsed.operands[name] = values
+
+
+def _parse_functional(cursor: _Cursor, parsed: Parsed) -> None:
+    if cursor.take().text != "(":
+        raise cursor.error("expected '(' of a functional type")
+    operand_types = []
+    if cursor.peek() is not None and cursor.peek().text != ")":
+        operand_types = cursor.parse_type_list()
+    if cursor.take().text != ")":
+        raise cursor.error("expected ')' in a functional type")
+    if cursor.take().text != "->":
+        raise cursor.error("expected '->' in a functional type")
+    if cursor.peek() is not None and cursor.peek().text == "(":
+        cursor.pos += 1
+        results = [] if cursor.peek().text == ")" else cursor.parse_type_list()
+        cursor.take()
+    else:
+        results = [cursor.parse_type()]
+    parsed.functional = (operand_types, results)
+
+
+def _parse_elements(elements, cursor: _Cursor, entry: OpFormat, parsed: Parsed) -> None:
+    for element in elements:
+        if element.kind == "group":
+            if _is_present(element.children[0], cursor, entry):
+                _parse_elements(element.children, cursor, entry, parsed)
+        elif element.kind == "literal":
+            token = cursor.peek()
+            if token is None or token.text != element.text:
+                raise cursor.error(f"expected '{element.text}'" + ("" if token is None else f", found '{token.text}'"))
+            cursor.pos += 1
+        elif element.kind == "ref":
+            _parse_ref(cursor, entry, element.text, parsed)
+        elif element.kind == "type":
+            variadic = entry.kind_of(element.text) == "variadic" or element.text.endswith("s") and \
+                entry.kind_of(element.text) == "" and element.text in entry.results
+            parsed.types[element.text] = cursor.parse_type_list() if variadic else [cursor.parse_type()]
+        elif element.kind == "ftype":
+            _parse_functional(cursor, parsed)
+        elif element.kind == "attrdict" and cursor.peek() is not None and cursor.peek().text == "{":
+            open_index = cursor.pos
+            depth, index = 0, open_index
+            while True:
+                token = cursor.tokens[index]
+                depth += 1 if token.text in "([{<" and len(token.text) == 1 else 0
+                depth -= 1 if token.text in ")]}>" and len(token.text) == 1 else 0
+                if depth == 0:
+                    break
+                index += 1
+            parsed.attributes.extend(attribute_entries(cursor.text, list(cursor.tokens[open_index + 1:index])))
+            cursor.pos = index + 1
+
+
+def parse_custom(entry: OpFormat, text: str, tokens: tuple[Token, ...]) -> Parsed:
+    """Read the tokens of one op (after its name, before its location) with `entry`'s format."""
+    cursor = _Cursor(text, tokens, entry.name)
+    parsed = Parsed()
+    _parse_elements(entry.elements, cursor, entry, parsed)
+    if cursor.peek() is not None:
+        raise cursor.error(f"unexpected '{cursor.peek().text}'")
+    return parsed
+
+
+# -- printing ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class GenericOp:
+    """An op in generic form, split into what a format needs."""
+
+    operands: dict[str, list[str]]
+    operand_types: dict[str, list[str]]
+    result_types: dict[str, list[str]]
+    all_operand_types: list[str]
+    all_result_types: list[str]
+    attributes: dict[str, str | None]
+
+
+def _enum_keyword(kind: str, value: str) -> str:
+    number = int(value.split(":")[0].strip())
+    for keyword, code in ENUMS[kind[5:]].items():
+        if code == number:
+            return keyword
+    raise ValueError(f"no {kind[5:]} keyword for {number}")
+
+
+def _print_attribute(kind: str, value: str | None) -> str:
+    if kind.startswith("enum:"):
+        return _enum_keyword(kind, value)
+    if kind == "unit":
+        return ""
+    if kind == "i32":
+        return value.split(":")[0].strip()
+    if kind == "i32list":
+        return value[value.index(":") + 1:].rstrip(">").strip()
+    return value
+
+
+def _strip_memdesc(type_text: str) -> str:
+    return type_text[len("!ttg.memdesc"):] if type_text.startswith("!ttg.memdesc<") else type_text
+
+
+def _anchor_present(element: _Element, entry: OpFormat, op: GenericOp) -> bool:
+    anchors = [c for c in element.children if c.anchor] or [element.children[0]]
+    anchor = anchors[0]
+    if anchor.kind in ("ref", "type") and entry.kind_of(anchor.text):
+        return bool(op.operands.get(anchor.text))
+    if anchor.kind == "ref":
+        return anchor.text in op.attributes
+    if anchor.kind == "type":
+        return bool(op.result_types.get(anchor.text))
+    return True
+
+
+def _print_elements(elements, entry: OpFormat, op: GenericOp, used: set[str], out: list[str]) -> None:
+    for element in elements:
+        if element.kind == "group":
+            if _anchor_present(element, entry, op):
+                _print_elements(element.children, entry, op, used, out)
+        elif element.kind == "literal":
+            out.append(_Literal(element.text))
+        elif element.kind == "ref" and entry.kind_of(element.text):
+            out.append(", ".join(op.operands.get(element.text, [])) or "")
+        elif element.kind == "ref":
+            used.add(element.text)
+            out.append(_print_attribute(entry.attributes.get(element.text, "plain"), op.attributes[element.text]))
+        elif element.kind == "type":
+            types = op.operand_types.get(element.text) or op.result_types.get(element.text) or []
+            if element.stripped:
+                types = [_strip_memdesc(t) for t in types]
+            out.append(", ".join(types))
+        elif element.kind == "ftype":
+            results = op.all_result_types
+            shown = results[0] if len(results) == 1 else f"({', '.join(results)})"
+            out.append(f"({', '.join(op.all_operand_types)}) -> {shown}")
+        elif element.kind == "attrdict":
+            rest = [(k, v) for k, v in op.attributes.items() if k not in used and k != "operandSegmentSizes"]
+            if rest:
+                out.append("{" + ", ".join(k if v is None else f"{k} = {v}" for k, v in rest) + "}")
+
+
+class _Literal(str):
+    """A literal of the format (spaced the way MLIR's generated printers space them)."""
+
+
+def _join(pieces: list[str]) -> str:
+    """MLIR's spacing: no space before a one-character `<>(){}[],` literal, none after `<({[`."""
+    out = ""
+    space_next = False
+    for piece in pieces:
+        if not piece and not isinstance(piece, _Literal):
+            continue
+        punctuation = isinstance(piece, _Literal) and len(piece) == 1 and piece in "<>(){}[],"
+        if out and space_next and not punctuation:
+            out += " "
+        out += piece
+        space_next = not (isinstance(piece, _Literal) and len(piece) == 1 and piece in "<({[")
+    return out
+
+
+def print_custom(entry: OpFormat, op: GenericOp) -> str:
+    """The custom syntax of `op` (everything after the op name, without the location)."""
+    out: list[str] = []
+    used: set[str] = set()
+    _print_elements(entry.elements, entry, op, used, out)
+    return _join(out)

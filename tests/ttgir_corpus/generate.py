@@ -1,0 +1,238 @@
+"""Write the TTGIR corpus: real Triton kernels compiled on the CPU for several targets.
+
+    python tests/ttgir_corpus/generate.py            # (re)writes tests/ttgir_corpus/<kernel>.<target>.ttgir
+
+Each kernel is compiled with `triton.compile(ASTSource(...), target=GPUTarget(...))`; no GPU is
+needed. The files are committed; the round-trip test (`tests/test_ttgir_roundtrip.py`) compiles
+each file and its `print_ttgir(parse_ttgir(...))` rewrite and compares the PTX/AMDGCN.
+Source locations are written relative to this file's name, so the corpus holds no machine paths.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import triton
+import triton.language as tl
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+
+HERE = Path(__file__).resolve().parent
+
+TARGETS = {
+    "sm80": GPUTarget("cuda", 80, 32),
+    "sm90": GPUTarget("cuda", 90, 32),
+    "gfx942": GPUTarget("hip", "gfx942", 64),
+    "gfx1100": GPUTarget("hip", "gfx1100", 32),
+    "gfx1200": GPUTarget("hip", "gfx1200", 32),
+}
+
+
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :]
+    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :]
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32 if c_ptr.dtype.element_ty != tl.int32 else tl.int32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K, other=0)
+        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_K, other=0)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BLOCK_K
+        b_ptrs += BLOCK_K * stride_bk
+    c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :]
+    tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+
+
+@triton.jit
+def softmax_kernel(out_ptr, in_ptr, stride, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(in_ptr + row * stride + cols, mask=cols < n_cols, other=-float("inf"))
+    x = x - tl.max(x, axis=0)
+    num = tl.exp(x)
+    tl.store(out_ptr + row * stride + cols, num / tl.sum(num, axis=0), mask=cols < n_cols)
+
+
+@triton.jit
+def layernorm_kernel(x_ptr, y_ptr, w_ptr, b_ptr, stride, N, eps, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < N
+    x = tl.load(x_ptr + row * stride + cols, mask=mask, other=0.0).to(tl.float32)
+    mean = tl.sum(x, axis=0) / N
+    diff = tl.where(mask, x - mean, 0.0)
+    rstd = 1 / tl.sqrt(tl.sum(diff * diff, axis=0) / N + eps)
+    w = tl.load(w_ptr + cols, mask=mask)
+    b = tl.load(b_ptr + cols, mask=mask)
+    tl.store(y_ptr + row * stride + cols, (diff * rstd * w + b).to(y_ptr.dtype.element_ty), mask=mask)
+
+
+@triton.jit
+def attention_fwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, stride, seq_len, scale,
+                         BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, HEAD: tl.constexpr):
+    pid = tl.program_id(0)
+    offs_m = pid * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, HEAD)
+    q = tl.load(q_ptr + offs_m[:, None] * stride + offs_d[None, :])
+    m_i = tl.full((BLOCK_M,), -float("inf"), tl.float32)
+    l_i = tl.zeros((BLOCK_M,), tl.float32)
+    acc = tl.zeros((BLOCK_M, HEAD), tl.float32)
+    for start in range(0, seq_len, BLOCK_N):
+        k = tl.load(k_ptr + (start + offs_n)[None, :] * stride + offs_d[:, None])
+        s = tl.dot(q, k) * scale
+        m_new = tl.maximum(m_i, tl.max(s, 1))
+        p = tl.exp(s - m_new[:, None])
+        alpha = tl.exp(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        v = tl.load(v_ptr + (start + offs_n)[:, None] * stride + offs_d[None, :])
+        acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), v)
+        m_i = m_new
+    tl.store(o_ptr + offs_m[:, None] * stride + offs_d[None, :], (acc / l_i[:, None]).to(tl.float16))
+
+
+@triton.jit
+def reduce_rows_kernel(x_ptr, sum_ptr, max_ptr, arg_ptr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    rows = tl.arange(0, BLOCK_M)
+    cols = tl.arange(0, BLOCK_N)
+    x = tl.load(x_ptr + rows[:, None] * BLOCK_N + cols[None, :])
+    tl.store(sum_ptr + rows, tl.sum(x, axis=1))
+    tl.store(max_ptr + cols, tl.max(x, axis=0))
+    tl.store(arg_ptr + rows, tl.argmax(x, axis=1))
+
+
+@triton.jit
+def scan_kernel(x_ptr, y_ptr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    rows = tl.arange(0, BLOCK_M)
+    cols = tl.arange(0, BLOCK_N)
+    offs = rows[:, None] * BLOCK_N + cols[None, :]
+    x = tl.load(x_ptr + offs)
+    tl.store(y_ptr + offs, tl.cumsum(x, axis=1) + tl.cumsum(x, axis=0))
+
+
+@triton.jit
+def atomics_kernel(x_ptr, hist_ptr, total_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0)
+    tl.atomic_add(hist_ptr + (x & 255), 1, mask=mask)
+    tl.atomic_max(total_ptr + 1, tl.max(x, axis=0))
+    tl.atomic_cas(total_ptr, 0, 1)
+
+
+@triton.jit
+def transpose_kernel(x_ptr, y_ptr, M, N, BLOCK: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    rows = pid_m * BLOCK + tl.arange(0, BLOCK)
+    cols = pid_n * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + rows[:, None] * N + cols[None, :])
+    tl.store(y_ptr + cols[:, None] * M + rows[None, :], tl.trans(x))
+
+
+@triton.jit
+def tma_copy_kernel(in_desc, out_desc, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    pid = tl.program_id(0)
+    tile = in_desc.load([pid * BLOCK_M, 0])
+    out_desc.store([pid * BLOCK_M, 0], tile * 2)
+
+
+@triton.jit
+def elementwise_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    out = tl.where(x > y, tl.math.fma(x, y, 1.0), tl.sigmoid(x) * tl.cos(y))
+    tl.store(out_ptr + offs, out, mask=mask)
+
+
+@dataclass(frozen=True)
+class Kernel:
+    name: str
+    fn: object
+    signature: dict
+    constexprs: dict
+    options: dict = field(default_factory=dict)
+
+
+def _matmul(name: str, dtype: str, out: str, stages: int) -> Kernel:
+    signature = {"a_ptr": f"*{dtype}", "b_ptr": f"*{dtype}", "c_ptr": f"*{out}", "M": "i32", "N": "i32",
+                 "K": "i32", "stride_am": "i32", "stride_bk": "i32", "stride_cm": "i32",
+                 "BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "BLOCK_K": "constexpr"}
+    return Kernel(name, matmul_kernel, signature, {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32},
+                  {"num_warps": 4, "num_stages": stages})
+
+
+KERNELS = (
+    _matmul("matmul_f16", "fp16", "fp16", 3),
+    _matmul("matmul_f32", "fp32", "fp32", 3),
+    _matmul("matmul_i8", "i8", "i32", 3),
+    Kernel("softmax", softmax_kernel,
+           {"out_ptr": "*fp32", "in_ptr": "*fp32", "stride": "i32", "n_cols": "i32", "BLOCK": "constexpr"},
+           {"BLOCK": 1024}, {"num_warps": 4}),
+    Kernel("layernorm", layernorm_kernel,
+           {"x_ptr": "*fp16", "y_ptr": "*fp16", "w_ptr": "*fp32", "b_ptr": "*fp32", "stride": "i32", "N": "i32",
+            "eps": "fp32", "BLOCK": "constexpr"}, {"BLOCK": 2048}, {"num_warps": 8}),
+    Kernel("attention_fwd", attention_fwd_kernel,
+           {"q_ptr": "*fp16", "k_ptr": "*fp16", "v_ptr": "*fp16", "o_ptr": "*fp16", "stride": "i32",
+            "seq_len": "i32", "scale": "fp32", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "HEAD": "constexpr"},
+           {"BLOCK_M": 64, "BLOCK_N": 64, "HEAD": 64}, {"num_warps": 4, "num_stages": 2}),
+    Kernel("reductions", reduce_rows_kernel,
+           {"x_ptr": "*fp32", "sum_ptr": "*fp32", "max_ptr": "*fp32", "arg_ptr": "*i32",
+            "BLOCK_M": "constexpr", "BLOCK_N": "constexpr"}, {"BLOCK_M": 64, "BLOCK_N": 128}, {"num_warps": 4}),
+    Kernel("scan", scan_kernel, {"x_ptr": "*i32", "y_ptr": "*i32", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr"},
+           {"BLOCK_M": 32, "BLOCK_N": 64}, {"num_warps": 4}),
+    Kernel("atomics", atomics_kernel, {"x_ptr": "*i32", "hist_ptr": "*i32", "total_ptr": "*i32", "n": "i32",
+                                       "BLOCK": "constexpr"}, {"BLOCK": 512}, {"num_warps": 4}),
+    Kernel("transpose", transpose_kernel, {"x_ptr": "*fp16", "y_ptr": "*fp16", "M": "i32", "N": "i32",
+                                           "BLOCK": "constexpr"}, {"BLOCK": 64}, {"num_warps": 4}),
+    Kernel("tma_copy", tma_copy_kernel,
+           {"in_desc": "tensordesc<fp16[64, 64]>", "out_desc": "tensordesc<fp16[64, 64]>",
+            "BLOCK_M": "constexpr", "BLOCK_N": "constexpr"}, {"BLOCK_M": 64, "BLOCK_N": 64}, {"num_warps": 4}),
+    Kernel("elementwise", elementwise_kernel,
+           {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"},
+           {"BLOCK": 1024}, {"num_warps": 4}),
+)
+
+
+def _portable_locations(ttgir: str) -> str:
+    """Replace the absolute path of this file in `loc(...)` by its bare name."""
+    return re.sub(r'"[^"]*/(generate\.py)"', r'"\1"', ttgir)
+
+
+def compile_ttgir(kernel: Kernel, target: GPUTarget) -> str:
+    source = ASTSource(kernel.fn, kernel.signature, kernel.constexprs)
+    return _portable_locations(triton.compile(source, target=target, options=dict(kernel.options)).asm["ttgir"])
+
+
+def main(argv: list[str]) -> int:
+    only = set(argv)
+    failures = 0
+    for kernel in KERNELS:
+        for target_name, target in TARGETS.items():
+            stem = f"{kernel.name}.{target_name}"
+            if only and kernel.name not in only and stem not in only:
+                continue
+            try:
+                text = compile_ttgir(kernel, target)
+            except Exception as error:  # a kernel a target cannot compile is skipped, and said so
+                failures += 1
+                print(f"{stem}: not compiled: {type(error).__name__}: {str(error).splitlines()[0][:200]}")
+                continue
+            (HERE / f"{stem}.ttgir").write_text(text)
+            print(f"{stem}: {len(text.splitlines())} lines")
+    return 0 if failures == 0 else 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
