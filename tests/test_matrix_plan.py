@@ -50,7 +50,7 @@ def test_chips():
     assert matrix_instructions(None) == ()
     assert matrix_instructions("sm_75") == ("ldmatrix",)
     assert matrix_instructions("sm_100a") == ("ldmatrix", "stmatrix")
-    with pytest.raises(ValueError, match="unknown chip 'gfx942'"):
+    with pytest.raises(ValueError, match="unknown NVPTX chip 'gfx942'"):
         chip_capability("gfx942")
 
 

@@ -74,6 +74,7 @@ import numpy as np
 from ..core.gf2 import EchelonBasis, rank
 from ..core.hardware import BANK_BYTES, NUM_BANKS, WAVEFRONT_BYTES
 from ..core.layout import LinearLayout
+from ..core.targets import nvptx_target
 
 __all__ = [
     "MATRIX_CHIPS",
@@ -93,17 +94,13 @@ HW = ("register", "lane", "warp")
 
 
 def chip_capability(chip: str | None) -> int:
-    """``"sm_90"`` -> 90, ``"sm_90a"`` -> 90; ``None`` (portable) -> 0.
+    """``"sm_90"`` -> 90, ``"sm_90a"`` -> 90; ``None`` (portable) -> 0. An unknown chip is a
+    ``TargetError`` (a ValueError) from :func:`linear_layout.core.targets.nvptx_target`.
 
     >>> chip_capability("sm_90a"), chip_capability(None)
     (90, 0)
     """
-    if chip is None:
-        return 0
-    digits = chip.removeprefix("sm_").rstrip("af")
-    if not chip.startswith("sm_") or not digits.isdigit():
-        raise ValueError(f"unknown chip {chip!r}: expected sm_<number>, e.g. sm_90")
-    return int(digits)
+    return 0 if chip is None else nvptx_target(chip).sm
 
 
 def matrix_instructions(chip: str | None) -> tuple[str, ...]:
