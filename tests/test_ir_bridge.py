@@ -13,8 +13,9 @@ from mlir import ir
 from mlir.passmanager import PassManager
 
 from linear_layout import LinearLayout
+from linear_layout.dialects import verify
 from linear_layout.ir import (cache_info, dialect_file, format_ll_layout, from_attribute, layout_of,
-                              load_dialects, memdesc_of, print_module, to_attribute, verify)
+                              load_dialects, memdesc_of, print_module, to_attribute)
 from linear_layout.passes import PipelineError, build_pass_manager, get_pass, pass_names
 
 from strategies import layouts

@@ -22,8 +22,8 @@ from linear_layout import LinearLayout
 from linear_layout.ir import load_dialects
 from linear_layout.ir.bridge import layout_of
 from linear_layout.passes import build_pass_manager
+from linear_layout.planning import plan_conversion
 from linear_layout.simt import run_kernel
-from linear_layout.planning.in_warp import plan_conversion
 
 from lowering_cases import kernel_text, random_case, random_input
 
@@ -45,7 +45,7 @@ def lower(text: str, pipeline: str = "ll-lower"):
 
 def run_case(seed: int) -> str:
     src, dst, dtype, num_warps, _mode = random_case(seed)
-    plan = plan_conversion(src, dst, {"f32": 32, "f16": 16, "i8": 8}[dtype])
+    plan = plan_conversion(src, dst, bitwidth={"f32": 32, "f16": 16, "i8": 8}[dtype])
     context, module, error = lower(kernel_text(src, dst, dtype, num_warps))
     assert error is None, error
     shape = [s for _, s in src.out_dims]
@@ -53,15 +53,15 @@ def run_case(seed: int) -> str:
     y = np.zeros_like(x)
     with context:
         report = run_kernel(module, [x, y])
-    assert np.array_equal(x.view(np.uint8), y.view(np.uint8)), f"seed {seed}: {plan.kind} conversion lost data"
+    assert np.array_equal(x.view(np.uint8), y.view(np.uint8)), f"seed {seed}: {plan.strategy} conversion lost data"
     assert not report.races
-    if plan.kind == "shared":
+    if plan.strategy == "shared":
         assert report.shuffles == 0 and report.barriers == plan.shared.barriers
         assert sum(a.wavefronts for a in report.shared_accesses if a.kind == "store") == plan.shared.store.wavefronts
         assert sum(a.wavefronts for a in report.shared_accesses if a.kind == "load") == plan.shared.load.wavefronts
     else:
         assert report.shuffles == plan.shuffles * num_warps
-    return plan.kind
+    return plan.strategy
 
 
 @given(seed=st.integers(0, 2**32 - 1))
@@ -143,7 +143,7 @@ def test_failure_leaves_module_unchanged():
                                   ["dim0"])
     dst = LinearLayout.from_bases([("register", [[64]]), ("lane", [[2], [4], [8], [16], [32]]), ("warp", [[1]])],
                                   ["dim0"])
-    assert plan_conversion(src, dst).kind == "shared"
+    assert plan_conversion(src, dst).strategy == "shared"
     # An op with no SIMT lowering after a shared-memory conversion: nothing is half-lowered.
     text = kernel_text(src, dst, "f32", 2).replace('    "ll.store"', '    %t = "tensor.empty"() : () -> tensor<128xf32>\n    "ll.store"')
     _, _, error = lower(text, "ll-to-simt")

@@ -22,11 +22,10 @@ import random
 import numpy as np
 import pytest
 
-from linear_layout.planning import bank_conflicts, plan_conversion as plan_strategy
+from linear_layout.planning import bank_conflicts, plan_conversion
 from linear_layout.encodings import (BlockedLayout, DotOperandLayout, NVMMADistributedLayout, NVMMASharedLayout,
                                      SharedLinearLayout, SliceLayout, SwizzledSharedLayout)
 from linear_layout.simt import run_kernel
-from linear_layout.planning.in_warp import plan_conversion
 from linear_layout.patterns.to_simt import pad_to_launch
 
 from lowering_cases import kernel_text, random_case, random_input
@@ -43,7 +42,7 @@ def _pad(layout, num_warps):
 def execute(src, dst, dtype: str, num_warps: int, encodings=None, seed: int = 0):
     """Lower and run one conversion kernel; check it; return its plan."""
     src, dst = _pad(src, num_warps), _pad(dst, num_warps)
-    plan = plan_conversion(src, dst, BITS[dtype])
+    plan = plan_conversion(src, dst, bitwidth=BITS[dtype])
     context, module, error = lower(kernel_text(src, dst, dtype, num_warps, encodings=encodings))
     assert error is None, error
     shape = [s for _, s in src.out_dims]
@@ -51,9 +50,9 @@ def execute(src, dst, dtype: str, num_warps: int, encodings=None, seed: int = 0)
     y = np.zeros_like(x)
     with context:
         report = run_kernel(module, [x, y])  # raises RaceError on a race
-    assert np.array_equal(x.view(np.uint8), y.view(np.uint8)), f"{plan.kind} conversion lost data"
+    assert np.array_equal(x.view(np.uint8), y.view(np.uint8)), f"{plan.strategy} conversion lost data"
     assert not report.races
-    if plan.kind == "shared":
+    if plan.strategy == "shared":
         shared = plan.shared
         measured = collections.Counter()
         for access in report.shared_accesses:
@@ -72,7 +71,7 @@ def _shared_seeds(count: int):
     seeds, seed = [], 0
     while len(seeds) < count:
         src, dst, dtype, num_warps, _ = random_case(seed)
-        if plan_conversion(_pad(src, num_warps), _pad(dst, num_warps), BITS[dtype]).kind == "shared":
+        if plan_conversion(_pad(src, num_warps), _pad(dst, num_warps), bitwidth=BITS[dtype]).strategy == "shared":
             seeds.append(seed)
         seed += 1
     return seeds
@@ -87,7 +86,7 @@ def test_random_linear_layouts_through_shared_memory(chunk):
     for seed in SHARED_SEEDS[chunk::4]:
         src, dst, dtype, num_warps, _ = random_case(seed)
         plan = execute(src, dst, dtype, num_warps, seed=seed)
-        assert plan.kind == "shared"
+        assert plan.strategy == "shared"
 
 
 # ---------------------------------------------------------------------------- random encodings
@@ -154,7 +153,7 @@ def _encoding_cases(count: int, seed: int = 7):
             src, dst = a.to_linear_layout(list(shape)), b.to_linear_layout(list(shape))
         except ValueError:
             continue
-        if plan_conversion(_pad(src, num_warps), _pad(dst, num_warps), BITS[dtype]).kind != "shared":
+        if plan_conversion(_pad(src, num_warps), _pad(dst, num_warps), bitwidth=BITS[dtype]).strategy != "shared":
             continue
         cases.append((family, a, b, shape, dtype, num_warps))
     return cases
@@ -182,7 +181,7 @@ def test_random_encodings_through_shared_memory(chunk):
     for k, (family, a, b, shape, dtype, num_warps) in enumerate(ENCODING_CASES[chunk::4]):
         src, dst = a.to_linear_layout(list(shape)), b.to_linear_layout(list(shape))
         plan = execute(src, dst, dtype, num_warps, encodings=(str(a), str(b)), seed=k)
-        assert plan.kind == "shared", (family, str(a), str(b))
+        assert plan.strategy == "shared", (family, str(a), str(b))
 
 
 # ---------------------------------------------------------------------------- fixed big cases
@@ -201,7 +200,7 @@ MMA8 = NVMMADistributedLayout((2, 0), (4, 2), (16, 8))
 def test_big_conversions(name, a, b, shape, dtype, num_warps):
     src, dst = a.to_linear_layout(list(shape)), b.to_linear_layout(list(shape))
     plan = execute(src, dst, dtype, num_warps, encodings=(str(a), str(b)))
-    assert plan.kind == "shared"
+    assert plan.strategy == "shared"
     assert plan.shared.store.bank_conflicts == 0 and plan.shared.load.bank_conflicts == 0
 
 
@@ -210,7 +209,7 @@ def test_repetitions_loop_with_one_barrier_per_round():
     barrier between rounds; the scratch shrinks by the number of rounds."""
     a, b = BlockedLayout((1, 1), (4, 8), (8, 1), (1, 0)), BlockedLayout((1, 1), (8, 4), (1, 8), (0, 1))
     src, dst = a.to_linear_layout([128, 128]), b.to_linear_layout([128, 128])
-    full = plan_strategy(src, dst, bitwidth=32, max_reps=0)
+    full = plan_conversion(src, dst, bitwidth=32, max_reps=0)
     plan = execute(src, dst, "f32", 8, encodings=(str(a), str(b)))
     assert plan.shared.num_reps == 4
     assert plan.shared.barriers == 2 * plan.shared.num_reps - 1

@@ -1,5 +1,6 @@
-"""Layouts in MLIR IR: the `ttg` and `ll` IRDL dialects, the attribute bridge, the verifier and
-op builders (`linear_layout.ir.ttg`, `linear_layout.ir.ll`).
+"""Layouts in MLIR IR: loading the `ttg` and `ll` IRDL dialects, the attribute bridge and the
+text bridge (the only code that reads printed IR). The op classes, builders and the verifier
+are in `linear_layout.dialects`.
 
     from mlir import ir
     from linear_layout.ir import load_dialects, to_attribute, layout_of
@@ -10,11 +11,10 @@ op builders (`linear_layout.ir.ttg`, `linear_layout.ir.ll`).
 """
 
 from ._dialects import DIALECTS, dialect_file, load_dialects
-from .asm import add_aliases, print_module
 from .bridge import MemDesc, cache_info, format_ll_layout, from_attribute, layout_of, memdesc_of, to_attribute
-from .verifier import LaunchFacts, verify
+from .text import add_aliases, print_module
 
 __all__ = [
-    "DIALECTS", "LaunchFacts", "MemDesc", "add_aliases", "cache_info", "dialect_file", "format_ll_layout",
-    "from_attribute", "layout_of", "load_dialects", "memdesc_of", "print_module", "to_attribute", "verify",
+    "DIALECTS", "MemDesc", "add_aliases", "cache_info", "dialect_file", "format_ll_layout",
+    "from_attribute", "layout_of", "load_dialects", "memdesc_of", "print_module", "to_attribute",
 ]

@@ -8,22 +8,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mlir import ir
+from mlir._mlir_libs import _mlir as _cext
 from mlir.dialects import irdl
 
 DIALECTS = ("ttg", "ll")
 
 
+# The package whose `ll` and `ttg` modules hold the op classes (found by name: the bindings
+# import it themselves, so this layer does not import the layer above it).
+DIALECT_PACKAGE = "linear_layout.dialects"
+
+
 def _register_dialect_modules() -> None:
-    """Make `linear_layout.ir.ttg` / `.ll` the Python modules of our dialects.
+    """Make `linear_layout.dialects.ttg` / `.ll` the Python modules of our dialects.
 
-    Whenever the bindings wrap an op they import the module of its dialect, and they retry a
-    failed import every time: without this, every ttg/ll op visited costs a failed import of
-    `mlir.dialects.ttg` (90% of the verifier's time on large modules).
+    Whenever the bindings wrap an op they import the module of its dialect (which registers the
+    op classes), and they retry a failed import every time: without this, every ttg/ll op visited
+    costs a failed import of `mlir.dialects.ttg` (90% of the verifier's time on large modules).
     """
-    from mlir._mlir_libs import _mlir
-
-    if __package__ not in _mlir.globals.dialect_search_modules:
-        _mlir.globals.append_dialect_search_prefix(__package__)
+    if DIALECT_PACKAGE not in _cext.globals.dialect_search_modules:
+        _cext.globals.append_dialect_search_prefix(DIALECT_PACKAGE)
 
 
 _register_dialect_modules()

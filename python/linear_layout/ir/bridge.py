@@ -1,9 +1,10 @@
 """Attribute <-> Python value bridge.
 
 IRDL attributes are opaque to Python: the bindings cannot read the parameters of a dynamic
-attribute. We therefore read `str(attr)` once and cache the decoded value per attribute (and
-per type, for `!ttg.memdesc`). Attributes are uniqued by their context, so the storage pointer
-is an exact cache key for the context's lifetime.
+attribute. We therefore read its printed text once (through `linear_layout.ir.text`, the only
+module that reads printed IR) and cache the decoded value per attribute (and per type, for
+`!ttg.memdesc`). Attributes are uniqued by their context, so the storage pointer is an exact
+cache key for the context's lifetime.
 
 - `#ttg.*<{...}>` decodes to an encoding dataclass from `linear_layout.encodings`.
 - `#ll.layout<[...], [...]>` decodes to a `LinearLayout`.
@@ -13,17 +14,19 @@ is an exact cache key for the context's lifetime.
 from __future__ import annotations
 
 import ctypes
-import re
 from dataclasses import dataclass
 
 from mlir import ir
 
 from ..core.layout import LinearLayout
+from ..encodings import parse_encoding, to_linear_layout
+from . import text
 from ._dialects import context_state, load_dialects
+from .text import attribute_kind, is_layout_attribute
 
 __all__ = [
-    "MemDesc", "cache_info", "format_ll_layout", "from_attribute", "layout_of", "memdesc_of",
-    "to_attribute",
+    "MemDesc", "attribute_kind", "cache_info", "format_ll_layout", "from_attribute", "is_layout_attribute",
+    "layout_of", "memdesc_of", "to_attribute", "type_pointer",
 ]
 
 _capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
@@ -31,10 +34,6 @@ _capsule_pointer.restype = ctypes.c_void_p
 _capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
 _ATTRIBUTE_CAPSULE = b"mlir.ir.Attribute._CAPIPtr"
 _TYPE_CAPSULE = b"mlir.ir.Type._CAPIPtr"
-
-# MLIR prints a non-i64 integer with its type inside a dictionary (`dim = 0 : i64` when the
-# user wrote `dim = 0 : i64`, or always for scalars); Triton's syntax has bare integers.
-_TYPED_INTEGER = re.compile(r"(-?\d+) : i\d+")
 
 
 class _Invalid:
@@ -79,20 +78,11 @@ def cache_info(context: ir.Context | None = None) -> dict[str, int]:
 
 # ---------------------------------------------------------------------------- #ll.layout
 
-def _dialect_and_name(text: str) -> str:
-    """'#ttg.blocked<...>' -> 'ttg.blocked'."""
-    end = text.find("<")
-    return text[1:end if end >= 0 else len(text)]
-
-
-def _parameters_text(text: str) -> str:
-    return text[text.index("<") + 1:-1]
-
-
 def _decode_ll_layout(attr: ir.Attribute) -> LinearLayout:
-    # The parameters are builtin arrays; let MLIR re-read them so strings decode exactly.
-    params = ir.ArrayAttr(ir.Attribute.parse("[" + _parameters_text(str(attr)) + "]", attr.context))
-    in_dims, out_dims = params[0], params[1]
+    params = text.ll_layout_parameters(attr)
+    if len(params) != 2:
+        raise ValueError(f"#ll.layout takes 2 parameters (input and output dimensions), got {len(params)}")
+    in_dims, out_dims = params
 
     def entry(item, what):
         if not isinstance(item, ir.ArrayAttr) or len(item) != 2 or not isinstance(item[0], ir.StringAttr):
@@ -126,48 +116,23 @@ def _decode_ll_layout(attr: ir.Attribute) -> LinearLayout:
         raise ValueError(f"invalid #ll.layout: {error}") from None
 
 
-def _mlir_string(text: str) -> str:
-    """An MLIR string literal (printable ASCII verbatim, everything else as \\XX bytes)."""
-    out = []
-    for byte in text.encode():
-        char = chr(byte)
-        out.append(char if 32 <= byte < 127 and char not in '"\\' else f"\\{byte:02X}")
-    return '"' + "".join(out) + '"'
-
-
 def format_ll_layout(layout: LinearLayout) -> str:
     """The `#ll.layout` text of `layout`, dimension order preserved."""
-    in_dims = ", ".join(
-        f"[{_mlir_string(name)}, [{', '.join('[' + ', '.join(map(str, b)) + ']' for b in vectors)}]]"
-        for name, vectors in layout.bases)
-    out_dims = ", ".join(f"[{_mlir_string(name)}, {size}]" for name, size in layout.out_dims)
-    return f"#ll.layout<[{in_dims}], [{out_dims}]>"
+    return text.format_ll_layout(layout.bases, layout.out_dims)
 
 
 # ---------------------------------------------------------------------------- #ttg.*
 
 def _decode_ttg(attr: ir.Attribute):
-    from ..encodings import parse_encoding  # lazily: the IR layer does not need it for #ll
-
-    return parse_encoding(_TYPED_INTEGER.sub(r"\1", str(attr)))
-
-
-def _triton_to_mlir_text(text: str) -> str:
-    # Triton prints `#ttg.shared_linear<{...}, alignment = 16>`; an IRDL parameter must be an
-    # attribute, so our dialect keeps `alignment` inside the dictionary.
-    return re.sub(r"\}, alignment = (\d+)>", r", alignment = \1}>", text)
+    return parse_encoding(text.triton_encoding_text(attr))
 
 
 # ---------------------------------------------------------------------------- public API
 
 def _decode(attr: ir.Attribute):
-    text = str(attr)
-    kind = _dialect_and_name(text)
-    if kind == "ll.layout":
-        return _decode_ll_layout(attr)
-    if kind.startswith("ttg.") and kind != "ttg.shared_memory":
-        return _decode_ttg(attr)
-    raise TypeError(f"not a layout attribute: {text}")
+    if not is_layout_attribute(attr):
+        raise TypeError(f"not a layout attribute: {attr}")
+    return _decode_ll_layout(attr) if attribute_kind(attr) == "ll.layout" else _decode_ttg(attr)
 
 
 def from_attribute(attr: ir.Attribute | ir.RankedTensorType):
@@ -188,12 +153,12 @@ def to_attribute(layout, context: ir.Context | None = None) -> ir.Attribute:
     """The attribute for a `LinearLayout` (`#ll.layout`) or an encoding dataclass (`#ttg.*`)."""
     context = load_dialects(context)
     if isinstance(layout, LinearLayout):
-        text = format_ll_layout(layout)
-    elif type(layout).__module__.endswith(".encodings"):
-        text = _triton_to_mlir_text(str(layout))
+        source = format_ll_layout(layout)
+    elif type(layout).__module__.startswith("linear_layout.encodings"):
+        source = text.triton_to_mlir_text(str(layout))
     else:
         raise TypeError(f"expected a LinearLayout or an encoding, got {type(layout).__name__}")
-    return ir.Attribute.parse(text, context)
+    return ir.Attribute.parse(source, context)
 
 
 def _decode_layout_of(tensor_type: ir.Type) -> LinearLayout:
@@ -203,10 +168,8 @@ def _decode_layout_of(tensor_type: ir.Type) -> LinearLayout:
     shape = list(tensor_type.shape)
     if isinstance(layout, LinearLayout):
         return layout
-    from ..encodings import to_linear_layout
-
     if layout.rank != len(shape):
-        raise ValueError(f"{_dialect_and_name(str(tensor_type.encoding))} has rank {layout.rank} "
+        raise ValueError(f"#{attribute_kind(tensor_type.encoding)} has rank {layout.rank} "
                          f"but the tensor has rank {len(shape)}")
     return to_linear_layout(layout, shape)
 
@@ -227,37 +190,10 @@ class MemDesc:
     mutable: bool
 
 
-def _split_top_level(text: str) -> list[str]:
-    """Split printed parameters at top-level commas. MLIR prints `"` inside strings as `\\22`,
-    so a quote always opens or closes a string."""
-    parts, depth, start, in_string = [], 0, 0, False
-    for i, char in enumerate(text):
-        if char == '"':
-            in_string = not in_string
-        elif in_string:
-            continue
-        elif char in "<[{(":
-            depth += 1
-        elif char in ">]})":
-            depth -= 1
-        elif char == "," and depth == 0:
-            parts.append(text[start:i].strip())
-            start = i + 1
-    parts.append(text[start:].strip())
-    return parts
-
-
 def memdesc_of(memdesc_type: ir.Type) -> MemDesc:
     """The parameters of a `!ttg.memdesc` type (not cached: the type objects it returns belong
     to the context, and the cache holds no MLIR objects)."""
-    text = str(memdesc_type)
-    if not text.startswith("!ttg.memdesc<"):
-        raise TypeError(f"not a !ttg.memdesc type: {text}")
-    shape, element_type, encoding, _space, mutability = _split_top_level(_parameters_text(text))
+    params = text.memdesc_parameters(memdesc_type)
     context = memdesc_type.context
-    return MemDesc(
-        tuple(int(d.split(":")[0]) for d in shape.strip("[]").split(",") if d.strip()),
-        ir.Type.parse(element_type, context),
-        ir.Attribute.parse(encoding, context),
-        mutability == '"mutable"',
-    )
+    return MemDesc(params.shape, ir.Type.parse(params.element_type, context),
+                   ir.Attribute.parse(params.encoding, context), params.mutable)

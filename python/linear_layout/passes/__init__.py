@@ -6,7 +6,8 @@ upstream MLIR passes.
 
 Each pass lives in its own module, named after its command-line name (`ll-verify` in
 `ll_verify.py`), and is imported only when used. A pass is a dataclass whose fields are its
-options (`max_errors` is written `max-errors=...` on the command line).
+options (`max_errors` is written `max-errors=...` on the command line). A named pipeline
+(`ll-lower`) is a `Pipeline`: it stands for the passes it lists.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from mlir.passmanager import PassManager
 
 from .pipeline import PipelineElement, PipelineError, parse_pipeline
 
-__all__ = ["Pass", "PipelineError", "build_pass_manager", "get_pass", "pass_names", "parse_pipeline"]
+__all__ = ["Pass", "Pipeline", "PipelineError", "build_pass_manager", "get_pass", "pass_names", "parse_pipeline"]
 
 # command-line name -> module in this package
 _REGISTRY = {
@@ -43,8 +44,8 @@ def pass_names() -> list[str]:
     return sorted(_REGISTRY)
 
 
-def get_pass(name: str) -> type[Pass]:
-    """The pass class registered as `name`; KeyError if there is none."""
+def get_pass(name: str) -> type[Pass] | type[Pipeline]:
+    """The pass (or named pipeline) class registered as `name`; KeyError if there is none."""
     module = importlib.import_module(f"{__name__}.{_REGISTRY[name]}")
     return module.PASS
 
@@ -72,16 +73,11 @@ def _option_name(field: dataclasses.Field) -> str:
     return field.name.replace("_", "-")
 
 
-class Pass(abc.ABC):
-    """Base of this project's passes. Subclasses are dataclasses (fields are options) and set
-    `argument` (the command-line name) and `summary`, and implement `run`."""
+class _Configurable:
+    """Options from the command line: the dataclass fields of a pass or pipeline."""
 
     argument: ClassVar[str]
     summary: ClassVar[str]
-
-    @abc.abstractmethod
-    def run(self, op: ir.Operation) -> bool:
-        """Process `op`; report problems with `location.emit_error` and return False to fail."""
 
     @classmethod
     def options(cls) -> list[tuple[str, object, str]]:
@@ -89,7 +85,7 @@ class Pass(abc.ABC):
         return [(_option_name(f), f.default, f.metadata.get("help", "")) for f in dataclasses.fields(cls)]
 
     @classmethod
-    def from_options(cls, text: str) -> Pass:
+    def from_options(cls, text: str):
         """The pass configured by `text`, the inside of `{...}` (`a=1 b=true`)."""
         fields = {_option_name(f): f for f in dataclasses.fields(cls)}
         values = {}
@@ -102,37 +98,79 @@ class Pass(abc.ABC):
             values[field.name] = _parse_option_value(cls.argument, field, value)
         return cls(**values)
 
+
+class Pass(_Configurable, abc.ABC):
+    """Base of this project's passes: frozen dataclasses whose fields are their options, with
+    `argument` (the command-line name) and `summary`.
+
+    A pass finds every problem first (`problems`) and changes the IR only when there is none
+    (`apply`), so that a failing pass leaves the module unchanged."""
+
+    def problems(self, op: ir.Operation) -> list[tuple[ir.Location, str]]:
+        """What stops the pass on `op`, as (location, message) pairs; nothing is changed."""
+        return []
+
+    @abc.abstractmethod
+    def apply(self, op: ir.Operation) -> None:
+        """Rewrite `op`; called only when `problems` found none on every op the pass runs on."""
+
+    def run(self, op: ir.Operation) -> bool:
+        """`problems`, reported with `location.emit_error`, then `apply` when there are none."""
+        return _run_on(self, [op])
+
     def add_to(self, pm: PassManager, anchor: Sequence[str] = ()) -> None:
-        """Append this pass to `pm`, run on the ops reached through the nested op names `anchor`
+        """Append this pass to `pm`, run on each op reached through the nested op names `anchor`
         (e.g. `("func.func",)`), or on the pass manager's root op when `anchor` is empty.
 
         The upstream bindings abort when a Python pass is nested under an op-specific pass
-        manager, so the pass is generic and walks down to its anchor itself (direct children at
-        each level, as nested MLIR pass managers do)."""
+        manager, so the pass is generic and finds its anchors itself (direct children at each
+        level, as nested MLIR pass managers do)."""
 
         def run(op: ir.Operation, pass_) -> None:
-            succeeded = True
-            for target in _anchored(op, tuple(anchor)):
-                try:
-                    succeeded &= self.run(target) is not False
-                except Exception as error:  # a bug in a pass must not kill the driver
-                    target.location.emit_error(f"pass '{self.argument}' failed: {type(error).__name__}: {error}")
-                    succeeded = False
-            if not succeeded:
+            if not _run_on(self, _anchored(op.operation, tuple(anchor))):
                 pass_.signal_pass_failure()
 
         pm.add(run, name=type(self).__name__, argument=self.argument, description=self.summary)
 
 
-def _anchored(op: ir.Operation, anchor: tuple[str, ...]):
+def _run_on(pass_: Pass, targets: list[ir.Operation]) -> bool:
+    try:
+        problems = [problem for target in targets for problem in pass_.problems(target)]
+        for location, message in problems:
+            location.emit_error(message)
+        if problems:
+            return False
+        for target in targets:
+            pass_.apply(target)
+    except Exception as error:  # a bug in a pass must not kill the driver
+        location = targets[0].location if targets else ir.Location.unknown()
+        location.emit_error(f"pass '{pass_.argument}' failed: {type(error).__name__}: {error}")
+        return False
+    return True
+
+
+class Pipeline(_Configurable):
+    """A named pipeline: used like a pass on the command line and in `build_pass_manager`, it
+    appends the passes of `PIPELINE` (nested under the same anchor)."""
+
+    PIPELINE: ClassVar[str]
+
+    def add_to(self, pm: PassManager, anchor: Sequence[str] = ()) -> None:
+        add_pipeline(pm, parse_pipeline(self.PIPELINE), anchor)
+
+
+def _anchored(op: ir.Operation, anchor: tuple[str, ...]) -> list[ir.Operation]:
+    """The ops reached from `op` through the op names `anchor` (direct children at each level).
+    Names are compared on the operation: a `func.FuncOp` view's `.name` is its symbol."""
     if not anchor:
-        yield op
-        return
+        return [op]
+    found = []
     for region in op.regions:
         for block in region.blocks:
             for child in block.operations:
-                if child.name == anchor[0]:
-                    yield from _anchored(child, anchor[1:])
+                if child.operation.name == anchor[0]:
+                    found += _anchored(child.operation, anchor[1:])
+    return found
 
 
 def _contains_python_pass(element: PipelineElement) -> bool:

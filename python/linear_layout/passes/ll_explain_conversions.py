@@ -15,46 +15,54 @@ import dataclasses
 
 from mlir import ir
 
+from ..dialects.ttg import ConvertLayoutOp
 from ..ir.bridge import layout_of
-from ..planning.in_warp import plan_conversion
-from ..patterns.to_simt import element_bits
+from ..planning import plan_conversion
+from ..patterns.vectors import element_bits
 from . import Pass
 
 ATTRIBUTE = "ll.explain"
 
 
-def _walk(op: ir.Operation):
-    for region in op.regions:
-        for block in region.blocks:
-            for child in block.operations:
-                yield child.operation
-                yield from _walk(child.operation)
+def _conversions(op: ir.Operation) -> list[ConvertLayoutOp]:
+    found = []
+
+    def visit(child: ir.Operation) -> ir.WalkResult:
+        if child.name == ConvertLayoutOp.OPERATION_NAME:
+            found.append(child.opview)
+        return ir.WalkResult.ADVANCE
+
+    op.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
 
 
-@dataclasses.dataclass
+def _summary(op: ConvertLayoutOp) -> str:
+    """The plan's summary; ValueError when there is no plan."""
+    src_type, dst_type = op.src.type, op.result.type
+    try:
+        bits = element_bits(src_type.element_type)
+        return plan_conversion(layout_of(src_type), layout_of(dst_type), bitwidth=bits).summary()
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"cannot explain the conversion of {src_type} to {dst_type}: {error}") from None
+
+
+@dataclasses.dataclass(frozen=True)
 class LLExplainConversions(Pass):
     argument = "ll-explain-conversions"
     summary = "Annotate each ttg.convert_layout with its lowering strategy and predicted cost (ll.explain)"
 
-    def run(self, op: ir.Operation) -> bool:
-        explanations = []
-        failed = False
-        for child in _walk(op):
-            if child.name != "ttg.convert_layout":
-                continue
-            src_type, dst_type = child.operands[0].type, child.results[0].type
+    def problems(self, op: ir.Operation) -> list[tuple[ir.Location, str]]:
+        errors = []
+        for conversion in _conversions(op):
             try:
-                plan = plan_conversion(layout_of(src_type), layout_of(dst_type), element_bits(src_type.element_type))
+                _summary(conversion)
             except ValueError as error:
-                child.location.emit_error(f"cannot explain the conversion of {src_type} to {dst_type}: {error}")
-                failed = True
-                continue
-            explanations.append((child, plan.summary()))
-        if failed:  # leave the module unchanged
-            return False
-        for child, text in explanations:
-            child.attributes[ATTRIBUTE] = ir.StringAttr.get(text, context=op.context)
-        return True
+                errors.append((conversion.location, str(error)))
+        return errors
+
+    def apply(self, op: ir.Operation) -> None:
+        for conversion in _conversions(op):
+            conversion.operation.attributes[ATTRIBUTE] = ir.StringAttr.get(_summary(conversion), context=op.context)
 
 
 PASS = LLExplainConversions

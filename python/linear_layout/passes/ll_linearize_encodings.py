@@ -17,12 +17,17 @@ module unchanged.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
+from functools import partial
 
 from mlir import ir
 
+from ..core.hardware import HW_DIMS
 from ..core.layout import LinearLayout
-from ..ir.bridge import from_attribute, layout_of, memdesc_of, to_attribute
-from ..ir.ttg import memdesc_type
+from ..dialects.ttg import memdesc_type
+from ..encodings import DistributedLinearLayout, PaddedSharedLayout, SharedLinearLayout, to_linear_layout
+from ..ir.bridge import attribute_kind, from_attribute, layout_of, memdesc_of, to_attribute
+from ..ir.text import is_memdesc, retyped_dense
 from . import Pass
 
 
@@ -32,10 +37,8 @@ class _Unsupported(ValueError):
 
 def linear_encoding(layout: LinearLayout, shape) -> object:
     """The `#ttg.linear` encoding dataclass of a distributed layout."""
-    from ..encodings import DistributedLinearLayout
-
     bases = dict(layout.bases)
-    unknown = set(bases) - {"register", "lane", "warp", "block"}
+    unknown = set(bases) - set(HW_DIMS)
     if unknown:
         raise _Unsupported(f"input dimensions {sorted(unknown)} are not distributed hardware dimensions")
     return DistributedLinearLayout(bases.get("register", ()), bases.get("lane", ()), bases.get("warp", ()),
@@ -55,105 +58,116 @@ class _Converter:
 
     def _convert(self, t: ir.Type) -> ir.Type | None:
         if isinstance(t, ir.RankedTensorType):
-            encoding = t.encoding
-            if encoding is None or not str(encoding).startswith("#ttg."):
-                return None
-            try:
-                from_attribute(encoding)
-                layout = layout_of(t)
-            except (TypeError, ValueError) as error:
-                raise _Unsupported(f"cannot linearize {t}: {error}") from None
-            new_encoding = to_attribute(linear_encoding(layout, t.shape), t.context)
-            if new_encoding == encoding:
-                return None
-            new_type = ir.RankedTensorType.get(list(t.shape), t.element_type, new_encoding)
-            if layout_of(new_type) != layout:
-                raise _Unsupported(f"internal error: the linear form of {t} changes its layout")
-            return new_type
+            return self._tensor(t)
         if isinstance(t, ir.FunctionType):
             inputs = [self.convert(x) or x for x in t.inputs]
             results = [self.convert(x) or x for x in t.results]
             if inputs == list(t.inputs) and results == list(t.results):
                 return None
             return ir.FunctionType.get(inputs, results, t.context)
-        if str(t).startswith("!ttg.memdesc<"):
-            from ..encodings import PaddedSharedLayout, SharedLinearLayout, to_linear_layout
-
-            memdesc = memdesc_of(t)
-            try:
-                encoding = from_attribute(memdesc.encoding)
-            except (TypeError, ValueError) as error:
-                raise _Unsupported(f"cannot linearize {t}: {error}") from None
-            if isinstance(encoding, PaddedSharedLayout) or isinstance(encoding, LinearLayout):
-                return None
-            try:
-                layout = to_linear_layout(encoding, list(memdesc.shape))
-            except ValueError as error:
-                raise _Unsupported(f"cannot linearize {t}: {error}") from None
-            bases = dict(layout.bases)
-            alignment = getattr(encoding, "alignment", 16)
-            linear = SharedLinearLayout(bases.get("offset", ()), bases.get("block", ()), alignment)
-            new_encoding = to_attribute(linear, t.context)
-            if new_encoding == memdesc.encoding:
-                return None
-            new_type = memdesc_type(memdesc.shape, memdesc.element_type, new_encoding, mutable=memdesc.mutable,
-                                    context=t.context)
-            if to_linear_layout(linear, list(memdesc.shape)) != layout:
-                raise _Unsupported(f"internal error: the linear form of {t} changes its layout")
-            return new_type
+        if is_memdesc(t):
+            return self._memdesc(t)
         return None
 
-
-def _collect(op: ir.Operation, converter: _Converter, changes: list, errors: list) -> None:
-    def visit(t, apply, location):
+    def _tensor(self, t: ir.RankedTensorType) -> ir.Type | None:
+        encoding = t.encoding
+        if encoding is None or not attribute_kind(encoding).startswith("ttg."):
+            return None
         try:
-            new = converter.convert(t)
+            from_attribute(encoding)
+            layout = layout_of(t)
+        except (TypeError, ValueError) as error:
+            raise _Unsupported(f"cannot linearize {t}: {error}") from None
+        new_encoding = to_attribute(linear_encoding(layout, t.shape), t.context)
+        if new_encoding == encoding:
+            return None
+        new_type = ir.RankedTensorType.get(list(t.shape), t.element_type, new_encoding)
+        if layout_of(new_type) != layout:
+            raise _Unsupported(f"internal error: the linear form of {t} changes its layout")
+        return new_type
+
+    def _memdesc(self, t: ir.Type) -> ir.Type | None:
+        try:
+            memdesc = memdesc_of(t)
+            encoding = from_attribute(memdesc.encoding)
+            if isinstance(encoding, PaddedSharedLayout | LinearLayout):
+                return None
+            layout = to_linear_layout(encoding, list(memdesc.shape))
+        except (TypeError, ValueError) as error:
+            raise _Unsupported(f"cannot linearize {t}: {error}") from None
+        bases = dict(layout.bases)
+        linear = SharedLinearLayout(bases.get("offset", ()), bases.get("block", ()), getattr(encoding, "alignment", 16))
+        new_encoding = to_attribute(linear, t.context)
+        if new_encoding == memdesc.encoding:
+            return None
+        if to_linear_layout(linear, list(memdesc.shape)) != layout:
+            raise _Unsupported(f"internal error: the linear form of {t} changes its layout")
+        return memdesc_type(memdesc.shape, memdesc.element_type, new_encoding, mutable=memdesc.mutable,
+                            context=t.context)
+
+
+class _Changes:
+    """Every type change of a module, collected before the first one is made."""
+
+    def __init__(self) -> None:
+        self.converter = _Converter()
+        self.changes: list[tuple[Callable[[ir.Type], None], ir.Type]] = []
+        self.errors: list[tuple[ir.Location, str]] = []
+
+    def visit_type(self, t: ir.Type, apply: Callable[[ir.Type], None], location: ir.Location) -> None:
+        try:
+            new = self.converter.convert(t)
         except _Unsupported as error:
-            errors.append((location, str(error)))
+            self.errors.append((location, str(error)))
             return
         if new is not None:
-            changes.append((apply, new))
+            self.changes.append((apply, new))
 
-    for name in ("function_type",):
-        if name in op.attributes and isinstance(op.attributes[name], ir.TypeAttr):
-            def set_attr(new, op=op, name=name):
-                op.attributes[name] = ir.TypeAttr.get(new)
-            visit(op.attributes[name].value, set_attr, op.location)
-    for attr_name in list(op.attributes):
-        attr = op.attributes[attr_name]
-        if isinstance(attr, ir.DenseElementsAttr) and isinstance(attr.type, ir.RankedTensorType):
-            def set_dense(new, op=op, name=attr_name, attr=attr):
-                # Dense attributes carry the tensor type; re-read the same data with the new one.
-                text, suffix = str(attr), " : " + str(attr.type)
-                head = text[:-len(suffix)] if text.endswith(suffix) else text.rpartition(" : ")[0]
-                op.attributes[name] = ir.Attribute.parse(f"{head} : {new}")
-            visit(attr.type, set_dense, op.location)
-    for result in op.results:
-        visit(result.type, result.set_type, op.location)
-    for region in op.regions:
-        for block in region.blocks:
-            for argument in block.arguments:
-                visit(argument.type, argument.set_type, op.location)
-            for child in block.operations:
-                _collect(child.operation, converter, changes, errors)
+    def visit_op(self, op: ir.Operation) -> ir.WalkResult:
+        attributes = op.attributes
+        if "function_type" in attributes and isinstance(attributes["function_type"], ir.TypeAttr):
+            self.visit_type(attributes["function_type"].value, partial(_set_function_type, op), op.location)
+        for name in list(attributes):
+            attr = attributes[name]
+            if isinstance(attr, ir.DenseElementsAttr) and isinstance(attr.type, ir.RankedTensorType):
+                self.visit_type(attr.type, partial(_set_dense, op, name), op.location)
+        for result in op.results:
+            self.visit_type(result.type, result.set_type, op.location)
+        for region in op.regions:
+            for block in region.blocks:
+                for argument in block.arguments:
+                    self.visit_type(argument.type, argument.set_type, op.location)
+        return ir.WalkResult.ADVANCE
 
 
-@dataclasses.dataclass
+def _set_function_type(op: ir.Operation, new: ir.Type) -> None:
+    op.attributes["function_type"] = ir.TypeAttr.get(new)
+
+
+def _set_dense(op: ir.Operation, name: str, new: ir.Type) -> None:
+    # Dense attributes carry the tensor type; re-read the same data with the new one.
+    op.attributes[name] = retyped_dense(op.attributes[name], new)
+
+
+def _collect(op: ir.Operation) -> _Changes:
+    changes = _Changes()
+    with op.context, ir.Location.unknown():
+        op.walk(changes.visit_op, ir.WalkOrder.PRE_ORDER)
+    return changes
+
+
+@dataclasses.dataclass(frozen=True)
 class LLLinearizeEncodings(Pass):
     argument = "ll-linearize-encodings"
     summary = "Rewrite every layout encoding into its canonical #ttg.linear / #ttg.shared_linear form"
 
-    def run(self, op: ir.Operation) -> bool:
+    def problems(self, op: ir.Operation) -> list[tuple[ir.Location, str]]:
+        return _collect(op).errors
+
+    def apply(self, op: ir.Operation) -> None:
         with op.context, ir.Location.unknown():
-            changes, errors = [], []
-            _collect(op, _Converter(), changes, errors)
-            for location, message in errors:
-                location.emit_error(message)
-            if errors:
-                return False
-            for apply, new in changes:
+            for apply, new in _collect(op).changes:
                 apply(new)
-            return True
 
 
 PASS = LLLinearizeEncodings

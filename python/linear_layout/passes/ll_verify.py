@@ -6,11 +6,11 @@ import dataclasses
 
 from mlir import ir
 
-from ..ir.verifier import verify
+from ..dialects.verifier import verify
 from . import Pass
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class LLVerify(Pass):
     argument = "ll-verify"
     summary = "Check layout encodings against tensor shapes, launch sizes and op rules"
@@ -19,13 +19,12 @@ class LLVerify(Pass):
         default=True, metadata={"help": "compare lanes/warps/blocks with ttg.threads-per-warp, ttg.num-warps, ttg.num-ctas"})
     max_errors: int = dataclasses.field(default=0, metadata={"help": "stop reporting after this many errors (0: all)"})
 
-    def run(self, op: ir.Operation) -> bool:
+    def problems(self, op: ir.Operation) -> list[tuple[ir.Location, str]]:
         errors = verify(op, check_launch=self.check_launch)
-        if self.max_errors:
-            errors = errors[:self.max_errors]
-        for location, message in errors:
-            location.emit_error(message)
-        return not errors
+        return errors[:self.max_errors] if self.max_errors else errors
+
+    def apply(self, op: ir.Operation) -> None:
+        """Nothing to change: the module verified."""
 
 
 PASS = LLVerify

@@ -26,6 +26,7 @@ explicit column 3 (``andi``, ``cmpi``, ``select``), and every term after the fir
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 from mlir import ir
 from mlir.dialects import arith
@@ -172,59 +173,20 @@ def emit_apply_layout(
             f"got {sorted(indices)}"
         )
     with loc or ir.Location.unknown(), ip or ir.InsertionPoint.current:
-        constant_part: dict[str, int] = {}
-        symbolic: list[tuple[str, ir.Value]] = []
-        bases = dict(layout.bases)
-        for name in layout.get_in_dim_names():
-            index = indices[name]
-            known = index if isinstance(index, int) else constant_int_value(index)
-            constant_part[name] = 0 if known is None else known
-            # An input whose bases are all zero (a broadcast) cannot change any output.
-            if known is None and any(any(basis) for basis in bases[name]):
-                symbolic.append((name, index))
-        if int_type is None:
-            typed = [index for index in indices.values() if not isinstance(index, int)]
-            int_type = typed[0].type if typed else ir.IntegerType.get_signless(32)
-        width = ir.IntegerType(int_type).width
-        packed_bits = sum(layout.get_in_dim_size_log2(name) for name, _ in symbolic)
-        if packed_bits > width or any(size > 1 << (width - 1) for _, size in layout.out_dims):
-            raise ValueError(
-                f"emit_apply_layout: {packed_bits} packed input bits or the output sizes "
-                f"{dict(layout.out_dims)} do not fit in i{width}"
-            )
-
-        if constant is None:
-            constants: dict[int, ir.Value] = {}
-
-            def constant(value: int) -> ir.Value:
-                if value not in constants:
-                    constants[value] = arith.constant(int_type, value)
-                return constants[value]
-
-        folded = layout.apply(constant_part)
-        if not symbolic:
+        split = _split_indices(layout, indices)
+        int_type = int_type or _default_int_type(indices)
+        _check_width(layout, split.symbolic, int_type)
+        constant = constant or _constant_maker(int_type)
+        folded = layout.apply(split.constant_part)
+        if not split.symbolic:
             return {name: constant(value) for name, value in folded.items()}
-
-        for name, value in symbolic:
-            if value.type != int_type:
-                raise ValueError(f"emit_apply_layout: index '{name}' has type {value.type}, expected {int_type}")
-        x = None
-        shift = 0
-        start = 0
-        for dims, value in (packed or {}).items():
-            prefix = tuple((name, layout.get_in_dim_size_log2(name), index) for name, index in symbolic[:len(dims)])
-            if len(dims) > start and prefix == tuple(dims) and value.type == int_type:
-                x, shift, start = value, sum(bits for _, bits, _ in dims), len(dims)
-        for name, value in symbolic[start:]:
-            part = value if shift == 0 else arith.shli(value, constant(shift))
-            x = part if x is None else arith.ori(x, part)
-            shift += layout.get_in_dim_size_log2(name)
-
-        matrix = layout.sublayout([name for name, _ in symbolic], layout.get_out_dim_names())
+        x = _pack(layout, split.symbolic, int_type, constant, packed or {})
+        matrix = layout.sublayout([name for name, _ in split.symbolic], layout.get_out_dim_names())
         flat = matrix.flatten_ins()
         results = {}
         for name in layout.get_out_dim_names():
-            columns = [basis[0] for basis in flat.sublayout(flat.get_in_dim_names(), [name]).bases[0][1]] if flat.num_in_dims else []
+            columns = [basis[0] for basis in flat.sublayout(flat.get_in_dim_names(), [name]).bases[0][1]] \
+                if flat.num_in_dims else []
             product = _matrix_vector_product(columns, layout.get_out_dim_size_log2(name), x, constant, in_range)
             if product is None:
                 results[name] = constant(folded[name])
@@ -233,3 +195,73 @@ def emit_apply_layout(
             else:
                 results[name] = product
         return results
+
+
+@dataclass(frozen=True)
+class _Indices:
+    """The indices of an apply, split: the constant part of every input (0 for a symbolic one)
+    and the symbolic inputs that can change an output, in input order."""
+
+    constant_part: dict[str, int]
+    symbolic: list[tuple[str, ir.Value]]
+
+
+def _split_indices(layout: LinearLayout, indices: Mapping[str, ir.Value | int]) -> _Indices:
+    constant_part: dict[str, int] = {}
+    symbolic: list[tuple[str, ir.Value]] = []
+    bases = dict(layout.bases)
+    for name in layout.get_in_dim_names():
+        index = indices[name]
+        known = index if isinstance(index, int) else constant_int_value(index)
+        constant_part[name] = 0 if known is None else known
+        # An input whose bases are all zero (a broadcast) cannot change any output.
+        if known is None and any(any(basis) for basis in bases[name]):
+            symbolic.append((name, index))
+    return _Indices(constant_part, symbolic)
+
+
+def _default_int_type(indices: Mapping[str, ir.Value | int]) -> ir.Type:
+    typed = [index for index in indices.values() if not isinstance(index, int)]
+    return typed[0].type if typed else ir.IntegerType.get_signless(32)
+
+
+def _check_width(layout: LinearLayout, symbolic: list[tuple[str, ir.Value]], int_type: ir.Type) -> None:
+    width = ir.IntegerType(int_type).width
+    packed_bits = sum(layout.get_in_dim_size_log2(name) for name, _ in symbolic)
+    if packed_bits > width or any(size > 1 << (width - 1) for _, size in layout.out_dims):
+        raise ValueError(
+            f"emit_apply_layout: {packed_bits} packed input bits or the output sizes "
+            f"{dict(layout.out_dims)} do not fit in i{width}"
+        )
+    for name, value in symbolic:
+        if value.type != int_type:
+            raise ValueError(f"emit_apply_layout: index '{name}' has type {value.type}, expected {int_type}")
+
+
+def _constant_maker(int_type: ir.Type) -> Callable[[int], ir.Value]:
+    """Constants of `int_type` at the insertion point, once per value."""
+    constants: dict[int, ir.Value] = {}
+
+    def constant(value: int) -> ir.Value:
+        if value not in constants:
+            constants[value] = arith.constant(int_type, value)
+        return constants[value]
+
+    return constant
+
+
+def _pack(layout: LinearLayout, symbolic: list[tuple[str, ir.Value]], int_type: ir.Type, constant,
+          packed: Mapping[tuple[tuple[str, int, ir.Value], ...], ir.Value]) -> ir.Value:
+    """The symbolic indices packed into one integer, low bits first (a known packing reused)."""
+    x = None
+    shift = 0
+    start = 0
+    for dims, value in packed.items():
+        prefix = tuple((name, layout.get_in_dim_size_log2(name), index) for name, index in symbolic[:len(dims)])
+        if len(dims) > start and prefix == tuple(dims) and value.type == int_type:
+            x, shift, start = value, sum(bits for _, bits, _ in dims), len(dims)
+    for name, value in symbolic[start:]:
+        part = value if shift == 0 else arith.shli(value, constant(shift))
+        x = part if x is None else arith.ori(x, part)
+        shift += layout.get_in_dim_size_log2(name)
+    return x

@@ -1,0 +1,42 @@
+"""What the `ll` and `ttg` op classes share: the dialect registration and the per-op rule hook.
+
+Each IRDL op gets an `OpView` subclass registered with `_cext.register_operation`, as the
+generated `mlir.dialects.*` modules do; the bindings then hand out instances of it wherever the
+op appears (`block.operations`, `op.opview`, rewrite-pattern callbacks). IRDL has no C++
+verifier hooks for the rules it cannot express, so each class carries them as `verify_rules()`
+(xDSL's `verify_()`), which `linear_layout.dialects.verifier` calls on every op it walks.
+"""
+
+from __future__ import annotations
+
+from mlir import ir
+from mlir._mlir_libs import _mlir as _cext
+
+__all__ = ["LayoutOp", "register_dialect", "register_operation"]
+
+register_operation = _cext.register_operation
+
+
+def register_dialect(namespace: str) -> type:
+    """The registered `ir.Dialect` class of the IRDL dialect `namespace`."""
+
+    class _Dialect(ir.Dialect):
+        DIALECT_NAMESPACE = namespace
+
+    _Dialect.__name__ = _Dialect.__qualname__ = f"_{namespace.capitalize()}Dialect"
+    return _cext.register_dialect(_Dialect)
+
+
+class LayoutOp(ir.OpView):
+    """Base of the op classes: no regions; `verify_rules()` returns what breaks a rule IRDL
+    cannot check, or None."""
+
+    _ODS_REGIONS = (0, True)
+
+    @classmethod
+    def _create(cls, results, operands, attributes=None, *, loc=None, ip=None) -> ir.Operation:
+        return ir.Operation.create(cls.OPERATION_NAME, results=list(results), operands=list(operands),
+                                   attributes=attributes, loc=loc, ip=ip)
+
+    def verify_rules(self) -> str | None:
+        return None

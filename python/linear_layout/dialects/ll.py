@@ -1,0 +1,146 @@
+"""The `ll` dialect's ops in the style of `mlir.dialects.arith`: an `OpView` class per op with
+typed accessors and its verifier rules, and snake_case builders with keyword-only `loc`/`ip`.
+
+    from linear_layout.dialects import ll
+    row, col = ll.apply(layout, [register, lane, warp])     # the coordinate values
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from mlir import ir
+
+from ..core.layout import LinearLayout
+from ..ir.bridge import from_attribute, to_attribute
+from ._base import LayoutOp, register_dialect, register_operation
+from .types import tile_problem
+
+__all__ = ["ApplyOp", "LoadOp", "StoreOp", "apply", "load", "store"]
+
+_Dialect = register_dialect("ll")
+
+
+@register_operation(_Dialect)
+class ApplyOp(LayoutOp):
+    """`ll.apply`: the coordinates (one per output dimension) that `layout` maps `indices` (one
+    per input dimension) to."""
+
+    OPERATION_NAME = "ll.apply"
+
+    def __init__(self, layout: LinearLayout | ir.Attribute, indices: Sequence[ir.Value], *,
+                 results: Sequence[ir.Type] | None = None, loc=None, ip=None) -> None:
+        if not indices:
+            raise ValueError("ll.apply needs at least one index")
+        if isinstance(layout, LinearLayout):
+            num_results = layout.num_out_dims
+            layout = to_attribute(layout, indices[0].type.context)
+        else:
+            num_results = from_attribute(layout).num_out_dims
+        if results is None:
+            results = [indices[0].type] * num_results
+        super().__init__(self._create(results, indices, {"layout": layout}, loc=loc, ip=ip))
+
+    @property
+    def layout_attr(self) -> ir.Attribute:
+        return self.operation.attributes["layout"]
+
+    @property
+    def layout(self) -> LinearLayout:
+        """The decoded `#ll.layout` (ValueError if it is invalid, TypeError if it is another attribute)."""
+        layout = from_attribute(self.layout_attr)
+        if not isinstance(layout, LinearLayout):
+            raise TypeError(f"ll.apply needs an #ll.layout, got {self.layout_attr}")
+        return layout
+
+    @property
+    def indices(self) -> list[ir.Value]:
+        return list(self.operation.operands)
+
+    @property
+    def coordinates(self) -> list[ir.Value]:
+        return list(self.operation.results)
+
+    def verify_rules(self) -> str | None:
+        if "layout" not in self.operation.attributes:
+            return "has no 'layout' attribute"
+        try:
+            layout = self.layout
+        except TypeError:
+            return "needs an #ll.layout"
+        except ValueError as error:
+            return f"has an invalid layout: {error}"
+        if len(self.indices) != layout.num_in_dims:
+            return (f"takes one index per input dimension {list(layout.get_in_dim_names())}, "
+                    f"got {len(self.indices)}")
+        if len(self.coordinates) != layout.num_out_dims:
+            return (f"returns one coordinate per output dimension {list(layout.get_out_dim_names())}, "
+                    f"got {len(self.coordinates)}")
+        return None
+
+
+@register_operation(_Dialect)
+class LoadOp(LayoutOp):
+    """`ll.load`: the tile of `memref` at `offsets` (none, or one index per dimension) as a
+    tensor distributed by the result type's encoding."""
+
+    OPERATION_NAME = "ll.load"
+
+    def __init__(self, result: ir.Type, memref: ir.Value, offsets: Sequence[ir.Value] = (), *,
+                 loc=None, ip=None) -> None:
+        super().__init__(self._create([result], [memref, *offsets], loc=loc, ip=ip))
+
+    @property
+    def memref(self) -> ir.Value:
+        return self.operation.operands[0]
+
+    @property
+    def offsets(self) -> list[ir.Value]:
+        return list(self.operation.operands)[1:]
+
+    @property
+    def result(self) -> ir.Value:
+        return self.operation.results[0]
+
+    def verify_rules(self) -> str | None:
+        return tile_problem(self.result.type, self.memref.type, len(self.offsets))
+
+
+@register_operation(_Dialect)
+class StoreOp(LayoutOp):
+    """`ll.store`: writes a distributed tensor into the tile of `memref` at `offsets`."""
+
+    OPERATION_NAME = "ll.store"
+
+    def __init__(self, value: ir.Value, memref: ir.Value, offsets: Sequence[ir.Value] = (), *,
+                 loc=None, ip=None) -> None:
+        super().__init__(self._create([], [value, memref, *offsets], loc=loc, ip=ip))
+
+    @property
+    def value(self) -> ir.Value:
+        return self.operation.operands[0]
+
+    @property
+    def memref(self) -> ir.Value:
+        return self.operation.operands[1]
+
+    @property
+    def offsets(self) -> list[ir.Value]:
+        return list(self.operation.operands)[2:]
+
+    def verify_rules(self) -> str | None:
+        return tile_problem(self.value.type, self.memref.type, len(self.offsets))
+
+
+def apply(layout: LinearLayout | ir.Attribute, indices: Sequence[ir.Value], *, loc=None, ip=None) -> list[ir.Value]:
+    """The coordinates (one per output dimension) that `layout` maps `indices` (one per input
+    dimension) to; the coordinates have the type of the first index."""
+    return ApplyOp(layout, indices, loc=loc, ip=ip).coordinates
+
+
+def load(result: ir.Type, memref: ir.Value, offsets: Sequence[ir.Value] = (), *, loc=None, ip=None) -> ir.Value:
+    return LoadOp(result, memref, offsets, loc=loc, ip=ip).result
+
+
+def store(value: ir.Value, memref: ir.Value, offsets: Sequence[ir.Value] = (), *, loc=None, ip=None) -> StoreOp:
+    return StoreOp(value, memref, offsets, loc=loc, ip=ip)

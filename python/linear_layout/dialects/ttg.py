@@ -1,0 +1,156 @@
+"""The `ttg` dialect's ops in the style of `mlir.dialects.arith`: an `OpView` class per op with
+typed accessors and its verifier rules, and snake_case builders (result type first) with
+keyword-only `loc`/`ip`.
+
+    from linear_layout.dialects import ttg
+    y = ttg.convert_layout(result_type, x)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from mlir import ir
+
+from ..ir.bridge import MemDesc
+from ..ir.text import memdesc_text
+from ._base import LayoutOp, register_dialect, register_operation
+from .types import memdesc_or_problem, same_shape_and_element
+
+__all__ = [
+    "ConvertLayoutOp", "LocalAllocOp", "LocalLoadOp", "LocalStoreOp",
+    "convert_layout", "local_alloc", "local_load", "local_store", "memdesc_type",
+]
+
+_Dialect = register_dialect("ttg")
+
+
+def _shape_and_element(t: ir.Type) -> tuple[list[int], ir.Type]:
+    return list(t.shape), t.element_type
+
+
+def _of_memdesc(memdesc: MemDesc) -> tuple[list[int], ir.Type]:
+    return list(memdesc.shape), memdesc.element_type
+
+
+@register_operation(_Dialect)
+class ConvertLayoutOp(LayoutOp):
+    """`ttg.convert_layout`: the same tensor in another layout."""
+
+    OPERATION_NAME = "ttg.convert_layout"
+
+    def __init__(self, result: ir.Type, src: ir.Value, *, loc=None, ip=None) -> None:
+        super().__init__(self._create([result], [src], loc=loc, ip=ip))
+
+    @property
+    def src(self) -> ir.Value:
+        return self.operation.operands[0]
+
+    @property
+    def result(self) -> ir.Value:
+        return self.operation.results[0]
+
+    def verify_rules(self) -> str | None:
+        return same_shape_and_element(_shape_and_element(self.src.type), _shape_and_element(self.result.type),
+                                      "the source", "the result")
+
+
+@register_operation(_Dialect)
+class LocalAllocOp(LayoutOp):
+    """`ttg.local_alloc`: a shared-memory buffer, optionally initialised from a tensor."""
+
+    OPERATION_NAME = "ttg.local_alloc"
+
+    def __init__(self, result: ir.Type, src: ir.Value | None = None, *, loc=None, ip=None) -> None:
+        super().__init__(self._create([result], [] if src is None else [src], loc=loc, ip=ip))
+
+    @property
+    def src(self) -> ir.Value | None:
+        return self.operation.operands[0] if len(self.operation.operands) else None
+
+    @property
+    def result(self) -> ir.Value:
+        return self.operation.results[0]
+
+    def verify_rules(self) -> str | None:
+        if self.src is None:
+            return None
+        memdesc, problem = memdesc_or_problem(self.result.type)
+        if memdesc is None:
+            return problem
+        return same_shape_and_element(_shape_and_element(self.src.type), _of_memdesc(memdesc),
+                                      "the source", "the buffer")
+
+
+@register_operation(_Dialect)
+class LocalLoadOp(LayoutOp):
+    """`ttg.local_load`: a whole shared-memory buffer as a distributed tensor."""
+
+    OPERATION_NAME = "ttg.local_load"
+
+    def __init__(self, result: ir.Type, src: ir.Value, *, loc=None, ip=None) -> None:
+        super().__init__(self._create([result], [src], loc=loc, ip=ip))
+
+    @property
+    def src(self) -> ir.Value:
+        return self.operation.operands[0]
+
+    @property
+    def result(self) -> ir.Value:
+        return self.operation.results[0]
+
+    def verify_rules(self) -> str | None:
+        memdesc, problem = memdesc_or_problem(self.src.type)
+        if memdesc is None:
+            return problem
+        return same_shape_and_element(_of_memdesc(memdesc), _shape_and_element(self.result.type),
+                                      "the buffer", "the result")
+
+
+@register_operation(_Dialect)
+class LocalStoreOp(LayoutOp):
+    """`ttg.local_store`: writes a distributed tensor into a mutable shared-memory buffer."""
+
+    OPERATION_NAME = "ttg.local_store"
+
+    def __init__(self, src: ir.Value, dst: ir.Value, *, loc=None, ip=None) -> None:
+        super().__init__(self._create([], [src, dst], loc=loc, ip=ip))
+
+    @property
+    def src(self) -> ir.Value:
+        return self.operation.operands[0]
+
+    @property
+    def dst(self) -> ir.Value:
+        return self.operation.operands[1]
+
+    def verify_rules(self) -> str | None:
+        memdesc, problem = memdesc_or_problem(self.dst.type)
+        if memdesc is None:
+            return problem
+        if not memdesc.mutable:
+            return "cannot store into an immutable buffer (its !ttg.memdesc is \"immutable\")"
+        return same_shape_and_element(_shape_and_element(self.src.type), _of_memdesc(memdesc),
+                                      "the value", "the buffer")
+
+
+def memdesc_type(shape: Sequence[int], element_type: ir.Type, encoding: ir.Attribute, *,
+                 mutable: bool = True, context: ir.Context | None = None) -> ir.Type:
+    """`!ttg.memdesc<shape, element_type, encoding, #ttg.shared_memory, "mutable"|"immutable">`."""
+    return ir.Type.parse(memdesc_text(shape, element_type, encoding, mutable), context or element_type.context)
+
+
+def convert_layout(result: ir.Type, src: ir.Value, *, loc=None, ip=None) -> ir.Value:
+    return ConvertLayoutOp(result, src, loc=loc, ip=ip).result
+
+
+def local_alloc(result: ir.Type, src: ir.Value | None = None, *, loc=None, ip=None) -> ir.Value:
+    return LocalAllocOp(result, src, loc=loc, ip=ip).result
+
+
+def local_load(result: ir.Type, src: ir.Value, *, loc=None, ip=None) -> ir.Value:
+    return LocalLoadOp(result, src, loc=loc, ip=ip).result
+
+
+def local_store(src: ir.Value, dst: ir.Value, *, loc=None, ip=None) -> LocalStoreOp:
+    return LocalStoreOp(src, dst, loc=loc, ip=ip)

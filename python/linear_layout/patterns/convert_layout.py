@@ -1,0 +1,202 @@
+"""`ttg.convert_layout` in SIMT form: one decision by the planner, one emitter per strategy.
+
+`conversion_plan(op, launch)` asks the single planner (`linear_layout.planning.plan_conversion`: no-op, register permutation,
+warp shuffles or shared memory; see docs/conversions.md) and `emitter_of(plan)` picks what the
+plan needs, as Triton's `ConvertLayoutOpToLLVM.cpp` does:
+
+- `emit_permutation`: the destination registers are source registers of the same thread (no-op
+  and register plans): at most one `vector.shuffle`;
+- `emit_in_warp`: the in-warp rounds: per destination register a `select` tree over source
+  registers, a `gpu.shuffle` when it comes from another lane, and the reader's `select` tree;
+- `emit_shared`: store, `gpu.barrier`, load per repetition (a barrier between repetitions)
+  through the kernel's scratch buffer of that element type, then the copies of broadcast
+  registers (one final `vector.shuffle`).
+
+The repetition loop is unrolled, with static register selection: an `scf.for` carrying the
+registers through iter_args costs a register rotation per round that the stock pipeline does
+not unroll away (docs/passes.md has the measured PTX).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from mlir import ir
+from mlir.dialects import arith, gpu, vector
+
+from ..core.gf2 import apply_columns
+from ..core.layout import LinearLayout
+from ..dialects.ttg import ConvertLayoutOp
+from ..planning import ConversionPlan, plan_conversion, register_maps
+from .common import cast_to
+from .kernel import KernelBuilder, Launch, LoweringError, hardware_layout
+from .shared_memory import assemble, buffer_index, emit_loads, emit_stores, workgroup_argument
+from .simt_pattern import SimtPattern
+from .vectors import element_bits, select_tree, shuffle_casts
+
+__all__ = ["CONVERT_LAYOUT", "check_convert_layout", "conversion_plan", "emitter_of"]
+
+
+def conversion_plan(op: ConvertLayoutOp, launch: Launch) -> ConversionPlan:
+    """The planner's answer for `op` on `launch` (LoweringError when it has none)."""
+    src_type, dst_type = op.src.type, op.result.type
+    src, dst = hardware_layout(src_type, launch), hardware_layout(dst_type, launch)
+    try:
+        return plan_conversion(src, dst, bitwidth=element_bits(src_type.element_type))
+    except ValueError as error:
+        raise LoweringError(f"cannot convert {src_type} to {dst_type}: {error}") from None
+
+
+def _is_permutation(plan: ConversionPlan) -> bool:
+    return plan.reader_select is None and all(r.source_lane is None and r.register_select is None
+                                              for r in plan.rounds)
+
+
+def emit_permutation(op: ConvertLayoutOp, launch: Launch, plan: ConversionPlan) -> ir.Value:
+    src = hardware_layout(op.src.type, launch)
+    dst = hardware_layout(op.result.type, launch)
+    value = cast_to(op.src, ir.VectorType.get([src.get_in_dim_size("register")], op.src.type.element_type))
+    src_full_of, _ = register_maps(src)
+    _, dst_reduced_of = register_maps(dst)
+    mask = [src_full_of[plan.rounds[dst_reduced_of[i]].register_base] for i in range(len(dst_reduced_of))]
+    if mask != list(range(src.get_in_dim_size("register"))):
+        value = vector.shuffle(value, value, mask)
+    return value
+
+
+def _lane_bits(builder: KernelBuilder, select: LinearLayout, bits: int) -> list[ir.Value]:
+    """`bit k of select(lane) != 0` for k < bits (`select`: lane -> register). A bit that
+    depends on one lane bit j is `(lane & 1 << j) != 0`; the others come from the full product."""
+    columns = [basis[0] for basis in dict(select.bases)["lane"]]
+    product = None
+    conds = []
+    for k in range(bits):
+        rows = [j for j, column in enumerate(columns) if column >> k & 1]
+        if len(rows) == 1:
+            masked = arith.andi(builder.lane, builder.const_i32(1 << rows[0]))
+        else:
+            if product is None:
+                product = builder.apply(select, {"lane": builder.lane})["register"]
+            masked = arith.andi(product, builder.const_i32(1 << k))
+        conds.append(arith.cmpi(arith.CmpIPredicate.ne, masked, builder.const_i32(0)))
+    return conds
+
+
+class _InWarp:
+    """The in-warp rounds of one conversion: what one rewrite shares between its rounds."""
+
+    def __init__(self, op: ConvertLayoutOp, launch: Launch, plan: ConversionPlan) -> None:
+        self.builder = KernelBuilder(op, launch)
+        self.plan = plan
+        src = self.builder.layout(op.src.type)
+        self.src_full_of, _ = register_maps(src)
+        self.value = cast_to(op.src, ir.VectorType.get([src.get_in_dim_size("register")], op.src.type.element_type))
+        self.elements: dict[int, ir.Value] = {}
+        self.source_lanes: dict[tuple, ir.Value] = {}
+        self.lane_conditions: dict[tuple, list[ir.Value]] = {}
+        self.to_shuffle, self.from_shuffle = shuffle_casts(op.src.type.element_type)
+        self.width: ir.Value | None = None
+
+    def register(self, j: int) -> ir.Value:
+        if j not in self.elements:
+            self.elements[j] = vector.extract(self.value, [], [self.src_full_of[j]])
+        return self.elements[j]
+
+    def conditions(self, select: LinearLayout | None, bits: int) -> list[ir.Value]:
+        if select is None:
+            return []
+        if (select, bits) not in self.lane_conditions:
+            self.lane_conditions[select, bits] = _lane_bits(self.builder, select, bits)
+        return self.lane_conditions[select, bits]
+
+    def source_lane(self, r) -> tuple[ir.Value, object]:
+        builder = self.builder
+        if r.xor_mode:
+            return builder.const_i32(r.lane_xor), gpu.ShuffleMode.XOR
+        key = (r.source_lane, r.lane_xor)
+        if key not in self.source_lanes:
+            offset = builder.apply(r.source_lane, {"lane": builder.lane})["lane"]
+            if r.lane_xor:
+                offset = arith.xori(offset, builder.const_i32(r.lane_xor))
+            self.source_lanes[key] = offset
+        return self.source_lanes[key], gpu.ShuffleMode.IDX
+
+    def receive(self, r, provider_conds: list[ir.Value]) -> ir.Value:
+        """What this thread receives in round `r`: the provided register, shuffled if needed."""
+        basis = self.plan.select_basis
+        candidates = [self.register(r.register_base ^ apply_columns(basis, t)) for t in range(1 << len(basis))]
+        provided = select_tree(candidates, provider_conds)
+        if r.source_lane is None:
+            return provided
+        self.width = self.width or self.builder.const_i32(32)
+        offset, mode = self.source_lane(r)
+        shuffled = gpu.ShuffleOp(self.to_shuffle(provided), offset, self.width, mode).results[0]
+        return self.from_shuffle(shuffled)
+
+
+def emit_in_warp(op: ConvertLayoutOp, launch: Launch, plan: ConversionPlan) -> ir.Value:
+    rounds = _InWarp(op, launch, plan)
+    provider_conds = rounds.conditions(plan.rounds[0].register_select, len(plan.select_basis))
+    reader_conds = rounds.conditions(plan.reader_select, len(plan.reader_basis))
+    received = [rounds.receive(r, provider_conds) for r in plan.rounds]
+    reader = plan.reader_basis
+    outputs = [select_tree([received[i ^ apply_columns(reader, t)] for t in range(1 << len(reader))], reader_conds)
+               for i in range(len(plan.rounds))]
+    dst_type = rounds.builder.vector_type(op.result.type)
+    _, dst_reduced_of = register_maps(rounds.builder.layout(op.result.type))
+    return vector.from_elements(dst_type, [outputs[dst_reduced_of[i]] for i in range(len(dst_reduced_of))])
+
+
+def emit_shared(op: ConvertLayoutOp, launch: Launch, plan: ConversionPlan) -> ir.Value:
+    """Store, barrier, load per repetition (a barrier between repetitions), then the copies."""
+    builder = KernelBuilder(op, launch)
+    element = op.src.type.element_type
+    buffer = workgroup_argument(op, buffer_index(op))
+    value = cast_to(op.src, builder.vector_type(op.src.type))
+    shared = plan.shared
+    store, load = shared.store, shared.load
+    base_st = builder.thread_offsets(store.thread_offset)
+    base_ld = builder.thread_offsets(load.thread_offset)
+    pieces: list[ir.Value] = []
+    for rep in range(shared.num_reps):
+        if rep:
+            gpu.barrier()  # the previous repetition's loads are done (WAR)
+        emit_stores(builder, buffer, value, store, [i for i in store.instructions if i.rep == rep], base_st)
+        gpu.barrier()
+        pieces += emit_loads(builder, buffer, element, load, [i for i in load.instructions if i.rep == rep], base_ld)
+    # pieces are in instruction order per rep; instructions are sorted by rep already
+    return assemble(load, pieces, element, builder.vector_type(op.result.type))
+
+
+Emitter = Callable[[ConvertLayoutOp, Launch, ConversionPlan], ir.Value]
+
+
+def emitter_of(plan: ConversionPlan) -> Emitter:
+    """The one emitter for the planner's decision."""
+    if plan.strategy == "shared":
+        return emit_shared
+    return emit_permutation if _is_permutation(plan) else emit_in_warp
+
+
+def check_convert_layout(op: ConvertLayoutOp, launch: Launch) -> None:
+    """LoweringError when the planner has no plan for `op`, or its element type cannot be shuffled."""
+    plan = conversion_plan(op, launch)
+    if plan.strategy != "shared" and any(r.source_lane is not None for r in plan.rounds):
+        try:
+            shuffle_casts(op.src.type.element_type)
+        except ValueError as error:
+            raise LoweringError(f"cannot convert {op.src.type} to {op.result.type}: {error}") from None
+
+
+def _emit(op: ConvertLayoutOp, launch: Launch) -> list[ir.Value]:
+    plan = conversion_plan(op, launch)
+    return [cast_to(emitter_of(plan)(op, launch, plan), op.result.type)]
+
+
+def _check_with_buffer(op: ConvertLayoutOp, launch: Launch) -> None:
+    check_convert_layout(op, launch)
+    if conversion_plan(op, launch).strategy == "shared" and buffer_index(op) is None:
+        raise LoweringError("a shared-memory conversion needs its workgroup buffer: run allocate_shared_memory")
+
+
+CONVERT_LAYOUT = SimtPattern((ConvertLayoutOp,), _check_with_buffer, _emit)

@@ -1,0 +1,90 @@
+"""`ttg.local_alloc` / `ttg.local_store` / `ttg.local_load` in SIMT form.
+
+A buffer with an explicit shared encoding is a workgroup attribution of the kernel (its
+`ll.workgroup_buffer`); the accesses are those of `plan_local_access` (offsets
+`distributed.invert_and_compose(shared)`), emitted like the two halves of a shared-memory
+conversion. The barriers the buffer's read/write history needs are inserted before the ops by
+`insert_barriers` (`to_simt.py`), not here.
+"""
+
+from __future__ import annotations
+
+from mlir import ir
+
+from ..dialects.ttg import LocalAllocOp, LocalLoadOp, LocalStoreOp
+from ..planning import plan_local_access
+from .common import cast_to
+from .kernel import KernelBuilder, Launch, LoweringError, hardware_layout
+from .shared_memory import (allocating_op, assemble, buffer_index, buffer_of, emit_loads, emit_stores,
+                            shared_buffer_of, workgroup_argument)
+from .simt_pattern import SimtPattern
+from .vectors import element_bits
+
+__all__ = ["LOCAL_ALLOC", "LOCAL_LOAD", "LOCAL_STORE", "local_access"]
+
+
+def local_access(op: ir.OpView, tensor_type: ir.RankedTensorType, memdesc_type: ir.Type, kind: str, launch: Launch):
+    """The planned accesses of a local store or load (LoweringError when there is no plan)."""
+    distributed = hardware_layout(tensor_type, launch)
+    shared = shared_buffer_of(memdesc_type).layout
+    try:
+        return plan_local_access(distributed, shared, element_bits(tensor_type.element_type), kind=kind)
+    except (ValueError, AssertionError) as error:
+        raise LoweringError(f"cannot lower {op.operation.name} of {tensor_type}: {error}") from None
+
+
+def _emit_store(op: ir.OpView, tensor: ir.Value, buffer: ir.Value, memdesc_type: ir.Type, launch: Launch) -> None:
+    access = local_access(op, tensor.type, memdesc_type, "store", launch)
+    builder = KernelBuilder(op, launch)
+    value = cast_to(tensor, builder.vector_type(tensor.type))
+    emit_stores(builder, buffer, value, access, list(access.instructions), builder.thread_offsets(access.thread_offset))
+
+
+def _check_alloc(op: LocalAllocOp, launch: Launch) -> None:
+    shared_buffer_of(op.result.type)
+    if op.src is not None:
+        local_access(op, op.src.type, op.result.type, "store", launch)
+
+
+def _emit_alloc(op: LocalAllocOp, launch: Launch) -> list[ir.Value]:
+    index = buffer_index(op)
+    if index is None:
+        raise LoweringError("a ttg.local_alloc needs its workgroup buffer: run allocate_shared_memory")
+    buffer = workgroup_argument(op, index)
+    if op.src is not None:
+        _emit_store(op, op.src, buffer, op.result.type, launch)
+    return [cast_to(buffer, op.result.type)]
+
+
+def _check_buffer(memdesc_value: ir.Value) -> None:
+    if allocating_op(memdesc_value) is None:
+        raise LoweringError("the shared buffer does not come from a ttg.local_alloc of this function")
+
+
+def _check_store(op: LocalStoreOp, launch: Launch) -> None:
+    _check_buffer(op.dst)
+    local_access(op, op.src.type, op.dst.type, "store", launch)
+
+
+def _emit_local_store(op: LocalStoreOp, launch: Launch) -> list[ir.Value]:
+    _emit_store(op, op.src, buffer_of(op.dst), op.dst.type, launch)
+    return []
+
+
+def _check_load(op: LocalLoadOp, launch: Launch) -> None:
+    _check_buffer(op.src)
+    local_access(op, op.result.type, op.src.type, "load", launch)
+
+
+def _emit_load(op: LocalLoadOp, launch: Launch) -> list[ir.Value]:
+    access = local_access(op, op.result.type, op.src.type, "load", launch)
+    builder = KernelBuilder(op, launch)
+    element = op.result.type.element_type
+    pieces = emit_loads(builder, buffer_of(op.src), element, access, list(access.instructions),
+                        builder.thread_offsets(access.thread_offset))
+    return [cast_to(assemble(access, pieces, element, builder.vector_type(op.result.type)), op.result.type)]
+
+
+LOCAL_ALLOC = SimtPattern((LocalAllocOp,), _check_alloc, _emit_alloc)
+LOCAL_STORE = SimtPattern((LocalStoreOp,), _check_store, _emit_local_store)
+LOCAL_LOAD = SimtPattern((LocalLoadOp,), _check_load, _emit_load)

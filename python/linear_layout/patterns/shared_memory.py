@@ -1,0 +1,177 @@
+"""Shared memory in SIMT kernels: workgroup buffers and the emitters of planned accesses.
+
+A shared buffer is a workgroup attribution of the `gpu.func` (`memref<N x T,
+#gpu.address_space<workgroup>>`). Which one an op uses is written on the op, as Triton's
+`allocation.offset`: the `ll.workgroup_buffer` attribute holds the index of the attribution
+among the kernel's workgroup attributions (set by `allocate_shared_memory` in `to_simt.py`).
+A lowered `ttg.local_alloc` is an `unrealized_conversion_cast` of its buffer to the memdesc type.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+
+from mlir import ir
+from mlir.dialects import arith, gpu, memref, scf, vector
+
+from ..core.layout import LinearLayout
+from ..ir.bridge import MemDesc, from_attribute, memdesc_of
+from .common import CAST
+from .kernel import KernelBuilder, LoweringError
+from .vectors import concat, concat_units, from_units, gather, to_units, unit
+
+__all__ = [
+    "WORKGROUP_BUFFER", "SharedBuffer", "assemble", "emit_loads", "emit_stores", "shared_buffer_of",
+    "workgroup_argument", "workgroup_type",
+]
+
+#: The attribute naming an op's workgroup buffer (the index among the workgroup attributions).
+WORKGROUP_BUFFER = "ll.workgroup_buffer"
+
+
+def workgroup_type(elements: int, element: ir.Type) -> ir.MemRefType:
+    return ir.MemRefType.get([max(1, elements)], element,
+                             memory_space=ir.Attribute.parse("#gpu.address_space<workgroup>"))
+
+
+@dataclass(frozen=True)
+class SharedBuffer:
+    """A `!ttg.memdesc`: its parameters and its layout (input dimensions offset, block)."""
+
+    memdesc: MemDesc
+    layout: LinearLayout
+
+
+def shared_buffer_of(t: ir.Type) -> SharedBuffer:
+    """The memdesc type `t` as a buffer (LoweringError when its layout is not a linear shared
+    layout of one CTA)."""
+    try:
+        memdesc = memdesc_of(t)
+        encoding = from_attribute(memdesc.encoding)
+        shared = encoding if isinstance(encoding, LinearLayout) else encoding.to_linear_layout(list(memdesc.shape))
+    except (TypeError, ValueError, AttributeError) as error:
+        raise LoweringError(f"cannot lower {t}: {error}") from None
+    if not shared.has_in_dim("offset") or any(n not in ("offset", "block") for n in shared.get_in_dim_names()):
+        raise LoweringError(f"cannot lower {t}: {memdesc.encoding} is not a linear shared layout (offset, block)")
+    if shared.has_in_dim("block") and shared.get_in_dim_size("block") > 1:
+        raise LoweringError(f"cannot lower {t}: shared buffers spread over several CTAs are not supported")
+    return SharedBuffer(memdesc, shared)
+
+
+def workgroup_argument(op: ir.OpView, index: int) -> ir.Value:
+    """Workgroup attribution `index` of the kernel enclosing `op`."""
+    kernel = op.operation.parent
+    while kernel.operation.name != "gpu.func":
+        kernel = kernel.operation.parent
+    kernel = kernel.opview
+    inputs = len(kernel.function_type.value.inputs)
+    return kernel.regions[0].blocks[0].arguments[inputs + index]
+
+
+def buffer_index(op: ir.OpView) -> int | None:
+    attributes = op.operation.attributes
+    return attributes[WORKGROUP_BUFFER].value if WORKGROUP_BUFFER in attributes else None
+
+
+def allocating_op(memdesc_value: ir.Value) -> ir.Operation | None:
+    """The `ttg.local_alloc` (or, once lowered, the cast of its buffer) defining a memdesc value."""
+    owner = memdesc_value.owner
+    if isinstance(owner, ir.OpView):
+        owner = owner.operation
+    if isinstance(owner, ir.Operation) and owner.name in ("ttg.local_alloc", CAST):
+        return owner
+    return None
+
+
+def buffer_of(memdesc_value: ir.Value) -> ir.Value:
+    """The workgroup memref behind a memdesc value (LoweringError when it has none)."""
+    owner = allocating_op(memdesc_value)
+    if owner is not None and owner.name == CAST:
+        return owner.operands[0]
+    index = buffer_index(owner.opview) if owner is not None else None
+    if index is None:
+        raise LoweringError("the shared buffer does not come from a ttg.local_alloc of this function")
+    return workgroup_argument(owner.opview, index)
+
+
+# ---------------------------------------------------------------------------- emitters
+
+
+def _address(builder: KernelBuilder, base: tuple[ir.Value, ir.Value], offset: int, additive: bool) -> ir.Value:
+    """`base ^ offset` as an index: an immediate `addi` when the offset shares no bit with
+    the base (`additive`), else an `xori` on i32."""
+    if offset == 0:
+        return base[1]
+    if additive:
+        return arith.addi(base[1], builder.const_index(offset))
+    return arith.index_castui(ir.IndexType.get(), arith.xori(base[0], builder.const_i32(offset)))
+
+
+def emit_stores(builder: KernelBuilder, buffer: ir.Value, value: ir.Value, access, instructions,
+                base: tuple[ir.Value, ir.Value]) -> None:
+    """The planned stores of `value`'s registers, predicated (`scf.if`) when the plan says so."""
+    cond = builder.store_predicate(access.predicate)
+    if not instructions:
+        return
+    if_op = scf.IfOp(cond) if cond is not None else None
+    with ir.InsertionPoint(if_op.then_block) if if_op is not None else contextlib.nullcontext():
+        for ins in instructions:
+            index = _address(builder, base, ins.offset, ins.additive)
+            if access.vector == 1:
+                memref.store(vector.extract(value, [], [ins.registers[0]]), buffer, [index])
+            else:
+                piece = gather(value, list(ins.registers), ir.VectorType(value.type).element_type)
+                vector.store(piece, buffer, [index], alignment=access.instruction_bytes)
+        if if_op is not None:
+            scf.YieldOp([])
+
+
+def emit_loads(builder: KernelBuilder, buffer: ir.Value, element: ir.Type, access, instructions,
+               base: tuple[ir.Value, ir.Value]) -> list[ir.Value]:
+    pieces = []
+    piece_type = ir.VectorType.get([access.vector], element)
+    for ins in instructions:
+        index = _address(builder, base, ins.offset, ins.additive)
+        if access.vector == 1:
+            pieces.append(memref.load(buffer, [index]))
+        else:
+            pieces.append(vector.load(piece_type, buffer, [index], alignment=access.instruction_bytes))
+    return pieces
+
+
+def _positions(access) -> dict[int, int]:
+    position = {}
+    for k, ins in enumerate(access.instructions):
+        for j, r in enumerate(ins.registers):
+            position[r] = k * access.vector + j
+    for r, s in access.copies:
+        position[r] = position[s]
+    return position
+
+
+def assemble(access, pieces: list[ir.Value], element: ir.Type, result_type: ir.VectorType) -> ir.Value:
+    """The destination vector from the loaded pieces (instruction order) and the copies."""
+    position = _positions(access)
+    count = result_type.shape[0]
+    mask = [position[r] for r in range(count)]
+    if access.vector == 1:
+        value = vector.from_elements(ir.VectorType.get([len(pieces)], element), pieces)
+        if mask != list(range(count)) or len(pieces) != count:
+            value = vector.shuffle(value, value, mask)
+        return value
+    size = unit([mask, range(access.vector)], element)
+    if size > 1:  # keep the loaded units packed through the concatenation and the shuffle
+        value = concat_units([to_units(piece, size, element) for piece in pieces])
+        units = [m // size for m in mask[::size]]
+        if units != list(range(len(units))) or len(pieces) * access.vector != count:
+            value = vector.shuffle(value, value, units)
+        return from_units(value, size, element)
+    value = concat(pieces)
+    if mask != list(range(count)) or len(pieces) * access.vector != count:
+        value = vector.shuffle(value, value, mask)
+    return value
+
+
+def barrier() -> None:
+    gpu.barrier()
