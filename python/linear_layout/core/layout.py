@@ -61,6 +61,7 @@ from typing import Any
 
 import numpy as np
 
+from . import display
 from .gf2 import EchelonBasis, pivot_columns, rank as gf2_rank
 from .limits import check_materialised
 
@@ -328,8 +329,10 @@ class LinearLayout:
         if size == 0:
             return _EMPTY
         n = _log2_exact(size, "identity_1d size")
-        _check_names((in_dim,), "input dimension"), _check_names((out_dim,), "output dimension")
-        return LinearLayout._make(((in_dim, n),), ((out_dim, 1 << n),), tuple(1 << i for i in range(n)))
+        if type(in_dim) is not str or type(out_dim) is not str:
+            _check_names((in_dim,), "input dimension"), _check_names((out_dim,), "output dimension")
+        return LinearLayout._make(((in_dim, n),), ((out_dim, 1 << n),), _UNITS[n] if n < 64 else
+                                  tuple(1 << i for i in range(n)))
 
     @staticmethod
     def strided_1d(size: int, stride: int, in_dim: str, out_dim: str) -> LinearLayout:
@@ -398,7 +401,16 @@ class LinearLayout:
         lines.append(f"where out dims are: {outs}")
         return "".join(lines)
 
-    __repr__ = __str__
+    def __repr__(self) -> str:
+        """Short: the dimensions and sizes only, e.g. ``LinearLayout(register=2, lane=32 -> dim0=64)``;
+        ``str()`` lists every basis (Triton's ``toString``)."""
+        ins = ", ".join(f"{name}={self.get_in_dim_size(name)}" for name in self.get_in_dim_names())
+        outs = ", ".join(f"{name}={size}" for name, size in self._outs)
+        return f"LinearLayout({ins} -> {outs})"
+
+    # Jupyter: a picture when linear_layout.draw has registered a renderer (core.display).
+    _repr_svg_ = display.repr_svg
+    _repr_html_ = display.repr_html
 
     # ------------------------------------------------------------------ dimension access
 
@@ -1421,6 +1433,8 @@ class LinearLayout:
 
 
 _EMPTY = LinearLayout._make((), (), ())
+# The columns of identity_1d(2**n): unit vectors 1, 2, 4, ... (shared immutable tuples).
+_UNITS = tuple(tuple(1 << i for i in range(n)) for n in range(64))
 
 
 # `*` depends on its operands' dimensions only through a "plan": where each column goes. Programs
@@ -1626,7 +1640,12 @@ def standard_out_dim_names(rank: int) -> tuple[str, ...]:
     >>> standard_out_dim_names(3)
     ('dim0', 'dim1', 'dim2')
     """
+    if 0 <= rank < len(_STANDARD_NAMES):
+        return _STANDARD_NAMES[rank]
     return tuple(f"dim{i}" for i in range(rank))
+
+
+_STANDARD_NAMES = tuple(tuple(f"dim{i}" for i in range(rank)) for rank in range(17))
 
 
 def identity_standard_nd(in_dim: str, shape: Sequence[int], order: Sequence[int]) -> LinearLayout:
@@ -1644,11 +1663,20 @@ def identity_standard_nd(in_dim: str, shape: Sequence[int], order: Sequence[int]
     """
     if sorted(order) != list(range(len(shape))):
         raise ValueError(f"order {list(order)} is not a permutation of 0..{len(shape) - 1}")
+    if not isinstance(in_dim, str):
+        raise TypeError(f"identity_standard_nd: argument 'in_dim' must be a str, got {type(in_dim).__name__}")
+    # The product, written out: dimension order[i] takes the next log2(shape[order[i]]) output
+    # bits, and the input's bases are the unit vectors of those bits in turn.
     names = standard_out_dim_names(len(shape))
-    result = LinearLayout.empty()
+    outs = []
+    width = 0
     for dim in order:
-        result = result * LinearLayout.identity_1d(shape[dim], in_dim, names[dim])
-    return result
+        size = shape[dim]
+        if type(size) is not int or size < 1 or size & (size - 1):
+            size = 1 << _log2_exact(size, f"identity_standard_nd size of dimension {dim}")
+        outs.append((names[dim], size))
+        width += size.bit_length() - 1
+    return LinearLayout._make(((in_dim, width),), tuple(outs), tuple(1 << i for i in range(width)))
 
 
 def _check_shape_names(layout: LinearLayout, shape: Mapping[str, int]) -> None:
@@ -1661,45 +1689,94 @@ def _check_shape_names(layout: LinearLayout, shape: Mapping[str, int]) -> None:
 def ensure_layout_not_larger_than(
     layout: LinearLayout, shape: Mapping[str, int], broadcast_registers: bool = True
 ) -> LinearLayout:
-    """Shrink each output dimension to at most ``shape[d]`` by broadcasting its largest bases.
+    """Shrink each output dimension to at most ``shape[d]`` by broadcasting the bases that reach past it.
 
-    For an output dimension larger than wanted, bases are visited from the largest coordinate
-    down and zeroed until the size fits: the inputs that walked past the tensor now hold copies.
-    With ``broadcast_registers=False``, register bases are dropped instead of zeroed.
+    As Triton 3.9's ``ensureLayoutNotLargerThan``: every basis coordinate ``>= shape[d]`` is zeroed
+    (a threshold, so duplicated bases all go), and the inputs that walked past the tensor now hold
+    copies. With ``broadcast_registers=False``, such register bases are dropped instead of zeroed.
+    The output sizes are then inferred from the bases (Triton's ``LinearLayout(bases, outDimNames)``).
 
-    Requires: ``shape`` names every output dimension; each basis coordinate is 0 or a power of two.
-    Postcondition: each output size is ``min(old size, shape[d])``.
+    Formula: on packed columns, clear the bits ``[log2 shape[d], log2 size[d])`` of each shrunk field.
+    Requires: ``shape`` names every output dimension with a power of two; each basis coordinate on a
+    shrunk dimension is 0 or a power of two; the result is surjective (Triton asserts it).
+    Postcondition: each output size is ``min(old size, shape[d])`` for a surjective layout.
 
     >>> ensure_layout_not_larger_than(LinearLayout.identity_1d(8, "lane", "dim0"), {"dim0": 2}).bases
     (('lane', ((1,), (0,), (0,))),)
     """
     _check_shape_names(layout, shape)
-    bases = {name: [list(b) for b in bs] for name, bs in layout.bases}
-    dropped_registers: set[int] = set()
-    for k, (out, actual) in enumerate(layout.out_dims):
-        desired = int(shape[out])
-        if actual <= desired:
-            continue
-        candidates = []
-        for name, in_bases in bases.items():
-            for i, basis in enumerate(in_bases):
-                value = basis[k]
-                if value:
-                    if value & (value - 1):
-                        raise ValueError(f"basis coordinate {value} of '{name}' on '{out}' is not a power of two")
-                    candidates.append((value, name, i))
-        candidates.sort(key=lambda c: -c[0])
-        for _, name, i in candidates:
-            if actual <= desired:
-                break
-            if not broadcast_registers and name == "register":
-                dropped_registers.add(i)
-            else:
-                bases[name][i][k] = 0
-            actual >>= 1
-    if dropped_registers:
-        bases["register"] = [b for i, b in enumerate(bases["register"]) if i not in dropped_registers]
-    return LinearLayout.from_bases(list(bases.items()), layout.get_out_dim_names())
+    clear, shrunk = _bits_past(layout, shape)
+    if not clear:
+        return layout
+    for col in layout._cols:
+        for name, shift, width in shrunk:
+            value = (col >> shift) & ((1 << width) - 1)
+            if value & (value - 1):
+                raise ValueError(f"basis coordinate {value} on '{name}' is not a power of two")
+    ins, cols = _clear_columns(layout, clear, broadcast_registers)
+    result = _with_inferred_sizes(ins, layout._outs, cols)
+    if not result.is_surjective():
+        raise ValueError(f"ensure_layout_not_larger_than: the result is not surjective:{result}")
+    return result
+
+
+def _bits_past(layout: LinearLayout, shape: Mapping[str, int]) -> tuple[int, list[tuple[str, int, int]]]:
+    """The packed-column mask of every coordinate bit at or past ``shape``, and the shrunk fields."""
+    clear = 0
+    shrunk = []
+    shift = 0
+    for name, size in layout._outs:
+        width = size.bit_length() - 1
+        desired = shape[name]
+        if type(desired) is not int or desired < 1 or desired & (desired - 1):
+            desired = 1 << _log2_exact(desired, f"shape of '{name}'")
+        keep = desired.bit_length() - 1
+        if keep < width:
+            clear |= ((1 << width) - (1 << keep)) << shift
+            shrunk.append((name, shift, width))
+        shift += width
+    return clear, shrunk
+
+
+def _clear_columns(layout: LinearLayout, clear: int, broadcast_registers: bool) -> tuple[tuple, list[int]]:
+    """Zero the ``clear`` bits of every column, or drop the register columns that have any."""
+    ins = []
+    cols: list[int] = []
+    start = 0
+    for name, count in layout._ins:
+        own = layout._cols[start:start + count]
+        if name == "register" and not broadcast_registers:
+            kept = [c for c in own if not c & clear]
+        else:
+            kept = [c & ~clear for c in own]
+        ins.append((name, len(kept)))
+        cols.extend(kept)
+        start += count
+    return tuple(ins), cols
+
+
+def _with_inferred_sizes(ins: tuple, outs: tuple, cols: list[int]) -> LinearLayout:
+    """Repack ``cols`` (packed for ``outs``) with each output's size inferred from its largest coordinate."""
+    used = 0
+    for col in cols:
+        used |= col
+    moves = []
+    new_outs = []
+    src = dst = 0
+    for name, size in outs:
+        width = size.bit_length() - 1
+        top = ((used >> src) & (size - 1)).bit_length()
+        moves.append((src, (1 << top) - 1, dst))
+        new_outs.append((name, 1 << top))
+        src += width
+        dst += top
+    packed = []
+    for col in cols:
+        value = 0
+        for shift, mask, target in moves:
+            value |= ((col >> shift) & mask) << target
+        packed.append(value)
+    return LinearLayout._make(ins, tuple(new_outs), tuple(packed))
 
 
 def ensure_layout_not_smaller_than(layout: LinearLayout, shape: Mapping[str, int]) -> LinearLayout:
@@ -1719,9 +1796,10 @@ def ensure_layout_not_smaller_than(layout: LinearLayout, shape: Mapping[str, int
         return layout
     first = layout.get_in_dim_names()[0]
     result = layout
-    for out, actual in layout.out_dims:
-        desired = int(shape[out])
-        _log2_exact(desired, f"shape of '{out}'")
+    for out, actual in layout._outs:
+        desired = shape[out]
+        if type(desired) is not int or desired < 1 or desired & (desired - 1):
+            desired = 1 << _log2_exact(desired, f"shape of '{out}'")
         if desired > actual:
             result = result * LinearLayout.identity_1d(desired // actual, first, out)
     return result

@@ -20,6 +20,9 @@ plans (:mod:`linear_layout.core.display`).
 """
 
 from .layout import draw_layout
+from .conversion import draw_conversion
+from .shared import draw_shared
 from .picture import Picture
+from . import display  # noqa: F401  (registers the Jupyter renderers)
 
-__all__ = ["Picture", "draw_layout"]
+__all__ = ["Picture", "draw_conversion", "draw_layout", "draw_shared"]

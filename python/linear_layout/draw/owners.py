@@ -30,6 +30,7 @@ COLOR_BY = ("warp", "lane", "thread", "register", "block")
 
 #: A shape drawn for an encoding given without one grows each dimension up to this size at most.
 _MAX_NATURAL = 256
+_MAX_SHARED = 64
 
 
 def _with_dims(layout: LinearLayout, dims: Sequence[str]) -> LinearLayout:
@@ -48,31 +49,47 @@ def _with_dims(layout: LinearLayout, dims: Sequence[str]) -> LinearLayout:
 def natural_shape(encoding: DistributedLayout | SharedLayout) -> tuple[int, ...]:
     """The shape an encoding is drawn at when none is given.
 
-    An encoding's own shape if it has one (``shared_linear``, ``padded_shared``); otherwise
-    each dimension in turn is doubled while that adds no input bit (no register wraps around,
-    no shared offset is added), so the result is the smallest shape on which every register,
-    lane and warp basis is non-zero: one CTA tile. Shared encodings without a shape start from
-    8 rows and stop at 64 elements per dimension.
+    An encoding's own shape if it has one (``shared_linear``, ``padded_shared``). Otherwise each
+    dimension in turn is doubled while some lane, warp or block basis that a larger size along it
+    would make non-zero is still zero: the smallest shape on which every thread holds its own
+    element (up to the encoding's own broadcasts), about one CTA tile. Registers that repeat
+    beyond it are not drawn: give a shape to see them. Shared encodings without a shape get
+    8 x 8 (last two dimensions), doubled while the encoding rejects it, up to 64 x 64.
     """
     own = getattr(encoding, "shape", None)
     if own:
         return tuple(own)
-    shape = [1] * encoding.rank
     if isinstance(encoding, SharedLayout):
-        shape[-2:] = [min(8, _MAX_NATURAL)] * min(2, encoding.rank)
-        return tuple(shape)
-    bits = _input_bits(encoding, shape)
+        return _shared_shape(encoding)
+    full = [_MAX_NATURAL >> (2 * (encoding.rank - 2)) if encoding.rank > 2 else _MAX_NATURAL] * encoding.rank
+    shape = [1] * encoding.rank
     for dim in range(encoding.rank):
-        while shape[dim] < _MAX_NATURAL:
-            trial = shape[:dim] + [shape[dim] * 2] + shape[dim + 1:]
-            if _input_bits(encoding, trial) != bits:
-                break
-            shape = trial
+        target = _zero_thread_bases(encoding, shape[:dim] + [full[dim]] + shape[dim + 1:])
+        while shape[dim] < full[dim] and _zero_thread_bases(encoding, shape) > target:
+            shape[dim] *= 2
     return tuple(shape)
 
 
-def _input_bits(encoding: DistributedLayout, shape: Sequence[int]) -> int:
-    return encoding.to_linear_layout(shape).get_total_in_dim_size_log2()
+def _shared_shape(encoding: SharedLayout) -> tuple[int, ...]:
+    """8 x 8 in the last two dimensions, both doubled while the encoding rejects the shape (an
+    ``nvmma_shared`` swizzle needs a whole swizzle width), up to 64."""
+    shape = [1] * encoding.rank
+    size = 8
+    while True:
+        shape[-2:] = [size] * min(2, encoding.rank)
+        try:
+            encoding.to_linear_layout(shape)
+            return tuple(shape)
+        except ValueError:
+            if size >= _MAX_SHARED:
+                raise
+            size *= 2
+
+
+def _zero_thread_bases(encoding: DistributedLayout, shape: Sequence[int]) -> int:
+    """How many lane, warp and block bases are zero (broadcast) on ``shape``."""
+    bases = dict(encoding.to_linear_layout(shape).bases)
+    return sum(1 for dim in ("lane", "warp", "block") for basis in bases.get(dim, ()) if not any(basis))
 
 
 def as_layout(value: Any, shape: Sequence[int] | None, dims: Sequence[str] = HW_DIMS) -> tuple[LinearLayout, str]:

@@ -72,7 +72,7 @@ def _panel_lines(panel: Panel, width: int, colour: bool) -> list[str]:
     name_width = max((len(n) for n in panel.row_names), default=0)
     cell_width = key_width + 1
     shown = max(1, min(panel.cols, (width - name_width - 1) // cell_width))
-    lines = [_crop(panel.title, width)]
+    lines = [_crop(panel.title, width)] if panel.title else []
     if panel.col_names:
         lines.append(" " * (name_width + 1) + "".join(" " + n.rjust(key_width) for n in panel.col_names[:shown]))
     for row in range(panel.rows):

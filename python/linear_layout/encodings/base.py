@@ -17,11 +17,13 @@ import operator
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ..core import display
 from ..core.hardware import HW_DIMS, SHARED_DIMS
 from ..core.layout import (
     LinearLayout,
     ensure_layout_not_larger_than,
     ensure_layout_not_smaller_than,
+    identity_standard_nd,
     standard_out_dim_names,
 )
 from ..core.limits import MAX_ELEMENTS, LimitError
@@ -238,12 +240,14 @@ def combine_cta_cga(cta: LinearLayout, cga_layout: BasisList, shape: Sequence[in
     rank = len(shape)
     names = dim_names(rank)
     labeled = dict(zip(names, shape))
-    cga = LinearLayout.from_bases([("block", cga_layout)], names, cga_sizes(cga_layout, rank),
-                                  require_surjective=False)
+    cta_names = cta.get_out_dim_names()
     if cga_layout:
-        cga = ensure_layout_not_larger_than(cga, labeled)
-    cga = cga.transpose_outs(cta.get_out_dim_names())
-    cta_shape = {n: max(1, labeled[n] // cga.get_out_dim_size(n)) for n in cta.get_out_dim_names()}
+        cga = LinearLayout.from_bases([("block", cga_layout)], names, cga_sizes(cga_layout, rank),
+                                      require_surjective=False)
+        cga = ensure_layout_not_larger_than(cga, labeled).transpose_outs(cta_names)
+    else:  # one CTA: a block in-dim without bases, out dims as the CTA layout lists them
+        cga = identity_standard_nd("block", [1] * rank, [int(n[3:]) for n in cta_names])
+    cta_shape = {n: max(1, labeled[n] // cga.get_out_dim_size(n)) for n in cta_names}
     cta = ensure_layout_not_smaller_than(cta, cta_shape)
     cta = ensure_layout_not_larger_than(cta, cta_shape)
     return (cta * cga).transpose_outs(names)
@@ -294,6 +298,10 @@ class _Encoding:
 
     def format_hardware_view(self, shape: Sequence[int]) -> str:
         return format_hardware_view(self, shape)
+
+    # Jupyter: a picture on the encoding's CTA tile once linear_layout.draw registered one (core.display).
+    _repr_svg_ = display.repr_svg
+    _repr_html_ = display.repr_html
 
 
 class DistributedLayout(_Encoding):

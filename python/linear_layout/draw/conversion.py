@@ -1,0 +1,173 @@
+"""``draw_conversion``: a ``convert_layout`` as the planner will lower it.
+
+Through shared memory (``plan.strategy == "shared"``): four panels, two by two -- the source
+layout and the scratch buffer as stored, then the scratch buffer as loaded and the destination
+layout (the scratch in rows of 32 banks, the first repetition's contents, each element coloured
+like its source owner). Warp 0's first store instruction is
+highlighted in the source and the scratch, one outline colour per phase, and its first load
+instruction in the scratch and the destination; the notes give each phase's wavefronts, counted
+from the addresses (:mod:`linear_layout.draw.phases`), the totals over every warp and
+instruction, and the plan's own figures, which they must equal.
+
+In a warp (``"shuffle"``, ``"register"``, ``"noop"``): source and destination, and one *round*
+per destination register ``i``: every lane ``l`` of a warp fetches the element of its register
+``i`` from ``src lane(l)``, register ``r(l)``; a round is ``own lane`` (no shuffle), ``xor x``
+(``src lane = l ^ x``) or ``idx`` (any other lane map). Round 1's elements are outlined in both
+panels. The rounds are derived from the two layouts, independently of the plan.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..core.layout import LinearLayout
+from ..planning import plan_conversion
+from .layout import layout_panels, legend_for
+from .owners import Ownership, as_layout, ownership
+from .phases import AccessPhases, access_phases
+from .picture import Picture
+from .shared import phase_marks, shared_panels
+
+__all__ = ["Round", "conversion_rounds", "draw_conversion", "scratch_layout"]
+
+#: Rounds listed in the notes before the rest are summarised.
+MAX_ROUNDS = 16
+
+
+@dataclass(frozen=True)
+class Round:
+    """Destination register ``register``: each lane's source lane and source register (warp 0)."""
+
+    register: int
+    source_lanes: tuple[int, ...]
+    source_registers: tuple[int, ...]
+
+    @property
+    def mode(self) -> str:
+        """``own lane``, ``xor <x>`` or ``idx``."""
+        moves = [src ^ lane for lane, src in enumerate(self.source_lanes)]
+        if not any(moves):
+            return "own lane"
+        if len(set(moves)) == 1:
+            return f"xor {moves[0]}"
+        return "idx"
+
+    def describe(self) -> str:
+        registers = sorted(set(self.source_registers))
+        shown = ", ".join(f"r{r}" for r in registers[:8]) + (", ..." if len(registers) > 8 else "")
+        return f"round {self.register + 1}: dst r{self.register} <- {self.mode}, src {shown}"
+
+
+def scratch_layout(smem: LinearLayout) -> LinearLayout:
+    """The plan's shared layout ``(vector, bank, segment, reps[, block])`` as ``(offset, block)``:
+    offset = the first three in-dims flattened (repetition 0)."""
+    bases = dict(smem.bases)
+    offset = [list(b) for name in ("vector", "bank", "segment") for b in bases.get(name, ())]
+    block = [list(b) for b in bases.get("block", ())]
+    return LinearLayout.from_bases([("offset", offset), ("block", block)], list(smem.get_out_dim_names()),
+                                   [s for _, s in smem.out_dims], require_surjective=False)
+
+
+def _flat(layout: LinearLayout, registers: np.ndarray, lanes: np.ndarray) -> np.ndarray:
+    zeros = np.zeros_like(registers)
+    out = layout.apply({"register": registers, "lane": lanes, "warp": zeros, "block": zeros})
+    shape = tuple(s for _, s in layout.out_dims)
+    return np.ravel_multi_index(tuple(np.asarray(out[name], dtype=np.int64) for name, _ in layout.out_dims), shape)
+
+
+def _element_marks(layout: LinearLayout, phases: AccessPhases, access: Any) -> np.ndarray:
+    """Marks on the elements that warp 0's highlighted instruction moves, by phase."""
+    marks = np.zeros(layout.get_total_out_dim_size(), dtype=np.int64)
+    registers = access.instructions[phases.instruction].registers
+    for number, phase in enumerate(phases.phases, start=1):
+        for lane in phase.lanes:
+            regs = np.asarray(registers, dtype=np.int64)
+            marks[_flat(layout, regs, np.full_like(regs, lane))] = number
+    return marks
+
+
+def _shared_picture(src: LinearLayout, dst: LinearLayout, plan: Any, bitwidth: int, color_by: str):
+    shared = plan.shared
+    store = access_phases(shared.store, bitwidth, "store")
+    load = access_phases(shared.load, bitwidth, "load")
+    scratch = scratch_layout(shared.smem)
+    offsets = scratch.get_in_dim_size("offset")
+    src_panels, src_cells = layout_panels(ownership(src), color_by, "source",
+                                          _element_marks(src, store, shared.store))
+    keys = src_cells.key_values
+    stored, _ = shared_panels(scratch, bitwidth, title="scratch: warp 0 stores", marks=phase_marks(store, offsets),
+                              element_keys=keys)
+    loaded, _ = shared_panels(scratch, bitwidth, title="scratch: warp 0 loads", marks=phase_marks(load, offsets),
+                              element_keys=keys)
+    dst_panels, _ = layout_panels(ownership(dst), color_by, "destination", _element_marks(dst, load, shared.load))
+    reps = f"; the scratch holds repetition 1 of {shared.num_reps}" if shared.num_reps > 1 else ""
+    notes = (f"plan: {plan.summary()}",) + store.notes() + load.notes() + (
+        f"plan: store {shared.store.wavefronts} wavefront(s), load {shared.load.wavefronts} wavefront(s){reps}",)
+    return src_panels + stored + loaded + dst_panels, src_cells, notes
+
+
+def _source_owner(src: Ownership, element: int, lane: int) -> tuple[int, int]:
+    """The (lane, register) of warp 0 that holds ``element``, preferring ``lane`` itself."""
+    parts = src.split(src.owners(element))
+    in_warp = np.flatnonzero((parts["warp"] == 0) & (parts["block"] == 0))
+    if in_warp.size == 0:
+        raise ValueError(f"element {element} is not held by warp 0 of the source: not an in-warp conversion")
+    own = in_warp[parts["lane"][in_warp] == lane]
+    pick = int(own[0] if own.size else in_warp[0])
+    return int(parts["lane"][pick]), int(parts["register"][pick])
+
+
+def conversion_rounds(src: LinearLayout, dst: LinearLayout) -> tuple[Round, ...]:
+    """One round per destination register (see the module docstring); layouts with exactly the
+    input dims ``register, lane, warp, block``."""
+    owned = ownership(src)
+    lanes = dst.get_in_dim_size("lane")
+    rounds = []
+    for register in range(dst.get_in_dim_size("register")):
+        flat = _flat(dst, np.full(lanes, register, dtype=np.int64), np.arange(lanes, dtype=np.int64))
+        sources = [_source_owner(owned, int(e), lane) for lane, e in enumerate(flat.tolist())]
+        rounds.append(Round(register, tuple(s[0] for s in sources), tuple(s[1] for s in sources)))
+    return tuple(rounds)
+
+
+def _in_warp_picture(src: LinearLayout, dst: LinearLayout, plan: Any, color_by: str):
+    rounds = conversion_rounds(src, dst)
+    first = rounds[0]
+    lanes = np.arange(len(first.source_lanes), dtype=np.int64)
+    dst_marks = np.zeros(dst.get_total_out_dim_size(), dtype=np.int64)
+    dst_marks[_flat(dst, np.zeros_like(lanes), lanes)] = 1
+    src_marks = np.zeros_like(dst_marks)
+    src_marks[_flat(src, np.asarray(first.source_registers, dtype=np.int64),
+                    np.asarray(first.source_lanes, dtype=np.int64))] = 1
+    src_panels, src_cells = layout_panels(ownership(src), color_by, "source", src_marks)
+    dst_panels, _ = layout_panels(ownership(dst), color_by, "destination", dst_marks)
+    moving = sum(1 for r in rounds if r.mode != "own lane")
+    notes = [f"plan: {plan.summary()}", f"{len(rounds)} round(s), {moving} move data between lanes; "
+             "round 1 outlined (destination register 0 of warp 0 and its sources)"]
+    notes += [r.describe() for r in rounds[:MAX_ROUNDS]]
+    if len(rounds) > MAX_ROUNDS:
+        notes.append(f"... {len(rounds) - MAX_ROUNDS} more round(s)")
+    return src_panels + dst_panels, src_cells, tuple(notes)
+
+
+def draw_conversion(src: Any, dst: Any, shape: Sequence[int] | None = None, bitwidth: int = 32, *,
+                    color_by: str = "warp") -> Picture:
+    """The conversion from ``src`` to ``dst`` (LinearLayouts, encodings or encoding text) of a
+    tensor of ``shape`` with ``bitwidth``-bit elements, as :func:`linear_layout.plan_conversion`
+    plans it (see the module docstring)."""
+    src_ll, src_name = as_layout(src, shape)
+    dst_ll, dst_name = as_layout(dst, shape)
+    plan = plan_conversion(src_ll, dst_ll, bitwidth=bitwidth)
+    if plan.strategy == "shared":
+        panels, cells, notes = _shared_picture(src_ll, dst_ll, plan, bitwidth, color_by)
+    else:
+        panels, cells, notes = _in_warp_picture(src_ll, dst_ll, plan, color_by)
+    legend, more = legend_for(cells.key_values, color_by)
+    size = "x".join(str(s) for _, s in src_ll.out_dims)
+    return Picture(title=f"convert_layout {size} x {bitwidth}-bit: {plan.strategy}",
+                   panels=panels, legend=legend, notes=(f"src: {src_name}", f"dst: {dst_name}") + more + notes,
+                   columns=2)

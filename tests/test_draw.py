@@ -1,0 +1,457 @@
+"""Pictures (linear_layout.draw): every cell's tooltip is checked against the layout itself.
+
+The SVG of random layouts of every encoding family (ranks 1-3, broadcasts, several blocks) and of
+random LinearLayouts is parsed; each cell's ``<title>`` must name exactly the owners that
+``LinearLayout.apply`` gives, point by point (and ``invert()`` for invertible layouts). Shared
+pictures are checked against ``apply`` of the shared layout, access phases against
+``bank_conflicts`` and conversion phases against ``plan_conversion``. The encoding strategies
+below follow tests/test_encodings_triton.py (which needs Triton; these do not).
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+import xml.etree.ElementTree as ET
+import zlib
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from linear_layout import LinearLayout, bank_conflicts, plan_conversion
+from linear_layout import encodings as E
+from linear_layout.encodings.amd import WMMA_INSTR_SHAPES
+from linear_layout.draw import Picture, draw_conversion, draw_layout, draw_shared
+from linear_layout.draw.conversion import conversion_rounds
+from linear_layout.draw.grids import MAX_CELLS
+from linear_layout.draw.palette import index_colour, rgb
+from strategies import DISTRIBUTED_INS, layouts
+
+SVG = "{http://www.w3.org/2000/svg}"
+HW = ("register", "lane", "warp", "block")
+DRAW = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+# ---------------------------------------------------------------- encodings of every family
+
+def pow2(lo, hi):
+    return st.integers(lo, hi).map(lambda k: 1 << k)
+
+
+@st.composite
+def split_bits(draw, total_log2, rank):
+    logs = [0] * rank
+    for _ in range(total_log2):
+        logs[draw(st.integers(0, rank - 1))] += 1
+    return tuple(1 << k for k in logs)
+
+
+@st.composite
+def cga_layouts(draw, rank, max_blocks_log2=1):
+    bases, splits = [], [0] * rank
+    for _ in range(draw(st.integers(0, max_blocks_log2))):
+        if draw(st.booleans()) or not bases:
+            d = draw(st.integers(0, rank - 1))
+            b = [0] * rank
+            b[d] = 1 << splits[d]
+            splits[d] += 1
+            bases.append(tuple(b))
+        else:
+            bases.append((0,) * rank)
+    return tuple(bases)
+
+
+@st.composite
+def blocked(draw, rank=None):
+    rank = rank or draw(st.integers(1, 3))
+    return E.BlockedLayout(draw(st.tuples(*[pow2(0, 2) for _ in range(rank)])), draw(split_bits(5, rank)),
+                           draw(split_bits(draw(st.integers(0, 2)), rank)), tuple(draw(st.permutations(range(rank)))),
+                           draw(cga_layouts(rank)))
+
+
+@st.composite
+def mma(draw, version=None):
+    version = version or draw(st.sampled_from([2, 3]))
+    if version == 3:
+        return E.NVMMADistributedLayout((3, 0), (4, draw(pow2(0, 1))), (16, draw(pow2(3, 6)), 16), ())
+    rank = draw(st.integers(2, 3))
+    return E.NVMMADistributedLayout((2, 0), draw(split_bits(draw(st.integers(0, 2)), rank)),
+                                    (16, 8) if rank == 2 else (1, 16, 8), ())
+
+
+@st.composite
+def dot(draw):
+    parent = draw(mma(version=2))
+    return E.DotOperandLayout(draw(st.integers(0, 1)), parent, draw(pow2(0, 3)))
+
+
+@st.composite
+def linear_encoding(draw):
+    rank = draw(st.integers(1, 3))
+    shape = draw(st.tuples(*[pow2(0, 4) for _ in range(rank)]).filter(lambda s: max(s) > 1))
+    bits = [tuple((1 << k) if d == dim else 0 for d in range(rank))
+            for dim in range(rank) for k in range(shape[dim].bit_length() - 1)]
+    groups = {"register": [], "lane": [], "warp": [], "block": []}
+    for b in draw(st.permutations(bits)):
+        groups[draw(st.sampled_from(list(groups)))].append(b)
+    for name in ("lane", "warp"):
+        for _ in range(draw(st.integers(0, 1))):
+            groups[name].insert(draw(st.integers(0, len(groups[name]))), (0,) * rank)
+    return E.DistributedLinearLayout(groups["register"], groups["lane"], groups["warp"], groups["block"], shape)
+
+
+@st.composite
+def mfma(draw):
+    rank = draw(st.integers(2, 3))
+    instr = draw(st.sampled_from([(32, 32, 8), (16, 16, 16), (64, 4, 4), (4, 64, 4)]))
+    transposed = instr[:2] == (64, 4) or draw(st.booleans())
+    tiles = (1,) * rank if rank == 3 else (1, 1)
+    return E.AMDMFMALayout(draw(st.integers(1, 4)), instr, transposed, draw(split_bits(draw(st.integers(0, 2)), rank)),
+                           64, tiles, ())
+
+
+@st.composite
+def wmma(draw):
+    version = draw(st.integers(1, 3))
+    instr = draw(st.sampled_from(WMMA_INSTR_SHAPES[version]))
+    return E.AMDWMMALayout(version, draw(st.booleans()), ((0, 1),), (), instr, (), 2)
+
+
+def _shape_for(layout, draw):
+    if isinstance(layout, E.DistributedLinearLayout):
+        return layout.shape
+    return draw(st.tuples(*[pow2(0, 6 if layout.rank < 3 else 3) for _ in range(layout.rank)]))
+
+
+FAMILIES = {
+    "blocked": blocked(),
+    "slice": blocked(rank=3).flatmap(lambda p: st.integers(0, 2).map(lambda d: E.SliceLayout(d, p))),
+    "linear": linear_encoding(),
+    "nvidia_mma": mma(),
+    "dot_op": dot(),
+    "amd_mfma": mfma(),
+    "amd_wmma": wmma(),
+}
+
+
+# ---------------------------------------------------------------- independent expectations
+
+def cells(svg: str) -> dict[str, str]:
+    """``{coordinate text: rest of the title}`` of every cell; each coordinate once."""
+    root = ET.fromstring(svg)
+    found: dict[str, str] = {}
+    for rect in root.iter(f"{SVG}rect"):
+        if rect.get("class") != "cell":
+            continue
+        title = rect.find(f"{SVG}title").text
+        coord, rest = title.split(") ", 1)
+        assert coord + ")" not in found, f"element {coord}) drawn twice"
+        found[coord + ")"] = rest
+    return found
+
+
+def expected_titles(layout: LinearLayout) -> dict[str, str]:
+    """Owners by ``apply`` at every hardware point, in hardware order (register fastest)."""
+    sizes = {d: layout.get_in_dim_size(d) if d in layout.get_in_dim_names() else 1 for d in HW}
+    points = np.arange(int(np.prod(list(sizes.values()))), dtype=np.int64)
+    register = points % sizes["register"]
+    lane = points // sizes["register"] % sizes["lane"]
+    warp = points // (sizes["register"] * sizes["lane"]) % sizes["warp"]
+    block = points // (sizes["register"] * sizes["lane"] * sizes["warp"])
+    values = {"register": register, "lane": lane, "warp": warp, "block": block}
+    out = layout.apply({d: values[d] for d in layout.get_in_dim_names()})
+    shape = [s for _, s in layout.out_dims]
+    owners: dict[tuple, list[str]] = {}
+    for k in range(points.size):
+        coord = tuple(int(out[name][k]) if np.ndim(out[name]) else int(out[name]) for name, _ in layout.out_dims)
+        text = f"T{lane[k] + warp[k] * sizes['lane']} r{register[k]} lane {lane[k]} warp {warp[k]}"
+        if sizes["block"] > 1:
+            text += f" block {block[k]}"
+        owners.setdefault(coord, []).append(text)
+    result = {}
+    for flat in range(int(np.prod(shape))):
+        coord = tuple(int(c) for c in np.unravel_index(flat, shape))
+        result["(" + ", ".join(map(str, coord)) + ")"] = "; ".join(owners[coord]) if coord in owners else "none"
+    return result
+
+
+def check_layout_picture(value, shape, layout: LinearLayout) -> None:
+    picture = draw_layout(value, shape)
+    assert cells(picture.svg()) == expected_titles(layout)
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+@DRAW
+@given(data=st.data())
+def test_every_cell_names_its_owners(family, data):
+    encoding = data.draw(FAMILIES[family])
+    shape = _shape_for(encoding, data.draw)
+    check_layout_picture(encoding, shape, encoding.to_linear_layout(shape))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(layout=layouts(in_pool=DISTRIBUTED_INS, min_out_dims=1, max_out_dims=3, max_in_bits=10, max_out_bits=10,
+                      max_dim_bits=6))
+def test_random_linear_layouts(layout):
+    """Arbitrary bases: broadcasts (zero bases), repeated bases, unowned elements."""
+    check_layout_picture(layout, None, layout)
+
+
+def test_invertible_layout_titles_are_the_inverse():
+    encoding = E.BlockedLayout((2, 2), (4, 8), (2, 2), (1, 0))
+    layout = encoding.to_linear_layout((16, 64))
+    inverse = layout.invert()
+    found = cells(draw_layout(encoding, (16, 64)).svg())
+    for i in range(16):
+        for j in range(64):
+            hw = inverse.apply({"dim0": i, "dim1": j})
+            assert found[f"({i}, {j})"] == (f"T{hw['lane'] + 32 * hw['warp']} r{hw['register']} "
+                                            f"lane {hw['lane']} warp {hw['warp']}")
+
+
+def test_broadcast_and_rank_1_and_rank_3_formats():
+    sliced = E.SliceLayout(0, E.BlockedLayout((1, 1), (4, 8), (2, 2), (1, 0)))
+    titles = cells(draw_layout(sliced, (8,)).svg())
+    # dim1 has 8 lanes (lane bits 0-2); lane bits 3-4 (dim0) and both warp bits (dim1 beyond 8, dim0)
+    # broadcast: element 0 is held by lanes 0, 8, 16, 24 of every warp.
+    assert titles["(0)"] == "; ".join(f"T{lane + 32 * warp} r0 lane {lane} warp {warp}"
+                                      for warp in range(4) for lane in (0, 8, 16, 24))
+    assert titles["(5)"].startswith("T5 r0 lane 5 warp 0; T13 r0 lane 13 warp 0;")
+    picture = draw_layout(E.BlockedLayout((1, 1, 1), (2, 4, 4), (1, 1, 1), (2, 1, 0)), (2, 4, 4))
+    assert [p.title for p in picture.panels] == ["dim0 = 0", "dim0 = 1"]
+    assert cells(picture.svg())["(1, 3, 2)"] == "T30 r0 lane 30 warp 0"
+
+
+def test_tiles_for_big_tensors():
+    encoding = E.BlockedLayout((1, 4), (8, 4), (4, 1), (1, 0))
+    picture = draw_layout(encoding, (512, 512))
+    panel = picture.panels[0]
+    assert (panel.rows, panel.cols) == (MAX_CELLS, MAX_CELLS)
+    layout = encoding.to_linear_layout((512, 512))
+    first = expected_titles(layout)
+    title = panel.titles[panel.cell(2, 5)]
+    assert title == f"tile (8, 20)..(11, 23): (8, 20) {first['(8, 20)']}; 1 warp value"
+    assert "(4x4 tiles)" in panel.title
+
+
+def decode_png(data: bytes) -> np.ndarray:
+    """A minimal decoder for resvg's output: 8-bit RGBA, not interlaced, filters 0-4."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, chunks, header = 8, [], None
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            header = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            chunks.append(body)
+        pos += 12 + length
+    width, height, depth, colour_type, _, _, interlace = header
+    assert (depth, colour_type, interlace) == (8, 6, 0)
+    raw = zlib.decompress(b"".join(chunks))
+    stride = width * 4
+    out = np.zeros((height, stride), dtype=np.int64)
+    for y in range(height):
+        kind = raw[y * (stride + 1)]
+        line = np.frombuffer(raw, dtype=np.uint8, count=stride, offset=y * (stride + 1) + 1).astype(np.int64)
+        prev = out[y - 1] if y else np.zeros(stride, dtype=np.int64)
+        row = np.zeros(stride, dtype=np.int64)
+        for x in range(stride):
+            left = row[x - 4] if x >= 4 else 0
+            up = prev[x]
+            corner = prev[x - 4] if x >= 4 else 0
+            if kind == 0:
+                pred = 0
+            elif kind == 1:
+                pred = left
+            elif kind == 2:
+                pred = up
+            elif kind == 3:
+                pred = (left + up) // 2
+            else:
+                p = left + up - corner
+                pa, pb, pc = abs(p - left), abs(p - up), abs(p - corner)
+                pred = left if pa <= pb and pa <= pc else (up if pb <= pc else corner)
+            row[x] = (line[x] + pred) & 0xFF
+        out[y] = row
+    return out.reshape(height, width, 4)
+
+
+def test_png_pixels_are_the_owners_colours():
+    encoding = E.BlockedLayout((1, 2), (4, 8), (2, 1), (1, 0))
+    layout = encoding.to_linear_layout((8, 16))
+    picture = draw_layout(encoding, (8, 16), color_by="lane")
+    image = decode_png(picture.png())
+    root = ET.fromstring(picture.svg())
+    assert image.shape[:2] == (int(root.get("height")), int(root.get("width")))
+    inverse = layout.invert()
+    checked = 0
+    for rect in root.iter(f"{SVG}rect"):
+        if rect.get("class") != "cell":
+            continue
+        i, j = map(int, rect.find(f"{SVG}title").text.split(")")[0][1:].split(", "))
+        x, y = float(rect.get("x")), float(rect.get("y"))
+        pixel = tuple(int(v) for v in image[int(y) + 3, int(x) + 3, :3])
+        lane = inverse.apply({"dim0": i, "dim1": j})["lane"]
+        assert all(abs(a - b) <= 2 for a, b in zip(pixel, rgb(index_colour(lane)))), (i, j, pixel)
+        checked += 1
+    assert checked == 128
+
+
+def test_terminal_respects_width_and_no_color(monkeypatch):
+    picture = draw_layout(E.BlockedLayout((1, 4), (8, 4), (4, 1), (1, 0)), (64, 64))
+    for width in (30, 80, 200):
+        text = picture.terminal(width=width, color=True)
+        assert "\x1b[48;2;" in text
+        assert max(len(ANSI.sub("", line)) for line in text.splitlines()) <= width
+    monkeypatch.setenv("NO_COLOR", "1")
+    plain = picture.terminal(width=80)
+    assert "\x1b" not in plain
+    assert "(columns 0-37 of 64 shown: the terminal is 80 wide)" in plain
+    rows = {line.split()[0]: line.split()[1:] for line in plain.splitlines() if re.match(r"^\s*\d+ [ \d]", line)}
+    # Plain text is the colour key: 8 rows per warp, 4 warps, then the pattern repeats.
+    assert set(rows["40"]) == {"1"}
+    assert "0=warp 0" in plain and "3=warp 3" in plain
+
+
+def test_terminal_width_from_environment(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "50")
+    text = draw_layout(E.BlockedLayout((1, 1), (4, 8), (1, 1), (1, 0)), (4, 64)).terminal(color=False)
+    assert max(len(line) for line in text.splitlines()) <= 50
+
+
+# ---------------------------------------------------------------- shared memory
+
+SHARED = {
+    "swizzled": st.builds(E.SwizzledSharedLayout, pow2(0, 3), pow2(0, 2), pow2(0, 3), st.sampled_from([(1, 0), (0, 1)])),
+    "nvmma": st.builds(E.NVMMASharedLayout, st.sampled_from([0, 32, 64, 128]), st.just(16), st.just(2), st.booleans()),
+}
+
+
+@pytest.mark.parametrize("family", sorted(SHARED))
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_shared_titles_name_the_stored_element(family, data):
+    encoding = data.draw(SHARED[family])
+    low = 6 if family == "nvmma" else 3  # one swizzle width along the contiguous dim
+    shape = data.draw(st.tuples(pow2(low, 6), pow2(low, 6)))
+    bitwidth = data.draw(st.sampled_from([8, 16, 32, 64]))
+    smem = encoding.to_linear_layout(shape)
+    found = {}
+    for rect in ET.fromstring(draw_shared(encoding, shape, bitwidth=bitwidth).svg()).iter(f"{SVG}rect"):
+        if rect.get("class") == "cell":
+            coord, offset, bank = re.fullmatch(r"(\(.*\)) offset (\d+) bank (\d+)",
+                                               rect.find(f"{SVG}title").text).groups()
+            found[int(offset)] = (coord, int(bank))
+    assert sorted(found) == list(range(smem.get_in_dim_size("offset")))
+    for offset, (coord, bank) in found.items():
+        point = smem.apply({"offset": offset, "block": 0})
+        assert coord == f"({point['dim0']}, {point['dim1']})"
+        assert bank == (offset * bitwidth // 8) // 4 % 32
+
+
+@settings(max_examples=30, deadline=None)
+@given(data=st.data())
+def test_shared_access_phases_agree_with_bank_conflicts(data):
+    shared = data.draw(SHARED["swizzled"])
+    access = data.draw(blocked(rank=2))
+    shape = data.draw(st.tuples(pow2(4, 6), pow2(4, 6)))
+    bitwidth = data.draw(st.sampled_from([8, 16, 32]))
+    kind = data.draw(st.sampled_from(["load", "store"]))
+    picture = draw_shared(shared, shape, bitwidth=bitwidth, access=access, kind=kind)
+    counted = bank_conflicts(access, shared, bitwidth, shape, kind=kind)
+    assert f"  {kind} total over all warps and instructions: {counted.wavefronts} wavefront(s)" in picture.notes
+    phases = [int(m.group(1)) for note in picture.notes for m in [re.search(r"phase \d+ .*: (\d+) wavefront", note)] if m]
+    assert phases and all(p in (0, counted.phase_cost) for p in phases)
+    assert any(picture.panels[0].marks)
+
+
+def test_shared_swizzle_rows():
+    """A 128-byte swizzle of 16-bit elements: row r holds tensor row r with chunk c at c ^ (r % 8)."""
+    encoding = E.SwizzledSharedLayout(8, 1, 8, (1, 0))
+    panel = draw_shared(encoding, (16, 64), bitwidth=16).panels[0]
+    assert (panel.rows, panel.cols) == (16, 64)
+    for r in range(16):
+        for c in range(64):
+            assert panel.labels[panel.cell(r, c)] == f"{r},{((c // 8) ^ (r % 8)) * 8 + c % 8}"
+    assert panel.col_names[:4] == ("0", "", "1", "")
+
+
+# ---------------------------------------------------------------- conversions
+
+@st.composite
+def conversion_pairs(draw):
+    rank = draw(st.integers(1, 2))
+    warps = draw(split_bits(draw(st.integers(0, 2)), rank))
+    make = [E.BlockedLayout(draw(st.tuples(*[pow2(0, 2) for _ in range(rank)])), draw(split_bits(5, rank)),
+                            tuple(draw(st.permutations(warps))),
+                            tuple(draw(st.permutations(range(rank))))) for _ in range(2)]
+    shape = draw(st.tuples(*[pow2(2, 6) for _ in range(rank)]))
+    return make[0], make[1], shape, draw(st.sampled_from([8, 16, 32]))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=conversion_pairs())
+def test_conversion_phases_are_the_plans(case):
+    src, dst, shape, bitwidth = case
+    plan = plan_conversion(src, dst, shape, bitwidth)
+    picture = draw_conversion(src, dst, shape, bitwidth)
+    notes = "\n".join(picture.notes)
+    if plan.strategy == "shared":
+        store, load = plan.shared.store, plan.shared.load
+        assert f"store total over all warps and instructions: {store.wavefronts} wavefront(s)" in notes
+        assert f"load total over all warps and instructions: {load.wavefronts} wavefront(s)" in notes
+        for side, access in (("store", store), ("load", load)):
+            block = notes.split(f"\n{side}: warp 0")[1].split("total")[0]
+            costs = [int(c) for c in re.findall(r": (\d+) wavefront", block)]
+            assert costs and all(c in (0, access.phase_cost) for c in costs)
+        assert len(picture.panels) == 4 * (1 if len(shape) < 3 else shape[0])
+    else:
+        rounds = conversion_rounds(src.to_linear_layout(shape), dst.to_linear_layout(shape))
+        moving = [r for r in rounds if r.mode != "own lane"]
+        assert bool(moving) == (plan.strategy == "shuffle")
+        assert f"{len(rounds)} round(s), {len(moving)} move data between lanes" in notes
+
+
+def test_transpose_conversion_marks_one_warp():
+    src = E.BlockedLayout((1, 4), (8, 4), (4, 1), (1, 0))
+    dst = E.BlockedLayout((4, 1), (4, 8), (1, 4), (0, 1))
+    picture = draw_conversion(src, dst, (32, 32), 16)
+    source, stored, loaded, destination = picture.panels
+    assert source.title.startswith("source") and destination.title.startswith("destination")
+    # Warp 0's first store instruction: one element per lane (2 bytes), all 32 lanes, rows 0-7.
+    assert sum(1 for m in source.marks if m) == 32
+    assert sum(1 for m in stored.marks if m) == 32
+    assert sum(1 for m in loaded.marks if m) == 32 * 8
+    assert sum(1 for m in destination.marks if m) == 32 * 8
+
+
+def test_save_by_extension(tmp_path):
+    picture = draw_layout(E.BlockedLayout((1,), (32,), (1,), (0,)), (32,))
+    for name in ("p.svg", "p.png", "p.txt"):
+        picture.save(tmp_path / name)
+        assert (tmp_path / name).stat().st_size > 100
+    with pytest.raises(ValueError, match="extension must be"):
+        picture.save(tmp_path / "p.jpg")
+
+
+def test_bad_input_is_a_value_error():
+    with pytest.raises(ValueError, match="rank 1 to 3"):
+        draw_layout(E.BlockedLayout((1,) * 4, (2, 2, 2, 4), (1,) * 4, (3, 2, 1, 0)), (2, 2, 2, 4))
+    with pytest.raises(ValueError, match="unknown color_by"):
+        draw_layout(E.BlockedLayout((1,), (32,), (1,), (0,)), (32,), color_by="bank")
+    with pytest.raises(ValueError, match="draw it with draw_shared"):
+        draw_layout(E.SwizzledSharedLayout(1, 1, 1, (1, 0)), (8, 8))
+    with pytest.raises(ValueError, match="input dimension"):
+        draw_layout(LinearLayout.identity_1d(8, "i", "dim0"))
+    with pytest.raises(ValueError, match="bitwidth"):
+        draw_shared(E.SwizzledSharedLayout(1, 1, 1, (1, 0)), (8, 8), bitwidth=12)
+
+
+def test_picture_is_immutable():
+    picture = draw_layout(E.BlockedLayout((1,), (32,), (1,), (0,)), (32,))
+    assert isinstance(picture, Picture)
+    with pytest.raises(AttributeError):
+        picture.title = "x"
