@@ -1,0 +1,133 @@
+"""``linear-layout-draw``: pictures of layouts, shared memory and conversions from the command line.
+
+    linear-layout-draw '#ttg.blocked<{...}>' --shape 64x64 [--color-by lane] [-o out.svg|out.png|out.txt]
+    linear-layout-draw '#ttg.swizzled_shared<{...}>' --shape 64x64 --bitwidth 16 [--access '#ttg.blocked<{...}>']
+    linear-layout-draw --src '#ttg.blocked<{...}>' --dst '#ttg.blocked<{...}>' --shape 64x64 --bitwidth 16
+
+Without ``-o`` the picture is printed to the terminal (24-bit colour, cropped to the terminal's
+width; ``NO_COLOR`` or ``--no-color`` for plain text). Bad input is one line on stderr,
+``linear-layout-draw: error: ...``, and exit status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from ..draw import Picture, draw_conversion, draw_layout, draw_shared
+from ..draw.owners import COLOR_BY
+from ..draw.shared import SHARED_COLOR_BY
+from ..encodings import SharedLayout, parse_encoding
+
+__all__ = ["main"]
+
+PROG = "linear-layout-draw"
+
+
+class UserError(Exception):
+    """Bad input or arguments: one line on stderr and exit status 1."""
+
+
+class _ArgumentParser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line and exit code 1, like every other user error
+        raise UserError(message)
+
+
+def _argument_parser() -> argparse.ArgumentParser:
+    parser = _ArgumentParser(prog=PROG, description="Draw a layout, a shared-memory layout or a conversion.")
+    parser.add_argument("encoding", nargs="?", help="an encoding in Triton's syntax, e.g. '#ttg.blocked<{...}>'")
+    parser.add_argument("--shape", metavar="AxB", help="the tensor's shape, e.g. 64x64 (default: the encoding's tile)")
+    parser.add_argument("--color-by", default=None, metavar="INDEX",
+                        help=f"distributed: {', '.join(COLOR_BY)} (default warp); "
+                             f"shared: {', '.join(SHARED_COLOR_BY)} (default chunk)")
+    parser.add_argument("--src", metavar="ENCODING", help="source encoding of a conversion")
+    parser.add_argument("--dst", metavar="ENCODING", help="destination encoding of a conversion")
+    parser.add_argument("--bitwidth", type=int, default=None, metavar="BITS",
+                        help="element size in bits (shared memory and conversions; default 32)")
+    parser.add_argument("--access", metavar="ENCODING",
+                        help="shared memory: highlight one warp's access by this distributed encoding")
+    parser.add_argument("--kind", choices=("load", "store"), default="load", help="the access's kind (default load)")
+    parser.add_argument("-o", dest="output", metavar="FILE", help="write FILE (.svg, .png or .txt) instead of printing")
+    parser.add_argument("--width", type=int, default=None, help="terminal width (default: the terminal's)")
+    parser.add_argument("--no-color", action="store_true", help="plain text (also when NO_COLOR is set)")
+    return parser
+
+
+def parse_shape(text: str | None) -> tuple[int, ...] | None:
+    """``"64x64"`` -> ``(64, 64)``; powers of two only."""
+    if text is None:
+        return None
+    try:
+        shape = tuple(int(part) for part in text.lower().split("x"))
+    except ValueError:
+        raise UserError(f"--shape: expected sizes separated by 'x', e.g. 64x64, got {text!r}") from None
+    if not shape or any(s < 1 or s & (s - 1) for s in shape):
+        raise UserError(f"--shape: every size must be a positive power of two, got {text!r}")
+    return shape
+
+
+def _encoding(text: str, what: str):
+    try:
+        return parse_encoding(text)
+    except ValueError as error:
+        raise UserError(f"{what}: {error}") from None
+
+
+def _picture(args: argparse.Namespace) -> Picture:
+    shape = parse_shape(args.shape)
+    if args.src or args.dst:
+        if not (args.src and args.dst) or args.encoding:
+            raise UserError("a conversion needs both --src and --dst, and no positional encoding")
+        return draw_conversion(_encoding(args.src, "--src"), _encoding(args.dst, "--dst"), shape,
+                               args.bitwidth or 32, color_by=args.color_by or "warp")
+    if not args.encoding:
+        raise UserError("nothing to draw: give an encoding, or --src and --dst")
+    layout = _encoding(args.encoding, "encoding")
+    if isinstance(layout, SharedLayout):
+        access = _encoding(args.access, "--access") if args.access else None
+        return draw_shared(layout, shape, bitwidth=args.bitwidth or 32, access=access, kind=args.kind,
+                           color_by=args.color_by or "chunk")
+    if args.access:
+        raise UserError("--access applies to shared-memory encodings only")
+    return draw_layout(layout, shape, color_by=args.color_by or "warp")
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    args = _argument_parser().parse_args(argv)
+    try:
+        picture = _picture(args)
+    except ValueError as error:
+        raise UserError(str(error)) from None
+    if args.output:
+        try:
+            picture.save(args.output)
+        except OSError as error:
+            raise UserError(f"cannot write '{args.output}': {error.strerror}") from None
+        except ValueError as error:
+            raise UserError(str(error)) from None
+        return 0
+    colour = False if args.no_color else None
+    sys.stdout.write(picture.terminal(width=args.width, color=colour))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _run(argv)
+    except UserError as error:
+        print(f"{PROG}: error: {' '.join(str(error).split())}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        return 1
+    except Exception as error:  # a bug: keep the one-line contract, but allow debugging
+        if os.environ.get("LINEAR_LAYOUT_DEBUG"):
+            raise
+        print(f"{PROG}: internal error: {type(error).__name__}: {error} (set LINEAR_LAYOUT_DEBUG=1 for a traceback)",
+              file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
