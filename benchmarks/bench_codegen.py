@@ -5,15 +5,23 @@ layout B) is compiled two ways:
 
 - **Triton 3.9**: the kernel written by hand as TTGIR and compiled with
   `triton.compile(path, target=GPUTarget("cuda", 90, 32))` (and sm_80) on the CPU;
-- **ours**: `ll-lower`, then the stock `gpu-lower-to-nvvm-pipeline{cubin-chip=sm_90
-  cubin-features=+ptx80 cubin-format=isa}` (and sm_80).
+- **ours**: `ll-lower{chip=sm_90}` (`ll-lower` when the lowering has no chip option), then the
+  stock `gpu-lower-to-nvvm-pipeline{cubin-chip=sm_90 cubin-features=+ptx80 cubin-format=isa}`
+  (and sm_80 with `chip=sm_80`).
 
-Per kernel it prints side by side (ours | Triton): shared bytes, `st.shared`/`ld.shared` counts
-and widest vector (bits), `bar.sync`, shuffles, integer ALU instructions, total PTX instructions
-(sm_90, and sm_80 totals), and our wavefronts measured by the SIMT interpreter next to the
-minimum. A summary (medians, wins/losses) follows.
+Per kernel it prints side by side (ours | Triton): shared bytes, shared-memory instructions
+(`ld/st.shared` + `ldmatrix` + `stmatrix`, with the matrix ones in brackets), `bar.sync`,
+shuffles, total PTX instructions (sm_90, and sm_80), our wavefronts measured by the SIMT
+interpreter against the bandwidth floor (`ceil(stored bytes/128) + ceil(loaded bytes/128)`,
+measured too) and the per-access minimum, and the ldmatrix/stmatrix plan of
+`planning/matrix.py` for sm_90 (instructions, predicted wavefronts = floor) where one exists.
+A summary (medians, wins/losses, kernels above the floor and why) follows.
 
-    python benchmarks/bench_codegen.py [--quick] [--llvm-defaults]
+The suite: matmul epilogues (`nvidia_mma` v2 and v3 -> blocked; f16, bf16, f32, i8), 16- and
+8-bit transposes at several sizes and warp counts, blocked <-> mma, mma -> dot operand, slices
+and broadcasts.
+
+    python benchmarks/bench_codegen.py [--quick] [--only SUBSTRING] [--llvm-defaults] [--portable]
 """
 
 from __future__ import annotations
@@ -30,18 +38,19 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from mlir import ir  # noqa: E402
+from mlir import ir
 
-from linear_layout.encodings import (BlockedLayout, DotOperandLayout, NVMMADistributedLayout,  # noqa: E402
-                                     SliceLayout)
-from linear_layout.ir import load_dialects  # noqa: E402
-from linear_layout.passes import build_pass_manager  # noqa: E402
-from linear_layout.simt import run_kernel  # noqa: E402
-from linear_layout.planning.in_warp import plan_conversion  # noqa: E402
-from linear_layout.patterns.to_simt import pad_to_launch  # noqa: E402
-from lowering_cases import kernel_text, random_input  # noqa: E402
+from linear_layout.encodings import BlockedLayout, DotOperandLayout, NVMMADistributedLayout, SliceLayout
+from linear_layout.ir import load_dialects
+from linear_layout.passes import build_pass_manager
+from linear_layout.planning import plan_conversion, triton_scratch_bytes
+from linear_layout.planning.floor import floor_of
+from linear_layout.planning.matrix import plan_matrix_conversion
+from linear_layout.simt import run_kernel
+from lowering_cases import kernel_text, random_input
 
-BITS = {"f32": 32, "f16": 16, "i8": 8}
+BITS = {"f32": 32, "f16": 16, "bf16": 16, "i8": 8}
+ELEMENT_BYTES = {k: v // 8 for k, v in BITS.items()}
 
 
 # Triton's NVPTX backend runs with LLVM's `nvptx-mad-wide-opt` on (`mad.wide` for address
@@ -65,26 +74,63 @@ def MMA(wpc):
     return NVMMADistributedLayout((2, 0), tuple(wpc), (16, 8))
 
 
-def suite():
+def MMA3(wpc, n):
+    return NVMMADistributedLayout((3, 0), tuple(wpc), (16, n, 16))
+
+
+def _store_layout(dtype: str, warps: int, lanes_along_rows: int = 4) -> BlockedLayout:
+    """The epilogue's global-store layout: 16 bytes per thread along the row."""
+    vec = 16 // ELEMENT_BYTES[dtype]
+    return B([1, vec], [lanes_along_rows, 32 // lanes_along_rows], [warps, 1], [1, 0])
+
+
+def epilogues():
     cases = []
-    # blocked <-> blocked transposes
+    # Hopper: nvidia_mma v3 -> blocked (the issue's example first)
+    for shape, dtype, wpc, n, dst in [
+        ((128, 128), "f16", (4, 1), 128, B([1, 1], [1, 32], [1, 4], [1, 0])),
+        ((128, 128), "bf16", (4, 1), 128, None), ((128, 128), "f32", (4, 1), 128, None),
+        ((128, 128), "i8", (4, 1), 128, None), ((64, 64), "f16", (4, 1), 64, None),
+        ((128, 64), "bf16", (4, 1), 64, None), ((128, 128), "f16", (8, 1), 128, None),
+        ((128, 256), "f16", (8, 1), 256, B([1, 1], [1, 32], [1, 8], [1, 0])), ((128, 128), "i8", (8, 1), 128, None),
+        ((128, 128), "f32", (4, 2), 64, None),
+    ]:
+        w = wpc[0] * wpc[1]
+        cases.append((f"epilogue v3 {shape[0]}x{shape[1]} {dtype} w{w}", MMA3(wpc, n), dst or _store_layout(dtype, w),
+                      shape, dtype, w))
+    # Ampere: nvidia_mma v2 -> blocked
+    for shape, dtype, wpc in [((64, 64), "f16", (2, 2)), ((64, 64), "bf16", (2, 2)), ((64, 64), "f32", (2, 2)),
+                              ((64, 64), "i8", (2, 2)), ((128, 128), "f16", (4, 2)), ((128, 128), "bf16", (4, 2)),
+                              ((128, 128), "f32", (4, 2)), ((128, 128), "i8", (4, 2))]:
+        w = wpc[0] * wpc[1]
+        cases.append((f"epilogue v2 {shape[0]}x{shape[1]} {dtype} w{w}", MMA(wpc), _store_layout(dtype, w),
+                      shape, dtype, w))
+    return cases
+
+
+def transposes():
+    cases = []
     for shape, dtype, w in [((32, 32), "f32", 4), ((64, 64), "f32", 4), ((128, 128), "f32", 8), ((256, 128), "f32", 8),
-                            ((64, 64), "f16", 4), ((128, 128), "f16", 8), ((256, 128), "f16", 8),
-                            ((64, 64), "i8", 4), ((128, 128), "i8", 8), ((256, 128), "i8", 8)]:
-        vec = 16 * 8 // BITS[dtype] // 4
-        row = B([1, vec], [8, 4], [w, 1], [1, 0])
-        col = B([vec, 1], [4, 8], [1, w], [0, 1])
+                            ((32, 32), "f16", 1), ((64, 64), "f16", 4), ((64, 64), "bf16", 2), ((128, 128), "f16", 4),
+                            ((128, 128), "f16", 8), ((256, 128), "f16", 8), ((64, 128), "bf16", 4),
+                            ((32, 64), "i8", 1), ((64, 64), "i8", 4), ((128, 128), "i8", 8), ((256, 128), "i8", 8),
+                            ((64, 128), "i8", 2)]:
+        vec = 16 // ELEMENT_BYTES[dtype] // 4 if dtype == "f32" else 4
+        row = B([1, vec], [4, 8], [w, 1], [1, 0]) if dtype != "f32" else B([1, vec], [8, 4], [w, 1], [1, 0])
+        col = B([vec, 1], [8, 4], [1, w], [0, 1]) if dtype != "f32" else B([vec, 1], [4, 8], [1, w], [0, 1])
         cases.append((f"transpose {shape[0]}x{shape[1]} {dtype} w{w}", row, col, shape, dtype, w))
+    return cases
+
+
+def suite():
+    cases = epilogues() + transposes()
     # blocked <-> mma
-    for shape, dtype, w in [((64, 64), "f32", 4), ((128, 128), "f16", 4), ((128, 128), "f16", 8), ((256, 128), "f32", 8),
-                            ((64, 64), "i8", 4)]:
-        blocked = B([1, 4], [4, 8], [w, 1], [1, 0])
-        mma = MMA([2, w // 2])
-        cases.append((f"mma->blocked {shape[0]}x{shape[1]} {dtype} w{w}", mma, blocked, shape, dtype, w))
+    for shape, dtype, w in [((64, 64), "f32", 4), ((128, 128), "f16", 8), ((64, 64), "i8", 4)]:
+        cases.append((f"mma->blocked {shape[0]}x{shape[1]} {dtype} w{w}", MMA([2, w // 2]),
+                      B([1, 4], [4, 8], [w, 1], [1, 0]), shape, dtype, w))
     for shape, dtype, w in [((64, 64), "f16", 4), ((128, 128), "f32", 8), ((128, 64), "i8", 4)]:
-        blocked = B([1, 8], [8, 4], [w, 1], [1, 0])
-        mma = MMA([w // 2, 2])
-        cases.append((f"blocked->mma {shape[0]}x{shape[1]} {dtype} w{w}", blocked, mma, shape, dtype, w))
+        cases.append((f"blocked->mma {shape[0]}x{shape[1]} {dtype} w{w}", B([1, 8], [8, 4], [w, 1], [1, 0]),
+                      MMA([w // 2, 2]), shape, dtype, w))
     # mma -> dot_op
     for shape, dtype, w, op in [((64, 64), "f16", 4, 0), ((128, 128), "f16", 8, 0), ((128, 64), "f16", 4, 1),
                                 ((64, 64), "f32", 4, 0), ((128, 128), "i8", 8, 0), ((64, 128), "i8", 4, 1)]:
@@ -117,7 +163,7 @@ def _index_tensor(shape, enc: str, ptr: str, dtype: str, prefix: str) -> tuple[l
     if len(shape) == 1:
         n = shape[0]
         lines.append(f"%{prefix}r = tt.make_range {{end = {n} : i32, start = 0 : i32}} : tensor<{n}xi32, {enc}>")
-        off, t = f"%{prefix}r", f"tensor<{n}xi32, {enc}>"
+        off = f"%{prefix}r"
         dims = f"{n}"
     else:
         m, n = shape
@@ -170,7 +216,7 @@ def triton_compile(text: str, arch: int):
         Path(path).write_text(text.replace('ttg.target = "cuda:90"', f'ttg.target = "cuda:{arch}"'))
         try:
             compiled = triton.compile(path, target=GPUTarget("cuda", arch, 32))
-        except Exception as error:  # noqa: BLE001 - report and go on
+        except Exception as error:  # report and go on
             return f"error: {str(error).splitlines()[0][:80]}"
         return compiled.asm["ptx"], compiled.metadata.shared
 
@@ -178,16 +224,28 @@ def triton_compile(text: str, arch: int):
 # ---------------------------------------------------------------------------- ours
 
 
-def our_compile(text: str, chip: str):
+def lowering_pipeline(chip: str | None) -> str:
+    """`ll-lower{chip=...}`, or plain `ll-lower` when `chip` is None or the pass has no chip option."""
+    if chip is None:
+        return "ll-lower"
+    pipeline = f"ll-lower{{chip={chip}}}"
+    try:
+        build_pass_manager(pipeline, ir.Context())
+    except Exception:  # an older lowering without the option: portable
+        return "ll-lower"
+    return pipeline
+
+
+def our_compile(text: str, chip: str, lowering: str):
     import mlir
 
     context = ir.Context()
     load_dialects(context)
     with context:
         module = ir.Module.parse(text)
-        build_pass_manager("ll-lower", context).run(module.operation)
+        build_pass_manager(lowering, context).run(module.operation)
         lowered = str(module)
-    mlir_opt = Path(list(mlir.__path__)[0]) / "bin" / "mlir-opt"
+    mlir_opt = Path(next(iter(mlir.__path__))) / "bin" / "mlir-opt"
     result = subprocess.run([str(mlir_opt), *LLVM_FLAGS, f"--pass-pipeline={nvvm(chip)}"], input=lowered,
                             capture_output=True, text=True, check=True)
     match = re.search(r'assembly = "(.*?)"', result.stdout, re.S)
@@ -196,16 +254,37 @@ def our_compile(text: str, chip: str):
     return ptx, shared, lowered
 
 
+def tile(shape, dtype: str, seed: int = 0) -> np.ndarray:
+    """A random input tile as the interpreter takes it (bf16: float32 values that are bf16)."""
+    if dtype != "bf16":
+        return random_input(list(shape), dtype, seed)
+    values = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+    return (values.view(np.uint32) & np.uint32(0xFFFF0000)).view(np.float32)
+
+
 def measure(lowered: str, shape, dtype: str):
+    """The interpreter's (wavefronts, floor, per-access minimum) of our kernel; the output is checked."""
     context = ir.Context()
     load_dialects(context)
     with context:
         module = ir.Module.parse(lowered)
-        x = random_input(list(shape), dtype)
+        x = tile(shape, dtype)
         y = np.zeros_like(x)
         report = run_kernel(module, [x, y])
     assert np.array_equal(x.view(np.uint8), y.view(np.uint8)), "wrong result"
-    return report.wavefronts, report.ideal_wavefronts
+    assert not report.races
+    return report.wavefronts, report.floor_wavefronts, report.ideal_wavefronts
+
+
+def matrix_plan(src, dst, dtype: str, chip: str = "sm_90"):
+    """planning/matrix.py's plan for sm_90 within Triton's scratch (None when there is none)."""
+    if BITS[dtype] not in (8, 16):
+        return None
+    try:
+        bound = triton_scratch_bytes(src, dst, BITS[dtype])
+    except (ValueError, AssertionError):
+        bound = None
+    return plan_matrix_conversion(src, dst, BITS[dtype], chip, max_scratch_bytes=bound)
 
 
 # ---------------------------------------------------------------------------- PTX statistics
@@ -237,7 +316,9 @@ def stats(ptx: str) -> dict:
         return max(widths)
 
     return {
-        # stmatrix / ldmatrix (Triton's f16 paths) count as 128-bit shared accesses
+        # stmatrix / ldmatrix count as 128-bit shared accesses; "mat" counts them alone
+        "shared": sum(i.startswith(("st.shared", "stmatrix", "ld.shared", "ldmatrix")) for i in ins),
+        "mat": sum(i.startswith(("stmatrix", "ldmatrix")) for i in ins),
         "st": sum(i.startswith(("st.shared", "stmatrix")) for i in ins),
         "st_w": max(width("st.shared"), 128 if any(i.startswith("stmatrix") for i in ins) else 0),
         "ld": sum(i.startswith(("ld.shared", "ldmatrix")) for i in ins),
@@ -252,56 +333,81 @@ def stats(ptx: str) -> dict:
 # ---------------------------------------------------------------------------- main
 
 
+def _cell(ours, theirs, width: int) -> str:
+    return f"{ours} | {theirs if theirs is not None else '-'}".rjust(width)
+
+
+def _shared_cell(s) -> str | None:
+    if s is None:
+        return None
+    return f"{s['shared']}" + (f"[{s['mat']}]" if s["mat"] else "")
+
+
+def _matrix_cell(plan) -> str:
+    if plan is None:
+        return "-"
+    m = plan.matrix
+    return (f"{len(m.instructions)} {m.instruction[:2]}.x{m.num}{'.t' if m.trans else ''} + "
+            f"{len(plan.other.instructions)}x{plan.other.instruction_bytes}B = {plan.wavefronts}")
+
+
+def run_case(case, lowering90: str, lowering80: str) -> dict:
+    name, a, b, shape, dtype, w = case
+    src, dst = a.to_linear_layout(list(shape)), b.to_linear_layout(list(shape))
+    text = kernel_text(src, dst, dtype, w, encodings=(str(a), str(b)))
+    ptx, smem, lowered = our_compile(text, "sm_90", lowering90)
+    ptx80, _, _ = our_compile(text, "sm_80", lowering80)
+    wave, floor, ideal = measure(lowered, shape, dtype)
+    plan = plan_conversion(src, dst, None, BITS[dtype])
+    tt = triton_compile(triton_kernel(a, b, shape, dtype, w), 90)
+    tt80 = triton_compile(triton_kernel(a, b, shape, dtype, w), 80)
+    return dict(name=name, strategy=plan.strategy, smem=smem, o=stats(ptx), o80=stats(ptx80),
+                tsmem=tt[1] if isinstance(tt, tuple) else None, t=stats(tt[0]) if isinstance(tt, tuple) else None,
+                t80=stats(tt80[0]) if isinstance(tt80, tuple) else None, error=None if isinstance(tt, tuple) else tt,
+                wave=wave, floor=floor, ideal=ideal, reasons=floor_of(plan).reasons,
+                matrix=matrix_plan(src, dst, dtype))
+
+
+def print_row(r: dict) -> None:
+    o, t = r["o"], r["t"]
+    print(f"{r['name']:<34}{r['strategy']:<9}{_cell(r['smem'], r['tsmem'], 14)}"
+          + _cell(_shared_cell(o), _shared_cell(t), 14)
+          + _cell(o["bar"], t and t["bar"], 8) + _cell(o["shfl"], t and t["shfl"], 8)
+          + _cell(o["total"], t and t["total"], 11) + _cell(r["o80"]["total"], r["t80"] and r["t80"]["total"], 12)
+          + f"{r['wave']}/{r['floor']}/{r['ideal']}".rjust(16) + "  " + _matrix_cell(r["matrix"]))
+    if r["error"]:
+        print(f"    Triton: {r['error']}")
+
+
 def main(argv=None) -> int:
     os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
     argv = sys.argv[1:] if argv is None else argv
     if "--llvm-defaults" in argv:
         LLVM_FLAGS.clear()
+    portable = "--portable" in argv
+    lowering90 = lowering_pipeline(None if portable else "sm_90")
+    lowering80 = lowering_pipeline(None if portable else "sm_80")
     cases = suite()
     if "--quick" in argv:
         cases = cases[::4]
-    print(f"Conversion kernels: ours (ll-lower + stock NVVM pipeline, LLVM flags: {' '.join(LLVM_FLAGS) or 'defaults'})"
+    if "--only" in argv:  # --only SUBSTRING: the kernels whose name contains it
+        cases = [c for c in cases if argv[argv.index("--only") + 1] in c[0]]
+    print(f"Conversion kernels: ours ({lowering90} + stock NVVM pipeline, LLVM flags: {' '.join(LLVM_FLAGS) or 'defaults'})"
           f" | Triton 3.9, sm_90 unless noted; {len(cases)} kernels")
-    head = (f"{'kernel':<34}{'strategy':<9}{'smem B':>14}{'st.shared n/bits':>19}{'ld.shared n/bits':>19}"
-            f"{'bar':>8}{'shfl':>8}{'int ALU':>11}{'total':>11}{'total sm80':>12}{'wavefronts/min':>16}")
-    print(head)
+    print("shared instr = ld/st.shared + ldmatrix + stmatrix per thread ([n]: matrix ones); wavefronts measured / "
+          "floor / per-access minimum; last column: the sm_90 ldmatrix/stmatrix plan (wavefronts = its floor)")
+    print(f"{'kernel':<34}{'strategy':<9}{'smem B':>14}{'shared instr':>14}{'bar':>8}{'shfl':>8}{'total':>11}"
+          f"{'total sm80':>12}{'wave/floor/min':>16}  matrix plan (sm_90)")
     rows = []
-    for name, a, b, shape, dtype, w in cases:
-        src, dst = a.to_linear_layout(list(shape)), b.to_linear_layout(list(shape))
-        ours_text = kernel_text(src, dst, dtype, w, encodings=(str(a), str(b)))
-        ptx, smem, lowered = our_compile(ours_text, "sm_90")
-        ptx80, _, _ = our_compile(ours_text, "sm_80")
-        o, o80 = stats(ptx), stats(ptx80)
-        wave, ideal = measure(lowered, shape, dtype)
-        plan = plan_conversion(_pad(src, w), _pad(dst, w), BITS[dtype])
-        tt = triton_compile(triton_kernel(a, b, shape, dtype, w), 90)
-        tt80 = triton_compile(triton_kernel(a, b, shape, dtype, w), 80)
-        t = stats(tt[0]) if isinstance(tt, tuple) else None
-        t80 = stats(tt80[0]) if isinstance(tt80, tuple) else None
-        tsmem = tt[1] if isinstance(tt, tuple) else None
-
-        def cell(ours, theirs, width):
-            return f"{ours} | {theirs if theirs is not None else '-'}".rjust(width)
-
-        def nw(s, k):
-            return None if s is None else "%d/%d" % (s[k], s[k + "_w"])
-
-        print(f"{name:<34}{plan.kind:<9}{cell(smem, tsmem, 14)}"
-              + cell(nw(o, "st"), nw(t, "st"), 19) + cell(nw(o, "ld"), nw(t, "ld"), 19)
-              + cell(o["bar"], t and t["bar"], 8) + cell(o["shfl"], t and t["shfl"], 8)
-              + cell(o["alu"], t and t["alu"], 11) + cell(o["total"], t and t["total"], 11)
-              + cell(o80["total"], t80 and t80["total"], 12) + ("%d/%d" % (wave, ideal)).rjust(16))
-        if not isinstance(tt, tuple):
-            print(f"    Triton: {tt}")
-        rows.append(dict(name=name, smem=smem, tsmem=tsmem, o=o, t=t, o80=o80, t80=t80, wave=wave, ideal=ideal,
-                         excess=plan.strategy.bank_conflicts))
+    for case in cases:
+        rows.append(run_case(case, lowering90, lowering80))
+        print_row(rows[-1])
     summary(rows)
     return 0
 
 
-def _pad(layout, num_warps):
-    """The layout as ll-to-simt sees it: lanes/warps padded with broadcast bases to the launch."""
-    return pad_to_launch(layout, 32, num_warps)
+def _losses(rows, key) -> list[str]:
+    return [f"{r['name']} ({key(r['o'], r)} vs {key(r['t'], r)})" for r in rows if key(r["o"], r) > key(r["t"], r)]
 
 
 def summary(rows) -> None:
@@ -309,26 +415,31 @@ def summary(rows) -> None:
     print()
     print(f"Summary over {len(both)} kernels that both compilers built ({len(rows)} in all):")
     for key, label in (("total", "total PTX instructions (sm_90)"), ("alu", "integer ALU"), ("bar", "bar.sync"),
-                       ("st", "st.shared"), ("ld", "ld.shared")):
+                       ("shared", "shared instructions")):
         ours = [r["o"][key] for r in both]
         theirs = [r["t"][key] for r in both]
         wins = sum(a < b for a, b in zip(ours, theirs))
         losses = sum(a > b for a, b in zip(ours, theirs))
         print(f"  {label:<32} median ours {statistics.median(ours):>7} | Triton {statistics.median(theirs):>7}; "
               f"ours fewer on {wins}, more on {losses}, equal on {len(both) - wins - losses}")
-    ours80 = [r["o80"]["total"] for r in both if r["t80"]]
-    theirs80 = [r["t80"]["total"] for r in both if r["t80"]]
-    if ours80:
-        print(f"  {'total PTX instructions (sm_80)':<32} median ours {statistics.median(ours80):>7} | Triton "
-              f"{statistics.median(theirs80):>7}")
-    smem_losses = [r["name"] for r in both if r["smem"] > (r["tsmem"] or 0)]
-    print(f"  shared bytes: ours <= Triton on {len(both) - len(smem_losses)}/{len(both)}"
-          + (f"; more on: {', '.join(smem_losses)}" if smem_losses else ""))
-    excess = [r["name"] for r in rows if r["wave"] != r["ideal"]]
-    print(f"  measured wavefronts = minimum on {len(rows) - len(excess)}/{len(rows)}"
-          + (f"; excess on: {', '.join(excess)}" if excess else ""))
-    total_losses = [f"{r['name']} ({r['o']['total']} vs {r['t']['total']})" for r in both if r["o"]["total"] > r["t"]["total"]]
-    print("  Triton has fewer total instructions on: " + (", ".join(total_losses) if total_losses else "none"))
+    matrix = [r for r in both if r["t"]["mat"]]
+    at_floor = [r for r in matrix if r["wave"] == r["floor"]]
+    fewer = [r for r in matrix if r["o"]["shared"] <= r["t"]["shared"]]
+    planned = [r for r in matrix if r["matrix"] is not None]
+    print(f"  Triton uses ldmatrix/stmatrix on {len(matrix)}: ours at the floor on {len(at_floor)}, shared "
+          f"instructions <= Triton on {len(fewer)}; planning/matrix.py has a floor plan for {len(planned)}")
+    above = [r for r in rows if r["wave"] != r["floor"]]
+    print(f"  measured wavefronts = floor on {len(rows) - len(above)}/{len(rows)}")
+    for r in above:
+        why = "; ".join(r["reasons"]) or "not a shared-memory plan"
+        plan = f" (matrix plan at the floor: {_matrix_cell(r['matrix'])})" if r["matrix"] else ""
+        print(f"    {r['name']}: {r['wave']} > {r['floor']}: {why}{plan}")
+    smem = _losses(both, lambda s, r: r["smem"] if s is r["o"] else r["tsmem"])
+    print(f"  shared bytes: ours <= Triton on {len(both) - len(smem)}/{len(both)}"
+          + (f"; more on: {', '.join(smem)}" if smem else ""))
+    total = _losses(both, lambda s, r: s["total"])
+    print(f"  total PTX instructions: ours <= Triton on {len(both) - len(total)}/{len(both)}"
+          + (f"; more on: {', '.join(total)}" if total else ""))
 
 
 if __name__ == "__main__":
