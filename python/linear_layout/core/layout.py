@@ -1051,6 +1051,18 @@ class LinearLayout:
         >>> L.transpose_outs(["y", "x"]).bases
         (('a', ((2, 1),)),)
         """
+        try:
+            plan = _TRANSPOSE_PLANS.get((self._outs, tuple(new_order)))
+        except TypeError:  # unhashable names: the checks below say what is wrong
+            plan = None
+        if plan is None:
+            plan = self._plan_transpose_outs(new_order)
+        outs, repack = plan
+        return LinearLayout._make(self._ins, outs, tuple(repack(self._cols)))
+
+    def _plan_transpose_outs(self, new_order: Sequence[str]) -> tuple:
+        """The output dimensions and column repacker of ``transpose_outs(new_order)``, cached by
+        (output dimensions, new order) like the plans of ``*``."""
         new_order = _require_names(new_order, "LinearLayout.transpose_outs", "new_order")
         new_order = tuple(new_order)
         if sorted(new_order) != sorted(self.get_out_dim_names()) or len(set(new_order)) != len(new_order):
@@ -1065,7 +1077,11 @@ class LinearLayout:
         for name, size in outs:
             target[name] = (shift, 0)
             shift += size.bit_length() - 1
-        return LinearLayout._make(self._ins, outs, tuple(self._repacker(target)(self._cols)))
+        plan = (outs, self._repacker(target))
+        if len(_TRANSPOSE_PLANS) > 4096:
+            _TRANSPOSE_PLANS.clear()
+        _TRANSPOSE_PLANS[(self._outs, new_order)] = plan
+        return plan
 
     def reshape_ins(self, new_in_dims: Sequence[tuple[str, int]]) -> LinearLayout:
         """Flatten the inputs (first dimension minor) and split them into ``new_in_dims``.
@@ -1440,6 +1456,7 @@ _UNITS = tuple(tuple(1 << i for i in range(n)) for n in range(64))
 # `*` depends on its operands' dimensions only through a "plan": where each column goes. Programs
 # multiply layouts of few distinct shapes, so plans are cached by the dimension signature.
 _PRODUCT_PLANS: dict[tuple, tuple] = {}
+_TRANSPOSE_PLANS: dict[tuple, tuple] = {}
 
 
 def _plan_product(inner: LinearLayout, outer: LinearLayout) -> tuple:

@@ -22,7 +22,8 @@ plans (:mod:`linear_layout.core.display`).
 from .layout import draw_layout
 from .conversion import draw_conversion
 from .shared import draw_shared
+from .html import PageRow, conversion_rows, html_page
 from .picture import Picture
 from . import display  # noqa: F401  (registers the Jupyter renderers)
 
-__all__ = ["Picture", "draw_conversion", "draw_layout", "draw_shared"]
+__all__ = ["PageRow", "Picture", "conversion_rows", "draw_conversion", "draw_layout", "draw_shared", "html_page"]
