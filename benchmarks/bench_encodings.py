@@ -7,7 +7,10 @@ attribute built beforehand (its cheapest path; Triton caches the conversion per
 (attribute, shape) inside the context).  Ours is timed twice: cold (our caches
 cleared before every call, so the layout is rebuilt and a new LinearLayout made)
 and warm (the per-(layout, shape) cache hit that repeated calls see).
-Ratios are ours / Triton: below 1.0 means we are faster.
+Ratios are ours / Triton: below 1.0 means we are faster.  The three timings of a case are
+interleaved round by round (best of 7 rounds each), so that load from other processes falls on
+all of them alike.  `clear_cache` clears only the encodings' per-(layout, shape) cache; the
+algebra's product plans (cached per dimension signature, like Triton's uniqued StringAttrs) stay.
 """
 
 import argparse
@@ -73,14 +76,22 @@ FAMILIES = {
 }
 
 
-def _time(fn, repeat):
-    """Seconds per call, best of 5 runs of `repeat` calls."""
-    return min(timeit.repeat(fn, number=repeat, repeat=5)) / repeat
+def _time_interleaved(runs, rounds=7):
+    """Seconds per call of each `(fn, number)` in `runs`: the best of `rounds` rounds, where every
+    round times each function once, one after the other, so that load from other processes on the
+    machine falls on all of them alike."""
+    best = [float("inf")] * len(runs)
+    for _ in range(rounds):
+        for i, (fn, number) in enumerate(runs):
+            best[i] = min(best[i], timeit.timeit(fn, number=number) / number)
+    return best
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=2000)
+    parser.add_argument("--family", action="append", choices=sorted(FAMILIES),
+                        help="time only these families (repeatable)")
     args = parser.parse_args()
 
     try:
@@ -96,18 +107,26 @@ def main():
 
     print(f"{'family':<16} {'triton us':>10} {'ours cold us':>13} {'ours warm us':>13} {'cold/tri':>9} {'warm/tri':>9}")
     for family, cases in FAMILIES.items():
+        if args.family and family not in args.family:
+            continue
         tri = cold = warm = 0.0
         for layout, shape in cases:
             attr = to_gluon(layout)._to_ir(builder)
             shape_list = list(shape)
-            tri += _time(lambda: builder.to_linear_layout(attr, shape_list), args.repeat)
 
-            def cold_call():
+            def triton_call(attr=attr, shape_list=shape_list):
+                builder.to_linear_layout(attr, shape_list)
+
+            def cold_call(layout=layout, shape=shape):
                 clear_cache()
                 layout.to_linear_layout(shape)
 
-            cold += _time(cold_call, args.repeat // 4)
-            warm += _time(lambda: layout.to_linear_layout(shape), args.repeat)
+            def warm_call(layout=layout, shape=shape):
+                layout.to_linear_layout(shape)
+
+            t, c, w = _time_interleaved([(triton_call, args.repeat // 4), (cold_call, args.repeat // 4),
+                                         (warm_call, args.repeat)])
+            tri, cold, warm = tri + t, cold + c, warm + w
         n = len(cases)
         print(f"{family:<16} {tri / n * 1e6:>10.2f} {cold / n * 1e6:>13.2f} {warm / n * 1e6:>13.2f} "
               f"{cold / tri:>9.2f} {warm / tri:>9.2f}")
