@@ -141,6 +141,10 @@ def triton_to_mlir_text(text: str) -> str:
 # ---------------------------------------------------------------------------- !ttg.memdesc
 
 
+# `[16, 32]`, also with typed integers (`[16 : i64, 32 : i64]`)
+_SHAPE = re.compile(r"\[(\s*\d+(\s*:\s*i\d+)?\s*(,\s*\d+(\s*:\s*i\d+)?\s*)*)?\]")
+
+
 @dataclass(frozen=True)
 class MemDescText:
     """The printed parameters of a `!ttg.memdesc`."""
@@ -161,9 +165,9 @@ def memdesc_parameters(t: ir.Type) -> MemDescText:
     if len(parts) != 5:
         raise ValueError(f"a !ttg.memdesc has 5 parameters, got {len(parts)} in {text}")
     shape, element_type, encoding, _space, mutability = parts
-    dims = [d.split(":")[0].strip() for d in shape.strip("[]").split(",") if d.strip()]
-    if not shape.startswith("[") or not all(re.fullmatch(r"\d+", d) for d in dims):
+    if not _SHAPE.fullmatch(shape):
         raise ValueError(f"the shape of a !ttg.memdesc must be a list of integers, got {shape}")
+    dims = [d.split(":")[0].strip() for d in shape[1:-1].split(",") if d.strip()]
     return MemDescText(tuple(int(d) for d in dims), element_type, encoding, mutability == '"mutable"')
 
 

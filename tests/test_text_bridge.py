@@ -1,0 +1,114 @@
+"""The text bridge (`linear_layout.ir.text`): the one module that reads or rewrites printed IR.
+
+Each form of its grammar round-trips through MLIR's parser and printer: `#ll.layout` with any
+dimension names (quotes, backslashes, non-ASCII), `#ttg` encodings in Triton's syntax,
+`!ttg.memdesc` parameters, retyped dense attributes and alias hoisting.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from mlir import ir
+
+from linear_layout import LinearLayout
+from linear_layout.encodings import NVMMASharedLayout, SharedLinearLayout, SwizzledSharedLayout, parse_encoding
+from linear_layout.ir import from_attribute, load_dialects, to_attribute
+from linear_layout.ir import text as bridge_text
+
+CONTEXT = ir.Context()
+load_dialects(CONTEXT)
+
+NAMES = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=6)
+
+
+@settings(max_examples=150, deadline=None)
+@given(names=st.lists(NAMES, min_size=2, max_size=4, unique=True), data=st.data())
+def test_ll_layout_text_round_trips_any_names(names, data):
+    in_name, *out_names = names
+    sizes = [1 << data.draw(st.integers(0, 3)) for _ in out_names]
+    bits = sum(s.bit_length() - 1 for s in sizes)
+    columns = [[data.draw(st.integers(0, s - 1)) for s in sizes] for _ in range(data.draw(st.integers(0, bits)))]
+    layout = LinearLayout.from_bases([(in_name, columns)], out_names, sizes, require_surjective=False)
+    source = bridge_text.format_ll_layout(layout.bases, layout.out_dims)
+    attr = ir.Attribute.parse(source, CONTEXT)
+    assert bridge_text.attribute_kind(attr) == "ll.layout" and bridge_text.is_layout_attribute(attr)
+    in_dims, out_dims = bridge_text.ll_layout_parameters(attr)
+    assert [ir.StringAttr(d[0]).value for d in in_dims] == [in_name]
+    assert [(ir.StringAttr(d[0]).value, ir.IntegerAttr(d[1]).value) for d in out_dims] == list(zip(out_names, sizes))
+    assert from_attribute(attr) == layout
+    assert str(ir.Attribute.parse(str(attr), CONTEXT)) == str(attr)
+
+
+def test_mlir_string_escapes_exactly_what_mlir_cannot_print_verbatim():
+    assert bridge_text.mlir_string('a"b\\c') == '"a\\22b\\5Cc"'
+    assert bridge_text.mlir_string("é") == '"\\C3\\A9"'
+    assert ir.StringAttr(ir.Attribute.parse(bridge_text.mlir_string('x"\\é'), CONTEXT)).value == 'x"\\é'
+
+
+@pytest.mark.parametrize("encoding", [
+    "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>",
+    "#ttg.slice<{dim = 1, parent = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], "
+    "warpsPerCTA = [4, 1], order = [1, 0]}>}>",
+    "#ttg.shared_linear<{offset = [[0, 1], [1, 0]]}, alignment = 16>",
+])
+def test_ttg_encodings_round_trip_through_triton_syntax(encoding):
+    value = parse_encoding(encoding)
+    mlir_text = bridge_text.triton_to_mlir_text(str(value))
+    attr = ir.Attribute.parse(mlir_text, CONTEXT)
+    assert parse_encoding(bridge_text.triton_encoding_text(attr)) == value
+    assert from_attribute(to_attribute(value, CONTEXT)) == value
+
+
+@pytest.mark.parametrize("shared", [SwizzledSharedLayout(4, 2, 4, (1, 0)), NVMMASharedLayout(128, 16),
+                                    SharedLinearLayout(((0, 1), (1, 0)), (), 16)], ids=str)
+@pytest.mark.parametrize("mutable", [True, False])
+def test_memdesc_parameters_round_trip(shared, mutable):
+    with CONTEXT:
+        encoding = to_attribute(shared)
+        element = ir.F16Type.get()
+        t = ir.Type.parse(bridge_text.memdesc_text([16, 32], element, encoding, mutable))
+        assert bridge_text.is_memdesc(t) and bridge_text.type_kind(t) == "ttg.memdesc"
+        params = bridge_text.memdesc_parameters(t)
+        assert params.shape == (16, 32) and params.mutable == mutable
+        assert ir.Type.parse(params.element_type) == element and ir.Attribute.parse(params.encoding) == encoding
+
+
+def test_memdesc_shape_must_be_a_list_of_integers():
+    with CONTEXT:
+        t = ir.Type.parse('!ttg.memdesc<[[16, 16]], f16, #ttg.swizzled_shared<{vec = 1, perPhase = 1, '
+                          'maxPhase = 1, order = [1, 0]}>, #ttg.shared_memory, "mutable">')
+        with pytest.raises(ValueError, match="list of integers"):
+            bridge_text.memdesc_parameters(t)
+        with pytest.raises(TypeError):
+            bridge_text.memdesc_parameters(ir.F32Type.get())
+
+
+def test_kinds_of_builtin_and_dynamic_types():
+    with CONTEXT, ir.Location.unknown():
+        assert bridge_text.type_kind(ir.F32Type.get()) == "f32"
+        assert not bridge_text.is_memdesc(ir.RankedTensorType.get([4], ir.F32Type.get()))
+        assert not bridge_text.is_layout_attribute(ir.Attribute.parse("#ttg.shared_memory"))
+
+
+def test_retyped_dense_keeps_the_data():
+    with CONTEXT, ir.Location.unknown():
+        old = ir.Attribute.parse("dense<[1.5, -2.0]> : tensor<2xf32>")
+        new_type = ir.RankedTensorType.get([2], ir.F32Type.get(), ir.Attribute.parse(
+            '#ll.layout<[["register", [[1]]]], [["dim0", 2]]>'))
+        retyped = bridge_text.retyped_dense(old, new_type)
+        assert retyped.type == new_type and str(retyped).startswith("dense<[1.500000e+00, -2.000000e+00]>")
+
+
+def test_aliases_round_trip_and_leave_strings_alone():
+    blocked = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>"
+    source = (f'func.func @f(%a: tensor<64x64xf32, {blocked}>, %b: tensor<64xf32, #ttg.slice<{{dim = 1, '
+              f'parent = {blocked}}}>>) attributes {{note = "#ttg.blocked<{{in a string}}>"}} {{\n  return\n}}')
+    with CONTEXT:
+        module = ir.Module.parse(source)
+        printed = bridge_text.print_module(module)
+        assert printed.startswith("#blocked = #ttg.blocked<") and printed.count("#blocked = ") == 1
+        assert '"#ttg.blocked<{in a string}>"' in printed
+        assert str(ir.Module.parse(printed)) == str(module)
+        assert bridge_text.add_aliases("#blocked = 1\n" + printed).count("#blocked1 = ") == 1
