@@ -109,3 +109,13 @@ def test_measured_bytes_and_floor_equal_the_plan_on_random_kernels():
         assert report.floor_wavefronts <= report.ideal_wavefronts, seed
         checked += 1
     assert checked >= 20
+
+
+@pytest.mark.parametrize("module_name", ["linear_layout.planning.floor", "linear_layout.planning.matrix"])
+def test_docstring_examples(module_name):
+    import doctest
+    import importlib
+
+    module = importlib.import_module(module_name)
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.attempted >= 2 and result.failed == 0

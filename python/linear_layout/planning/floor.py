@@ -158,7 +158,8 @@ def access_bytes(thread_offset: LinearLayout, predicate: dict[str, int] | Any, v
     access (a power of two) and ``instructions`` its accesses per thread.
 
     >>> lanes = [[4], [8], [16], [32], [64]]; warps = [[128], [0]]
-    >>> offs = LinearLayout.from_bases([("lane", lanes), ("warp", warps)], ["offset"], [256])
+    >>> offs = LinearLayout.from_bases([("lane", lanes), ("warp", warps)], ["offset"], [256],
+    ...                                require_surjective=False)
     >>> access_bytes(offs, {"lane": 0, "warp": 0}, 4, 2, 2), access_bytes(offs, {"lane": 0, "warp": 2}, 4, 2, 2)
     (2048, 1024)
     """
