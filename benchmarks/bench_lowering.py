@@ -29,7 +29,7 @@ from linear_layout.encodings import DistributedLinearLayout
 from linear_layout.ir import load_dialects
 from linear_layout.ir.bridge import format_ll_layout
 from linear_layout.passes import build_pass_manager
-from linear_layout.planning.in_warp import plan_conversion
+from linear_layout.planning import plan_conversion
 
 NVVM = "builtin.module(gpu-lower-to-nvvm-pipeline{cubin-chip=sm_90 cubin-features=+ptx80 cubin-format=isa})"
 # Triton's NVPTX backend runs with LLVM's `nvptx-mad-wide-opt` on (it folds `mul.wide` + `add`
@@ -203,7 +203,7 @@ def ptx_table() -> None:
         ours = count(our_ptx(our_kernel(src, dst, warps)))
         theirs_ptx = triton_ptx(triton_kernel(src, dst, warps))
         theirs = count(theirs_ptx) if theirs_ptx else None
-        kind = plan_conversion(src, dst).kind
+        kind = plan_conversion(src, dst).strategy
         cells = "".join(f"{ours[k]:>9} / {theirs[k] if theirs else '-':<5}" for k in ("int ALU", "shuffles", "selects", "total"))
         print(f"  {name:<28}{kind:<10}{cells}")
     print("  * not expressible as Triton's #ttg.linear (it requires a permutation matrix): ours only")

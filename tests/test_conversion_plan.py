@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from linear_layout import LinearLayout
-from linear_layout.planning import bank_conflicts, plan_conversion, triton_scratch_bytes
+from linear_layout.planning import PlannerError, bank_conflicts, plan_conversion, plan_local_access, triton_scratch_bytes
 from linear_layout.encodings import (BlockedLayout as B, DotOperandLayout, NVMMADistributedLayout, SliceLayout,
                                      SwizzledSharedLayout)
 
@@ -265,3 +265,155 @@ def test_bank_conflicts_match_the_interpreter(case):
     a = np.stack(cols, axis=1) * (bitwidth // 8)
     w, i = simt._wavefronts(warps[mask], lanes[mask], a, res.instruction_bytes, W, L)
     assert (int(w.sum()), int(i.sum())) == (res.wavefronts, res.ideal_wavefronts)
+
+
+# ---------------------------------------------------------------- the single planner: decision, rounds, errors
+
+def _span(basis, t):
+    out = 0
+    for k, b in enumerate(basis):
+        if t >> k & 1:
+            out ^= b
+    return out
+
+
+def _lane_map(layout, lane, out):
+    return 0 if layout is None else layout.apply({"lane": lane})[out]
+
+
+def _run_rounds(plan):
+    """Execute the in-warp rounds as the emitter does, on every register, lane and warp; return
+    (element each destination register receives, element it must hold)."""
+    src, dst = plan.src, plan.dst
+    got, want = [], []
+    for warp in range(dst.get_in_dim_size("warp")):
+        for lane in range(dst.get_in_dim_size("lane")):
+            reader = _span(plan.reader_basis, _lane_map(plan.reader_select, lane, "register"))
+            for full in range(dst.get_in_dim_size("register")):
+                r = plan.rounds[plan.dst_registers.reduced_of[full] ^ reader]
+                source = lane if r.source_lane is None else _lane_map(r.source_lane, lane, "lane") ^ r.lane_xor
+                register = r.register_base ^ _span(plan.select_basis, _lane_map(r.register_select, source, "register"))
+                hw = {"register": plan.src_registers.full_of[register], "lane": source, "warp": warp, "block": 0}
+                got.append(tuple(src.apply(hw).values()))
+                want.append(tuple(dst.apply({"register": full, "lane": lane, "warp": warp, "block": 0}).values()))
+    return got, want
+
+
+@given(conversions())
+def test_in_warp_plans_execute_exactly(case):
+    """Every noop/register/shuffle plan's rounds deliver every destination element; shuffles
+    only under Triton's criterion (a bit permutation with at most one mixed transposition)."""
+    src, dst, bitwidth = case
+    plan = plan_conversion(src, dst, bitwidth=bitwidth)
+    if plan.strategy == "shared":
+        assert plan.shared is not None and not plan.rounds
+        return
+    assert plan.shared is None and len(plan.rounds) == 1 << len(plan.dst_registers.full_of).bit_length() - 1
+    got, want = _run_rounds(plan)
+    assert got == want
+    assert plan.shuffles == sum(r.source_lane is not None for r in plan.rounds)
+    if plan.strategy == "shuffle":
+        assert plan.shuffles > 0 and bitwidth <= 32 and len(plan.decomposition.mixed) <= 1
+    else:
+        assert plan.shuffles == 0
+
+
+# A broadcast source lane mixed with a register transposition (tests/lowering_cases.py seed 94):
+# Triton's criterion accepts the permutation, but lanes 0 and 1 (same source data) would need
+# different registers of their common provider, so no shuffle rounds exist.
+BROADCAST_SRC = LinearLayout.from_bases([("register", [[1]]), ("lane", [[0], [16], [8], [2], [32]]),
+                                         ("warp", [[4]]), ("block", [])], ["dim0"], [64])
+BROADCAST_DST = LinearLayout.from_bases([("register", []), ("lane", [[1], [2], [8], [16], [32]]),
+                                         ("warp", [[4]]), ("block", [])], ["dim0"], [64])
+
+
+def test_former_fallback_is_a_decision_of_the_planner():
+    """What used to be a second planning pass (rounds fail -> re-plan with in_warp=False) is one
+    decision: shared memory, with the reason, and the shared plan executes exactly."""
+    from linear_layout.planning.in_warp import InWarpRefusal, in_warp_rounds, warp_decomposition
+
+    decomposition = warp_decomposition(BROADCAST_SRC, BROADCAST_DST, 16)
+    assert decomposition is not None and len(decomposition.mixed) <= 1  # Triton would shuffle
+    refusal = in_warp_rounds(BROADCAST_SRC, BROADCAST_DST, 16)
+    assert isinstance(refusal, InWarpRefusal) and "different registers" in refusal.reason
+    plan = plan_conversion(BROADCAST_SRC, BROADCAST_DST, bitwidth=16)
+    assert plan.strategy == "shared" and "no in-warp rounds" in plan.reason and "different registers" in plan.reason
+    got, want, lanes, warps, _ = _simulate(plan)
+    assert np.array_equal(got, want[:, lanes, warps])
+
+
+def test_wide_elements_are_not_shuffled():
+    src, dst = B((1, 4), (8, 4), (1, 1), (1, 0)), B((1, 4), (16, 2), (1, 1), (1, 0))
+    assert plan_conversion(src, dst, (16, 16), 32).strategy == "shuffle"
+    plan = plan_conversion(src, dst, (16, 16), 64)
+    assert plan.strategy == "shared" and "64-bit elements cannot be shuffled" in plan.reason
+    assert plan_conversion(src, dst, (16, 16), 32, in_warp=False).strategy == "shared"
+
+
+def test_one_planner():
+    """One definition, one plan type, exported at the top level and from the package."""
+    import linear_layout
+    import linear_layout.planning as planning
+    from linear_layout.planning import plan
+
+    assert linear_layout.plan_conversion is planning.plan_conversion is plan.plan_conversion
+    assert linear_layout.bank_conflicts is planning.bank_conflicts
+    assert not hasattr(planning.in_warp, "plan_conversion") and not hasattr(planning.shared, "plan_conversion")
+
+
+def test_plans_are_immutable_and_errors_are_not_cached():
+    import dataclasses
+
+    src = B((1, 4), (8, 4), (4, 1), (1, 0))
+    dst = B((4, 1), (4, 8), (1, 4), (0, 1))
+    plan = plan_conversion(src, dst, (32, 32), 32)
+    assert plan_conversion(src, dst, (32, 32), 32) is plan  # cached: safe because immutable
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        plan.strategy = "noop"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        plan.shared.store.wavefronts = 0
+    with pytest.raises(TypeError):
+        plan.shared.store.predicate["lane"] = 1
+    assert isinstance(plan.rounds, tuple) and isinstance(plan.shared.store.instructions, tuple)
+    errors = []
+    for _ in range(2):
+        with pytest.raises(PlannerError, match="different shapes") as info:
+            plan_conversion(src.to_linear_layout((32, 32)), dst.to_linear_layout((32, 64)))
+        errors.append(info.value)
+    assert errors[0] is not errors[1]
+
+
+def _cross_cta():
+    layout = B((1, 1), (1, 32), (4, 1), (1, 0))
+    a = layout.to_linear_layout((64, 32)) * LinearLayout.identity_1d(2, "block", "dim0")
+    b = layout.to_linear_layout((128, 16)) * LinearLayout.identity_1d(2, "block", "dim1")
+    return plan_conversion(a.transpose_outs(["dim0", "dim1"]), b.transpose_outs(["dim0", "dim1"]))
+
+
+PLANNER_ERRORS = [
+    (lambda: plan_conversion(B((1, 1), (1, 32), (4, 1), (1, 0)), B((1, 1), (1, 32), (2, 1), (1, 0)), (64, 32)),
+     "different numbers of warps"),
+    (lambda: plan_conversion(B((1, 1), (1, 32), (4, 1), (1, 0)), B((1, 1), (1, 32), (4, 1), (1, 0)), (64, 32),
+                             bitwidth=12), "power of two"),
+    (lambda: plan_conversion(B((1, 1), (1, 32), (4, 1), (1, 0)), B((1, 1), (1, 32), (4, 1), (1, 0))),
+     "an encoding needs a shape"),
+    (lambda: plan_conversion(LinearLayout.identity_1d(32, "lane", "d"), LinearLayout.identity_1d(32, "thread", "d")),
+     "not among"),
+    (lambda: plan_conversion(LinearLayout.identity_1d(32, "lane", "d"), LinearLayout.zeros_1d(32, "lane", "d", 32)),
+     "cover the whole tensor"),
+    (lambda: plan_conversion(LinearLayout.identity_1d(16, "lane", "d"), LinearLayout.identity_1d(16, "lane", "d")),
+     "16 lanes, expected 32"),
+    (_cross_cta, "between CTAs"),
+    (lambda: bank_conflicts(B((1, 1), (1, 32), (4, 1), (1, 0)), SwizzledSharedLayout(1, 1, 1, (1, 0)), 32, (32, 32),
+                            kind="copy"), "kind must be"),
+    (lambda: plan_local_access(LinearLayout.identity_1d(32, "lane", "d"), LinearLayout.zeros_1d(32, "offset", "d", 32),
+                               32), "one-to-one"),
+]
+
+
+@pytest.mark.parametrize("call,message", PLANNER_ERRORS)
+def test_planner_errors(call, message):
+    """User-reachable conditions raise PlannerError (a ValueError), never AssertionError."""
+    with pytest.raises(PlannerError, match=message) as info:
+        call()
+    assert isinstance(info.value, ValueError)

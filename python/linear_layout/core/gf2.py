@@ -18,7 +18,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-__all__ = ["EchelonBasis", "rank", "pivot_columns"]
+__all__ = [
+    "EchelonBasis",
+    "Span",
+    "apply_columns",
+    "echelon_coordinates",
+    "echelon_form",
+    "extend",
+    "intersect",
+    "log2",
+    "pivot_columns",
+    "rank",
+    "solve",
+]
 
 
 class EchelonBasis:
@@ -103,3 +115,162 @@ def pivot_columns(columns: Sequence[int]) -> int:
         if basis.insert(vector, index):
             mask |= 1 << index
     return mask
+
+
+def apply_columns(columns: Sequence[int], x: int) -> int:
+    """The product ``M x``: the XOR of the columns selected by the set bits of ``x``.
+
+    Formula: ``M x = XOR_{k : bit k of x} columns[k]``.
+    Requires: ``x < 2**len(columns)`` (higher bits of ``x`` select nothing).
+    Postcondition: linear, ``apply_columns(M, x ^ y) == apply_columns(M, x) ^ apply_columns(M, y)``.
+
+    >>> apply_columns([0b011, 0b110, 0b101], 0b101)
+    6
+    """
+    out = 0
+    k = 0
+    while x:
+        if x & 1:
+            out ^= columns[k]
+        x >>= 1
+        k += 1
+    return out
+
+
+def solve(columns: Sequence[int], vector: int) -> int | None:
+    """A combination ``x`` of ``columns`` with ``M x == vector``, or ``None`` if there is none.
+
+    Among the solutions, the one that uses pivot columns only (the first independent columns, as
+    :func:`pivot_columns`): the minimum-norm choice of Triton's ``lstsq``.
+
+    >>> solve([0b011, 0b110, 0b101], 0b101), solve([0b011, 0b110], 0b001) is None
+    (3, True)
+    """
+    basis = EchelonBasis()
+    for index, column in enumerate(columns):
+        basis.insert(column, index)
+    return basis.solve(vector)
+
+
+class Span:
+    """A subspace of GF(2)^n, grown one vector at a time.
+
+    ``basis`` holds the inserted independent vectors in insertion order; :meth:`solve` gives
+    coordinates in that basis (bit ``k`` is ``basis[k]``).
+
+    >>> s = Span([0b011, 0b110, 0b101])
+    >>> s.basis, 0b101 in s, 0b001 in s, bin(s.solve(0b101))
+    ([3, 6], True, False, '0b11')
+    """
+
+    __slots__ = ("_echelon", "basis")
+
+    def __init__(self, vectors: Iterable[int] = ()) -> None:
+        self._echelon = EchelonBasis()
+        self.basis: list[int] = []
+        for vector in vectors:
+            self.add(vector)
+
+    def add(self, vector: int) -> bool:
+        """Insert ``vector``; return whether it was independent (and joined the basis)."""
+        if self._echelon.insert(vector, len(self.basis)):
+            self.basis.append(vector)
+            return True
+        return False
+
+    def __contains__(self, vector: int) -> bool:
+        return not self._echelon.reduce(vector)[0]
+
+    def __len__(self) -> int:
+        return len(self.basis)
+
+    def solve(self, vector: int) -> int | None:
+        """Coordinates of ``vector`` in :attr:`basis`, or ``None`` outside the span."""
+        return self._echelon.solve(vector)
+
+
+def intersect(a: Sequence[int], b: Sequence[int]) -> list[int]:
+    """A basis of ``span(a) ∩ span(b)`` (Zassenhaus), sorted ascending.
+
+    Formula: reduce the rows ``(v | v)`` for ``v`` in ``a`` and ``(v | 0)`` for ``v`` in ``b``
+    (upper half shifted by the width); the reduced rows with an empty upper half span the
+    intersection.
+    Postcondition: every returned vector lies in both spans; their number is
+    ``rank(a) + rank(b) - rank(a + b)``.
+
+    >>> intersect([0b001, 0b010], [0b011, 0b100])
+    [3]
+    """
+    width = max([v.bit_length() for v in list(a) + list(b)] + [1])
+    rows: dict[int, int] = {}
+    for vector in [(v << width) | v for v in a] + [v << width for v in b]:
+        while vector:
+            lead = vector.bit_length() - 1
+            row = rows.get(lead)
+            if row is None:
+                rows[lead] = vector
+                break
+            vector ^= row
+    return sorted(r for lead, r in rows.items() if lead < width)
+
+
+def extend(base: Sequence[int], candidates: Iterable[int], target: int | None = None,
+           within: Span | None = None) -> list[int]:
+    """The independent vectors of ``base``, then the ``candidates`` (in order) independent of
+    everything before them and inside ``within`` (when given), up to ``target`` vectors.
+
+    >>> extend([1, 1], [2, 3, 4], target=3)
+    [1, 2, 4]
+    """
+    span = Span(base)
+    out = list(span.basis)
+    for candidate in candidates:
+        if target is not None and len(out) >= target:
+            break
+        if within is not None and candidate not in within:
+            continue
+        if span.add(candidate):
+            out.append(candidate)
+    return out
+
+
+def echelon_form(columns: Iterable[int]) -> list[int]:
+    """A basis of the span of ``columns`` with distinct leading bits, sorted by decreasing
+    leading bit (each vector reduced by the ones before it).
+
+    >>> echelon_form([0b011, 0b110, 0b101])
+    [5, 3]
+    """
+    basis: list[int] = []
+    for column in columns:
+        for vector in basis:
+            column = min(column, column ^ vector)
+        if column:
+            basis.append(column)
+            basis.sort(reverse=True)
+    return basis
+
+
+def echelon_coordinates(basis: Sequence[int], vector: int) -> int:
+    """Coordinates of ``vector`` in an :func:`echelon_form` basis (bit ``k`` is ``basis[k]``).
+
+    Requires: ``vector`` in the span of ``basis`` (otherwise the residue is dropped).
+
+    >>> echelon_coordinates([5, 3], 0b110)
+    3
+    """
+    coordinates = 0
+    for k, row in enumerate(basis):
+        if vector ^ row < vector:
+            vector ^= row
+            coordinates |= 1 << k
+    return coordinates
+
+
+def log2(size: int) -> int:
+    """``floor(log2(size))`` for ``size >= 1`` (exact for powers of two).
+
+    >>> log2(1), log2(32), log2(33)
+    (0, 5, 5)
+    """
+    return size.bit_length() - 1

@@ -64,6 +64,7 @@ import numpy as np
 from . import display
 from .gf2 import EchelonBasis, pivot_columns, rank as gf2_rank
 from .limits import check_materialised
+from .views import distributed_view, shared_view
 
 __all__ = [
     "LinearLayout",
@@ -516,8 +517,6 @@ class LinearLayout:
         (lane, register) holds; otherwise it is the tensor, each element showing the threads and
         registers that hold it. Byte-identical to ``triton.tools.LinearLayout.get_distributed_view``.
         """
-        from .views import distributed_view
-
         return distributed_view(self, use_hw_point_of_view)
 
     def get_shared_view(self, use_hw_point_of_view: bool) -> str:
@@ -525,8 +524,6 @@ class LinearLayout:
 
         Byte-identical to ``triton.tools.LinearLayout.get_shared_view``.
         """
-        from .views import shared_view
-
         return shared_view(self, use_hw_point_of_view)
 
     # ------------------------------------------------------------------ internal helpers

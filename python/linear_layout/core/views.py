@@ -44,32 +44,57 @@ lacks relative to the block count, the thread count and the register count, so c
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
-from .layout import LinearLayout
+from .hardware import HW_DIMS, SHARED_DIMS
 
 __all__ = ["distributed_view", "shared_view"]
 
-DISTRIBUTED_IN_DIMS = ("register", "lane", "warp", "block")
-SHARED_IN_DIMS = ("offset", "block")
+
+class ViewableLayout(Protocol):
+    """What a view reads from a layout (:class:`~linear_layout.core.layout.LinearLayout` has it).
+
+    The views depend on this protocol, not on the layout module, so that ``layout`` can import
+    ``views`` at the top level without an import cycle."""
+
+    @property
+    def out_dims(self) -> tuple[tuple[str, int], ...]: ...
+
+    @property
+    def num_out_dims(self) -> int: ...
+
+    def get_in_dim_names(self) -> tuple[str, ...]: ...
+
+    def get_in_dim_size(self, name: str) -> int: ...
+
+    def get_total_out_dim_size(self) -> int: ...
+
+    def transpose_ins(self, new_order: Sequence[str]) -> Any: ...
+
+    def apply(self, ins: Mapping[str, Any]) -> dict[str, Any]: ...
 
 
-def distributed_view(layout: LinearLayout, use_hw_point_of_view: bool) -> str:
+_VIEW_METHODS = ("out_dims", "num_out_dims", "get_in_dim_names", "get_in_dim_size", "get_total_out_dim_size",
+                 "transpose_ins", "apply")
+
+
+def distributed_view(layout: ViewableLayout, use_hw_point_of_view: bool) -> str:
     """Triton's ``getDistributedLayoutStr``: who holds each element, or what each thread holds.
 
     Requires: the input dimensions are exactly ``register, lane, warp, block`` (any order) and
     there is at least one output dimension. Otherwise raises ValueError (Triton aborts).
     """
-    _check_dims(layout, DISTRIBUTED_IN_DIMS, "distributed")
+    _check_dims(layout, HW_DIMS, "distributed")
     num_registers, num_lanes, num_warps, num_blocks = (
-        layout.get_in_dim_size(name) for name in DISTRIBUTED_IN_DIMS
+        layout.get_in_dim_size(name) for name in HW_DIMS
     )
     shape = [size for _, size in layout.out_dims]
     # Row n of the table is the input with register fastest, then lane, warp, block: the order
     # in which Triton visits the hardware, which fixes the order of holders within a cell.
-    coords = layout.transpose_ins(DISTRIBUTED_IN_DIMS).tabulate()
+    coords = layout.transpose_ins(HW_DIMS).tabulate()
 
     if use_hw_point_of_view:
         points = [_coordinate_text(row, shape, ",") for row in coords.tolist()]
@@ -105,7 +130,7 @@ def distributed_view(layout: LinearLayout, use_hw_point_of_view: bool) -> str:
     return _tensor_picture(["|".join(h) for h in holders], shape, ", ")
 
 
-def shared_view(layout: LinearLayout, use_hw_point_of_view: bool) -> str:
+def shared_view(layout: ViewableLayout, use_hw_point_of_view: bool) -> str:
     """Triton's ``getSharedLayoutStr``: the coordinate stored at each (block, offset).
 
     Each block is given ``tensor size / block count`` offsets (none if there are more blocks
@@ -115,7 +140,7 @@ def shared_view(layout: LinearLayout, use_hw_point_of_view: bool) -> str:
     Requires: the input dimensions are exactly ``offset, block`` (any order) and there is at
     least one output dimension. Otherwise raises ValueError (Triton aborts).
     """
-    _check_dims(layout, SHARED_IN_DIMS, "shared")
+    _check_dims(layout, SHARED_DIMS, "shared")
     shape = [size for _, size in layout.out_dims]
     tensor_size = layout.get_total_out_dim_size()
     num_blocks = layout.get_in_dim_size("block")
@@ -140,8 +165,8 @@ def shared_view(layout: LinearLayout, use_hw_point_of_view: bool) -> str:
     return _tensor_picture(cells, shape, ",")
 
 
-def _check_dims(layout: LinearLayout, in_dims: Sequence[str], kind: str) -> None:
-    if not isinstance(layout, LinearLayout):
+def _check_dims(layout: ViewableLayout, in_dims: Sequence[str], kind: str) -> None:
+    if not all(hasattr(layout, name) for name in _VIEW_METHODS):
         raise ValueError(f"expected a LinearLayout, got {type(layout).__name__}")
     names = layout.get_in_dim_names()
     if sorted(names) != sorted(in_dims):

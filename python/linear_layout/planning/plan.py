@@ -1,0 +1,280 @@
+r"""The single conversion planner: :func:`plan_conversion` -> one frozen :class:`ConversionPlan`.
+
+The decision, for ``src``/``dst`` with their zero register bases removed and
+``cvt = dst.invert_and_compose(src)`` with trailing trivial ``block``, ``warp``, ``lane``
+dimensions quotiented away (Triton's ``minimalCvtLayout``):
+
+1. ``block`` or ``warp`` left in ``cvt``: **shared** memory (data moves between warps);
+2. ``lane`` left: **shuffle** when ``cvt``'s outputs are exactly ``(register, lane)``, the
+   register/lane conversion is a bit permutation with at most one mixed register/lane
+   transposition (Triton's criterion, :func:`~linear_layout.planning.in_warp.warp_decomposition`)
+   and the in-warp rounds exist (:func:`~linear_layout.planning.in_warp.in_warp_rounds`);
+   otherwise **shared**, and ``reason`` says which condition failed. When the rounds need no
+   shuffle at all the plan is a **register** permutation;
+3. ``register`` left: **register** permutation within each thread (the rounds are the
+   permutation: every round reads the thread's own lane);
+4. nothing left: **noop**.
+
+For (3) and (4) the rounds always exist in practice; if they did not, the plan would use shared
+memory with the reason (the planner never returns a plan its emitter cannot run).
+
+Interface for code generation
+=============================
+``plan = plan_conversion(src, dst, shape, bitwidth)``; ``plan.strategy`` is ``"noop"``,
+``"register"``, ``"shuffle"`` or ``"shared"``.
+
+* noop / register / shuffle: ``plan.rounds`` (one per reduced destination register; see
+  :class:`~linear_layout.planning.in_warp.Round`), ``plan.select_basis``,
+  ``plan.reader_basis``/``plan.reader_select``, and ``plan.src_registers``/``plan.dst_registers``
+  (:class:`~linear_layout.planning.in_warp.RegisterMap`: full <-> reduced register indices).
+* shared: ``plan.shared`` (:class:`~linear_layout.planning.shared.SharedPlan`). Per CTA::
+
+    base_st = plan.shared.store.thread_offset.apply(lane=, warp=)   # once per kernel
+    base_ld = plan.shared.load.thread_offset.apply(lane=, warp=)
+    for rep in range(plan.shared.num_reps):                    # the repetition loop
+        if rep: barrier                                        # WAR: previous loads are done
+        if plan.shared.store.predicate holds:                  # broadcast copies are written once
+            for ins in plan.shared.store.instructions if ins.rep == rep:
+                vector.store [src regs ins.registers...] at smem[base_st ^ ins.offset]
+        barrier
+        for ins in plan.shared.load.instructions if ins.rep == rep:
+            dst regs ins.registers... = vector.load smem[base_ld ^ ins.offset]
+    for (r, s) in plan.shared.load.copies: dst reg r = dst reg s   # broadcast registers
+
+  Offsets are in **elements** of ``bitwidth`` bits from the start of the scratch buffer
+  (``plan.shared.scratch_bytes`` long, 128-byte aligned). ``ins.offset`` has no bit in common
+  with the thread offsets of its side when ``ins.additive`` (then ``^`` is ``+``, an immediate).
+  ``ins.registers`` index the thread's full register vector (broadcast registers included), in
+  vector order; each access is ``len(registers) * bitwidth / 8`` bytes (at most 16), aligned to
+  its size. ``store.predicate`` is ``{"lane": m, "warp": m, "block": m}``: a thread stores iff
+  ``dim & m == 0`` for all three. ``store.offsets``/``load.offsets`` are
+  ``(register, lane, warp, block) -> (offset, reps)``.
+
+  The shared layout ``plan.shared.smem`` maps ``vector``, ``bank``, ``segment``, ``reps`` (and
+  ``block``) onto ``dim0..``; the offset of an element is ``vector | bank << v | segment << (v + b)``.
+
+Errors: :class:`~linear_layout.planning.layouts.PlannerError` (a ``ValueError``) for layouts
+that do not describe one tensor on one launch; ``TypeError`` for arguments that are not layouts.
+Plans are cached per (layouts, options); a plan is immutable, so sharing it is safe.
+"""
+
+from __future__ import annotations
+
+import functools
+import numbers
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..core.layout import LinearLayout
+from .in_warp import (InWarpPlan, InWarpRefusal, RegisterMap, Round, WarpDecomposition, in_warp_rounds,
+                      register_maps, warp_decomposition)
+from .layouts import PlannerError, as_hardware_layout
+from .shared import SharedPlan, plan_shared
+
+__all__ = ["STRATEGIES", "ConversionPlan", "minimal_conversion", "plan_conversion"]
+
+#: The strategies, cheapest first.
+STRATEGIES = ("noop", "register", "shuffle", "shared")
+
+
+@dataclass(frozen=True)
+class ConversionPlan:
+    """How ``convert_layout`` from ``src`` to ``dst`` runs, with everything its emitter needs."""
+
+    strategy: str  # one of STRATEGIES
+    reason: str
+    src: LinearLayout  # as given, every hardware input dimension present
+    dst: LinearLayout
+    conversion: LinearLayout  # the minimal conversion (reduced registers)
+    bitwidth: int
+    src_registers: RegisterMap
+    dst_registers: RegisterMap
+    shared: SharedPlan | None = None  # strategy == "shared"
+    decomposition: WarpDecomposition | None = None  # Triton's factorisation, when it was computed
+    rounds: tuple[Round, ...] = ()  # strategy != "shared": one per reduced destination register
+    shuffles: int = 0  # per thread
+    selects: int = 0  # per thread
+    select_basis: tuple[int, ...] = ()
+    reader_basis: tuple[int, ...] = ()
+    reader_select: LinearLayout | None = None
+
+    # flat views (zero when not applicable) -----------------------------------------
+    @property
+    def scratch_bytes(self) -> int:
+        return self.shared.scratch_bytes if self.shared else 0
+
+    @property
+    def barriers(self) -> int:
+        return self.shared.barriers if self.shared else 0
+
+    @property
+    def bank_conflicts(self) -> int:
+        return self.shared.store.bank_conflicts + self.shared.load.bank_conflicts if self.shared else 0
+
+    @property
+    def store_wavefronts(self) -> int:
+        return self.shared.store.wavefronts if self.shared else 0
+
+    @property
+    def load_wavefronts(self) -> int:
+        return self.shared.load.wavefronts if self.shared else 0
+
+    @property
+    def index_ops(self) -> int:
+        return self.shared.index_ops if self.shared else 0
+
+    def summary(self) -> str:
+        """One line: the strategy and its cost."""
+        if self.shared is not None:
+            s = self.shared
+            return (f"shared: {s.scratch_bytes} B scratch, {s.num_reps} rep(s), {s.barriers} barrier(s); "
+                    f"store {len(s.store.instructions)} x {s.store.instruction_bytes} B "
+                    f"({s.store.wavefronts} wavefronts, ideal {s.store.ideal_wavefronts}); "
+                    f"load {len(s.load.instructions)} x {s.load.instruction_bytes} B "
+                    f"({s.load.wavefronts} wavefronts, ideal {s.load.ideal_wavefronts}); "
+                    f"{s.index_ops} index ops")
+        if self.strategy == "shuffle":
+            return f"shuffle: {self.shuffles} shuffles, {self.selects} selects per thread"
+        return f"{self.strategy} ({self.reason})"
+
+
+def minimal_conversion(src: LinearLayout, dst: LinearLayout) -> LinearLayout:
+    """Triton's ``minimalCvtLayout``: ``dst.invert_and_compose(src)`` with trailing trivial
+    ``block``, ``warp``, ``lane`` dimensions quotiented away (register bases already reduced)."""
+    cvt = dst.invert_and_compose(src)
+    for dim in ("block", "warp", "lane"):
+        quotient = cvt.quotient([dim])
+        if quotient is None:
+            break
+        cvt = quotient
+    return cvt
+
+
+@dataclass(frozen=True)
+class _Request:
+    """A validated planning request (hardware layouts, register-reduced copies, options)."""
+
+    src: LinearLayout
+    dst: LinearLayout
+    src_reduced: LinearLayout
+    dst_reduced: LinearLayout
+    bitwidth: int
+    max_reps: int | None
+    in_warp: bool
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
+def _check_arguments(shape: object, bitwidth: object, threads_per_warp: object, max_reps: object) -> None:
+    """TypeError naming the argument for values of the wrong type (the public boundary)."""
+    def wrong(name: str, what: str, value: object) -> TypeError:
+        return TypeError(f"plan_conversion: argument '{name}' must be {what}, got {type(value).__name__}")
+
+    if shape is not None and (isinstance(shape, (str, bytes)) or not isinstance(shape, Sequence)
+                              or not all(_is_int(s) for s in shape)):
+        raise wrong("shape", "a sequence of integers or None (the element width is bitwidth=...)", shape)
+    for name, value in (("bitwidth", bitwidth), ("threads_per_warp", threads_per_warp)):
+        if not _is_int(value):
+            raise wrong(name, "an integer", value)
+    if max_reps is not None and not _is_int(max_reps):
+        raise wrong("max_reps", "an integer or None", max_reps)
+
+
+def _validate(src: LinearLayout, dst: LinearLayout, bitwidth: int, threads_per_warp: int | None) -> None:
+    if bitwidth < 8 or bitwidth & (bitwidth - 1):
+        raise PlannerError(f"bitwidth must be a power of two >= 8, got {bitwidth}")
+    if src.out_dims != dst.out_dims:
+        raise PlannerError(f"the layouts cover different shapes: {list(src.out_dims)} vs {list(dst.out_dims)}")
+    for d in ("lane", "warp", "block"):
+        if src.get_in_dim_size(d) != dst.get_in_dim_size(d):
+            raise PlannerError(f"the layouts use different numbers of {d}s: "
+                               f"{src.get_in_dim_size(d)} vs {dst.get_in_dim_size(d)}")
+    if threads_per_warp is not None and src.get_in_dim_size("lane") != threads_per_warp:
+        raise PlannerError(f"the layouts have {src.get_in_dim_size('lane')} lanes, expected {threads_per_warp}")
+    if not src.is_surjective() or not dst.is_surjective():
+        raise PlannerError("both layouts must cover the whole tensor")
+
+
+def plan_conversion(src: Any, dst: Any, shape: Sequence[int] | None = None, bitwidth: int = 32, *,
+                    threads_per_warp: int = 32, max_reps: int | None = None,
+                    in_warp: bool = True) -> ConversionPlan:
+    """Plan ``convert_layout`` from ``src`` to ``dst`` (encodings or distributed LinearLayouts).
+
+    ``shape`` is needed for encodings; ``bitwidth`` is the element width in bits (a power of two
+    >= 8). ``threads_per_warp``: the lanes both layouts must have.
+    ``max_reps`` limits how many common register directions become repetitions of a shared
+    exchange (``None``: all, the smallest scratch; ``0``: one round, the fewest barriers).
+    ``in_warp=False`` sends conversions that would use warp shuffles to shared memory.
+
+    Raises :class:`PlannerError` (a ``ValueError``) when the layouts do not describe the same
+    tensor on the same launch, ``TypeError`` when an argument is not a layout.
+
+    >>> from linear_layout.encodings import BlockedLayout as B
+    >>> plan_conversion(B((1, 4), (8, 4), (1, 1), (1, 0)), B((1, 4), (16, 2), (1, 1), (1, 0)), (16, 16)).strategy
+    'shuffle'
+    """
+    _check_arguments(shape, bitwidth, threads_per_warp, max_reps)
+    src_ll = as_hardware_layout(src, shape, "src")
+    dst_ll = as_hardware_layout(dst, shape, "dst")
+    return _plan(src_ll, dst_ll, int(bitwidth), int(threads_per_warp), None if max_reps is None else int(max_reps),
+                 bool(in_warp))
+
+
+@functools.lru_cache(maxsize=4096)
+def _plan(src: LinearLayout, dst: LinearLayout, bitwidth: int, threads_per_warp: int | None,
+          max_reps: int | None, in_warp: bool) -> ConversionPlan:
+    """The cached planner: plans are immutable; errors are raised, never cached."""
+    _validate(src, dst, bitwidth, threads_per_warp)
+    request = _Request(src, dst, src.remove_zero_bases_along_dim("register"),
+                       dst.remove_zero_bases_along_dim("register"), bitwidth, max_reps, in_warp)
+    cvt = minimal_conversion(request.src_reduced, request.dst_reduced)
+    names = cvt.get_in_dim_names()
+    if "block" in names or "warp" in names:
+        return _shared(request, cvt, "data moves between warps")
+    if "lane" in names:
+        return _lane_exchange(request, cvt)
+    strategy = "register" if "register" in names and not cvt.is_trivial_over(["register"]) else "noop"
+    reason = "registers move within each thread" if strategy == "register" else "the layouts agree"
+    rounds = in_warp_rounds(request.src_reduced, request.dst_reduced, bitwidth)
+    if isinstance(rounds, InWarpRefusal) or rounds.shuffles:
+        why = rounds.reason if isinstance(rounds, InWarpRefusal) else "the rounds need shuffles"
+        return _shared(request, cvt, f"{strategy} conversion without in-warp rounds ({why})")
+    return _in_warp(request, cvt, strategy, reason, rounds, None)
+
+
+def _lane_exchange(request: _Request, cvt: LinearLayout) -> ConversionPlan:
+    """Lanes exchange data: shuffles when Triton's criterion holds and the rounds exist."""
+    if not request.in_warp:
+        return _shared(request, cvt, "in-warp exchange too costly (in-warp exchange disabled)")
+    if tuple(cvt.get_out_dim_names()) != ("register", "lane"):
+        return _shared(request, cvt, "in-warp exchange too costly (lanes exchange data with warps)")
+    decomposition = warp_decomposition(request.src_reduced, request.dst_reduced, 32)
+    if decomposition is None or len(decomposition.mixed) >= 2:
+        why = "not a bit permutation" if decomposition is None else f"{len(decomposition.mixed)} mixed transpositions"
+        return _shared(request, cvt, f"in-warp exchange too costly ({why})")
+    decomposition = warp_decomposition(request.src_reduced, request.dst_reduced, request.bitwidth)
+    rounds = in_warp_rounds(request.src_reduced, request.dst_reduced, request.bitwidth)
+    if isinstance(rounds, InWarpRefusal):
+        return _shared(request, cvt, f"no in-warp rounds ({rounds.reason})")
+    mixed = len(decomposition.mixed) if decomposition is not None else 0
+    strategy = "shuffle" if rounds.shuffles else "register"  # every round may read its own lane
+    return _in_warp(request, cvt, strategy, f"{mixed} mixed transposition(s)", rounds, decomposition)
+
+
+def _in_warp(request: _Request, cvt: LinearLayout, strategy: str, reason: str, rounds: InWarpPlan,
+             decomposition: WarpDecomposition | None) -> ConversionPlan:
+    return ConversionPlan(strategy, reason, request.src, request.dst, cvt, request.bitwidth,
+                          register_maps(request.src), register_maps(request.dst), None, decomposition,
+                          rounds.rounds, rounds.shuffles, rounds.selects, rounds.select_basis, rounds.reader_basis,
+                          rounds.reader_select)
+
+
+def _shared(request: _Request, cvt: LinearLayout, reason: str) -> ConversionPlan:
+    shared = plan_shared(request.src, request.dst, request.bitwidth, request.max_reps)
+    return ConversionPlan("shared", reason, request.src, request.dst, cvt, request.bitwidth,
+                          register_maps(request.src), register_maps(request.dst), shared)
