@@ -206,8 +206,10 @@ KERNELS = (
 
 
 def _portable_locations(ttgir: str) -> str:
-    """Replace the absolute path of this file in `loc(...)` by its bare name."""
-    return re.sub(r'"[^"]*/(generate\.py)"', r'"\1"', ttgir)
+    """Replace absolute paths in `loc(...)`: this file by its bare name, Triton's own sources by
+    their path inside the package (`triton/language/standard.py`)."""
+    ttgir = re.sub(r'"[^"]*/(generate\.py)"', r'"\1"', ttgir)
+    return re.sub(r'"[^"]*/site-packages/(triton/[^"]*)"', r'"\1"', ttgir)
 
 
 def compile_ttgir(kernel: Kernel, target: GPUTarget) -> str:

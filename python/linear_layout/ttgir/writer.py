@@ -1,0 +1,247 @@
+"""An MLIR module -> TTGIR text in Triton's syntax (`print_ttgir`).
+
+MLIR prints the module (with its locations); upstream ops come out in their custom syntax and
+Triton's ops in generic form. Each Triton op with a `formats` entry is printed back in its
+custom syntax; types go through `types.to_triton_types`; layout attributes are hoisted into
+aliases (`#blocked`, `#mma`, `#shared`, `#smem`) as Triton writes them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from mlir import ir
+
+from ..ir import add_aliases
+from .formats import FORMATS, GenericOp, OpFormat, print_custom
+from .reader import _last_top_level, _matching_index, _type_list
+from .syntax import AliasDef, Op, Region, attribute_entries, parse_file, split_top_level
+from .types import split_parameters, to_triton_types
+
+__all__ = ["print_ttgir", "mlir_to_ttgir", "triton_key_order"]
+
+# The order in which Triton prints (and some of its parsers require) each encoding's fields;
+# MLIR's DictionaryAttr sorts them. Fields not listed keep their place after the listed ones.
+_CTA = ["CTAsPerCGA", "CTASplitNum", "CTAOrder", "ctaLayout"]
+_KEY_ORDER = {
+    "blocked": ["sizePerThread", "threadsPerWarp", "warpsPerCTA", "order", *_CTA],
+    "slice": ["dim", "parent"],
+    "dot_op": ["opIdx", "parent", "kWidth"],
+    "linear": ["register", "lane", "warp", "block"],
+    "nvidia_mma": ["versionMajor", "versionMinor", "warpsPerCTA", *_CTA, "instrShape"],
+    "amd_mfma": ["version", "warpsPerCTA", "instrShape", "isTransposed", "tilesPerWarp", "elementBitWidth", *_CTA],
+    "amd_wmma": ["version", "isTranspose", "warpsPerCTA", "ctaLayout", "instrShape"],
+    "swizzled_shared": ["vec", "perPhase", "maxPhase", "order", *_CTA],
+    "amd_rotating_shared": ["vec", "perPhase", "maxPhase", "order", *_CTA],
+    "nvmma_shared": ["swizzlingByteWidth", "transposed", "elementBitWidth", "fp4Padded", *_CTA],
+    "shared_linear": ["offset", "block", "alignment"],
+}
+# MLIR writes `opIdx = 0 : i64`; Triton writes `opIdx = 0` (the same i64 attribute), and some
+# of its parsers accept only that.
+_I64_SUFFIX = re.compile(r"^(\w+ = -?\d+) : i64$")
+_ENCODING_START = re.compile(r"#ttg\.(\w+)<\{")
+
+
+def _closing_brace(text: str, open_index: int) -> int:
+    depth, index = 0, open_index
+    while index < len(text):
+        char = text[index]
+        if char == '"':
+            index = text.index('"', index + 1) + 1
+            continue
+        depth += char == "{"
+        depth -= char == "}"
+        if depth == 0:
+            return index
+        index += 1
+    raise ValueError("unbalanced '{' in an encoding")
+
+
+def triton_key_order(text: str) -> str:
+    """Every `#ttg.<encoding><{...}>` in `text` with its fields in Triton's order.
+
+    >>> triton_key_order("#ttg.dot_op<{kWidth = 2 : i64, opIdx = 0, parent = #mma}>")
+    '#ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>'
+    """
+    for match in reversed(list(_ENCODING_START.finditer(text))):
+        order = _KEY_ORDER.get(match.group(1))
+        if order is None:
+            continue
+        open_index = match.end() - 1
+        close = _closing_brace(text, open_index)
+        entries = split_parameters(text[open_index + 1:close])
+        rank = {key: index for index, key in enumerate(order)}
+        entries.sort(key=lambda e: rank.get(e.split("=", 1)[0].strip(), len(order)))
+        entries = [_I64_SUFFIX.sub(r"\1", e) for e in entries]
+        text = text[:open_index + 1] + ", ".join(entries) + text[close:]
+    return text
+
+
+def _generic_parts(source: str, op: Op):
+    """(operands, property entries, attribute entries, operand types, result types) of a generic op."""
+    tokens = list(op.tokens)
+    close = _matching_index(tokens, 0)
+    operands = [t.text for t in tokens[1:close] if t.kind == "value"]
+    index = close + 1
+    properties: list = []
+    attributes: list = []
+    if index < len(tokens) and tokens[index].text == "<":
+        end = _matching_index(tokens, index)
+        properties = attribute_entries(source, tokens[index + 2:end - 1])
+        index = end + 1
+    if index < len(tokens) and tokens[index].text == "(":  # regions: their text is not in `tokens`
+        index = _matching_index(tokens, index) + 1
+    if index < len(tokens) and tokens[index].text == "{":
+        end = _matching_index(tokens, index)
+        attributes = attribute_entries(source, tokens[index + 1:end])
+        index = end + 1
+    colon = _last_top_level(tokens, ":")
+    arrow = _last_top_level(tokens, "->")
+    operand_types = _type_list(source, tokens[colon + 1:arrow])
+    result_types = _type_list(source, tokens[arrow + 1:])
+    return operands, properties, attributes, operand_types, result_types
+
+
+def _distribute(entry: OpFormat, values: list, sizes: list[int] | None) -> dict[str, list]:
+    names = entry.operand_names()
+    if sizes is None:
+        flexible = [n for n in entry.operands if n[-1] in "?*"]
+        fixed = len(entry.operands) - len(flexible)
+        sizes = [1 if n[-1] not in "?*" else len(values) - fixed for n in entry.operands]
+    out, start = {}, 0
+    for name, size in zip(names, sizes):
+        out[name] = values[start:start + size]
+        start += size
+    return out
+
+
+def _result_types_by_name(entry: OpFormat, types: list[str]) -> dict[str, list[str]]:
+    if len(entry.results) == 1 or any(r.endswith("*") for r in entry.results):
+        return {entry.results[0].rstrip("*"): types} if entry.results else {}
+    return {name: [t] for name, t in zip(entry.results, types)}
+
+
+def _custom_line(source: str, op: Op, entry: OpFormat) -> str:
+    operands, properties, attributes, operand_types, result_types = _generic_parts(source, op)
+    merged = dict(properties)
+    merged.update(attributes)
+    sizes = None
+    if "operandSegmentSizes" in merged:
+        text = merged["operandSegmentSizes"]
+        sizes = [int(v) for v in text[text.index(":") + 1:].rstrip(">").split(",") if v.strip()]
+    operand_types = [to_triton_types(t) for t in operand_types]
+    result_types = [to_triton_types(t) for t in result_types]
+    generic = GenericOp(
+        operands=_distribute(entry, operands, sizes),
+        operand_types=_distribute(entry, operand_types, sizes),
+        result_types=_result_types_by_name(entry, result_types),
+        all_operand_types=operand_types,
+        all_result_types=result_types,
+        attributes={k: (None if v is None else to_triton_types(v)) for k, v in merged.items()},
+    )
+    body = print_custom(entry, generic)
+    return f"{op.name} {body}" if body else op.name
+
+
+def _results(op: Op) -> str:
+    if not op.results:
+        return ""
+    return ", ".join(name if count == 1 else f"{name}:{count}" for name, count in op.results) + " = "
+
+
+class _Writer:
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.lines: list[str] = []
+
+    def write_op(self, op: Op, indent: int) -> None:
+        pad = "  " * indent
+        entry = FORMATS.get(op.name)
+        if op.generic and entry is not None and entry.format == "custom:func":
+            self.write_func(op, indent)
+            return
+        if op.generic and entry is not None and entry.format is not None:
+            line = _results(op) + _custom_line(self.source, op, entry)
+            self.lines.append(pad + line + (f" {op.loc}" if op.loc else ""))
+            return
+        current = pad + _results(op)
+        for piece in op.pieces:
+            if isinstance(piece, Region):
+                self.lines.append(current + "{")
+                self.write_region(piece, indent + 1)
+                current = pad + "}"
+            else:
+                current += to_triton_types(piece) if current.strip() != "}" else to_triton_types(piece)
+        self.lines.append(current + (f" {op.loc}" if op.loc else ""))
+
+    def write_region(self, region: Region, indent: int, skip_entry_header: bool = False) -> None:
+        for index, block in enumerate(region.blocks):
+            if block.header and not (skip_entry_header and index == 0):
+                self.lines.append("  " * (indent - 1) + to_triton_types(block.header))
+            for op in block.ops:
+                self.write_op(op, indent)
+
+    def write_func(self, op: Op, indent: int) -> None:
+        pad = "  " * indent
+        _operands, properties, attributes, _types, _results_types = _generic_parts(self.source, op)
+        props = dict(properties)
+        region = op.regions[0]
+        entry_block = region.blocks[0]
+        argument_attributes = _array_entries(props.get("arg_attrs"))
+        arguments = []
+        for index, (_name, _type, whole) in enumerate(entry_block.arguments):
+            attribute = argument_attributes[index] if index < len(argument_attributes) else "{}"
+            if attribute != "{}":
+                name, rest = whole.split(":", 1)
+                type_text = _type
+                whole = f"{name}: {type_text} {attribute}{rest[len(' ' + type_text):]}"
+            arguments.append(to_triton_types(whole))
+        function_type = props["function_type"]
+        results = function_type[function_type.rindex("->") + 2:].strip()
+        result_text = "" if results == "()" else f" -> {to_triton_types(results)}"
+        visibility = props.get("sym_visibility", "").strip('"')
+        head = f"tt.func {visibility + ' ' if visibility else ''}@{props['sym_name'].strip(chr(34))}"
+        attribute_text = ", ".join(k if v is None else f"{k} = {v}" for k, v in attributes)
+        tail = f" attributes {{{attribute_text}}}" if attribute_text else ""
+        self.lines.append(f"{pad}{head}({', '.join(arguments)}){result_text}{tail} {{")
+        self.write_region(region, indent + 1, skip_entry_header=True)
+        self.lines.append(pad + "}" + (f" {op.loc}" if op.loc else ""))
+
+
+def _array_entries(text: str | None) -> list[str]:
+    if not text:
+        return []
+    inner = text.strip()[1:-1]
+    depth, start, out = 0, 0, []
+    for index, char in enumerate(inner):
+        depth += char in "{[(<"
+        depth -= char in "}])>"
+        if char == "," and depth == 0:
+            out.append(inner[start:index].strip())
+            start = index + 1
+    if inner.strip():
+        out.append(inner[start:].strip())
+    return out
+
+
+def mlir_to_ttgir(asm: str) -> str:
+    """TTGIR text for MLIR's printed form of a module (with locations)."""
+    parsed = parse_file(asm)
+    writer = _Writer(asm)
+    trailing: list[str] = []
+    leading: list[str] = []
+    seen_op = False
+    for item in parsed.items:
+        if isinstance(item, AliasDef):
+            (trailing if seen_op else leading).append(f"{item.name} = {to_triton_types(item.text)}")
+        else:
+            seen_op = True
+            writer.write_op(item, 0)
+    return add_aliases(triton_key_order("\n".join(leading + writer.lines + trailing) + "\n"))
+
+
+def print_ttgir(module: ir.Module | ir.Operation) -> str:
+    """The module in Triton's TTGIR syntax: Triton compiles it (`triton.compile(path, target=...)`)."""
+    operation = module.operation if isinstance(module, ir.Module) else module
+    asm = operation.get_asm(enable_debug_info=True, assume_verified=True)
+    return mlir_to_ttgir(asm)
