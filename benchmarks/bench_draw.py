@@ -13,7 +13,10 @@ The goal: a 128x128 layout draws (picture + SVG) in under 0.5 s; 512x512 is draw
 from __future__ import annotations
 
 import argparse
+import functools
 import time
+
+from triton.tools import LinearLayout as TritonLayout
 
 from linear_layout import encodings as E
 from linear_layout.draw import draw_conversion, draw_layout, draw_shared
@@ -28,6 +31,10 @@ CASES = [
 ]
 
 
+def draw_and_write(layout, shape) -> str:
+    return draw_layout(layout, shape).svg()
+
+
 def best(fn, repeat: int, cold: bool = False) -> float:
     times = []
     for _ in range(repeat):
@@ -40,14 +47,10 @@ def best(fn, repeat: int, cold: bool = False) -> float:
 
 
 def triton_view(layout, shape):
-    """Triton's text table of the same bases, or None without Triton."""
-    try:
-        from triton.tools import LinearLayout as TL
-    except ImportError:
-        return None
+    """Triton's text table of the same bases (a callable)."""
     ll = layout.to_linear_layout(shape)
     names = [n for n, _ in ll.out_dims]
-    theirs = TL.from_bases([(n, [list(b) for b in bs]) for n, bs in ll.bases], names, [s for _, s in ll.out_dims],
+    theirs = TritonLayout.from_bases([(n, [list(b) for b in bs]) for n, bs in ll.bases], names, [s for _, s in ll.out_dims],
                            False)
     return lambda: theirs.get_distributed_view(False)
 
@@ -60,13 +63,13 @@ def main() -> None:
     print(f"{'case':26} {'svg cold':>9} {'svg warm':>9} {'terminal':>9} {'png':>8} {'triton text':>12} "
           f"{'svg/triton':>10}  (seconds, best of {args.repeat})")
     for name, layout, shape in CASES:
-        cold = best(lambda: draw_layout(layout, shape).svg(), args.repeat, cold=True)
-        warm = best(lambda: draw_layout(layout, shape).svg(), args.repeat)
+        svg = functools.partial(draw_and_write, layout, shape)
+        cold = best(svg, args.repeat, cold=True)
+        warm = best(svg, args.repeat)
         picture = draw_layout(layout, shape)
-        term = best(lambda: picture.terminal(width=200, color=True), args.repeat)
+        term = best(functools.partial(picture.terminal, width=200, color=True), args.repeat)
         png = best(picture.png, 1) if args.png else float("nan")
-        view = triton_view(layout, shape)
-        theirs = best(view, args.repeat) if view else float("nan")
+        theirs = best(triton_view(layout, shape), args.repeat)
         print(f"{name:26} {cold:9.4f} {warm:9.4f} {term:9.4f} {png:8.3f} {theirs:12.4f} {cold / theirs:10.1f}")
     src = E.BlockedLayout((1, 4), (8, 4), (4, 1), (1, 0))
     dst = E.BlockedLayout((4, 1), (4, 8), (1, 4), (0, 1))
