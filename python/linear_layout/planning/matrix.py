@@ -158,6 +158,15 @@ class VectorSide:
     ideal_wavefronts: int
     bytes: int
 
+    @property
+    def predicate(self) -> dict[str, int]:
+        """Every thread accesses (the layouts are injective): no free-variable mask."""
+        return {}
+
+    @property
+    def copies(self) -> tuple[tuple[int, int], ...]:
+        return ()
+
 
 @dataclass(frozen=True)
 class MatrixPlan:
@@ -594,6 +603,21 @@ def _plan_cached(src: LinearLayout, dst: LinearLayout, bitwidth: int, chip: str 
     return best
 
 
-def describe(plan: Any) -> str:
-    """One line for reports: the plan's summary."""
-    return plan.summary()
+def choose_matrix_plan(plan: Any, chip: str | None, max_scratch_bytes: int | None) -> MatrixPlan | None:
+    """The decision: a matrix plan replaces the shared plan of ``plan`` (a ConversionPlan with
+    ``strategy``, ``src``, ``dst``, ``bitwidth`` and ``shared``) when the chip has the
+    instructions and the matrix plan costs fewer (wavefronts, shared instructions); else None.
+
+    Requires: ``max_scratch_bytes`` is the scratch bound of the shared plan (Triton's).
+    Postcondition: the result, if any, is at the floor and within the bound."""
+    if plan.strategy != "shared" or not matrix_instructions(chip):
+        return None
+    if any(layout.has_in_dim("block") and layout.get_in_dim_size("block") > 1 for layout in (plan.src, plan.dst)):
+        return None
+    matrix = plan_matrix_conversion(plan.src, plan.dst, plan.bitwidth, chip, max_scratch_bytes=max_scratch_bytes)
+    if matrix is None:
+        return None
+    shared = plan.shared
+    current = (shared.store.wavefronts + shared.load.wavefronts,
+               len(shared.store.instructions) + len(shared.load.instructions))
+    return matrix if (matrix.wavefronts, matrix.shared_instructions) < current else None

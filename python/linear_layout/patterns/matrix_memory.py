@@ -1,0 +1,147 @@
+"""The emitter of a `MatrixPlan` (planning/matrix.py): `nvvm.stmatrix` / `nvvm.ldmatrix` on one
+side of a shared-memory conversion, vector `vector.store` / `vector.load` on the other.
+
+Per CTA, as `emit_shared` does for ordinary plans::
+
+    row = base + matrix.address(lane, warp)                 # the row this lane supplies
+    for rep in range(num_reps):
+        if rep: gpu.barrier
+        stores of rep (stmatrix words, or vector stores)
+        gpu.barrier
+        loads of rep (vector loads, or ldmatrix words)
+    the destination vector from the loaded pieces (one vector.shuffle)
+
+The row pointer is the upstream recipe (DESIGN.md): `memref.extract_aligned_pointer_as_index`
+of the workgroup buffer, `arith.index_cast` to i64, `llvm.inttoptr` to `!llvm.ptr<3>`, then
+`llvm.getelementptr` by the element offset (i64). An instruction offset that shares no bit with
+the lane's row offsets is a constant `getelementptr` from the lane's row pointer (an immediate in
+PTX); any other is an `xori` of the row offset. A 32-bit word is the registers `words[i]` packed
+low half first (`vector.bitcast` of a `vector<2 x T>`, or `vector<4 x i8>`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mlir import ir
+from mlir.dialects import arith, gpu, llvm, memref, nvvm, vector
+
+from ..dialects.ttg import ConvertLayoutOp
+from ..planning.matrix import MatrixInstruction, MatrixPlan
+from .common import cast_to
+from .kernel import KernelBuilder, Launch
+from .shared_memory import assemble, buffer_index, emit_loads, emit_stores, workgroup_argument
+from .vectors import gather
+
+__all__ = ["emit_matrix"]
+
+SHARED_POINTER = "!llvm.ptr<3>"
+_DYNAMIC = -(2**31)  # llvm.getelementptr: the index is an operand
+
+
+@dataclass(frozen=True)
+class _Word:
+    registers: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class _Words:
+    """The loaded words as an access `assemble` understands (pieces in instruction order)."""
+
+    vector: int
+    instructions: tuple[_Word, ...]
+    copies: tuple[tuple[int, int], ...] = ()
+
+
+class _Rows:
+    """Row pointers of one conversion's matrix side."""
+
+    def __init__(self, builder: KernelBuilder, buffer: ir.Value, plan: MatrixPlan, element: ir.Type) -> None:
+        self.builder = builder
+        self.element = element
+        self.pointer_type = ir.Type.parse(SHARED_POINTER)
+        i64 = ir.IntegerType.get_signless(64)
+        start = memref.extract_aligned_pointer_as_index(buffer)
+        self.base = llvm.inttoptr(self.pointer_type, arith.index_cast(i64, start))
+        self.offset = builder.thread_offsets(plan.matrix.address)[0]
+        self.row = self._gep(self.base, arith.extui(i64, self.offset))
+        self.thread_bits = 0
+        for _, bases in plan.matrix.address.bases:
+            for basis in bases:
+                self.thread_bits |= basis[0]
+        self.attributes = dict(
+            layout=ir.Attribute.parse(f"#nvvm.mma_layout<{'col' if plan.matrix.trans else 'row'}>"),
+            shape=ir.Attribute.parse("#nvvm.ld_st_matrix_shape<m = 8, n = 8>"),
+            elt_type=ir.Attribute.parse("#nvvm.ld_st_matrix_elt_type<b16>"),
+        )
+
+    def _gep(self, base: ir.Value, index: ir.Value | int) -> ir.Value:
+        dynamic, raw = ([index], [_DYNAMIC]) if isinstance(index, ir.Value) else ([], [index])
+        return llvm.getelementptr(self.pointer_type, base, dynamic, raw, self.element, llvm.GEPNoWrapFlags.none)
+
+    def pointer(self, ins: MatrixInstruction) -> ir.Value:
+        if not ins.offset:
+            return self.row
+        if not ins.offset & self.thread_bits:
+            return self._gep(self.row, ins.offset)
+        moved = arith.xori(self.offset, self.builder.const_i32(ins.offset))
+        return self._gep(self.base, arith.extui(ir.IntegerType.get_signless(64), moved))
+
+
+def _pack(value: ir.Value, registers: tuple[int, ...], element: ir.Type) -> ir.Value:
+    i32 = ir.IntegerType.get_signless(32)
+    piece = gather(value, list(registers), element)
+    return vector.extract(vector.bitcast(ir.VectorType.get([1], i32), piece), [], [0])
+
+
+def _unpack(word: ir.Value, count: int, element: ir.Type) -> ir.Value:
+    i32 = ir.IntegerType.get_signless(32)
+    one = vector.from_elements(ir.VectorType.get([1], i32), [word])
+    return vector.bitcast(ir.VectorType.get([count], element), one)
+
+
+def _stmatrix(rows: _Rows, value: ir.Value, ins: MatrixInstruction) -> None:
+    words = [_pack(value, registers, rows.element) for registers in ins.words]
+    nvvm.stmatrix(rows.pointer(ins), words, **rows.attributes)
+
+
+def _ldmatrix(rows: _Rows, ins: MatrixInstruction) -> list[ir.Value]:
+    i32 = ir.IntegerType.get_signless(32)
+    num = len(ins.words)
+    result = i32 if num == 1 else ir.Type.parse(f"!llvm.struct<({', '.join(['i32'] * num)})>")
+    loaded = nvvm.ldmatrix(result, rows.pointer(ins), num, **rows.attributes)
+    words = [loaded] if num == 1 else [llvm.extractvalue(i32, loaded, [i]) for i in range(num)]
+    return [_unpack(word, len(registers), rows.element) for word, registers in zip(words, ins.words, strict=True)]
+
+
+def emit_matrix(op: ConvertLayoutOp, launch: Launch, plan: MatrixPlan) -> ir.Value:
+    """The conversion `op` through its workgroup buffer as `plan` says (see the module docstring)."""
+    builder = KernelBuilder(op, launch)
+    element = op.src.type.element_type
+    buffer = workgroup_argument(op, buffer_index(op))
+    value = cast_to(op.src, builder.vector_type(op.src.type))
+    rows = _Rows(builder, buffer, plan, element)
+    other_base = builder.thread_offsets(plan.other.thread_offset)
+    storing = plan.matrix.instruction == "stmatrix"
+    pieces: list[ir.Value] = []
+    for rep in range(plan.num_reps):
+        if rep:
+            gpu.barrier()  # the previous repetition's loads are done (WAR)
+        matrix_now = [i for i in plan.matrix.instructions if i.rep == rep]
+        other_now = [i for i in plan.other.instructions if i.rep == rep]
+        if storing:
+            for ins in matrix_now:
+                _stmatrix(rows, value, ins)
+        else:
+            emit_stores(builder, buffer, value, plan.other, other_now, other_base)
+        gpu.barrier()
+        if storing:
+            pieces += emit_loads(builder, buffer, element, plan.other, other_now, other_base)
+        else:
+            for ins in matrix_now:
+                pieces += _ldmatrix(rows, ins)
+    result_type = builder.vector_type(op.result.type)
+    if storing:
+        return assemble(plan.other, pieces, element, result_type)
+    words = tuple(_Word(registers) for ins in plan.matrix.instructions for registers in ins.words)
+    return assemble(_Words(len(words[0].registers), words), pieces, element, result_type)
