@@ -91,6 +91,12 @@ class _Converter:
 
     # -- ops ------------------------------------------------------------------------------------
     def convert(self, op: Op) -> None:
+        try:
+            self.convert_op(op)
+        except TypeTextError as error:
+            raise TtgirError(f"'{op.name}': {error}", op.line, op.column) from None
+
+    def convert_op(self, op: Op) -> None:
         triton = _dialect(op.name) in TRITON_DIALECTS
         if triton and op.name not in FORMATS:
             raise TtgirError(f"unknown operation '{op.name}' (not in linear_layout.ttgir.formats)", op.line, op.column)
@@ -373,14 +379,14 @@ def ttgir_to_mlir(text: str) -> str:
     except TtgirSyntaxError as error:
         raise TtgirError(error.bare, error.line, error.column) from None
     converter = _Converter(text, parsed.aliases)
-    try:
-        for item in parsed.items:
-            if isinstance(item, AliasDef):
+    for item in parsed.items:
+        if isinstance(item, AliasDef):
+            try:
                 converter.out.put(item.line, f"{item.name} = {converter.mlir_text(item.text)}")
-            else:
-                converter.convert(item)
-    except TypeTextError as error:
-        raise TtgirError(str(error)) from None
+            except TypeTextError as error:
+                raise TtgirError(f"alias {item.name}: {error}", item.line, 1) from None
+        else:
+            converter.convert(item)
     return converter.out.text()
 
 
