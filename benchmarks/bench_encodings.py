@@ -99,7 +99,7 @@ def main():
         os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
         from triton._C.libtriton import gluon_ir, ir
     except ImportError as e:
-        raise SystemExit(f"needs triton==3.9.0: {e}")
+        raise SystemExit(f"needs triton==3.9.0: {e}") from None
 
     ctx = ir.context()
     ir.load_dialects(ctx)

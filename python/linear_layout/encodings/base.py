@@ -78,8 +78,8 @@ def flag(name: str, value: object) -> bool:
     """A bool parameter: True/False (or 0/1)."""
     if isinstance(value, bool):
         return value
-    if integer(name, value) not in (0, 1):
-        raise TypeError(f"{name} must be a bool, got {value!r:.40}")
+    if isinstance(value, str) or not hasattr(value, "__index__") or operator.index(value) not in (0, 1):
+        raise TypeError(f"{name} must be a bool, got {type_name(value)} {value!r:.40}")
     return bool(value)
 
 
@@ -339,6 +339,9 @@ def _finish(layout: _Encoding, built: LinearLayout, shape: tuple[int, ...]) -> L
 
 @functools.lru_cache(maxsize=4096)
 def _cached(layout: _Encoding, shape: tuple[int, ...]) -> LinearLayout:
+    """Build once per (layout, shape); ``shape`` holds plain ints, checked here on a miss (an
+    exception is never cached)."""
+    check_shape(shape, layout.rank)
     return _finish(layout, layout._build(shape), shape)
 
 
@@ -346,7 +349,14 @@ def linear_layout_of(layout: object, shape: object) -> LinearLayout:
     """Check the arguments, then build (or fetch: layouts and shapes are immutable) the layout."""
     if not isinstance(layout, _Encoding) or type(layout) in (_Encoding, DistributedLayout, SharedLayout):
         raise TypeError(f"layout must be an encoding (BlockedLayout, NVMMASharedLayout, ...), got {type_name(layout)}")
+    if type(shape) in (tuple, list) and all(type(s) is int for s in shape):  # type: ignore[attr-defined]
+        return _cached(layout, tuple(shape))  # type: ignore[arg-type]
     return _cached(layout, check_shape(shape, layout.rank))
+
+
+def cached_layout(layout: _Encoding, shape: tuple[int, ...]) -> LinearLayout:
+    """The layout of an encoding for a shape of plain ints (a parent's, inside a family's build)."""
+    return _cached(layout, shape)
 
 
 def clear_cache() -> None:

@@ -209,13 +209,16 @@ class NVMMASharedLayout(SharedLayout):
         target = box[1:] + box[:1] if self.transposed else box
         final = [names[(j + 1) % rank] if self.transposed else names[j] for j in range(rank)]
         flat = tile.transpose_outs(["dim1", "dim0"])
-        return flat.reshape_outs([(final[j], target[j]) for j in reversed(range(rank))]).transpose_outs(names)
+        return flat.reshape_outs([(final[j], target[j]) for j in reversed(range(rank))])
 
     def _build(self, shape: tuple[int, ...]) -> LinearLayout:
         per_cta = shape_per_cta(shape, self.cga_layout)
         box = self._tma_block_shape(per_cta)
         cta = self._swizzled(box, shape) if self.swizzle_byte_width else self._unswizzled(box)
-        cta = ensure_layout_not_smaller_than(cta, dict(zip(dim_names(len(shape)), per_cta)))
+        if box != per_cta:  # boxes tile the CTA's shape (the swizzled ones dim 0 first)
+            if self.swizzle_byte_width:
+                cta = cta.transpose_outs(dim_names(len(shape)))
+            cta = ensure_layout_not_smaller_than(cta, dict(zip(dim_names(len(shape)), per_cta)))
         return combine_cta_cga(cta, self.cga_layout, shape)
 
     def __str__(self) -> str:

@@ -178,8 +178,10 @@ def _tokenize(text: str) -> list[tuple[str, int]]:
     while pos < len(text):
         match = _TOKEN.match(text, pos)
         if not match:
-            if not text[pos:].strip():
+            rest = text[pos:].lstrip()
+            if not rest:
                 break
+            pos = len(text) - len(rest)
             raise EncodingSyntaxError(f"cannot parse encoding at column {pos + 1}: unexpected "
                                       f"{text[pos:pos + 20]!r} in {text!r:.120}")
         tokens.append((match.group(1), match.start(1)))
@@ -325,6 +327,9 @@ class _Aliases:
     def resolve(self, name: str) -> Layout:
         if name in self.resolved:
             return self.resolved[name]
+        if name not in self.table and "." in name:  # `#ttg.shared_memory`: an attribute, not an alias
+            raise EncodingSyntaxError(f"{name} is not a layout encoding; the known encodings are "
+                                      f"{', '.join(ENCODING_NAMES)}")
         if name not in self.table:
             known = ", ".join(sorted(self.table)) or "none"
             close = difflib.get_close_matches(name, list(self.table), n=1)

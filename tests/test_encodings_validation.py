@@ -1,0 +1,315 @@
+"""Bad input to the encodings is a user error: one clear line, the right exception class, nothing else.
+
+Each class of bad input the fuzzer of issue 10 found (and the rules Triton's verifier intends) has a
+test here: unknown keys and names, non-surjective layouts, non-permutation orders, wrong argument
+types, huge shapes, deep nesting; and the alias tables of issue 12.
+"""
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from linear_layout import encodings as E
+from linear_layout.core.limits import LimitError
+from linear_layout.encodings import EncodingError, EncodingSyntaxError
+
+BLOCKED = "#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [2, 2], order = [1, 0]}>"
+MMA = "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>"
+
+
+def one_line_error(exc_type, fn, *args, **kwargs):
+    """Call ``fn``, expect ``exc_type``; return its message, checked to be one line."""
+    with pytest.raises(exc_type) as info:
+        fn(*args, **kwargs)
+    message = str(info.value)
+    assert "\n" not in message and message
+    return message
+
+
+# ---------------------------------------------------------------- the exception classes
+
+def test_error_classes_are_value_errors():
+    assert issubclass(EncodingError, ValueError)
+    assert issubclass(EncodingSyntaxError, EncodingError)
+    assert issubclass(LimitError, ValueError)
+
+
+# ---------------------------------------------------------------- unknown keys and names
+
+def test_unknown_key_is_an_error_with_a_suggestion():
+    text = BLOCKED.replace("}>", ", sizePerWarp = [2, 2]}>")
+    message = one_line_error(EncodingSyntaxError, E.parse_encoding, text)
+    assert "no key 'sizePerWarp'" in message
+    assert "did you mean 'sizePerThread'?" in message
+    assert "sizePerThread, threadsPerWarp, warpsPerCTA, order, CGALayout" in message
+
+
+def test_unknown_key_without_a_near_miss_lists_the_keys():
+    message = one_line_error(EncodingSyntaxError, E.parse_encoding, MMA.replace("}>", ", zzz = 1}>"))
+    assert "no key 'zzz'" in message and "did you mean" not in message
+    assert "versionMajor, versionMinor, warpsPerCTA, instrShape, CGALayout" in message
+
+
+def test_unknown_key_inside_wmma_cta_layout():
+    text = "#ttg.amd_wmma<{version = 2, isTranspose = false, ctaLayout = {warps = [[0, 1]]}}>"
+    message = one_line_error(EncodingSyntaxError, E.parse_encoding, text)
+    assert "ctaLayout has no key 'warps' (did you mean 'warp'?)" in message
+
+
+def test_unknown_trailing_parameter():
+    text = "#ttg.shared_linear<{offset = [[0, 1], [1, 0]]}, alignement = 16>"
+    assert "did you mean 'alignment'?" in one_line_error(EncodingSyntaxError, E.parse_encoding, text)
+
+
+def test_duplicate_key():
+    text = BLOCKED.replace("}>", ", order = [0, 1]}>")
+    assert "duplicate key 'order'" in one_line_error(EncodingSyntaxError, E.parse_encoding, text)
+
+
+@pytest.mark.parametrize("text, near", [
+    ("#ttg.bloked<{sizePerThread = [1]}>", "#ttg.blocked"),
+    ("#ttg.nvidia_mmaa<{versionMajor = 2}>", "#ttg.nvidia_mma"),
+    ("#ttng.tensor_memory_encoding<{blockM = 128}>", None),
+])
+def test_unknown_encoding_name_lists_the_known_ones(text, near):
+    message = one_line_error(EncodingSyntaxError, E.parse_encoding, text)
+    assert "unknown encoding" in message
+    assert ", ".join(E.ENCODING_NAMES) in message
+    if near:
+        assert f"did you mean {near}?" in message
+
+
+def test_a_non_layout_attribute_is_not_an_encoding():
+    message = one_line_error(EncodingSyntaxError, E.parse_encoding, "#ttg.shared_memory")
+    assert "#ttg.shared_memory is not a layout encoding" in message
+
+
+@pytest.mark.parametrize("text, rule", [
+    ("", "empty"),
+    (BLOCKED + " x", "trailing"),
+    ("#ttg.blocked<{sizePerThread = [1, 1],", "expected"),
+    ("#ttg.blocked<{sizePerThread = @}>", "unexpected"),
+    ("[1, 2]", "not an encoding"),
+    ("#ttg.blocked<{sizePerThread = true, threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>",
+     "size_per_thread must be a sequence of integers, got bool"),
+    ("#ttg.padded_shared<[x:+4] {order = [0], shape = [4]}>", "expected an integer"),
+])
+def test_syntax_errors_are_one_line_value_errors(text, rule):
+    assert rule in one_line_error(EncodingSyntaxError, E.parse_encoding, text)
+
+
+def test_syntax_errors_give_the_column():
+    assert "at column 31" in one_line_error(EncodingSyntaxError, E.parse_encoding,
+                                            "#ttg.blocked<{sizePerThread = @}>")
+
+
+# ---------------------------------------------------------------- Triton's verifier rules
+
+@pytest.mark.parametrize("text", [
+    "#ttg.linear<{register = [[0, 3]], lane = [], warp = [], block = []}>",  # elements 1 and 2 have no owner
+    "#ttg.linear<{register = [[1], [1]], lane = [[4]], warp = [], block = []}>",  # 2 and 6 have no owner
+    "#ttg.linear<{register = [], lane = [[0, 0], [2, 0]], warp = [], block = []}>",
+])
+def test_non_surjective_distributed_linear_is_rejected(text):
+    assert "must be surjective" in one_line_error(EncodingError, E.parse_encoding, text)
+
+
+def test_non_surjective_linear_constructor_is_rejected():
+    with pytest.raises(EncodingError, match="surjective"):
+        E.DistributedLinearLayout(((1,),), (), (), (), (4,))  # the shape says 4, the bases reach 2
+
+
+def test_non_surjective_padded_shared_is_rejected():
+    with pytest.raises(EncodingError, match="surjective"):
+        E.PaddedSharedLayout(((2, 1),), ((0, 1), (1, 0)), (), (8, 2))
+
+
+@pytest.mark.parametrize("order", ["[0, 0]", "[1, 2]", "[0]", "[2, 1, 0]"])
+def test_padded_shared_needs_a_permutation_order(order):
+    text = f"#ttg.padded_shared<[32:+4] {{order = {order}, shape = [64, 64]}}>"
+    assert "permutation" in one_line_error(EncodingError, E.parse_encoding, text)
+
+
+def test_padded_shared_order_and_offsets_do_not_mix():
+    text = "#ttg.padded_shared<[32:+4] {order = [1, 0], shape = [64, 64], offset = [[0, 1]]}>"
+    assert "no key 'offset'" in one_line_error(EncodingSyntaxError, E.parse_encoding, text)
+
+
+def test_padded_shared_round_trips():
+    text = "#ttg.padded_shared<[32:+4] {order = [0, 1], shape = [16, 64]}>"
+    assert str(E.parse_encoding(text)) == text
+
+
+@st.composite
+def layouts_and_shapes(draw):
+    """Blocked, MMA, swizzled and nvmma layouts with shapes smaller and larger than their tiles."""
+    rank = draw(st.integers(1, 3))
+    pow2 = st.integers(0, 3).map(lambda k: 1 << k)
+    shape = tuple(draw(st.integers(0, 8).map(lambda k: 1 << k)) for _ in range(rank))
+    kind = draw(st.sampled_from(["blocked", "swizzled", "mma"] if rank >= 2 else ["blocked", "swizzled"]))
+    order = tuple(draw(st.permutations(range(rank))))
+    if kind == "blocked":
+        lanes = [1] * rank
+        for _ in range(5):
+            lanes[draw(st.integers(0, rank - 1))] *= 2
+        layout = E.BlockedLayout(tuple(draw(pow2) for _ in range(rank)), tuple(lanes),
+                                 tuple(draw(pow2) for _ in range(rank)), order)
+    elif kind == "swizzled":
+        layout = E.SwizzledSharedLayout(draw(pow2), draw(pow2), draw(pow2), order)
+    else:
+        warps = tuple(draw(pow2) for _ in range(rank))
+        layout = E.NVMMADistributedLayout((2, 0), warps, (16, 8) if rank == 2 else (1, 16, 8))
+    return layout, shape
+
+
+@settings(max_examples=200, deadline=None)
+@given(layouts_and_shapes())
+def test_to_linear_layout_is_always_surjective(case):
+    layout, shape = case
+    ll = E.to_linear_layout(layout, shape)
+    assert ll.is_surjective()
+    assert ll.out_dims == tuple((f"dim{d}", s) for d, s in enumerate(shape))
+    assert ll.get_in_dim_names() == layout.IN_DIMS
+
+
+# ---------------------------------------------------------------- argument types at the API boundary
+
+LAYOUT = E.BlockedLayout((1,), (32,), (1,), (0,))
+
+
+@pytest.mark.parametrize("call, argument, got", [
+    (lambda: E.parse_encoding(None), "text", "NoneType"),
+    (lambda: E.parse_encoding(b"#ttg.blocked<{}>"), "text", "bytes"),
+    (lambda: E.parse_encoding(BLOCKED, aliases=[("#a", BLOCKED)]), "aliases", "list"),
+    (lambda: E.parse_encoding("#a", aliases={"#a": 3}), "aliases['#a']", "int"),
+    (lambda: E.collect_aliases(None), "module_text", "NoneType"),
+    (lambda: E.to_linear_layout(None, (4,)), "layout", "NoneType"),
+    (lambda: E.to_linear_layout("#ttg.blocked", (4,)), "layout", "str"),
+    (lambda: E.to_linear_layout(LAYOUT, 4), "shape", "int"),
+    (lambda: E.to_linear_layout(LAYOUT, "ab"), "shape", "str"),
+    (lambda: E.to_linear_layout(LAYOUT, (4.0,)), "shape", "float"),
+    (lambda: E.to_linear_layout(LAYOUT, (True,)), "shape", "bool"),
+    (lambda: LAYOUT.to_linear_layout(None), "shape", "NoneType"),
+    (lambda: E.BlockedLayout(1, (32,), (1,), (0,)), "size_per_thread", "int"),
+    (lambda: E.BlockedLayout((1.5,), (32,), (1,), (0,)), "size_per_thread", "float"),
+    (lambda: E.BlockedLayout((1,), (32,), (1,), "0"), "order", "str"),
+    (lambda: E.BlockedLayout((1,), (32,), (1,), (0,), cga_layout=5), "cga_layout", "int"),
+    (lambda: E.SliceLayout(0, None), "parent", "NoneType"),
+    (lambda: E.SliceLayout("0", LAYOUT), "dim", "str"),
+    (lambda: E.DotOperandLayout(0, "blocked", 0), "parent", "str"),
+    (lambda: E.DotOperandLayout(0.0, LAYOUT, 0), "operand_index", "float"),
+    (lambda: E.NVMMADistributedLayout((2, 0), (2, 2), None), "instr_shape", "NoneType"),
+    (lambda: E.AMDMFMALayout("3", (32, 32, 8), True, (2, 2)), "version", "str"),
+    (lambda: E.AMDWMMALayout(2, "yes", ((0, 1),)), "transposed", "str"),
+    (lambda: E.SwizzledSharedLayout(8, None, 8, (1, 0)), "per_phase", "NoneType"),
+    (lambda: E.NVMMASharedLayout(128.0, 16), "swizzle_byte_width", "float"),
+    (lambda: E.SharedLinearLayout(((0, 1),), alignment="16"), "alignment", "str"),
+    (lambda: E.DistributedLinearLayout((("a",),), (), (), (), (2,)), "reg_bases", "str"),
+    (lambda: E.verify_module_sizes("blocked", 4), "layout", "str"),
+])
+def test_wrong_argument_types_are_type_errors_naming_the_argument(call, argument, got):
+    message = one_line_error(TypeError, call)
+    assert argument in message and got in message
+
+
+def test_numpy_integers_are_integers():
+    np = pytest.importorskip("numpy")
+    layout = E.BlockedLayout(np.array([1, 4]), [np.int64(4), 8], (4, 1), (1, 0))
+    assert layout == E.BlockedLayout((1, 4), (4, 8), (4, 1), (1, 0))
+    assert E.to_linear_layout(layout, np.array([64, 64])) == E.to_linear_layout(layout, (64, 64))
+
+
+# ---------------------------------------------------------------- size and depth limits
+
+@pytest.mark.parametrize("call", [
+    lambda: E.to_linear_layout(LAYOUT, (1 << 41,)),
+    lambda: E.to_linear_layout(E.BlockedLayout((1, 1), (1, 32), (1, 1), (1, 0)), (1 << 30, 1 << 30)),
+    lambda: E.parse_encoding("#ttg.linear<{register = [[1099511627776]], lane = [], warp = [], block = []}>"),
+    lambda: E.SharedLinearLayout(((1 << 45,),)),
+])
+def test_huge_shapes_are_a_value_error_naming_the_limit(call):
+    assert "limit of 2**40 elements" in one_line_error(LimitError, call)
+
+
+def test_rank_is_limited():
+    assert "rank limit" in one_line_error(LimitError, E.BlockedLayout, (1,) * 40, (1,) * 40, (1,) * 40, range(40))
+
+
+@pytest.mark.parametrize("text", [
+    "[" * 10000 + "]" * 10000,
+    "#ttg.slice<{dim = 0, parent = " * 500 + BLOCKED + "}>" * 500,
+    "#ttg.blocked<{sizePerThread = " + "[" * 3000,
+])
+def test_deep_nesting_is_a_value_error_not_a_recursion_error(text):
+    assert "nesting deeper than 64 levels (the limit)" in one_line_error(EncodingSyntaxError, E.parse_encoding, text)
+
+
+def test_slices_nest_only_as_deep_as_the_rank():
+    layout = E.BlockedLayout((1, 1, 1), (2, 4, 4), (1, 2, 2), (2, 1, 0))
+    two = E.SliceLayout(0, E.SliceLayout(0, layout))
+    assert two.rank == 1
+    with pytest.raises(EncodingError, match="slice dim"):
+        E.SliceLayout(0, E.SliceLayout(0, two))
+
+
+# ---------------------------------------------------------------- aliases (issue 12)
+
+MODULE = f"""#blocked = {BLOCKED}
+#loc = loc("/tmp/kernel.py":12:0)
+#mma = {MMA}
+#dot = #ttg.dot_op<{{opIdx = 0, parent = #mma, kWidth = 2}}>
+#shared = #ttg.swizzled_shared<{{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}}>
+#smem = #ttg.shared_memory
+module attributes {{"ttg.num-warps" = 4 : i32}} {{
+  tt.func public @k(%arg0: tensor<64xf32, #ttg.slice<{{dim = 1, parent = #blocked}}>>) {{
+    tt.return
+  }}
+}}
+"""
+
+
+def test_collect_aliases_reads_every_alias_line():
+    aliases = E.collect_aliases(MODULE)
+    assert list(aliases) == ["#blocked", "#loc", "#mma", "#dot", "#shared", "#smem"]
+    assert aliases["#blocked"] == BLOCKED
+    assert aliases["#smem"] == "#ttg.shared_memory"
+
+
+def test_parent_aliases_resolve():
+    aliases = E.collect_aliases(MODULE)
+    layout = E.parse_encoding("#ttg.slice<{dim = 1, parent = #blocked}>", aliases)
+    assert layout == E.SliceLayout(1, E.parse_encoding(BLOCKED))
+    assert E.parse_encoding("#dot", aliases) == E.DotOperandLayout(0, E.parse_encoding(MMA), 2)
+
+
+def test_alias_values_may_be_layouts_and_names_may_omit_the_hash():
+    parent = E.parse_encoding(BLOCKED)
+    layout = E.parse_encoding("#ttg.slice<{dim = 0, parent = #b}>", {"b": parent})
+    assert layout.parent is parent
+
+
+def test_unknown_alias_lists_the_known_ones():
+    aliases = E.collect_aliases(MODULE)
+    message = one_line_error(EncodingSyntaxError, E.parse_encoding,
+                             "#ttg.slice<{dim = 1, parent = #blocked1}>", aliases)
+    assert "unknown alias #blocked1 (did you mean #blocked?)" in message
+    assert "#blocked, #dot, #loc, #mma, #shared, #smem" in message
+
+
+def test_alias_cycles_are_errors():
+    aliases = {"#a": "#ttg.slice<{dim = 0, parent = #b}>", "#b": "#ttg.slice<{dim = 0, parent = #a}>"}
+    message = one_line_error(EncodingSyntaxError, E.parse_encoding, "#a", aliases)
+    assert "#a -> #b -> #a" in message
+
+
+def test_an_alias_that_is_not_an_encoding():
+    aliases = E.collect_aliases(MODULE)
+    message = one_line_error(EncodingSyntaxError, E.parse_encoding, "#ttg.slice<{dim = 0, parent = #smem}>", aliases)
+    assert "in alias #smem" in message and "#ttg.shared_memory is not a layout encoding" in message
+    with pytest.raises(EncodingError, match=r"slice parent must be a distributed layout|not an encoding"):
+        E.parse_encoding("#ttg.slice<{dim = 0, parent = #shared}>", aliases)
+
+
+def test_errors_inside_an_alias_name_it():
+    aliases = {"#bad": "#ttg.blocked<{sizePerThread = [1]}>"}
+    message = one_line_error(EncodingSyntaxError, E.parse_encoding, "#ttg.slice<{dim = 0, parent = #bad}>", aliases)
+    assert message.startswith("in alias #bad:") and "missing the field" in message
