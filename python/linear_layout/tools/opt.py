@@ -73,6 +73,8 @@ def _argument_parser() -> argparse.ArgumentParser:
     parser.add_argument("--mlir-print-ir-after-all", action="store_true",
                         help="print the IR after every pass of the pipeline (to stderr)")
     parser.add_argument("--mlir-print-op-generic", action="store_true", help="print operations in generic form")
+    parser.add_argument("--ttgir", action="store_true",
+                        help="read and write Triton's TTGIR syntax (the default for a .ttgir input file)")
     parser.add_argument("--emit-ptx", action="store_true",
                         help="after the pipeline, compile the gpu.module kernels with the stock "
                              "gpu-lower-to-nvvm-pipeline and print their PTX instead of the IR")
@@ -208,6 +210,16 @@ def _check_expectations(diagnostics: list[Diagnostic], expectations: list[Expect
     return problems
 
 
+class _TtgirInputError(Exception):
+    """Malformed TTGIR, reported as a diagnostic at its line."""
+
+    def __init__(self, error) -> None:
+        super().__init__(str(error))
+        self.line = error.line
+        self.column = error.column
+        self.bare = str(error).split(": ", 1)[1] if error.line else str(error)
+
+
 class _Driver:
     def __init__(self, args, filename: str) -> None:
         from mlir import ir
@@ -219,6 +231,9 @@ class _Driver:
         self.filename = filename
         self.context = ir.Context()
         load_dialects(self.context)
+        self.ttgir = args.ttgir or filename.endswith(".ttgir")
+        if self.ttgir:  # Triton's tt/ttng/amdg ops stay unregistered (see linear_layout.ttgir)
+            self.context.allow_unregistered_dialects = True
         self.verify_pm = build_pass_manager("ll-verify", self.context)
         self.user_pm = None
         self.ptx_target = _ptx_target(args) if args.emit_ptx else None
@@ -246,12 +261,14 @@ class _Driver:
         try:
             try:
                 # Leading newlines keep the line numbers of the original file.
-                module = ir.Module.parse("\n" * line_offset + chunk, self.context)
+                module = ir.Module.parse("\n" * line_offset + self._as_mlir(chunk), self.context)
                 for pm in (self.verify_pm, self.user_pm, self.verify_pm if self.user_pm else None):
                     if pm is not None:
                         pm.run(module.operation)
                 if self.ptx_target is not None:
                     return self._ptx(module), diagnostics
+            except _TtgirInputError as error:
+                return None, [Diagnostic("error", error.line + line_offset or None, error.column or None, error.bare)]
             except ir.MLIRError as error:
                 diagnostics.extend(_to_diagnostic(info) for info in error.error_diagnostics)
                 if not error.error_diagnostics:
@@ -259,7 +276,22 @@ class _Driver:
                 return None, diagnostics
         finally:
             handler.detach()
+        if self.ttgir and not self.args.mlir_print_op_generic:
+            from ..ttgir import print_ttgir
+
+            return print_ttgir(module), diagnostics
         return print_module(module, generic=self.args.mlir_print_op_generic), diagnostics
+
+    def _as_mlir(self, chunk: str) -> str:
+        """The chunk as MLIR text: TTGIR is rewritten to generic form, line for line."""
+        if not self.ttgir:
+            return chunk
+        from ..ttgir import TtgirError, ttgir_to_mlir
+
+        try:
+            return ttgir_to_mlir(chunk)
+        except TtgirError as error:
+            raise _TtgirInputError(error) from None
 
     def _ptx(self, module) -> str:
         """Compile with the stock NVVM pipeline; the PTX of every kernel object, one after another."""
