@@ -56,6 +56,7 @@ This module is pure Python (plus numpy for vectorised application) and never imp
 from __future__ import annotations
 
 import operator
+import reprlib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -83,7 +84,7 @@ Bases = tuple[tuple[str, tuple[Basis, ...]], ...]
 
 def _log2_exact(size: int, what: str) -> int:
     if isinstance(size, bool) or not isinstance(size, (int, np.integer)):
-        raise TypeError(f"{what} must be an integer, got {_type_name(size)} {size!r:.40}")
+        raise TypeError(f"{what} must be an integer, got {_type_name(size)} {_short(size)}")
     size = int(size)
     if size < 1 or size & (size - 1):
         raise ValueError(f"{what} must be a power of two, got {size}")
@@ -94,7 +95,7 @@ def _check_names(names: Sequence[str], what: str) -> tuple[str, ...]:
     names = tuple(names)
     for name in names:
         if not isinstance(name, str):
-            raise TypeError(f"{what} names must be strings, got {_type_name(name)} {name!r:.40}")
+            raise TypeError(f"{what} names must be strings, got {_type_name(name)} {_short(name)}")
     if len(set(names)) != len(names):
         raise ValueError(f"{what} names must be distinct, got {list(names)}")
     return names
@@ -102,6 +103,11 @@ def _check_names(names: Sequence[str], what: str) -> tuple[str, ...]:
 
 def _type_name(value: object) -> str:
     return type(value).__name__
+
+
+def _short(value: object) -> str:
+    """A bounded repr for error messages: depth- and length-limited (a deeply nested list must not recurse)."""
+    return reprlib.repr(value)[:60]
 
 
 def _require_layout(value: object, method: str, argument: str) -> None:
@@ -120,7 +126,7 @@ def _require_names(value: object, method: str, argument: str) -> tuple[str, ...]
     for name in names:
         if not isinstance(name, str):
             raise TypeError(f"{method}: argument '{argument}' must hold dimension names (str), "
-                            f"got {_type_name(name)} {name!r:.40}")
+                            f"got {_type_name(name)} {_short(name)}")
     return names
 
 
@@ -131,7 +137,7 @@ def _require_index(value: object, name: str) -> None:
             raise TypeError(f"LinearLayout.apply: input '{name}' must be an integer array, got dtype {value.dtype}")
     elif isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"LinearLayout.apply: input '{name}' must be an integer, got {_type_name(value)} "
-                        f"{value!r:.40}")
+                        f"{_short(value)}")
 
 
 def _bases_items(bases: object) -> tuple[tuple[str, tuple], ...]:
@@ -145,15 +151,15 @@ def _bases_items(bases: object) -> tuple[tuple[str, tuple], ...]:
         items = tuple(bases)
     for item in items:
         if not isinstance(item, (tuple, list)) or len(item) != 2:
-            raise TypeError(f"from_bases: argument 'bases' must hold (name, bases) pairs, got {item!r:.60}")
+            raise TypeError(f"from_bases: argument 'bases' must hold (name, bases) pairs, got {_short(item)}")
         name, in_bases = item
         if isinstance(in_bases, (str, bytes)) or not isinstance(in_bases, Iterable):
-            raise TypeError(f"from_bases: the bases of input dimension {name!r:.40} must be a sequence of bases, "
+            raise TypeError(f"from_bases: the bases of input dimension {_short(name)} must be a sequence of bases, "
                             f"got {_type_name(in_bases)}")
         for basis in in_bases:
             if isinstance(basis, (str, bytes)) or not isinstance(basis, Iterable):
-                raise TypeError(f"from_bases: a basis of input dimension {name!r:.40} must be a sequence of "
-                                f"integers, got {_type_name(basis)} {basis!r:.40}")
+                raise TypeError(f"from_bases: a basis of input dimension {_short(name)} must be a sequence of "
+                                f"integers, got {_type_name(basis)} {_short(basis)}")
     return items
 
 
@@ -166,7 +172,7 @@ def _require_dim_sizes(value: object, method: str, argument: str) -> tuple[tuple
     for pair in pairs:
         if not isinstance(pair, (tuple, list)) or len(pair) != 2:
             raise TypeError(f"LinearLayout.{method}: argument '{argument}' must hold (name, size) pairs, "
-                            f"got {pair!r:.40}")
+                            f"got {_short(pair)}")
     return pairs
 
 
@@ -266,7 +272,7 @@ class LinearLayout:
             if column and set(map(type, column)) != {int}:
                 for value in column:
                     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-                        raise TypeError(f"basis coordinates must be integers, got {_type_name(value)} {value!r:.40} "
+                        raise TypeError(f"basis coordinates must be integers, got {_type_name(value)} {_short(value)} "
                                         f"for '{out_names[k]}'")
                 by_dim[k] = column = [int(v) for v in column]
             if column and min(column) < 0:

@@ -1,0 +1,589 @@
+"""`linear-layout-fuzz`: a grammar-aware mutation fuzzer for `linear-layout-opt` and the public Python API.
+
+    linear-layout-fuzz --count 2000 --seed 1 --out fuzz-findings/
+    linear-layout-fuzz --minutes 30 --out fuzz-findings/
+
+Inputs:
+
+* **Driver cases** mutate the valid IR of ``tests/lit`` and ``examples`` (or ``--seeds DIR``): numbers
+  replaced by edge values, element types swapped (``f80``, ``i1``, ``index``), encoding names and keys
+  misspelt, lines deleted, duplicated and swapped, brackets inserted, deep nesting and huge shapes,
+  chunks spliced together. Each runs ``linear-layout-opt`` with a random pipeline of this project's
+  passes and upstream ones (also nested in ``func.func(...)``), ``--split-input-file`` and
+  ``--emit-ptx`` with a random chip.
+* **API cases** are Python expressions calling ``LinearLayout``, ``parse_encoding``,
+  ``to_linear_layout`` and ``plan_conversion`` with wrong types, huge sizes, deep nesting and mutated
+  encodings.
+
+Each batch of cases runs in a worker subprocess, case by case, with stdout and stderr captured at the
+file-descriptor level. A case that kills the worker is a **crash** (signal), one that takes longer than
+``--timeout`` seconds a **hang**; the worker is restarted after either. The other findings:
+**traceback** ("Traceback" in stderr), **internal error** (the driver's ``internal error:`` line, or
+an API exception other than ``TypeError``/``ValueError``), **wrong exit** (an exit code other than 0
+and 1, or stderr lines that are not ``where: error|warning|note|remark: message`` diagnostics). Every
+finding is written to ``--out`` as a reproducer that ``tests/test_fuzz.py`` can replay from
+``tests/fuzz_corpus/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import random
+import re
+import selectors
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["Case", "Finding", "FuzzReport", "classify", "generate_cases", "main", "run_cases"]
+
+ROOT = Path(__file__).resolve().parents[3]
+FINDING_KINDS = ("crash", "hang", "traceback", "internal-error", "wrong-exit")
+USER_ERRORS = ("TypeError", "ValueError")
+_DIAGNOSTIC = re.compile(r"^\S.*?: (error|warning|note|remark): \S")
+
+
+@dataclass(frozen=True)
+class Case:
+    """One input: a driver run (``argv`` and ``stdin``) or an API expression (``expression``)."""
+
+    kind: str  # "driver" or "api"
+    argv: tuple[str, ...] = ()
+    stdin: str = ""
+    expression: str = ""
+
+    def to_json(self) -> str:
+        return json.dumps({"kind": self.kind, "argv": list(self.argv), "stdin": self.stdin,
+                           "expression": self.expression})
+
+    @staticmethod
+    def from_json(text: str) -> Case:
+        data = json.loads(text)
+        return Case(data["kind"], tuple(data["argv"]), data["stdin"], data["expression"])
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one case did: exit code (driver) or exception class (API), and its stderr."""
+
+    exit_code: int | None
+    stderr: str
+    exception: str | None = None
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class Finding:
+    kind: str  # one of FINDING_KINDS
+    case: Case
+    detail: str
+
+
+@dataclass(frozen=True)
+class FuzzReport:
+    inputs: int
+    seconds: float
+    outcomes: dict[str, int]  # "ok", "user-error" and the finding kinds -> count
+    findings: tuple[Finding, ...] = field(default=())
+
+    def summary(self) -> str:
+        counts = ", ".join(f"{kind} {self.outcomes.get(kind, 0)}" for kind in ("ok", "user-error", *FINDING_KINDS))
+        return f"{self.inputs} inputs in {self.seconds:.1f} s: {counts}"
+
+
+# ============================================================================ classification
+
+def _stray_lines(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if line.strip() and not _DIAGNOSTIC.match(line)]
+
+
+def classify(case: Case, outcome: Outcome) -> tuple[str, str]:
+    """(outcome kind, detail): "ok", "user-error" or a finding kind."""
+    if "Traceback" in outcome.stderr:
+        return "traceback", outcome.stderr[-400:]
+    if case.kind == "api":
+        if outcome.exception is None:
+            return "ok", ""
+        if outcome.exception in USER_ERRORS:
+            return "user-error", outcome.message
+        return "internal-error", f"{outcome.exception}: {outcome.message}"[:400]
+    if "internal error" in outcome.stderr:
+        return "internal-error", outcome.stderr[:400]
+    if outcome.exit_code not in (0, 1):
+        return "wrong-exit", f"exit code {outcome.exit_code}: {outcome.stderr[:300]}"
+    stray = _stray_lines(outcome.stderr)
+    if stray:
+        return "wrong-exit", f"exit code {outcome.exit_code}, stray stderr line: {stray[0][:300]}"
+    if outcome.exit_code == 1 and not outcome.stderr.strip():
+        return "wrong-exit", "exit code 1 without an error message"
+    return ("ok", "") if outcome.exit_code == 0 else ("user-error", outcome.stderr.splitlines()[0][:300])
+
+
+# ============================================================================ driver inputs
+
+_PROJECT_PASSES = ("ll-verify", "ll-lower", "ll-linearize-encodings", "ll-to-simt", "ll-lower-apply",
+                   "ll-explain-conversions", "ll-verify{check-launch=false}", "ll-verify{max-errors=1}")
+_UPSTREAM_PASSES = ("canonicalize", "cse", "symbol-dce", "reconcile-unrealized-casts")
+_CHIPS = ("sm_80", "sm_90", "sm_100", "sm_120", "sm_75", "sm_30", "sm_20", "sm_99", "sm_1000")
+_INTERESTING_NUMBERS = ("0", "1", "2", "3", "7", "-1", "31", "33", "64", "4096", "16384", "65536", "2147483648",
+                        "4294967296", "1099511627776", "9223372036854775807", "18446744073709551616")
+_TYPES = ("f16", "f32", "bf16", "f64", "i1", "i8", "i16", "i32", "i64", "f80", "index", "f8E4M3FN", "i3",
+          "tf32", "complex<f32>", "vector<2xf32>", "none")
+_ENCODINGS = ("blocked", "slice", "linear", "swizzled_shared", "nvmma_shared", "shared_linear", "nvidia_mma",
+              "dot_op", "amd_mfma", "amd_wmma", "padded_shared", "bloked", "Blocked", "")
+_KEYS = ("sizePerThread", "threadsPerWarp", "warpsPerCTA", "order", "sizePerWarp", "CTAsPerCGA", "dim",
+         "parent", "register", "lane", "warp", "block", "offset", "versionMajor", "instrShape", "opIdx",
+         "kWidth", "vec", "perPhase", "maxPhase", "swizzlingByteWidth", "transposed", "elementBitWidth")
+_SNIPPETS = ("[", "]", "{", "}", "(", ")", "<", ">", ",", "=", ":", "\"", "#", "%", "@", "x", "?", "-", "//",
+             "!ttg.memdesc<16x16xf16, #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>, "
+             "#ttg.shared_memory>", "tensor<", "memref<", "vector<", "\"ttg.convert_layout\"", "\"ll.apply\"",
+             "module {", "}", "func.func @g() {\n  return\n}\n", "\n// -----\n", "\0", "\\", "\u00e9")
+
+
+def load_seeds(directories: list[Path]) -> list[str]:
+    """The `// -----`-separated chunks of every .mlir file under ``directories``, without RUN lines."""
+    chunks = []
+    for directory in directories:
+        for path in sorted(directory.rglob("*.mlir")):
+            text = "\n".join(line for line in path.read_text().splitlines() if "RUN:" not in line)
+            chunks.extend(chunk.strip() + "\n" for chunk in re.split(r"^// -----$", text, flags=re.M)
+                          if chunk.strip())
+    return chunks
+
+
+def _replace_random_match(rng: random.Random, text: str, pattern: str, replacement: str) -> str:
+    matches = list(re.finditer(pattern, text))
+    if not matches:
+        return text
+    match = rng.choice(matches)
+    return text[:match.start()] + replacement + text[match.end():]
+
+
+def _mutate_number(rng, text, seeds):
+    return _replace_random_match(rng, text, r"(?<![\w.])\d+(?![\w.])", rng.choice(_INTERESTING_NUMBERS))
+
+
+def _mutate_type(rng, text, seeds):
+    return _replace_random_match(rng, text, r"\b(f16|f32|bf16|i1|i8|i16|i32|i64|index)\b", rng.choice(_TYPES))
+
+
+def _mutate_encoding_name(rng, text, seeds):
+    return _replace_random_match(rng, text, r"(?<=#ttg\.)\w+", rng.choice(_ENCODINGS))
+
+
+def _mutate_key(rng, text, seeds):
+    return _replace_random_match(rng, text, r"\b[a-zA-Z]+(?= = )", rng.choice(_KEYS))
+
+
+def _mutate_list(rng, text, seeds):
+    """Grammar-aware: grow, shrink or empty a bracketed integer list."""
+    values = [rng.choice(_INTERESTING_NUMBERS[:9]) for _ in range(rng.randrange(0, 5))]
+    return _replace_random_match(rng, text, r"\[[\d, ]*\]", "[" + ", ".join(values) + "]")
+
+
+def _mutate_shape(rng, text, seeds):
+    dims = "x".join(rng.choice(("1", "2", "16", "64", "16384", "2147483648", "1099511627776", "?", "0"))
+                    for _ in range(rng.randrange(1, 4)))
+    return _replace_random_match(rng, text, r"(?<=<)(\d+x)+", dims + "x")
+
+
+def _delete_line(rng, text, seeds):
+    lines = text.split("\n")
+    del lines[rng.randrange(len(lines))]
+    return "\n".join(lines)
+
+
+def _duplicate_line(rng, text, seeds):
+    lines = text.split("\n")
+    index = rng.randrange(len(lines))
+    lines.insert(index, lines[index])
+    return "\n".join(lines)
+
+
+def _swap_lines(rng, text, seeds):
+    lines = text.split("\n")
+    first, second = rng.randrange(len(lines)), rng.randrange(len(lines))
+    lines[first], lines[second] = lines[second], lines[first]
+    return "\n".join(lines)
+
+
+def _insert_snippet(rng, text, seeds):
+    position = rng.randrange(len(text) + 1)
+    return text[:position] + rng.choice(_SNIPPETS) + text[position:]
+
+
+def _delete_span(rng, text, seeds):
+    start = rng.randrange(len(text) + 1)
+    return text[:start] + text[start + rng.randrange(1, 40):]
+
+
+def _truncate(rng, text, seeds):
+    return text[:rng.randrange(len(text) + 1)]
+
+
+def _splice(rng, text, seeds):
+    return text + ("\n// -----\n" if rng.random() < 0.5 else "\n") + rng.choice(seeds)
+
+
+def _deep_nesting(rng, text, seeds):
+    depth = rng.choice((200, 300, 1000, 5000, 10000))
+    if rng.random() < 0.5:
+        return "module {" * depth + "\n" + text + "}" * depth
+    return _replace_random_match(rng, text, r"\[[\d, ]*\]", "[" * depth + "1" + "]" * depth)
+
+
+MUTATORS = (_mutate_number, _mutate_number, _mutate_type, _mutate_encoding_name, _mutate_key, _mutate_list,
+            _mutate_list, _mutate_shape, _delete_line, _duplicate_line, _swap_lines, _insert_snippet,
+            _delete_span, _truncate, _splice, _deep_nesting)
+
+
+def mutate(rng: random.Random, seeds: list[str]) -> str:
+    """One seed with 1-4 mutations (deep nesting at most once)."""
+    text = rng.choice(seeds)
+    for _ in range(rng.choice((1, 1, 2, 3, 4))):
+        mutator = rng.choice(MUTATORS)
+        if mutator is _deep_nesting and len(text) > 20_000:
+            continue
+        text = mutator(rng, text, seeds) or "\n"
+    return text
+
+
+def _random_pipeline(rng: random.Random) -> str:
+    passes = []
+    for _ in range(rng.choice((1, 1, 2, 3))):
+        name = rng.choice(_PROJECT_PASSES + _UPSTREAM_PASSES)
+        passes.append(f"func.func({name})" if rng.random() < 0.2 else name)
+    return f"builtin.module({', '.join(passes)})"
+
+
+def driver_case(rng: random.Random, seeds: list[str]) -> Case:
+    argv = ["-p", _random_pipeline(rng)]
+    if rng.random() < 0.3:
+        argv.append("--split-input-file")
+    if rng.random() < 0.15:
+        argv += ["-p", "builtin.module(ll-lower)", "--emit-ptx", f"--ptx-chip={rng.choice(_CHIPS)}"]
+    if rng.random() < 0.1:
+        argv.append("--mlir-print-op-generic")
+    return Case("driver", tuple(argv), mutate(rng, seeds))
+
+
+# ============================================================================ API inputs
+
+_BAD_VALUES = ("None", "1.5", "-1", "0", "3", "True", "'x'", "''", "b'x'", "[]", "{}", "()", "object()",
+               "np.float32(2)", "np.array([1.0])", "np.array([True])", "2**40", "2**64", "2**200", "[[1]]",
+               "[1, 2]", "['a', 'b']", "{'i': 1}", "float('nan')", "float('inf')", "np.int64(4)",
+               "deep(3000)", "{'i': deep(3000)}", "{'i': [deep(2000)]}")
+_GOOD_LAYOUTS = ("LinearLayout.identity_1d(4, 'i', 'o')", "LinearLayout.from_bases({'i': [[1], [2]]}, ['o'])",
+                 "LinearLayout.empty()", "LinearLayout.zeros_1d(4, 'i', 'o')")
+
+
+def _value(rng: random.Random) -> str:
+    return rng.choice(_BAD_VALUES + _GOOD_LAYOUTS + ("4", "'i'", "['o']", "[4]", "{'i': [[1]]}"))
+
+
+def _api_layout_call(rng: random.Random) -> str:
+    layout = rng.choice(_GOOD_LAYOUTS)
+    method = rng.choice(("compose", "invert_and_compose", "apply", "sublayout", "transpose_outs", "concat_ins",
+                         "reshape_ins", "resize_in_dim", "quotient", "rename_in_dim", "get_in_dim_size",
+                         "tabulate", "__mul__", "equal_ignoring_out_dim_sizes", "divide_left"))
+    arguments = ", ".join(_value(rng) for _ in range(rng.choice((0, 1, 1, 2))))
+    return f"{layout}.{method}({arguments})"
+
+
+def _api_builder_call(rng: random.Random) -> str:
+    builder = rng.choice(("from_bases", "identity_1d", "strided_1d", "zeros_1d"))
+    arguments = ", ".join(_value(rng) for _ in range(rng.choice((1, 2, 3, 4))))
+    return f"LinearLayout.{builder}({arguments})"
+
+
+def _api_encoding_call(rng: random.Random, seeds: list[str]) -> str:
+    encodings = [match for seed in seeds for match in re.findall(r"#ttg\.\w+<\{[^\n]*?\}>", seed)]
+    if encodings and rng.random() < 0.8:
+        text = rng.choice(encodings)
+        for _ in range(rng.choice((0, 1, 2))):
+            text = rng.choice(MUTATORS[:8])(rng, text, seeds)
+        text = repr(text)
+    else:
+        text = rng.choice(_BAD_VALUES)
+    shape = rng.choice(("[32, 32]", "[16]", "[64, 64, 2]", "[2**40, 2**40]", "[0, 4]", "[3, 4]", "None", "'x'",
+                        "[1.5, 2]", "[16384, 64]"))
+    call = rng.choice(("parse_encoding({t})", "to_linear_layout({t}, {s})", "to_linear_layout(parse_encoding({t}), {s})",
+                       "plan_conversion(parse_encoding({t}), parse_encoding({t}), {s})",
+                       "plan_conversion({l}, {l})", "plan_conversion({l}, {v}, {s})"))
+    return call.format(t=text, s=shape, l=rng.choice(_GOOD_LAYOUTS), v=_value(rng))
+
+
+def api_case(rng: random.Random, seeds: list[str]) -> Case:
+    choice = rng.random()
+    if choice < 0.35:
+        expression = _api_layout_call(rng)
+    elif choice < 0.6:
+        expression = _api_builder_call(rng)
+    else:
+        expression = _api_encoding_call(rng, seeds)
+    return Case("api", expression=expression)
+
+
+def generate_cases(seed: int, count: int, seeds: list[str], api_share: float = 0.3) -> Iterator[Case]:
+    """``count`` cases, reproducible from ``seed``."""
+    rng = random.Random(seed)
+    for _ in range(count):
+        yield api_case(rng, seeds) if rng.random() < api_share else driver_case(rng, seeds)
+
+
+# ============================================================================ the worker (one subprocess per batch)
+
+@contextlib.contextmanager
+def _captured_fds() -> Iterator[list[str]]:
+    """Capture fds 1 and 2 (C++ output included); the captured stderr lands in the yielded list."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    result: list[str] = []
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        os.dup2(out.fileno(), 1)
+        os.dup2(err.fileno(), 2)
+        try:
+            yield result
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            os.close(saved[0])
+            os.close(saved[1])
+            err.seek(0)
+            result.append(err.read().decode("utf-8", "replace"))
+
+
+def _run_driver(case: Case) -> Outcome:
+    from . import opt
+
+    stdin = sys.stdin
+    sys.stdin = io.TextIOWrapper(io.BytesIO(case.stdin.encode("utf-8", "surrogatepass")))
+    try:
+        with _captured_fds() as stderr, open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
+            code = opt.main(list(case.argv))
+        return Outcome(code, stderr[0])
+    finally:
+        sys.stdin = stdin
+
+
+def _api_namespace() -> dict:
+    import numpy as np
+
+    from .. import LinearLayout, plan_conversion
+    from ..encodings import parse_encoding, to_linear_layout
+
+    return {"np": np, "LinearLayout": LinearLayout, "plan_conversion": plan_conversion,
+            "parse_encoding": parse_encoding, "to_linear_layout": to_linear_layout, "deep": _deep}
+
+
+def _deep(depth: int) -> list:
+    """A list nested ``depth`` levels deep (too deep to write as a literal)."""
+    value: list = [1]
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def _run_api(case: Case, namespace: dict) -> Outcome:
+    try:
+        with _captured_fds() as stderr:
+            try:
+                eval(case.expression, dict(namespace))  # the fuzzer's own generated expression
+                exception, message = None, ""
+            except Exception as error:  # classified by the parent: only TypeError/ValueError are user errors
+                exception, message = type(error).__name__, str(error)[:300]
+    except RecursionError:  # the expression itself nests too deeply to evaluate: not the API's fault
+        return Outcome(None, "", None)
+    return Outcome(None, stderr[0], exception, message)
+
+
+def _worker() -> None:
+    """Read cases (JSON lines) from stdin; for each, print "start" then its outcome, flushed."""
+    namespace = _api_namespace()
+    out = os.fdopen(os.dup(1), "w")
+    for line in sys.stdin:
+        case = Case.from_json(line)
+        out.write("start\n")
+        out.flush()
+        outcome = _run_driver(case) if case.kind == "driver" else _run_api(case, namespace)
+        out.write(json.dumps(outcome.__dict__) + "\n")
+        out.flush()
+
+
+# ============================================================================ the parent
+
+class _LineReader:
+    """Lines from a worker's stdout with a timeout (unbuffered: no line hides in a Python buffer)."""
+
+    def __init__(self, process: subprocess.Popen) -> None:
+        self.fd = process.stdout.fileno()
+        self.buffer = b""
+
+    def read_line(self, timeout: float) -> str | None:
+        """The next line, or None at end of file or after ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        with selectors.DefaultSelector() as selector:
+            selector.register(self.fd, selectors.EVENT_READ)
+            while b"\n" not in self.buffer:
+                left = deadline - time.monotonic()
+                if left <= 0 or not selector.select(left):
+                    return None
+                data = os.read(self.fd, 1 << 16)
+                if not data:
+                    return None
+                self.buffer += data
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line.decode()
+
+
+def _start_worker() -> subprocess.Popen:
+    environment = {**os.environ, "PYTHONFAULTHANDLER": ""}
+    return subprocess.Popen([sys.executable, "-m", "linear_layout.tools.fuzz", "--worker"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0, env=environment)
+
+
+def _stop(process: subprocess.Popen) -> int | None:
+    process.kill()
+    return process.wait()
+
+
+def _run_batch(batch: list[Case], timeout: float) -> list[Outcome]:
+    """Outcomes of a batch; a crash or hang ends the batch early (the rest run in a new worker)."""
+    process = _start_worker()
+    reader = _LineReader(process)
+    outcomes: list[Outcome] = []
+    try:
+        for case in batch:
+            process.stdin.write((case.to_json() + "\n").encode())
+            started = reader.read_line(timeout + 30)  # the first case also waits for the worker's imports
+            result = reader.read_line(timeout) if started else None
+            if not result:
+                hung = process.poll() is None
+                code = _stop(process)
+                outcomes.append(Outcome(None, "", "hang" if hung else "crash", f"exit status {code}"))
+                return outcomes
+            data = json.loads(result)
+            outcomes.append(Outcome(**data))
+    except BrokenPipeError:
+        outcomes.append(Outcome(None, "", "crash", f"exit status {process.wait()}"))
+        return outcomes
+    process.stdin.close()
+    process.wait()
+    return outcomes
+
+
+def _classify_outcome(case: Case, outcome: Outcome) -> tuple[str, str]:
+    if outcome.exception in ("crash", "hang") and outcome.exit_code is None and not outcome.stderr:
+        return outcome.exception, outcome.message
+    return classify(case, outcome)
+
+
+def run_cases(cases: list[Case], *, timeout: float = 20.0, batch_size: int = 25,
+              deadline: float | None = None) -> FuzzReport:
+    """Run every case (until ``deadline``, a ``time.monotonic()`` value) and classify the outcomes."""
+    start = time.monotonic()
+    counts: Counter[str] = Counter()
+    findings: list[Finding] = []
+    index = 0
+    while index < len(cases) and (deadline is None or time.monotonic() < deadline):
+        batch = cases[index:index + batch_size]
+        for case, outcome in zip(batch, _run_batch(batch, timeout)):
+            kind, detail = _classify_outcome(case, outcome)
+            counts[kind] += 1
+            index += 1
+            if kind in FINDING_KINDS:
+                findings.append(Finding(kind, case, detail))
+    return FuzzReport(index, time.monotonic() - start, dict(counts), tuple(findings))
+
+
+def write_reproducer(directory: Path, number: int, finding: Finding) -> Path:
+    """A corpus file: ``.mlir`` (first line ``// ARGS: <json argv>``) or ``.api`` (the expression)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    if finding.case.kind == "driver":
+        path = directory / f"{finding.kind}-{number:04d}.mlir"
+        path.write_text(f"// ARGS: {json.dumps(list(finding.case.argv))}\n// FOUND: {finding.detail[:200]!r}\n"
+                        + finding.case.stdin, encoding="utf-8", errors="surrogatepass")
+    else:
+        path = directory / f"{finding.kind}-{number:04d}.api"
+        path.write_text(finding.case.expression + "\n")
+    return path
+
+
+def read_reproducer(path: Path) -> Case:
+    """The case a corpus file holds (see :func:`write_reproducer`)."""
+    text = path.read_text(encoding="utf-8", errors="surrogatepass")
+    if path.suffix == ".api":
+        return Case("api", expression=text.strip())
+    header, _, rest = text.partition("\n")
+    argv = json.loads(header.removeprefix("// ARGS: "))
+    if rest.startswith("// FOUND:"):
+        rest = rest.partition("\n")[2]
+    return Case("driver", tuple(argv), rest)
+
+
+# ============================================================================ command line
+
+def _argument_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="linear-layout-fuzz", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--count", type=int, default=None, help="number of inputs (default 500 without --minutes)")
+    parser.add_argument("--minutes", type=float, default=None, help="stop after this many minutes")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (the run is reproducible)")
+    parser.add_argument("--seeds", type=Path, action="append", default=None,
+                        help="folder of seed .mlir files (default: tests/lit and examples)")
+    parser.add_argument("--timeout", type=float, default=20.0, help="seconds before a case counts as a hang")
+    parser.add_argument("--batch-size", type=int, default=25, help="cases per worker process")
+    parser.add_argument("--api-share", type=float, default=0.3, help="fraction of API cases")
+    parser.add_argument("--out", type=Path, default=Path("fuzz-findings"), help="folder for reproducers")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _argument_parser().parse_args(argv)
+    if args.worker:
+        _worker()
+        return 0
+    seeds = load_seeds(args.seeds or [ROOT / "tests" / "lit", ROOT / "examples"])
+    if not seeds:
+        print("linear-layout-fuzz: error: no seed .mlir files found", file=sys.stderr)
+        return 1
+    count = args.count if args.count is not None else (10**9 if args.minutes else 500)
+    deadline = time.monotonic() + args.minutes * 60 if args.minutes else None
+    cases = generate_cases(args.seed, count, seeds, args.api_share)
+    report = _run_in_chunks(cases, args, deadline)
+    for number, finding in enumerate(report.findings):
+        path = write_reproducer(args.out, number, finding)
+        print(f"{finding.kind}: {path}: {finding.detail.splitlines()[0] if finding.detail else ''}"[:300])
+    print(report.summary())
+    return 1 if report.findings else 0
+
+
+def _run_in_chunks(cases: Iterator[Case], args, deadline: float | None) -> FuzzReport:
+    """Generate and run 500 cases at a time (a long run never holds all its inputs), printing progress."""
+    total = FuzzReport(0, 0.0, {})
+    while deadline is None or time.monotonic() < deadline:
+        chunk = [case for _, case in zip(range(500), cases)]
+        if not chunk:
+            break
+        report = run_cases(chunk, timeout=args.timeout, batch_size=args.batch_size, deadline=deadline)
+        total = FuzzReport(total.inputs + report.inputs, total.seconds + report.seconds,
+                           dict(Counter(total.outcomes) + Counter(report.outcomes)),
+                           total.findings + report.findings)
+        print(f"progress: {total.summary()}", file=sys.stderr, flush=True)
+    return total
+
+
+if __name__ == "__main__":
+    sys.exit(main())

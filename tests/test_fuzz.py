@@ -1,0 +1,92 @@
+"""The fuzzer: its classification, its crash/hang isolation, a bounded run over the driver and the
+API (fixed seed), and the replay of every reproducer in tests/fuzz_corpus/ (each was a crash, hang,
+traceback, internal error or wrong exit once; now each must be a one-line user error or success)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from linear_layout.tools import fuzz
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT / "tests" / "fuzz_corpus"
+SEEDS = fuzz.load_seeds([ROOT / "tests" / "lit", ROOT / "examples"])
+
+
+def test_classification():
+    driver = fuzz.Case("driver", ("-p", "ll-verify"), "x")
+    api = fuzz.Case("api", expression="1")
+    assert fuzz.classify(driver, fuzz.Outcome(0, "")) == ("ok", "")
+    assert fuzz.classify(driver, fuzz.Outcome(1, "<stdin>:1:2: error: bad\n"))[0] == "user-error"
+    assert fuzz.classify(driver, fuzz.Outcome(1, "a: error: one\nb:3:4: error: two\n"))[0] == "user-error"
+    assert fuzz.classify(driver, fuzz.Outcome(0, "f:1:1: warning: w\n"))[0] == "ok"
+    assert fuzz.classify(driver, fuzz.Outcome(1, ""))[0] == "wrong-exit"
+    assert fuzz.classify(driver, fuzz.Outcome(2, "usage\n"))[0] == "wrong-exit"
+    assert fuzz.classify(driver, fuzz.Outcome(0, "'sm_99' is not a recognized processor\n"))[0] == "wrong-exit"
+    assert fuzz.classify(driver, fuzz.Outcome(1, "x: error: y\nLLVM ERROR: z\n"))[0] == "wrong-exit"
+    assert fuzz.classify(driver, fuzz.Outcome(1, "linear-layout-opt: internal error: KeyError"))[0] == "internal-error"
+    assert fuzz.classify(driver, fuzz.Outcome(1, "Traceback (most recent call last):\n"))[0] == "traceback"
+    assert fuzz.classify(api, fuzz.Outcome(None, "", None)) == ("ok", "")
+    assert fuzz.classify(api, fuzz.Outcome(None, "", "ValueError", "m"))[0] == "user-error"
+    assert fuzz.classify(api, fuzz.Outcome(None, "", "AttributeError", "m"))[0] == "internal-error"
+    assert fuzz.classify(api, fuzz.Outcome(None, "", "RecursionError", "m"))[0] == "internal-error"
+
+
+def test_generation_is_reproducible_and_covers_the_targets():
+    first = list(fuzz.generate_cases(7, 300, SEEDS))
+    assert first == list(fuzz.generate_cases(7, 300, SEEDS))
+    argv = " ".join(" ".join(case.argv) for case in first)
+    for needed in ("ll-lower", "ll-verify", "ll-to-simt", "ll-lower-apply", "ll-linearize-encodings",
+                   "ll-explain-conversions", "func.func(", "--split-input-file", "--emit-ptx"):
+        assert needed in argv, needed
+    expressions = " ".join(case.expression for case in first)
+    for needed in ("LinearLayout.", "parse_encoding(", "to_linear_layout(", "plan_conversion("):
+        assert needed in expressions, needed
+
+
+def test_crash_and_hang_are_isolated_and_the_batch_goes_on():
+    cases = [fuzz.Case("api", expression="__import__('os').abort()"),
+             fuzz.Case("api", expression="LinearLayout.identity_1d(4, 'i', 'o')"),
+             fuzz.Case("api", expression="__import__('time').sleep(30)"),
+             fuzz.Case("api", expression="LinearLayout.identity_1d(3, 'i', 'o')"),
+             fuzz.Case("api", expression="{}['x']")]
+    report = fuzz.run_cases(cases, timeout=3, batch_size=5)
+    assert report.inputs == 5
+    assert [finding.kind for finding in report.findings] == ["crash", "hang", "internal-error"]
+    assert report.outcomes == {"crash": 1, "ok": 1, "hang": 1, "user-error": 1, "internal-error": 1}
+
+
+def test_reproducers_round_trip(tmp_path):
+    driver = fuzz.Case("driver", ("-p", "builtin.module(ll-lower)", "--split-input-file"), "module {\n}\n")
+    api = fuzz.Case("api", expression="LinearLayout.empty().compose(None)")
+    for number, case in enumerate((driver, api)):
+        path = fuzz.write_reproducer(tmp_path, number, fuzz.Finding("crash", case, "detail\nmore"))
+        assert fuzz.read_reproducer(path) == case
+
+
+def test_bounded_run_finds_nothing():
+    """A few hundred inputs with a fixed seed: no crash, hang, traceback, internal error or wrong exit."""
+    cases = list(fuzz.generate_cases(2026, 300, SEEDS))
+    report = fuzz.run_cases(cases, timeout=20, batch_size=50)
+    assert report.inputs == 300
+    details = [f"{finding.kind}: {finding.case.to_json()[:300]} -> {finding.detail[:200]}"
+               for finding in report.findings]
+    assert not details, "\n".join(details)
+    assert report.outcomes.get("ok", 0) > 10  # the mutations still leave valid inputs that run
+
+
+CORPUS_FILES = sorted(p for p in CORPUS.glob("*") if p.suffix in (".mlir", ".api")) if CORPUS.exists() else []
+
+
+def test_corpus_exists():
+    assert len(CORPUS_FILES) >= 10
+
+
+def test_corpus_reproducers_are_now_handled():
+    """Every reproducer runs in one batch (a crash still only ends its own case); none is a finding."""
+    cases = [fuzz.read_reproducer(path) for path in CORPUS_FILES]
+    report = fuzz.run_cases(cases, timeout=60, batch_size=len(cases))
+    assert report.inputs == len(cases)
+    names = {case: path.name for case, path in zip(cases, CORPUS_FILES)}
+    details = [f"{names[finding.case]}: {finding.kind}: {finding.detail[:300]}" for finding in report.findings]
+    assert not details, "\n".join(details)
