@@ -480,16 +480,17 @@ _COVERED = ("blocked", "slice", "linear", "nvidia_mma", "dot_op", "amd_mfma", "a
             "nvmma_shared", "shared_linear")
 
 
+def _expand(text: str, aliases: dict) -> str:
+    """``text`` with every alias reference replaced by its (expanded) value."""
+    return re.sub(r"#\w+(?![\w.<])", lambda m: _expand(aliases[m.group(0)], aliases)
+                  if m.group(0) in aliases else m.group(0), text)
+
+
 def _encodings_in(ttgir: str) -> list[str]:
     """Every #ttg.<name><...> attribute in the text, with aliases expanded."""
     aliases = dict(re.findall(r"^(#\w+) = (#ttg\..*)$", ttgir, re.M))
-
-    def expand(s):
-        return re.sub(r"#\w+(?![\w.<])", lambda m: expand(aliases.get(m.group(0), m.group(0)))
-                      if m.group(0) in aliases else m.group(0), s)
-
     found = set()
-    text = expand(ttgir)
+    text = _expand(ttgir, aliases)
     for m in re.finditer(r"#ttg\.(\w+)<", text):
         depth, i = 0, m.end() - 1
         while True:
@@ -503,18 +504,51 @@ def _encodings_in(ttgir: str) -> list[str]:
 
 
 @pytest.fixture(scope="session")
-def compiled_encodings():
+def compiled_ttgir():
+    """The TTGIR Triton prints for each kernel on each target, aliases and all."""
     import triton
     from triton.backends.compiler import GPUTarget
 
-    texts = []
+    modules = []
     targets = (("cuda", 90, 32), ("cuda", 80, 32), ("hip", "gfx942", 64),  # gfx11xx/12xx/1250: WMMA v1/v2/v3
                ("hip", "gfx1100", 32), ("hip", "gfx1200", 32), ("hip", "gfx1250", 32))
     for target in targets:
         for fn, signature, constexprs in _ttgir_kernels():
             src = triton.compiler.ASTSource(fn=fn, signature=signature, constexprs=constexprs)
-            texts += _encodings_in(triton.compile(src, target=GPUTarget(*target)).asm["ttgir"])
-    return sorted(set(texts))
+            modules.append(triton.compile(src, target=GPUTarget(*target)).asm["ttgir"])
+    return modules
+
+
+@pytest.fixture(scope="session")
+def compiled_encodings(compiled_ttgir):
+    return sorted({text for module in compiled_ttgir for text in _encodings_in(module)})
+
+
+def test_ttgir_aliases_resolve(compiled_ttgir):
+    """Every encoding alias Triton prints, and every inline encoding that refers to one
+    (``#ttg.slice<{dim = 1, parent = #blocked}>``), reads with the module's alias table to the
+    same layout as its alias-free text."""
+    resolved = inline = 0
+    for module in compiled_ttgir:
+        aliases = E.collect_aliases(module)
+        covered = {name for name, value in aliases.items() if re.match(rf"#ttg\.({'|'.join(_COVERED)})<", value)}
+        triton_aliases = dict(re.findall(r"^(#\w+) = (#ttg\..*)$", module, re.M))
+        for name in covered:
+            assert E.parse_encoding(name, aliases) == E.parse_encoding(_expand(aliases[name], triton_aliases))
+            resolved += 1
+        body = module.split("\nmodule", 1)[-1]
+        for text in set(re.findall(r"#ttg\.(?:slice|dot_op)<\{[^<>]*#\w+[^<>]*\}>", body)):
+            assert E.parse_encoding(text, aliases) == E.parse_encoding(_expand(text, triton_aliases)), text
+            inline += 1
+    assert resolved > 0 and inline > 0
+
+
+def test_ensure_not_larger_is_a_threshold_as_in_triton():
+    # Two register bases both reach past the shape: Triton 3.9 drops both (a threshold, not a
+    # count of bits to remove), and zeroes the lane basis.
+    layout = E.DistributedLinearLayout(((1,), (2,), (4,), (4,)), ((8,),), (), (), (16,))
+    check_against_triton(layout, (4,))
+    assert our_bases(layout, (4,))["register"] == [[1], [2]]
 
 
 def test_ttgir_encodings_round_trip(compiled_encodings):
