@@ -47,7 +47,7 @@ from ..core.gf2 import rank
 from ..core.hardware import BANK_BYTES, NUM_BANKS, WAVEFRONT_BYTES, WARP_SIZE
 from ..core.layout import LinearLayout
 
-__all__ = ["FloorReport", "SideFloor", "access_bytes", "floor_of", "floor_wavefronts"]
+__all__ = ["FloorReport", "SideFloor", "access_bytes", "explain", "floor_of", "floor_wavefronts"]
 
 
 @dataclass(frozen=True)
@@ -188,10 +188,44 @@ def _side(kind: str, access: Any) -> SideFloor:
                      broadcast_lanes=_broadcast_lanes(access.thread_offset, access.predicate, access.instruction_bytes))
 
 
+def _matrix_sides(plan: Any) -> FloorReport:
+    """The two sides of a ``MatrixPlan``: the matrix instructions and the vector accesses."""
+    matrix, other = plan.matrix, plan.other
+    matrix_kind = "store" if matrix.instruction == "stmatrix" else "load"
+    sides = {
+        matrix_kind: SideFloor(matrix_kind, matrix.bytes, matrix.wavefronts, matrix.ideal_wavefronts, 16, 0),
+        other.kind: SideFloor(other.kind, other.bytes, other.wavefronts, other.ideal_wavefronts,
+                              other.instruction_bytes, 0),
+    }
+    return FloorReport(sides["store"], sides["load"])
+
+
 def floor_of(plan: Any) -> FloorReport:
-    """The floor report of a conversion plan (anything with a ``shared`` plan or ``None``), or of
-    a ``SharedPlan`` itself (anything with ``store`` and ``load`` accesses)."""
+    """The floor report of a conversion plan (its ``matrix`` plan when it has one, else its
+    ``shared`` plan; nothing for the other strategies), of a ``SharedPlan`` (anything with
+    ``store`` and ``load`` accesses) or of a ``MatrixPlan`` (``matrix`` and ``other`` sides)."""
+    if hasattr(plan, "other") and hasattr(plan, "matrix"):
+        return _matrix_sides(plan)
+    if getattr(plan, "matrix", None) is not None:
+        return _matrix_sides(plan.matrix)
     shared = plan if hasattr(plan, "store") and hasattr(plan, "load") else getattr(plan, "shared", None)
     if shared is None:
         return FloorReport(None, None)
     return FloorReport(_side("store", shared.store), _side("load", shared.load))
+
+
+def explain(plan: Any) -> str:
+    """``plan.summary()`` and the floor: ``; floor F: reached`` or ``; above the floor F: why``.
+
+    >>> class Noop:
+    ...     matrix = shared = None
+    ...     def summary(self): return "noop (the layouts agree)"
+    >>> explain(Noop())
+    'noop (the layouts agree)'
+    """
+    report = floor_of(plan)
+    if report.store is None and report.load is None:
+        return plan.summary()
+    if report.reaches_floor:
+        return f"{plan.summary()}; floor {report.floor}: reached"
+    return f"{plan.summary()}; above the floor {report.floor}: {'; '.join(report.reasons)}"

@@ -205,7 +205,7 @@ class MatrixPlan:
         name = f"{m.instruction}.x{m.num}{'.trans' if m.trans else ''}"
         return (f"shared ({name}): {self.scratch_bytes} B scratch, {self.num_reps} rep(s), {self.barriers} "
                 f"barrier(s); {len(m.instructions)} x {name} ({m.wavefronts} wavefronts); {o.kind} "
-                f"{len(o.instructions)} x {o.instruction_bytes} B ({o.wavefronts} wavefronts); floor {self.floor}")
+                f"{len(o.instructions)} x {o.instruction_bytes} B ({o.wavefronts} wavefronts)")
 
 
 # ============================================================================ GF(2) helpers

@@ -60,6 +60,7 @@ Plans are cached per (layouts, options); a plan is immutable, so sharing it is s
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import numbers
 from collections.abc import Sequence
@@ -72,7 +73,9 @@ from ..core.layout import LinearLayout
 from .in_warp import (InWarpPlan, InWarpRefusal, RegisterMap, Round, WarpDecomposition, in_warp_rounds,
                       register_maps, warp_decomposition)
 from .layouts import PlannerError, as_hardware_layout
+from .matrix import MatrixPlan, choose_matrix_plan, matrix_instructions
 from .shared import SharedPlan, plan_shared
+from .triton_scratch import triton_scratch_bytes
 
 __all__ = ["STRATEGIES", "ConversionPlan", "minimal_conversion", "plan_conversion"]
 
@@ -100,26 +103,39 @@ class ConversionPlan:
     select_basis: tuple[int, ...] = ()
     reader_basis: tuple[int, ...] = ()
     reader_select: LinearLayout | None = None
+    # strategy == "shared" on a chip with ldmatrix/stmatrix, when cheaper: what runs instead of
+    # `shared`'s accesses (planning/matrix.py; `shared` stays for comparison)
+    matrix: MatrixPlan | None = None
 
     # flat views (zero when not applicable) -----------------------------------------
     @property
     def scratch_bytes(self) -> int:
+        if self.matrix is not None:
+            return self.matrix.scratch_bytes
         return self.shared.scratch_bytes if self.shared else 0
 
     @property
     def barriers(self) -> int:
+        if self.matrix is not None:
+            return self.matrix.barriers
         return self.shared.barriers if self.shared else 0
 
     @property
     def bank_conflicts(self) -> int:
+        if self.matrix is not None:
+            return self.matrix.wavefronts - self.matrix.matrix.ideal_wavefronts - self.matrix.other.ideal_wavefronts
         return self.shared.store.bank_conflicts + self.shared.load.bank_conflicts if self.shared else 0
 
     @property
     def store_wavefronts(self) -> int:
+        if self.matrix is not None:
+            return (self.matrix.matrix if self.matrix.store_side == "matrix" else self.matrix.other).wavefronts
         return self.shared.store.wavefronts if self.shared else 0
 
     @property
     def load_wavefronts(self) -> int:
+        if self.matrix is not None:
+            return (self.matrix.other if self.matrix.store_side == "matrix" else self.matrix.matrix).wavefronts
         return self.shared.load.wavefronts if self.shared else 0
 
     @property
@@ -128,6 +144,8 @@ class ConversionPlan:
 
     def summary(self) -> str:
         """One line: the strategy and its cost."""
+        if self.matrix is not None:
+            return self.matrix.summary()
         if self.shared is not None:
             s = self.shared
             return (f"shared: {s.scratch_bytes} B scratch, {s.num_reps} rep(s), {s.barriers} barrier(s); "
@@ -164,13 +182,15 @@ class _Request:
     bitwidth: int
     max_reps: int | None
     in_warp: bool
+    chip: str | None
 
 
 def _is_int(value: object) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
 
 
-def _check_arguments(shape: object, bitwidth: object, threads_per_warp: object, max_reps: object) -> None:
+def _check_arguments(shape: object, bitwidth: object, threads_per_warp: object, max_reps: object,
+                     chip: object) -> None:
     """TypeError naming the argument for values of the wrong type (the public boundary)."""
     def wrong(name: str, what: str, value: object) -> TypeError:
         return TypeError(f"plan_conversion: argument '{name}' must be {what}, got {type(value).__name__}")
@@ -183,6 +203,8 @@ def _check_arguments(shape: object, bitwidth: object, threads_per_warp: object, 
             raise wrong(name, "an integer", value)
     if max_reps is not None and not _is_int(max_reps):
         raise wrong("max_reps", "an integer or None", max_reps)
+    if chip is not None and not isinstance(chip, str):
+        raise wrong("chip", "a chip name such as 'sm_90' or None", chip)
 
 
 def _validate(src: LinearLayout, dst: LinearLayout, bitwidth: int, threads_per_warp: int | None) -> None:
@@ -202,7 +224,7 @@ def _validate(src: LinearLayout, dst: LinearLayout, bitwidth: int, threads_per_w
 
 def plan_conversion(src: Any, dst: Any, shape: Sequence[int] | None = None, bitwidth: int = 32, *,
                     threads_per_warp: int = 32, max_reps: int | None = None,
-                    in_warp: bool = True) -> ConversionPlan:
+                    in_warp: bool = True, chip: str | None = None) -> ConversionPlan:
     """Plan ``convert_layout`` from ``src`` to ``dst`` (encodings or distributed LinearLayouts).
 
     ``shape`` is needed for encodings; ``bitwidth`` is the element width in bits (a power of two
@@ -210,6 +232,9 @@ def plan_conversion(src: Any, dst: Any, shape: Sequence[int] | None = None, bitw
     ``max_reps`` limits how many common register directions become repetitions of a shared
     exchange (``None``: all, the smallest scratch; ``0``: one round, the fewest barriers).
     ``in_warp=False`` sends conversions that would use warp shuffles to shared memory.
+    ``chip`` (``"sm_90"``; None: portable) lets a shared exchange of 8/16-bit data use
+    ``ldmatrix`` (sm_75+) / ``stmatrix`` (sm_90+): ``plan.matrix`` when that is cheaper and at the
+    bandwidth floor, within Triton's scratch for that chip (docs/conversions.md).
 
     Raises :class:`PlannerError` (a ``ValueError``) when the layouts do not describe the same
     tensor on the same launch, ``TypeError`` when an argument is not a layout.
@@ -218,20 +243,24 @@ def plan_conversion(src: Any, dst: Any, shape: Sequence[int] | None = None, bitw
     >>> plan_conversion(B((1, 4), (8, 4), (1, 1), (1, 0)), B((1, 4), (16, 2), (1, 1), (1, 0)), (16, 16)).strategy
     'shuffle'
     """
-    _check_arguments(shape, bitwidth, threads_per_warp, max_reps)
+    _check_arguments(shape, bitwidth, threads_per_warp, max_reps, chip)
+    try:
+        matrix_instructions(chip)
+    except ValueError as error:
+        raise PlannerError(str(error)) from None
     src_ll = as_hardware_layout(src, shape, "src")
     dst_ll = as_hardware_layout(dst, shape, "dst")
     return _plan(src_ll, dst_ll, int(bitwidth), int(threads_per_warp), None if max_reps is None else int(max_reps),
-                 bool(in_warp))
+                 bool(in_warp), chip)
 
 
 @functools.lru_cache(maxsize=4096)
 def _plan(src: LinearLayout, dst: LinearLayout, bitwidth: int, threads_per_warp: int | None,
-          max_reps: int | None, in_warp: bool) -> ConversionPlan:
+          max_reps: int | None, in_warp: bool, chip: str | None = None) -> ConversionPlan:
     """The cached planner: plans are immutable; errors are raised, never cached."""
     _validate(src, dst, bitwidth, threads_per_warp)
     request = _Request(src, dst, src.remove_zero_bases_along_dim("register"),
-                       dst.remove_zero_bases_along_dim("register"), bitwidth, max_reps, in_warp)
+                       dst.remove_zero_bases_along_dim("register"), bitwidth, max_reps, in_warp, chip)
     cvt = minimal_conversion(request.src_reduced, request.dst_reduced)
     names = cvt.get_in_dim_names()
     if "block" in names or "warp" in names:
@@ -276,5 +305,12 @@ def _in_warp(request: _Request, cvt: LinearLayout, strategy: str, reason: str, r
 
 def _shared(request: _Request, cvt: LinearLayout, reason: str) -> ConversionPlan:
     shared = plan_shared(request.src, request.dst, request.bitwidth, request.max_reps)
-    return ConversionPlan("shared", reason, request.src, request.dst, cvt, request.bitwidth,
+    plan = ConversionPlan("shared", reason, request.src, request.dst, cvt, request.bitwidth,
                           register_maps(request.src), register_maps(request.dst), shared)
+    available = matrix_instructions(request.chip)
+    if not available or request.max_reps is not None:
+        return plan
+    bound = triton_scratch_bytes(request.src, request.dst, request.bitwidth, ldmatrix="ldmatrix" in available,
+                                 stmatrix="stmatrix" in available)
+    matrix = choose_matrix_plan(plan, request.chip, bound)
+    return plan if matrix is None else dataclasses.replace(plan, matrix=matrix)
