@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .syntax import Token, TtgirSyntaxError, attribute_entries, split_top_level
+from .syntax import Token, TtgirSyntaxError, attribute_entries
 
 __all__ = ["OpFormat", "FORMATS", "ENUMS", "Parsed", "parse_custom", "print_custom", "TRITON_DIALECTS"]
 
@@ -397,8 +397,7 @@ def _parse_elements(elements, cursor: _Cursor, entry: OpFormat, parsed: Parsed) 
         elif element.kind == "ref":
             _parse_ref(cursor, entry, element.text, parsed)
         elif element.kind == "type":
-            variadic = entry.kind_of(element.text) == "variadic" or element.text.endswith("s") and \
-                entry.kind_of(element.text) == "" and element.text in entry.results
+            variadic = entry.kind_of(element.text) == "variadic" or f"{element.text}*" in entry.results
             parsed.types[element.text] = cursor.parse_type_list() if variadic else [cursor.parse_type()]
         elif element.kind == "ftype":
             _parse_functional(cursor, parsed)

@@ -21,7 +21,7 @@ from mlir import ir
 
 from ..ir import load_dialects
 from .formats import FORMATS, TRITON_DIALECTS, OpFormat, parse_custom
-from .syntax import AliasDef, Op, Region, TtgirSyntaxError, Token, attribute_entries, parse_file, split_top_level
+from .syntax import AliasDef, Op, Region, TtgirSyntaxError, Token, parse_file, split_top_level
 from .types import TypeTextError, expand_opaque_aliases, i1_like, pointee_type, to_mlir_types
 
 __all__ = ["TtgirError", "ttgir_to_mlir", "parse_ttgir", "ttgir_context"]

@@ -235,7 +235,7 @@ class _Parser:
 
     def has_results(self) -> bool:
         index = self.pos
-        while index < len(self.tokens) and self.tokens[index].kind in ("value", "number") or (
+        while (index < len(self.tokens) and self.tokens[index].kind in ("value", "number")) or (
                 index < len(self.tokens) and self.tokens[index].text in (",", ":")):
             index += 1
         return index < len(self.tokens) and self.tokens[index].text == "=" and self.tokens[self.pos].kind == "value"

@@ -15,7 +15,7 @@ from mlir import ir
 from ..ir import add_aliases
 from .formats import FORMATS, GenericOp, OpFormat, print_custom
 from .reader import _last_top_level, _matching_index, _type_list
-from .syntax import AliasDef, Op, Region, attribute_entries, parse_file, split_top_level
+from .syntax import AliasDef, Op, Region, attribute_entries, parse_file
 from .types import split_parameters, to_triton_types
 
 __all__ = ["print_ttgir", "mlir_to_ttgir", "triton_key_order"]
@@ -171,7 +171,7 @@ class _Writer:
                 self.write_region(piece, indent + 1)
                 current = pad + "}"
             else:
-                current += to_triton_types(piece) if current.strip() != "}" else to_triton_types(piece)
+                current += to_triton_types(piece)
         self.lines.append(current + (f" {op.loc}" if op.loc else ""))
 
     def write_region(self, region: Region, indent: int, skip_entry_header: bool = False) -> None:
