@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from . import Pipeline
+from mlir.passmanager import PassManager
+
+from . import Pipeline, add_pipeline, parse_pipeline
+from .ll_to_simt import CHIP_HELP, check_chip
 
 
 @dataclasses.dataclass(frozen=True)
@@ -16,6 +19,14 @@ class LLLower(Pipeline):
     argument = "ll-lower"
     PIPELINE = "ll-linearize-encodings, ll-to-simt, canonicalize, cse"
     summary = f"Lower to SIMT form: {PIPELINE}"
+    chip: str = dataclasses.field(default="", metadata={"help": CHIP_HELP})
+
+    def __post_init__(self) -> None:
+        check_chip(self.argument, self.chip)
+
+    def add_to(self, pm: PassManager, anchor=()) -> None:
+        pipeline = self.PIPELINE.replace("ll-to-simt", f"ll-to-simt{{chip={self.chip}}}") if self.chip else self.PIPELINE
+        add_pipeline(pm, parse_pipeline(pipeline), anchor)
 
 
 PASS = LLLower

@@ -12,13 +12,30 @@ import dataclasses
 from mlir import ir
 
 from ..patterns.to_simt import check_function, kernel_functions, lower_to_simt
-from . import Pass
+from ..core.targets import TargetError, nvptx_target
+from . import Pass, PipelineError
+
+CHIP_HELP = ("target chip, e.g. sm_90: shared-memory conversions of 8/16-bit data use ldmatrix (sm_75+) and "
+             "stmatrix (sm_90+) where they reach the bandwidth floor; empty (the default): portable")
+
+
+def check_chip(argument: str, chip: str) -> None:
+    """PipelineError for a chip option LLVM's NVPTX back end does not know."""
+    if chip:
+        try:
+            nvptx_target(chip)
+        except TargetError as error:
+            raise PipelineError(f"bad value '{chip}' for option 'chip' of pass '{argument}': {error}") from None
 
 
 @dataclasses.dataclass(frozen=True)
 class LLToSimt(Pass):
     argument = "ll-to-simt"
     summary = "Lower tensor kernels (ll.load/store, elementwise, convert_layout, local_*) to gpu.func SIMT code"
+    chip: str = dataclasses.field(default="", metadata={"help": CHIP_HELP})
+
+    def __post_init__(self) -> None:
+        check_chip(self.argument, self.chip)
 
     def problems(self, op: ir.Operation) -> list[tuple[ir.Location, str]]:
         with op.context, op.location:
@@ -26,7 +43,7 @@ class LLToSimt(Pass):
 
     def apply(self, op: ir.Operation) -> None:
         with op.context, op.location:
-            errors = lower_to_simt(op)
+            errors = lower_to_simt(op, self.chip or None)
         if errors:  # problems() found none: a planner that changed its mind
             raise RuntimeError(errors[0][1])
 

@@ -30,6 +30,7 @@ from ..dialects.ttg import ConvertLayoutOp
 from ..planning import ConversionPlan, plan_conversion, register_maps
 from .common import cast_to
 from .kernel import KernelBuilder, Launch, LoweringError, hardware_layout
+from .matrix_memory import emit_matrix
 from .shared_memory import assemble, buffer_index, emit_loads, emit_stores, workgroup_argument
 from .simt_pattern import SimtPattern
 from .vectors import element_bits, select_tree, shuffle_casts
@@ -42,7 +43,7 @@ def conversion_plan(op: ConvertLayoutOp, launch: Launch) -> ConversionPlan:
     src_type, dst_type = op.src.type, op.result.type
     src, dst = hardware_layout(src_type, launch), hardware_layout(dst_type, launch)
     try:
-        return plan_conversion(src, dst, bitwidth=element_bits(src_type.element_type))
+        return plan_conversion(src, dst, bitwidth=element_bits(src_type.element_type), chip=launch.chip)
     except ValueError as error:
         raise LoweringError(f"cannot convert {src_type} to {dst_type}: {error}") from None
 
@@ -190,7 +191,8 @@ def check_convert_layout(op: ConvertLayoutOp, launch: Launch) -> None:
 
 def _emit(op: ConvertLayoutOp, launch: Launch) -> list[ir.Value]:
     plan = conversion_plan(op, launch)
-    return [cast_to(emitter_of(plan)(op, launch, plan), op.result.type)]
+    value = emit_matrix(op, launch, plan.matrix) if plan.matrix is not None else emitter_of(plan)(op, launch, plan)
+    return [cast_to(value, op.result.type)]
 
 
 def _check_with_buffer(op: ConvertLayoutOp, launch: Launch) -> None:

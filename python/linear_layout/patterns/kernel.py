@@ -20,11 +20,13 @@ from ..ir.bridge import layout_of
 from .apply_layout import emit_apply_layout
 
 __all__ = [
-    "MAX_THREADS_PER_BLOCK", "KernelBuilder", "Launch", "LoweringError", "enclosing_kernel", "hardware_layout",
+    "CHIP_ATTRIBUTE", "MAX_THREADS_PER_BLOCK", "KernelBuilder", "Launch", "LoweringError", "enclosing_kernel", "hardware_layout",
     "kernel_launch", "launch_attributes", "pad_to_launch", "vector_type",
 ]
 
 MAX_THREADS_PER_BLOCK = 1024
+#: The target chip of a kernel being lowered (`ll-to-simt{chip=...}`), as a kernel attribute.
+CHIP_ATTRIBUTE = "ll.chip"
 _LAUNCH_ATTRIBUTES = {"ttg.num-warps": "num_warps", "ttg.threads-per-warp": "threads_per_warp",
                       "ttg.num-ctas": "num_ctas"}
 
@@ -40,6 +42,7 @@ class Launch:
     num_warps: int | None = None
     threads_per_warp: int = WARP_SIZE
     num_ctas: int = 1
+    chip: str | None = None  # the target (`ll-to-simt{chip=sm_90}`); None: portable
 
     @property
     def threads(self) -> int:
@@ -72,7 +75,8 @@ def kernel_launch(kernel: gpu.GPUFuncOp) -> Launch:
     """The launch of a kernel made by `ll-to-simt`: warps from its `known_block_size`."""
     attributes = launch_attributes(kernel.operation)
     threads = kernel.operation.attributes["known_block_size"][0]
-    return Launch(threads // attributes.threads_per_warp, attributes.threads_per_warp, attributes.num_ctas)
+    chip = kernel.operation.attributes[CHIP_ATTRIBUTE].value if CHIP_ATTRIBUTE in kernel.operation.attributes else None
+    return Launch(threads // attributes.threads_per_warp, attributes.threads_per_warp, attributes.num_ctas, chip)
 
 
 def pad_to_launch(layout: LinearLayout, threads_per_warp: int, num_warps: int, num_ctas: int = 1) -> LinearLayout:

@@ -33,7 +33,7 @@ from ..dialects.ll import ApplyOp
 from ..dialects.ttg import ConvertLayoutOp, LocalAllocOp, LocalLoadOp, LocalStoreOp
 from ..ir.bridge import layout_of
 from .convert_layout import CONVERT_LAYOUT, check_convert_layout, conversion_plan
-from .kernel import MAX_THREADS_PER_BLOCK, Launch, LoweringError, launch_attributes, pad_to_launch
+from .kernel import CHIP_ATTRIBUTE, MAX_THREADS_PER_BLOCK, Launch, LoweringError, launch_attributes, pad_to_launch
 from .local_memory import LOCAL_ALLOC, LOCAL_LOAD, LOCAL_STORE
 from .lower_apply import apply_lowering, populate_lower_apply_patterns
 from .shared_memory import WORKGROUP_BUFFER, allocating_op, buffer_index, shared_buffer_of, workgroup_type
@@ -230,7 +230,7 @@ def _workgroup_buffers(kernel: gpu.GPUFuncOp, launch: Launch) -> list[ir.MemRefT
             plan = conversion_plan(op, launch)
             if plan.strategy == "shared":
                 element = op.src.type.element_type
-                elements = plan.shared.scratch_bytes * 8 // element_bits(element)
+                elements = plan.scratch_bytes * 8 // element_bits(element)  # the matrix plan's, if any
                 _, most, users = scratch.get(str(element), (element, 0, []))
                 scratch[str(element)] = (element, max(most, elements), [*users, op])
         elif isinstance(op, LocalAllocOp):
@@ -300,7 +300,7 @@ def _reconcile_casts(op: ir.Operation) -> None:
     PassManager.parse("gpu.func(reconcile-unrealized-casts)", op.context).run(op)
 
 
-def lower_to_simt(root: ir.Operation) -> list[tuple[ir.Location, str]]:
+def lower_to_simt(root: ir.Operation, chip: str | None = None) -> list[tuple[ir.Location, str]]:
     """Lower every function under `root` into a kernel; return the errors (then nothing changed)."""
     functions = kernel_functions(root)
     errors = [error for func_op in functions for error in check_function(func_op)]
@@ -310,10 +310,15 @@ def lower_to_simt(root: ir.Operation) -> list[tuple[ir.Location, str]]:
     populate_to_simt_patterns(patterns)
     frozen = patterns.freeze()
     for func_op in functions:
-        launch = function_launch(func_op)
+        found = function_launch(func_op)
+        launch = Launch(found.num_warps, found.threads_per_warp, found.num_ctas, chip)
         kernel = outline_kernel(func_op, launch)
+        if launch.chip:  # what the patterns read (kernel_launch); removed once they ran
+            kernel.operation.attributes[CHIP_ATTRIBUTE] = ir.StringAttr.get(launch.chip)
         allocate_shared_memory(kernel, launch)
         insert_barriers(kernel)
         walk_and_apply_patterns(kernel, frozen)
         _reconcile_casts(kernel.operation)
+        if launch.chip:
+            del kernel.operation.attributes[CHIP_ATTRIBUTE]
     return []

@@ -1,0 +1,321 @@
+"""`linear-layout-report`: one row per layout conversion and shared-memory access of a Triton kernel.
+
+    linear-layout-report kernel.ttgir          # a table and a totals line
+    linear-layout-report kernel.ttgir --json   # the same data for scripts
+
+For every `ttg.convert_layout` the row gives the plan of `linear_layout.plan_conversion`: the
+strategy (no-op, register, shuffle, shared, matrix), shuffles and selects per thread, scratch
+bytes, barriers, the store/load vector widths, and the shared-memory wavefronts against their
+floor (the bytes moved / 128 per wavefront). For every `ttg.local_load`, `ttg.local_store` and
+initialised `ttg.local_alloc` it gives `linear_layout.bank_conflicts` of that access. Rows carry
+the kernel line (MLIR line) and the Python line Triton recorded in the op's location; layouts
+are shown as the kernel spells them (aliases such as `#blocked`, `#mma`).
+
+The data is a frozen `KernelReport` built by `build_report(module, ttgir=...)`; `format_text`
+and `format_json` only format it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mlir import ir
+
+from ..core.layout import LinearLayout
+from ..ir.bridge import from_attribute, layout_of, memdesc_of
+from ..patterns.kernel import pad_to_launch
+from ..patterns.vectors import element_bits
+from ..planning import PlannerError, bank_conflicts, plan_conversion
+from ..ttgir import TtgirError, parse_ttgir
+from ..ttgir.formats import FORMATS, parse_custom
+from ..ttgir.syntax import Op, Region, TtgirSyntaxError, parse_file
+from ..ttgir.types import split_parameters
+
+__all__ = ["Cost", "ReportRow", "KernelReport", "build_report", "report_ttgir", "format_text", "format_json", "main"]
+
+REPORTED = ("ttg.convert_layout", "ttg.local_load", "ttg.local_store", "ttg.local_alloc")
+
+
+@dataclass(frozen=True)
+class Cost:
+    """The predicted cost of one row. `wavefronts`/`floor` are shared-memory wavefronts per CTA
+    (store + load for a conversion); vector widths are bytes per instruction (0: none)."""
+
+    strategy: str
+    shuffles: int = 0
+    selects: int = 0
+    scratch_bytes: int = 0
+    barriers: int = 0
+    store_bytes: int = 0
+    load_bytes: int = 0
+    store_wavefronts: int = 0
+    load_wavefronts: int = 0
+    floor: int = 0
+
+    @property
+    def wavefronts(self) -> int:
+        return self.store_wavefronts + self.load_wavefronts
+
+
+@dataclass(frozen=True)
+class ReportRow:
+    op: str
+    mlir_line: int
+    python: str          # "file.py:52" from the op's location, or ""
+    src: str             # the layout as the kernel writes it
+    dst: str
+    shape: tuple[int, ...]
+    element_bits: int
+    cost: Cost | None    # None: not modelled, `note` says why
+    note: str = ""
+    layouts: tuple[LinearLayout, LinearLayout] | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class KernelReport:
+    kernel: str
+    num_warps: int
+    threads_per_warp: int
+    rows: tuple[ReportRow, ...]
+
+    def totals(self) -> dict[str, int]:
+        costs = [r.cost for r in self.rows if r.cost is not None]
+        conversions = [r for r in self.rows if r.op == "ttg.convert_layout"]
+        return {
+            "conversions": len(conversions),
+            "shared_accesses": len(self.rows) - len(conversions),
+            "through_shared": sum(1 for r in conversions if r.cost and r.cost.strategy in ("shared", "matrix")),
+            "shuffles": sum(c.shuffles for c in costs),
+            "scratch_bytes": max((c.scratch_bytes for c in costs), default=0),
+            "barriers": sum(c.barriers for c in costs),
+            "wavefronts": sum(c.wavefronts for c in costs),
+            "floor": sum(c.floor for c in costs),
+            "not_modelled": sum(1 for r in self.rows if r.cost is None),
+        }
+
+
+# -- building ---------------------------------------------------------------------------------
+
+_FILE_LINE = re.compile(r'"([^"]+)":(\d+):\d+')
+
+
+def python_line(location: ir.Location) -> str:
+    """`file.py:LINE` of the innermost caller in a Triton location (its last file position)."""
+    matches = _FILE_LINE.findall(str(location))
+    if not matches:
+        return ""
+    file_name, line = matches[-1]
+    return f"{file_name.rsplit('/', 1)[-1]}:{line}"
+
+
+def _walk_syntax(ops, found: list[Op]) -> None:
+    for op in ops:
+        if op.name in REPORTED:
+            found.append(op)
+        for piece in op.pieces:
+            if isinstance(piece, Region):
+                for block in piece.blocks:
+                    _walk_syntax(block.ops, found)
+
+
+def _module_ops(module: ir.Module) -> list[ir.Operation]:
+    found: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name in REPORTED:
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
+
+
+def _encoding_text(type_text: str) -> str:
+    """The layout part of a tensor or memdesc type as written (`#blocked`)."""
+    body = type_text[type_text.index("<") + 1:type_text.rindex(">")]
+    parts = split_parameters(body)
+    return parts[1] if len(parts) > 1 else ""
+
+
+def _written_types(source: str, op: Op) -> list[str]:
+    """Operand and result types as the TTGIR text writes them: [from, to]."""
+    parsed = parse_custom(FORMATS[op.name], source, op.tokens)
+    if parsed.functional is not None:
+        return [*parsed.functional[0][:1], *parsed.functional[1]]
+    types = parsed.types
+    order = {"ttg.convert_layout": ("src", "result"), "ttg.local_load": ("src", "result"),
+             "ttg.local_store": ("src", "dst")}[op.name]
+    return [types[name][0] for name in order]
+
+
+def _shape(t: ir.Type) -> tuple[int, ...]:
+    return tuple(ir.RankedTensorType(t).shape)
+
+
+def _conversion_cost(src: LinearLayout, dst: LinearLayout, bits: int, threads: int) -> Cost:
+    plan = plan_conversion(src, dst, bitwidth=bits, threads_per_warp=threads)
+    if plan.shared is None:
+        return Cost(plan.strategy, shuffles=plan.shuffles, selects=plan.selects)
+    shared = plan.shared
+    return Cost(plan.strategy, scratch_bytes=shared.scratch_bytes, barriers=shared.barriers,
+                store_bytes=shared.store.instruction_bytes, load_bytes=shared.load.instruction_bytes,
+                store_wavefronts=shared.store.wavefronts, load_wavefronts=shared.load.wavefronts,
+                floor=shared.store.ideal_wavefronts + shared.load.ideal_wavefronts)
+
+
+def _access_cost(distributed: LinearLayout, memdesc_type: ir.Type, bits: int, kind: str) -> Cost:
+    if str(memdesc_type).startswith("!ttg.memdesc_view<"):
+        raise PlannerError("a subslice view of a larger allocation is not modelled")
+    memdesc = memdesc_of(memdesc_type)
+    shared = from_attribute(memdesc.encoding)
+    shape = list(memdesc.shape)
+    banks = bank_conflicts(distributed, shared, bits, shape, kind=kind)
+    width = banks.instruction_bytes
+    return Cost("access", store_bytes=width if kind == "store" else 0, load_bytes=width if kind == "load" else 0,
+                store_wavefronts=banks.wavefronts if kind == "store" else 0,
+                load_wavefronts=banks.wavefronts if kind == "load" else 0, floor=banks.ideal_wavefronts)
+
+
+@dataclass(frozen=True)
+class _Launch:
+    num_warps: int
+    threads_per_warp: int
+
+
+def _launch(module: ir.Module) -> _Launch:
+    attributes = module.operation.attributes
+
+    def value(name: str, default: int) -> int:
+        return ir.IntegerAttr(attributes[name]).value if name in attributes else default
+    return _Launch(value("ttg.num-warps", 4), value("ttg.threads-per-warp", 32))
+
+
+def _row(source: str, syntax_op: Op, op: ir.Operation, launch: _Launch) -> ReportRow | None:
+    if op.name == "ttg.local_alloc" and not op.operands:
+        return None
+    written = _written_types(source, syntax_op)
+    src_text, dst_text = (_encoding_text(t) for t in written)
+    tensor_type = op.operands[0].type if op.name != "ttg.local_load" else op.results[0].type
+    bits = element_bits(ir.RankedTensorType(tensor_type).element_type)
+    base = {"op": op.name, "mlir_line": syntax_op.line, "python": python_line(op.location), "src": src_text,
+            "dst": dst_text, "shape": _shape(tensor_type), "element_bits": bits}
+    if launch.threads_per_warp != 32:
+        return ReportRow(**base, cost=None, note=f"{launch.threads_per_warp}-lane warps: the plans and the bank "
+                                                 "model are for 32-lane warps")
+    try:
+        distributed = pad_to_launch(layout_of(tensor_type), launch.threads_per_warp, launch.num_warps)
+        if op.name == "ttg.convert_layout":
+            other = pad_to_launch(layout_of(op.results[0].type), launch.threads_per_warp, launch.num_warps)
+            cost = _conversion_cost(distributed, other, bits, launch.threads_per_warp)
+            return ReportRow(**base, cost=cost, layouts=(distributed, other))
+        memdesc_type = op.operands[0].type if op.name == "ttg.local_load" else op.results[0].type \
+            if op.name == "ttg.local_alloc" else op.operands[1].type
+        kind = "load" if op.name == "ttg.local_load" else "store"
+        return ReportRow(**base, cost=_access_cost(distributed, memdesc_type, bits, kind))
+    except (PlannerError, ValueError, TypeError) as error:
+        return ReportRow(**base, cost=None, note=" ".join(str(error).split()))
+
+
+def build_report(module: ir.Module, ttgir: str, kernel: str = "") -> KernelReport:
+    """The report of `module`, read from the TTGIR text `ttgir` (its lines and spellings)."""
+    syntax_ops: list[Op] = []
+    _walk_syntax([item for item in parse_file(ttgir).items if isinstance(item, Op)], syntax_ops)
+    module_ops = _module_ops(module)
+    if [o.name for o in syntax_ops] != [o.name for o in module_ops]:
+        raise ValueError("the module is not the one the TTGIR text describes")
+    launch = _launch(module)
+    rows = tuple(row for row in (_row(ttgir, s, o, launch) for s, o in zip(syntax_ops, module_ops))
+                 if row is not None)
+    return KernelReport(kernel, launch.num_warps, launch.threads_per_warp, rows)
+
+
+def report_ttgir(text: str, kernel: str = "") -> KernelReport:
+    """Parse TTGIR text and build its report (raises `TtgirError` on malformed text)."""
+    context = ir.Context()
+    module = parse_ttgir(text, context)
+    with context:
+        return build_report(module, text, kernel)
+
+
+# -- formatting -------------------------------------------------------------------------------
+
+_COLUMNS = ("line", "python", "op", "layouts", "strategy", "shfl", "scratch", "bar", "vec st/ld", "wavefronts/floor")
+
+
+def _cells(row: ReportRow) -> tuple[str, ...]:
+    op = row.op.split(".", 1)[1]
+    layouts = f"{row.src} -> {row.dst}"
+    if row.cost is None:
+        note = row.note if len(row.note) <= 72 else row.note[:71] + "…"
+        return (str(row.mlir_line), row.python, op, layouts, "not modelled", "", "", "", "", note)
+    cost = row.cost
+    vectors = f"{cost.store_bytes or '-'}/{cost.load_bytes or '-'}" if cost.floor or cost.wavefronts else ""
+    waves = f"{cost.wavefronts}/{cost.floor}" if cost.floor or cost.wavefronts else ""
+    return (str(row.mlir_line), row.python, op, layouts, cost.strategy, str(cost.shuffles or ""),
+            f"{cost.scratch_bytes} B" if cost.scratch_bytes else "", str(cost.barriers or ""), vectors, waves)
+
+
+def format_text(report: KernelReport) -> str:
+    """A table with one row per conversion/access and a totals line."""
+    table = [_COLUMNS] + [_cells(r) for r in report.rows]
+    widths = [max(len(row[k]) for row in table) for k in range(len(_COLUMNS))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in table]
+    t = report.totals()
+    lines.append(f"total: {t['conversions']} conversion(s) ({t['through_shared']} through shared memory), "
+                 f"{t['shared_accesses']} shared-memory access(es); {t['shuffles']} shuffles, "
+                 f"scratch {t['scratch_bytes']} B, {t['barriers']} barriers, "
+                 f"{t['wavefronts']} wavefronts (floor {t['floor']})"
+                 + (f"; {t['not_modelled']} not modelled" if t["not_modelled"] else ""))
+    return "\n".join(lines) + "\n"
+
+
+def format_json(report: KernelReport) -> str:
+    rows = []
+    for row in report.rows:
+        data = dataclasses.asdict(row)
+        data.pop("layouts")
+        if row.cost is not None:
+            data["cost"]["wavefronts"] = row.cost.wavefronts
+        rows.append(data)
+    return json.dumps({"kernel": report.kernel, "num_warps": report.num_warps,
+                       "threads_per_warp": report.threads_per_warp, "rows": rows, "totals": report.totals()},
+                      indent=2) + "\n"
+
+
+# -- the console script -----------------------------------------------------------------------
+
+class _ArgumentParser(argparse.ArgumentParser):
+    def error(self, message: str):
+        print(f"linear-layout-report: error: {message}", file=sys.stderr)
+        raise SystemExit(1)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _ArgumentParser(prog="linear-layout-report",
+                             description="Report every layout conversion and shared-memory access of a TTGIR kernel.")
+    parser.add_argument("input", help="a .ttgir file (Triton's kernel.asm['ttgir']), or '-' for stdin")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    args = parser.parse_args(argv)
+    name = "<stdin>" if args.input == "-" else args.input
+    try:
+        text = sys.stdin.read() if args.input == "-" else Path(args.input).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        print(f"linear-layout-report: error: cannot read '{name}': {error}", file=sys.stderr)
+        return 1
+    try:
+        report = report_ttgir(text, kernel=name)
+    except (TtgirError, TtgirSyntaxError) as error:
+        print(f"{name}:{error}" if getattr(error, "line", 0) else f"{name}: error: {error}", file=sys.stderr)
+        return 1
+    sys.stdout.write(format_json(report) if args.json else format_text(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
