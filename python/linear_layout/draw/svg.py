@@ -79,7 +79,7 @@ def _cells(panel: Panel, geo: Geometry) -> list[str]:
         if panel.marks[index]:
             outlines.append(f'<rect class="mark" x="{x + 1:g}" y="{y + 1:g}" width="{cw - 2:g}" height="{ch - 2:g}" '
                             f'fill="none" stroke="{hex_colour(mark_colour(panel.marks[index]))}" stroke-width="2"/>')
-    return out + ['<g class="labels" text-anchor="middle" pointer-events="none">'] + labels + ["</g>"] + outlines
+    return out + ['<g class="labels" text-anchor="middle" pointer-events="none" font-size="8">'] + labels + ["</g>"] + outlines
 
 
 def _panel(panel: Panel, geo: Geometry, x: float, y: float) -> list[str]:
