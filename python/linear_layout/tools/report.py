@@ -311,7 +311,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         report = report_ttgir(text, kernel=name)
     except (TtgirError, TtgirSyntaxError) as error:
-        print(f"{name}:{error}" if getattr(error, "line", 0) else f"{name}: error: {error}", file=sys.stderr)
+        line = getattr(error, "line", 0)
+        where = f"{name}:{line}:{error.column}" if line else name
+        message = str(error).split(": ", 1)[1] if line else str(error)
+        print(f"{where}: error: {message}", file=sys.stderr)
         return 1
     sys.stdout.write(format_json(report) if args.json else format_text(report))
     return 0
