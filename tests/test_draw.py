@@ -152,6 +152,11 @@ def cells(svg: str) -> dict[str, str]:
     return found
 
 
+def all_titles(svg: str) -> list[str]:
+    root = ET.fromstring(svg)
+    return [r.find(f"{SVG}title").text for r in root.iter(f"{SVG}rect") if r.get("class") == "cell"]
+
+
 def expected_titles(layout: LinearLayout) -> dict[str, str]:
     """Owners by ``apply`` at every hardware point, in hardware order (register fastest)."""
     sizes = {d: layout.get_in_dim_size(d) if d in layout.get_in_dim_names() else 1 for d in HW}
@@ -508,3 +513,17 @@ def test_pure_layers_do_not_import_draw():
         for path in (root / layer).rglob("*.py"):
             text = path.read_text()
             assert not re.search(r"(from|import)\s+(\.\.draw|linear_layout\.draw)", text), path
+
+
+def test_rich_display_of_a_conversion_plan():
+    src = E.BlockedLayout((1, 4), (8, 4), (4, 1), (1, 0))
+    dst = E.BlockedLayout((4, 1), (4, 8), (1, 4), (0, 1))
+    plan = plan_conversion(src, dst, (32, 32), 16)
+    svg = plan._repr_svg_()
+    assert "convert_layout 32x32 x 16-bit: shared" in svg
+    assert f"plan: store {plan.shared.store.wavefronts} wavefront(s), load {plan.shared.load.wavefronts}" in svg
+    assert all_titles(svg) == all_titles(draw_conversion(src, dst, (32, 32), 16).svg())
+    assert len(all_titles(svg)) == 4 * 1024
+    matrix = plan_conversion(src, dst, (32, 32), 16, chip="sm_90")
+    if matrix.matrix is not None:
+        assert "the plan uses matrix instructions" in matrix._repr_svg_()

@@ -32,7 +32,7 @@ from .phases import AccessPhases, access_phases
 from .picture import Picture
 from .shared import phase_marks, shared_panels
 
-__all__ = ["Round", "conversion_rounds", "draw_conversion", "scratch_layout"]
+__all__ = ["Round", "conversion_picture", "conversion_rounds", "draw_conversion", "scratch_layout"]
 
 #: Rounds listed in the notes before the rest are summarised.
 MAX_ROUNDS = 16
@@ -154,6 +154,25 @@ def _in_warp_picture(src: LinearLayout, dst: LinearLayout, plan: Any, color_by: 
     return src_panels + dst_panels, src_cells, tuple(notes)
 
 
+def conversion_picture(plan: Any, src_name: str = "", dst_name: str = "", color_by: str = "warp") -> Picture:
+    """The picture of a :class:`~linear_layout.planning.ConversionPlan` (see the module docstring).
+
+    A plan that uses ``ldmatrix``/``stmatrix`` (``plan.matrix``) is drawn with the plain shared
+    memory accesses it was compared against (``plan.shared``), and a note says so."""
+    src, dst, bitwidth = plan.src, plan.dst, plan.bitwidth
+    if plan.strategy == "shared":
+        panels, cells, notes = _shared_picture(src, dst, plan, bitwidth, color_by)
+    else:
+        panels, cells, notes = _in_warp_picture(src, dst, plan, color_by)
+    if getattr(plan, "matrix", None) is not None:
+        notes += ("the plan uses matrix instructions (plan.matrix); drawn: the shared-memory accesses it replaces",)
+    legend, more = legend_for(cells.key_values, color_by)
+    size = "x".join(str(s) for _, s in src.out_dims)
+    names = tuple(f"{side}: {name}" for side, name in (("src", src_name), ("dst", dst_name)) if name)
+    return Picture(title=f"convert_layout {size} x {bitwidth}-bit: {plan.strategy}",
+                   panels=panels, legend=legend, notes=names + more + notes, columns=2)
+
+
 def draw_conversion(src: Any, dst: Any, shape: Sequence[int] | None = None, bitwidth: int = 32, *,
                     color_by: str = "warp") -> Picture:
     """The conversion from ``src`` to ``dst`` (LinearLayouts, encodings or encoding text) of a
@@ -162,12 +181,4 @@ def draw_conversion(src: Any, dst: Any, shape: Sequence[int] | None = None, bitw
     src_ll, src_name = as_layout(src, shape)
     dst_ll, dst_name = as_layout(dst, shape)
     plan = plan_conversion(src_ll, dst_ll, bitwidth=bitwidth)
-    if plan.strategy == "shared":
-        panels, cells, notes = _shared_picture(src_ll, dst_ll, plan, bitwidth, color_by)
-    else:
-        panels, cells, notes = _in_warp_picture(src_ll, dst_ll, plan, color_by)
-    legend, more = legend_for(cells.key_values, color_by)
-    size = "x".join(str(s) for _, s in src_ll.out_dims)
-    return Picture(title=f"convert_layout {size} x {bitwidth}-bit: {plan.strategy}",
-                   panels=panels, legend=legend, notes=(f"src: {src_name}", f"dst: {dst_name}") + more + notes,
-                   columns=2)
+    return conversion_picture(plan, src_name, dst_name, color_by)

@@ -8,7 +8,7 @@ them renderers:
   others (and layouts of rank above 3 or with more than 2**20 inputs) have no picture;
 * a distributed encoding draws on its CTA tile (:func:`~linear_layout.draw.owners.natural_shape`),
   a shared one with its own element width (``nvmma_shared``) or 16 bits;
-* a ``ConversionPlan`` draws as :func:`draw_conversion` of its two layouts.
+* a ``ConversionPlan`` draws as :func:`draw_conversion` would draw it (the plan itself, not re-planned).
 
 A value that cannot be drawn displays as its text ``repr`` (the renderer returns None).
 """
@@ -22,7 +22,7 @@ from ..core.hardware import HW_DIMS, SHARED_DIMS
 from ..core.layout import LinearLayout
 from ..encodings import DistributedLayout, SharedLayout
 from ..planning import ConversionPlan
-from .conversion import draw_conversion
+from .conversion import conversion_picture
 from .layout import draw_layout
 from .picture import Picture
 from .shared import draw_shared
@@ -49,7 +49,7 @@ def _shared(encoding: SharedLayout) -> Picture:
 
 
 def _plan(plan: ConversionPlan) -> Picture:
-    return draw_conversion(plan.src, plan.dst, bitwidth=plan.bitwidth)
+    return conversion_picture(plan)
 
 
 _PICTURES: tuple[tuple[type, Callable[..., Picture | None]], ...] = (

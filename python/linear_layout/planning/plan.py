@@ -69,6 +69,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core import display
 from ..core.layout import LinearLayout
 from .in_warp import (InWarpPlan, InWarpRefusal, RegisterMap, Round, WarpDecomposition, in_warp_rounds,
                       register_maps, warp_decomposition)
@@ -106,6 +107,10 @@ class ConversionPlan:
     # strategy == "shared" on a chip with ldmatrix/stmatrix, when cheaper: what runs instead of
     # `shared`'s accesses (planning/matrix.py; `shared` stays for comparison)
     matrix: MatrixPlan | None = None
+
+    # Jupyter: a picture once linear_layout.draw has registered one (core.display)
+    _repr_svg_ = display.repr_svg
+    _repr_html_ = display.repr_html
 
     # flat views (zero when not applicable) -----------------------------------------
     @property
