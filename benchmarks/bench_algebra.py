@@ -1,8 +1,17 @@
 """Time linear_layout's algebra against Triton 3.9's binding, side by side in one process.
 
-Each row runs the same operation on the same layout through both implementations and prints
-the best-of-repeats time per call and the ratio ours / Triton (below 1.0 means we are faster).
-Tabulation is compared against what a Triton user has to write: a Python loop of ``apply``.
+Each row runs the same operation on the same layout through both implementations, twice:
+
+* **warm**: best-of-5 time per call, repeating the call on the same objects (what a compiler
+  pass sees once per-layout caches -- apply tables, hashes, product plans -- are filled);
+* **cold**: the first call on fresh layout objects with the module-level plan caches cleared
+  (best of 7 rounds; building the fresh objects is not timed). Triton's objects are rebuilt the
+  same way; its binding keeps no per-object cache.
+
+Ratios are ours / Triton (below 1.0 means we are faster). Tabulation is compared against what a
+Triton user has to write, a Python loop of ``apply`` over every input point (timed in full up to
+2**15 points, above that on the first 2**14 points of the same loop and scaled); its speed-up
+column is loop time / ours.
 
     python benchmarks/bench_algebra.py [--quick]
 """
@@ -12,14 +21,27 @@ from __future__ import annotations
 import argparse
 import itertools
 import sys
+import time
 import timeit
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
-from linear_layout import LinearLayout, ensure_layout_not_smaller_than, identity_standard_nd
+from linear_layout import (
+    LinearLayout,
+    ensure_layout_not_larger_than,
+    ensure_layout_not_smaller_than,
+    identity_standard_nd,
+)
+from linear_layout.core import layout as layout_module
 
 try:
     from triton.tools import LinearLayout as TritonLayout
 except ImportError:  # pragma: no cover - the benchmark needs the oracle
     sys.exit("bench_algebra.py needs triton==3.9.0 (pip install -e '.[test]')")
+
+COLD_ROUNDS = 7
+LOOP_SAMPLE = 1 << 14
 
 
 def blocked(shape, size_per_thread, threads_per_warp, warps_per_cta, order) -> LinearLayout:
@@ -58,8 +80,6 @@ def swizzled_shared(shape, vec, per_phase, max_phase) -> LinearLayout:
 
 
 def suite() -> dict[str, LinearLayout]:
-    blocked_128 = blocked([128, 128], [1, 8], [8, 4], [4, 1], [1, 0])
-    blocked_t = blocked([128, 128], [8, 1], [4, 8], [1, 4], [0, 1])
     broadcast = blocked([32, 128], [1, 4], [4, 8], [8, 1], [1, 0])  # 8 warps cover 32 rows; on 16, one warp bit broadcasts
     wide = LinearLayout.from_bases(
         [
@@ -71,19 +91,55 @@ def suite() -> dict[str, LinearLayout]:
         ["dim0", "dim1", "dim2"],
     )
     return {
-        "blocked 128x128": blocked_128,
-        "blocked^T 128x128": blocked_t,
+        "blocked 128x128": blocked([128, 128], [1, 8], [8, 4], [4, 1], [1, 0]),
+        "blocked^T 128x128": blocked([128, 128], [8, 1], [4, 8], [1, 4], [0, 1]),
         "mma v2 128x128": mma_v2([128, 128], [2, 2]),
+        "blocked 256x256": blocked([256, 256], [1, 8], [8, 4], [4, 1], [1, 0]),
+        "mma v2 512x512": mma_v2([512, 512], [2, 2]),
         "swizzled smem 128x128": swizzled_shared([128, 128], 8, 1, 8),
         "4-in-dim 20-bit 3-D": wide,
-        "broadcast blocked 16x128": _with_broadcast(broadcast),
+        "broadcast blocked 16x128": ensure_layout_not_larger_than(broadcast, {"dim0": 16, "dim1": 128}),
+        "blocked 16x128 x 8 warps": blocked([16, 128], [1, 4], [4, 8], [1, 1], [1, 0])
+        * LinearLayout.zeros_1d(8, "warp", "dim0"),
     }
 
 
-def _with_broadcast(layout: LinearLayout) -> LinearLayout:
-    from linear_layout import ensure_layout_not_larger_than
+@dataclass(frozen=True)
+class Case:
+    """One row: ``call(*args)`` with ``args`` built from the suite by ``build``."""
 
-    return ensure_layout_not_larger_than(layout, {"dim0": 16, "dim1": 128})
+    op: str
+    label: str
+    build: Callable[[dict[str, LinearLayout]], tuple[LinearLayout, ...]]
+    call: Callable[..., Any]
+
+
+def cases() -> list[Case]:
+    hw = {"register": 45, "lane": 19, "warp": 2, "block": 0}
+    hw_wide = {"register": 45, "lane": 19, "warp": 11, "block": 21}
+    return [
+        Case("invert_and_compose", "blocked -> swizzled smem", lambda s: (s["blocked 128x128"], s["swizzled smem 128x128"]),
+             lambda a, b: a.invert_and_compose(b)),
+        Case("invert_and_compose", "mma -> blocked", lambda s: (s["mma v2 128x128"], s["blocked 128x128"]),
+             lambda a, b: a.invert_and_compose(b)),
+        Case("invert_and_compose", "blocked^T -> blocked", lambda s: (s["blocked^T 128x128"], s["blocked 128x128"]),
+             lambda a, b: a.invert_and_compose(b)),
+        Case("compose", "blocked o smem^-1", lambda s: (s["blocked 128x128"], s["swizzled smem 128x128"].invert()),
+             lambda a, b: a.compose(b)),
+        Case("compose", "4-in-dim o identity",
+             lambda s: (s["4-in-dim 20-bit 3-D"], s["4-in-dim 20-bit 3-D"].invert().invert().pseudoinvert()),
+             lambda a, b: a.compose(b)),
+        Case("*", "blocked * 2 blocks", lambda s: (s["blocked 128x128"], LinearLayout.identity_1d(2, "block", "dim0")),
+             lambda a, b: a * b),
+        Case("*", "4-in-dim * 4-in-dim", lambda s: (s["4-in-dim 20-bit 3-D"],), lambda a: a * a),
+        Case("invert", "swizzled smem", lambda s: (s["swizzled smem 128x128"],), lambda a: a.invert()),
+        Case("invert", "4-in-dim 20-bit", lambda s: (s["4-in-dim 20-bit 3-D"],), lambda a: a.invert()),
+        Case("invert_and_compose", "broadcast -> blocked",
+             lambda s: (s["broadcast blocked 16x128"], s["blocked 16x128 x 8 warps"]),
+             lambda a, b: a.invert_and_compose(b)),
+        Case("apply (1 point)", "blocked 128x128", lambda s: (s["blocked 128x128"],), lambda a: a.apply(hw)),
+        Case("apply (1 point)", "4-in-dim 20-bit", lambda s: (s["4-in-dim 20-bit 3-D"],), lambda a: a.apply(hw_wide)),
+    ]
 
 
 def to_triton(layout: LinearLayout):
@@ -95,7 +151,23 @@ def to_triton(layout: LinearLayout):
     )
 
 
-def time_call(fn, budget: float) -> float:
+def fresh(layout: LinearLayout) -> LinearLayout:
+    """An equal layout with none of its per-object caches filled."""
+    return LinearLayout.from_bases(
+        [(name, [list(b) for b in bases]) for name, bases in layout.bases],
+        list(layout.get_out_dim_names()),
+        [size for _, size in layout.out_dims],
+        require_surjective=False,
+    )
+
+
+def clear_module_caches() -> None:
+    """The algebra's module-level plan caches (products and transposes per dimension signature)."""
+    layout_module._PRODUCT_PLANS.clear()
+    layout_module._TRANSPOSE_PLANS.clear()
+
+
+def time_call(fn: Callable[[], Any], budget: float) -> float:
     """Best-of-5 microseconds per call, each repeat sized to roughly `budget` seconds."""
     number = 1
     while timeit.timeit(fn, number=number) < budget / 5 and number < 1 << 20:
@@ -103,28 +175,62 @@ def time_call(fn, budget: float) -> float:
     return min(timeit.repeat(fn, number=number, repeat=5)) / number * 1e6
 
 
-def cases(layouts):
-    blocked_128 = layouts["blocked 128x128"]
-    shared = layouts["swizzled smem 128x128"]
-    mma = layouts["mma v2 128x128"]
-    broadcast = layouts["broadcast blocked 16x128"]
-    wide = layouts["4-in-dim 20-bit 3-D"]
-    yield "invert_and_compose", "blocked -> swizzled smem", lambda m: (lambda a=m(blocked_128), b=m(shared): a.invert_and_compose(b))
-    yield "invert_and_compose", "mma -> blocked", lambda m: (lambda a=m(mma), b=m(blocked_128): a.invert_and_compose(b))
-    yield "invert_and_compose", "blocked^T -> blocked", lambda m: (lambda a=m(layouts["blocked^T 128x128"]), b=m(blocked_128): a.invert_and_compose(b))
-    yield "compose", "blocked o smem^-1", lambda m: (lambda a=m(blocked_128), b=m(shared).invert(): a.compose(b))
-    yield "compose", "4-in-dim o identity", lambda m: (lambda a=m(wide), b=m(wide).invert().invert().pseudoinvert(): a.compose(b))
-    yield "*", "blocked * 2 blocks", lambda m: (lambda a=m(blocked_128), b=m(LinearLayout.identity_1d(2, "block", "dim0")): a * b)
-    yield "*", "4-in-dim * 4-in-dim", lambda m: (lambda a=m(wide): a * a)
-    yield "invert", "swizzled smem", lambda m: (lambda a=m(shared): a.invert())
-    yield "invert", "4-in-dim 20-bit", lambda m: (lambda a=m(wide): a.invert())
-    yield "invert_and_compose", "broadcast -> blocked", lambda m: (lambda a=m(broadcast), b=m(blocked([16, 128], [1, 4], [4, 8], [1, 1], [1, 0]) * LinearLayout.zeros_1d(8, "warp", "dim0")): a.invert_and_compose(b))
-    yield "apply (1 point)", "blocked 128x128", lambda m: (lambda a=m(blocked_128): a.apply({"register": 45, "lane": 19, "warp": 2, "block": 0}))
-    yield "apply (1 point)", "4-in-dim 20-bit", lambda m: (lambda a=m(wide): a.apply({"register": 45, "lane": 19, "warp": 11, "block": 21}))
+def time_cold(make_args: Callable[[], Sequence[Any]], call: Callable[..., Any], ours: bool) -> float:
+    """Best of COLD_ROUNDS first calls on freshly built arguments, in microseconds."""
+    best = float("inf")
+    for _ in range(COLD_ROUNDS):
+        args = make_args()
+        if ours:
+            clear_module_caches()
+        start = time.perf_counter()
+        call(*args)
+        best = min(best, time.perf_counter() - start)
+    return best * 1e6
 
 
-def identity(layout):
-    return layout
+def operation_rows(layouts: dict[str, LinearLayout], budget: float) -> None:
+    print(f"{'operation':<20} {'layout':<26} {'ours cold':>10} {'tri cold':>10} {'cold o/t':>9}"
+          f" {'ours warm':>10} {'tri warm':>10} {'warm o/t':>9}   (us)")
+    for case in cases():
+        args = case.build(layouts)
+        triton_args = tuple(to_triton(a) for a in args)
+        cold = time_cold(lambda args=args: tuple(fresh(a) for a in args), case.call, True)
+        triton_cold = time_cold(lambda args=args: tuple(to_triton(a) for a in args), case.call, False)
+        warm = time_call(lambda args=args, case=case: case.call(*args), budget)
+        triton_warm = time_call(lambda args=triton_args, case=case: case.call(*args), budget)
+        print(f"{case.op:<20} {case.label:<26} {cold:>10.2f} {triton_cold:>10.2f} {cold / triton_cold:>9.2f}"
+              f" {warm:>10.2f} {triton_warm:>10.2f} {warm / triton_warm:>9.2f}")
+
+
+def loop_time(layout: LinearLayout) -> tuple[float, bool]:
+    """Microseconds of Triton's per-point apply loop over every input (scaled from a sample above
+    2**15 points), and whether it was scaled."""
+    triton_layout = to_triton(layout)
+    sizes = [(name, layout.get_in_dim_size(name)) for name in reversed(layout.get_in_dim_names())]
+    names = [name for name, _ in sizes]
+    total = layout.get_total_in_dim_size()
+    points = total if total <= 1 << 15 else LOOP_SAMPLE
+
+    def loop() -> None:
+        for values in itertools.islice(itertools.product(*(range(size) for _, size in sizes)), points):
+            triton_layout.apply(dict(zip(names, values)))
+
+    best = min(timeit.repeat(loop, number=1, repeat=3))
+    return best * 1e6 * total / points, points < total
+
+
+def tabulation_rows(layouts: dict[str, LinearLayout], budget: float) -> None:
+    print(f"{'tabulate':<26} {'points':>8} {'ours cold':>10} {'ours warm':>10} {'loop':>12}"
+          f" {'cold x':>8} {'warm x':>8}   (us; x = loop / ours)")
+    for label in ("blocked 128x128", "mma v2 128x128", "blocked 256x256", "mma v2 512x512", "4-in-dim 20-bit 3-D"):
+        layout = layouts[label]
+        cold = time_cold(lambda layout=layout: (fresh(layout),), lambda a: a.tabulate(), True)
+        warm = time_call(layout.tabulate, budget)
+        loop, scaled = loop_time(layout)
+        points = f"2**{layout.get_total_in_dim_size_log2()}"
+        print(f"{label:<26} {points:>8} {cold:>10.1f} {warm:>10.1f} {loop:>11.0f}{'*' if scaled else ' '}"
+              f" {loop / cold:>7.0f}x {loop / warm:>7.0f}x")
+    print(f"* the loop is timed on its first {LOOP_SAMPLE} points and scaled to all of them")
 
 
 def main() -> None:
@@ -133,31 +239,9 @@ def main() -> None:
     args = parser.parse_args()
     budget = 0.05 if args.quick else 0.25
     layouts = suite()
-    print(f"{'operation':<20} {'layout':<26} {'ours us':>10} {'triton us':>10} {'ours/triton':>12}")
-    for op, label, make in cases(layouts):
-        ours = time_call(make(identity), budget)
-        theirs = time_call(make(to_triton), budget)
-        print(f"{op:<20} {label:<26} {ours:>10.2f} {theirs:>10.2f} {ours / theirs:>12.2f}")
-
+    operation_rows(layouts, budget)
     print()
-    print(f"{'tabulation':<20} {'layout':<26} {'ours us':>10} {'loop us':>10} {'speed-up':>12}")
-    for label in ("blocked 128x128", "mma v2 128x128", "4-in-dim 20-bit 3-D"):
-        layout = layouts[label]
-        triton_layout = to_triton(layout)
-        sizes = [(name, layout.get_in_dim_size(name)) for name in layout.get_in_dim_names()]
-
-        def loop():
-            for values in itertools.product(*(range(size) for _, size in reversed(sizes))):
-                triton_layout.apply(dict(zip((name for name, _ in reversed(sizes)), values)))
-
-        ours = time_call(layout.tabulate, budget)
-        theirs = time_call(loop, budget) if layout.get_total_in_dim_size() <= 1 << 15 else float("nan")
-        if theirs != theirs:  # too large to loop in reasonable time: extrapolate from 2**14 points
-            points = 1 << 14
-            per_point = time_call(lambda: [triton_layout.apply({n: 0 for n, _ in sizes}) for _ in range(points)], budget) / points
-            theirs = per_point * layout.get_total_in_dim_size()
-            label += " (loop extrapolated)"
-        print(f"{'tabulate':<20} {label:<26} {ours:>10.1f} {theirs:>10.1f} {theirs / ours:>11.0f}x")
+    tabulation_rows(layouts, budget)
 
 
 if __name__ == "__main__":

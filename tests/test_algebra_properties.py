@@ -65,6 +65,18 @@ def test_apply_is_the_xor_of_the_selected_bases(data):
 
 
 @given(st.data())
+def test_first_and_later_points_agree(data):
+    """The first apply on a fresh layout goes bit by bit, later ones through byte tables."""
+    layout = data.draw(S.layouts())
+    points = [data.draw(S.in_values(layout, overflow=True)) for _ in range(3)]
+    fresh = [LinearLayout.from_bases(layout.bases, list(layout.get_out_dim_names()),
+                                     [size for _, size in layout.out_dims], require_surjective=False)
+             for _ in points]
+    firsts = [f.apply(p) for f, p in zip(fresh, points)]  # each layout's first point
+    assert firsts == [layout.apply(p) for p in points] == [fresh[0].apply(p) for p in points]
+
+
+@given(st.data())
 def test_vectorised_apply_agrees_with_scalar_apply(data):
     layout = data.draw(S.layouts())
     points = [data.draw(S.in_values(layout, overflow=True)) for _ in range(5)]

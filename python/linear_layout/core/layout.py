@@ -677,28 +677,51 @@ class LinearLayout:
         if not isinstance(ins, Mapping):
             raise TypeError(f"LinearLayout.apply: argument 'ins' must be a mapping from input dimension names to "
                             f"integers, got {_type_name(ins)}")
-        if self._cache_apply is None:
-            self._cache_apply = self._apply_tables()
-        dims, outs, names = self._cache_apply
+        cache = self._cache_apply
+        if cache is None:
+            outs = tuple((name, shift, mask) for (name, _), (shift, mask) in zip(self._outs, self._out_fields()))
+            cache = self._cache_apply = (None, outs, frozenset(name for name, _ in self._ins))
+        dims, outs, names = cache
         for name, value in ins.items():
             _require_index(value, name)
-        if len(ins) != len(dims) or not names.issuperset(ins):
+        if len(ins) != len(names) or not names.issuperset(ins):
             raise ValueError(
                 f"apply needs exactly the input dimensions {_join_dims(self.get_in_dim_names())}, "
                 f"got {_join_dims(ins)}"
             )
         if any(isinstance(value, np.ndarray) for value in ins.values()):
             return self._apply_arrays(ins)
-        packed = 0
-        for name, tables in dims:
-            value = operator.index(ins[name])
-            for table in tables:
-                packed ^= table[value & 0xFF]
-                value >>= 8
+        if dims is None:
+            # The first point is evaluated bit by bit; the byte tables pay off from the second on.
+            self._cache_apply = (self._apply_tables(), outs, names)
+            packed = self._apply_bits(ins)
+        else:
+            packed = 0
+            for name, tables in dims:
+                value = operator.index(ins[name])
+                for table in tables:
+                    packed ^= table[value & 0xFF]
+                    value >>= 8
         return {name: (packed >> shift) & mask for name, shift, mask in outs}
 
-    def _apply_tables(self):
-        """Per input dimension, one 256-entry XOR table per byte of the index; and the output fields.
+    def _apply_bits(self, ins: Mapping[str, Any]) -> int:
+        """The packed output of one point, one XOR per set input bit (no tables)."""
+        packed = 0
+        start = 0
+        cols = self._cols
+        for name, count in self._ins:
+            value = operator.index(ins[name]) & ((1 << count) - 1)
+            k = start
+            while value:
+                if value & 1:
+                    packed ^= cols[k]
+                value >>= 1
+                k += 1
+            start += count
+        return packed
+
+    def _apply_tables(self) -> tuple[tuple[str, tuple[list[int], ...]], ...]:
+        """Per input dimension, one 256-entry XOR table per byte of the index.
 
         A point is then one lookup per input byte instead of one branch per input bit.
         """
@@ -714,8 +737,7 @@ class LinearLayout:
                 tables.append(table * (256 // len(table)))
             dims.append((name, tuple(tables)))
             start += count
-        outs = tuple((name, shift, mask) for (name, _), (shift, mask) in zip(self._outs, self._out_fields()))
-        return tuple(dims), outs, frozenset(name for name, _ in self._ins)
+        return tuple(dims)
 
     def _apply_arrays(self, ins: Mapping[str, Any]) -> dict[str, np.ndarray]:
         if self.get_total_out_dim_size_log2() > 63 and any(size > 1 << 63 for _, size in self._outs):
@@ -753,20 +775,35 @@ class LinearLayout:
         check_materialised(1 << len(self._cols), "tabulate")
         fields = self._out_fields()
         if self.get_total_out_dim_size_log2() <= 63:
-            # Double a table of packed columns in place, then unpack each output field once.
-            packed = np.empty(1 << len(self._cols), dtype=np.int64)
-            packed[0] = 0
-            for k, col in enumerate(self._cols):
-                np.bitwise_xor(packed[: 1 << k], col, out=packed[1 << k: 2 << k])
-            table = np.empty((packed.size, len(fields)), dtype=np.int64)
-            for j, (shift, mask) in enumerate(fields):
-                np.bitwise_and(packed >> shift, mask, out=table[:, j])
-            return table
+            return self._tabulate_packed(fields)
         # Output dimensions wider than int64: the same doubling on Python ints (dtype=object).
         table = np.zeros((1, len(self._outs)), dtype=object)
         for _, in_bases in self.bases:
             for basis in in_bases:
                 table = np.concatenate([table, table ^ np.array(basis, dtype=object)])
+        return table
+
+    def _tabulate_packed(self, fields: list[tuple[int, int]]) -> np.ndarray:
+        """:meth:`tabulate` when the packed outputs fit in an ``int64``.
+
+        Doubles a table of packed columns in place, then unpacks the output fields, lowest first,
+        shifting the packed table in place between fields: two arrays in all and no temporaries,
+        so a first call on a fresh layout costs what a repeated one does.
+        """
+        packed = np.empty(1 << len(self._cols), dtype=np.int64)
+        packed[0] = 0
+        for k, col in enumerate(self._cols):
+            np.bitwise_xor(packed[: 1 << k], col, out=packed[1 << k: 2 << k])
+        if len(fields) == 1 and fields[0][0] == 0:
+            np.bitwise_and(packed, fields[0][1], out=packed)
+            return packed.reshape(-1, 1)
+        table = np.empty((packed.size, len(fields)), dtype=np.int64)
+        shifted = 0
+        for j, (shift, mask) in enumerate(fields):
+            if shift != shifted:
+                np.right_shift(packed, shift - shifted, out=packed)
+                shifted = shift
+            np.bitwise_and(packed, mask, out=table[:, j])
         return table
 
     # ------------------------------------------------------------------ algebra
