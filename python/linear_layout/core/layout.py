@@ -157,10 +157,79 @@ def _bases_items(bases: object) -> tuple[tuple[str, tuple], ...]:
             raise TypeError(f"from_bases: the bases of input dimension {_short(name)} must be a sequence of bases, "
                             f"got {_type_name(in_bases)}")
         for basis in in_bases:
+            if type(basis) is tuple or type(basis) is list:  # the common case, without the ABC check
+                continue
             if isinstance(basis, (str, bytes)) or not isinstance(basis, Iterable):
                 raise TypeError(f"from_bases: a basis of input dimension {_short(name)} must be a sequence of "
                                 f"integers, got {_type_name(basis)} {_short(basis)}")
     return items
+
+
+def _plain_rows(bases: object, count: int) -> tuple[list, list] | None:
+    """The in-dims and rows of plain ``(str, bases)`` pairs whose bases are ``count``-tuples, else ``None``."""
+    ins = []
+    rows: list = []
+    for item in bases:  # type: ignore[attr-defined]
+        if type(item) is not tuple or len(item) != 2 or type(item[0]) is not str or type(item[1]) not in (tuple, list):
+            return None
+        for row in item[1]:
+            if type(row) is not tuple or len(row) != count:
+                return None
+        rows.extend(item[1])
+        ins.append((item[0], len(item[1])))
+    return ins, rows
+
+
+def _plain_sizes(out_dim_sizes: object, rows: list, count: int) -> list[int] | None:
+    """The output sizes :func:`_from_plain_bases` packs into: given (plain powers of two) or inferred."""
+    if out_dim_sizes is None:
+        tops = [0] * count
+        for row in rows:
+            for k, value in enumerate(row):
+                tops[k] |= value
+        return [1 << top.bit_length() for top in tops]
+    if type(out_dim_sizes) not in (tuple, list) or len(out_dim_sizes) != count:  # type: ignore[arg-type]
+        return None
+    for size in out_dim_sizes:  # type: ignore[attr-defined]
+        if type(size) is not int or size < 1 or size & (size - 1):
+            return None
+    return list(out_dim_sizes)  # type: ignore[call-overload]
+
+
+def _from_plain_bases(bases: object, out_dim_names: object, out_dim_sizes: object) -> LinearLayout | None:
+    """:meth:`LinearLayout.from_bases` for the common, well-formed input -- a list or tuple of
+    ``(str, bases)`` pairs whose bases are tuples of non-negative ``int`` inside the sizes, and
+    distinct ``str`` names -- packed in one pass; ``None`` for anything else."""
+    if type(bases) not in (list, tuple) or type(out_dim_names) not in (list, tuple):
+        return None
+    names = tuple(out_dim_names)  # type: ignore[call-overload]
+    count = len(names)
+    for name in names:
+        if type(name) is not str:
+            return None
+    found = _plain_rows(bases, count)
+    if found is None or len(set(names)) != count:
+        return None
+    ins, rows = found
+    if len({name for name, _ in ins}) != len(ins):
+        return None
+    sizes = _plain_sizes(out_dim_sizes, rows, count)
+    if sizes is None:
+        return None
+    fields = []
+    shift = 0
+    for size in sizes:
+        fields.append((size, shift))
+        shift += size.bit_length() - 1
+    cols = []
+    for row in rows:
+        col = 0
+        for value, (size, at) in zip(row, fields):
+            if type(value) is not int or value < 0 or value >= size:
+                return None
+            col |= value << at
+        cols.append(col)
+    return LinearLayout._make(tuple(ins), tuple(zip(names, sizes)), tuple(cols))
 
 
 def _require_dim_sizes(value: object, method: str, argument: str) -> tuple[tuple[str, int], ...]:
@@ -248,6 +317,24 @@ class LinearLayout:
         ...                         ["dim0", "dim1"]).apply({"lane": 3, "warp": 2})
         {'dim0': 3, 'dim1': 1}
         """
+        layout = _from_plain_bases(bases, out_dim_names, out_dim_sizes)
+        if layout is None:  # not plain tuples of ints: the checks below say what is wrong, or convert
+            layout = LinearLayout._from_bases_checked(bases, out_dim_names, out_dim_sizes)
+        if require_surjective and not layout.is_surjective():
+            raise ValueError(
+                "layout must be surjective (every output coordinate reached by some input), "
+                f"but its bases span only 2**{layout.rank()} of the 2**"
+                f"{layout.get_total_out_dim_size_log2()} outputs:{layout}"
+            )
+        return layout
+
+    @staticmethod
+    def _from_bases_checked(
+        bases: Mapping[str, Sequence[Sequence[int]]] | Sequence[tuple[str, Sequence[Sequence[int]]]],
+        out_dim_names: Sequence[str],
+        out_dim_sizes: Sequence[int] | None,
+    ) -> LinearLayout:
+        """:meth:`from_bases` on any input: every argument checked and converted (numpy integers, lists)."""
         items = _bases_items(bases)
         _check_names(_require_names([name for name, _ in items], "from_bases", "bases"), "input dimension")
         out_names = _check_names(_require_names(out_dim_names, "from_bases", "out_dim_names"), "output dimension")
@@ -300,14 +387,7 @@ class LinearLayout:
                 )
             cols = [c | (v << shift) for c, v in zip(cols, column)] if shift else column
             shift += width
-        layout = LinearLayout._make(tuple(ins), tuple(zip(out_names, sizes)), tuple(cols) if num_outs else (0,) * len(rows))
-        if require_surjective and not layout.is_surjective():
-            raise ValueError(
-                "layout must be surjective (every output coordinate reached by some input), "
-                f"but its bases span only 2**{layout.rank()} of the 2**"
-                f"{layout.get_total_out_dim_size_log2()} outputs:{layout}"
-            )
-        return layout
+        return LinearLayout._make(tuple(ins), tuple(zip(out_names, sizes)), tuple(cols) if num_outs else (0,) * len(rows))
 
     @staticmethod
     def empty() -> LinearLayout:
@@ -1851,15 +1931,35 @@ def ensure_layout_not_smaller_than(layout: LinearLayout, shape: Mapping[str, int
     _check_shape_names(layout, shape)
     if not layout.num_in_dims:
         return layout
-    first = layout.get_in_dim_names()[0]
-    result = layout
+    # The product `layout * identity_1d(desired // actual, first, out)` over the outputs in order,
+    # in one pass: each growing field widens by its extra bits, whose unit columns go to the end of
+    # the first input dimension.
+    moves = []
+    outs = []
+    grown: list[int] = []
+    src = dst = 0
     for out, actual in layout._outs:
         desired = shape[out]
         if type(desired) is not int or desired < 1 or desired & (desired - 1):
             desired = 1 << _log2_exact(desired, f"shape of '{out}'")
-        if desired > actual:
-            result = result * LinearLayout.identity_1d(desired // actual, first, out)
-    return result
+        width = actual.bit_length() - 1
+        extra = max(0, desired.bit_length() - 1 - width)
+        moves.append((src, actual - 1, dst))
+        grown.extend(1 << (dst + width + k) for k in range(extra))
+        outs.append((out, actual << extra))
+        src += width
+        dst += width + extra
+    if not grown:
+        return layout
+    cols = []
+    for col in layout._cols:
+        value = 0
+        for shift, mask, target in moves:
+            value |= ((col >> shift) & mask) << target
+        cols.append(value)
+    first, count = layout._ins[0]
+    ins = ((first, count + len(grown)),) + layout._ins[1:]
+    return LinearLayout._make(ins, tuple(outs), tuple(cols[:count] + grown + cols[count:]))
 
 
 def zeros_like(layout: LinearLayout) -> LinearLayout:

@@ -48,19 +48,23 @@ WMMA_K_WIDTHS = {1: (8, 16), 2: (4, 8, 16)}
 
 
 def _start(out_dims: list[int], rank: int) -> LinearLayout:
-    """The trivial layout with ``register`` then ``lane`` in-dims and out dims listed in ``out_dims``
-    order (Triton starts from ``LinearLayout::empty()`` and multiplies along these dims first)."""
+    """The trivial ``register`` layout with out dims listed in ``out_dims`` order (Triton starts from
+    ``LinearLayout::empty()`` and multiplies along these dims first; ``lane`` follows ``register``)."""
     names = dim_names(rank)
-    layout = LinearLayout.empty()
-    for d in out_dims:
+    layout = LinearLayout.identity_1d(1, "register", names[out_dims[0]])
+    for d in out_dims[1:]:
         layout = layout * LinearLayout.identity_1d(1, "register", names[d])
-    return layout * LinearLayout.identity_1d(1, "lane", names[out_dims[0]])
+    return layout
 
 
 def _along(layout: LinearLayout, in_dim: str, size: int, dim: int) -> LinearLayout:
-    """``layout * identity_1d(size, in_dim, dim)``: ``size`` more steps along ``dim`` (sizes below 2 add
-    no basis but still list the dim, as Triton's identity1D of 0 or 1)."""
-    return layout * LinearLayout.identity_1d(max(size, 1), in_dim, f"dim{dim}")
+    """``layout * identity_1d(size, in_dim, dim)``: ``size`` more steps along ``dim``.  Sizes below 2 add
+    no basis but still list the dim (Triton's identity1D of 0 or 1), so they change nothing once the
+    dim is listed (an in-dim they would add without bases is placed by the final in-dim order)."""
+    name = f"dim{dim}"
+    if size <= 1 and layout.has_out_dim(name):
+        return layout
+    return layout * LinearLayout.identity_1d(max(size, 1), in_dim, name)
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,6 @@ from .base import (
     fmt,
     integer,
     ints,
-    cached_layout,
     set_field,
     type_name,
 )
@@ -118,7 +117,7 @@ class SliceLayout(DistributedLayout):
 
     def _build(self, shape: tuple[int, ...]) -> LinearLayout:
         parent_shape = shape[:self.dim] + (1,) + shape[self.dim:]
-        parent = cached_layout(self.parent, parent_shape)
+        parent = self.parent._build(parent_shape)  # the slice's own result is checked, not the parent's
         squeezed = parent.squeeze_outs(f"dim{self.dim}")
         renamed = squeezed.reshape_outs(list(zip(dim_names(len(shape)), shape)))
         return renamed.remove_zero_bases_along_dim("register")
