@@ -754,34 +754,39 @@ class LinearLayout:
         >>> L.apply({"lane": 3, "warp": 2})
         {'r': 3, 'c': 1}
         """
-        if not isinstance(ins, Mapping):
+        if type(ins) is not dict and not isinstance(ins, Mapping):
             raise TypeError(f"LinearLayout.apply: argument 'ins' must be a mapping from input dimension names to "
                             f"integers, got {_type_name(ins)}")
         cache = self._cache_apply
-        if cache is None:
+        first = cache is None
+        if first:
             outs = tuple((name, shift, mask) for (name, _), (shift, mask) in zip(self._outs, self._out_fields()))
             cache = self._cache_apply = (None, outs, frozenset(name for name, _ in self._ins))
         dims, outs, names = cache
+        arrays = False
         for name, value in ins.items():
-            _require_index(value, name)
+            if type(value) is not int:  # plain ints need no check
+                _require_index(value, name)
+                arrays = arrays or isinstance(value, np.ndarray)
         if len(ins) != len(names) or not names.issuperset(ins):
             raise ValueError(
                 f"apply needs exactly the input dimensions {_join_dims(self.get_in_dim_names())}, "
                 f"got {_join_dims(ins)}"
             )
-        if any(isinstance(value, np.ndarray) for value in ins.values()):
+        if arrays:
             return self._apply_arrays(ins)
-        if dims is None:
-            # The first point is evaluated bit by bit; the byte tables pay off from the second on.
-            self._cache_apply = (self._apply_tables(), outs, names)
+        if first:  # the first point bit by bit: the byte tables pay off from the second point on
             packed = self._apply_bits(ins)
-        else:
-            packed = 0
-            for name, tables in dims:
-                value = operator.index(ins[name])
-                for table in tables:
-                    packed ^= table[value & 0xFF]
-                    value >>= 8
+            return {name: (packed >> shift) & mask for name, shift, mask in outs}
+        if dims is None:
+            dims = self._apply_tables()
+            self._cache_apply = (dims, outs, names)
+        packed = 0
+        for name, tables in dims:
+            value = operator.index(ins[name])
+            for table in tables:
+                packed ^= table[value & 0xFF]
+                value >>= 8
         return {name: (packed >> shift) & mask for name, shift, mask in outs}
 
     def _apply_bits(self, ins: Mapping[str, Any]) -> int:
