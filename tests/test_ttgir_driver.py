@@ -74,3 +74,17 @@ def test_malformed_ttgir_exit_code_one_and_no_traceback(tmp_path, bad, expected)
     assert result.returncode == 1
     assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1, result.stderr
     assert expected in result.stderr, result.stderr
+
+
+def test_verifier_errors_point_at_the_python_source(tmp_path):
+    text = (CORPUS / "matmul_f16.sm80.ttgir").read_text()
+    blocked = next(line for line in text.splitlines() if line.startswith("#blocked = "))
+    wrong = blocked.replace("warpsPerCTA = [1, 4]", "warpsPerCTA = [2, 4]")
+    assert wrong != blocked
+    path = tmp_path / "wrong.ttgir"
+    path.write_text(text.replace(blocked, wrong))
+    result = subprocess.run([sys.executable, "-m", "linear_layout.tools.opt", str(path)], capture_output=True,
+                            text=True)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    errors = result.stderr.strip().splitlines()
+    assert any(e.startswith("generate.py:") and "ttg.num-warps = 4" in e for e in errors), errors

@@ -10,6 +10,7 @@ one line, `file:line:col: error: message`, with exit code 1; nothing is written 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import re
 import sys
@@ -39,8 +40,10 @@ class Diagnostic:
     line: int | None
     column: int | None
     message: str
+    file: str | None = None  # the location's own file, when it is not the input (TTGIR: the Python source)
 
     def render(self, filename: str) -> str:
+        filename = self.file or filename
         where = filename if self.line is None else f"{filename}:{self.line}:{self.column}"
         return f"{where}: {self.severity}: {' '.join(self.message.split())}"
 
@@ -168,6 +171,15 @@ def _file_position(location) -> tuple[int | None, int | None]:
     return None, None
 
 
+def _file_name(location) -> str | None:
+    """The file of the first file location inside `location` (None: none)."""
+    if location.is_a_file():
+        return location.filename
+    children = ([location.child_loc] if location.is_a_name() else [location.callee] if location.is_a_callsite()
+                else list(location.locations) if location.is_a_fused() else [])
+    return next((name for name in map(_file_name, children) if name), None)
+
+
 def _to_diagnostic(info) -> Diagnostic:
     line, column = _file_position(info.location)
     return Diagnostic(str(info.severity).rsplit(".", 1)[-1].lower(), line, column, info.message)
@@ -270,7 +282,8 @@ class _Driver:
             except _TtgirInputError as error:
                 return None, [Diagnostic("error", error.line + line_offset or None, error.column or None, error.bare)]
             except ir.MLIRError as error:
-                diagnostics.extend(_to_diagnostic(info) for info in error.error_diagnostics)
+                errors = [_to_diagnostic(info) for info in error.error_diagnostics]
+                diagnostics.extend(self._source_files(errors, error))
                 if not error.error_diagnostics:
                     diagnostics.append(Diagnostic("error", None, None, str(error)))
                 return None, diagnostics
@@ -281,6 +294,13 @@ class _Driver:
 
             return print_ttgir(module), diagnostics
         return print_module(module, generic=self.args.mlir_print_op_generic), diagnostics
+
+    def _source_files(self, diagnostics: list[Diagnostic], error=None) -> list[Diagnostic]:
+        """TTGIR op locations are Python source positions: name their file, not the input's."""
+        if not self.ttgir or error is None:
+            return diagnostics
+        files = [_file_name(info.location) for info in error.error_diagnostics]
+        return [dataclasses.replace(d, file=f) if f else d for d, f in zip(diagnostics, files)] + diagnostics[len(files):]
 
     def _as_mlir(self, chunk: str) -> str:
         """The chunk as MLIR text: TTGIR is rewritten to generic form, line for line."""
