@@ -6,10 +6,15 @@ import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
+from linear_layout import bank_conflicts, plan_conversion
+from linear_layout.encodings import SharedLayout
 from linear_layout.tools.draw import main
+from linear_layout.encodings import collect_aliases
+from linear_layout.tools.kernel_line import kernel_lines, line_at, read_kernel_line
 
 BLOCKED = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>"
 TRANSPOSED = "#ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>"
@@ -97,3 +102,79 @@ def test_console_script_runs():
                              "--no-color", "--width", "80"], capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("#ttg.blocked<")
+
+
+# ---------------------------------------------------------------- --ttgir FILE --line N
+
+CORPUS = Path(__file__).resolve().parent / "ttgir_corpus"
+
+
+def first_line(path: Path, op: str) -> int:
+    return next(n for n, line in enumerate(path.read_text().splitlines(), start=1) if f"= {op} " in line or
+                f" {op} %" in line)
+
+
+KERNELS = sorted(path.name for path in CORPUS.glob("*.ttgir") if "ttg.convert_layout" in path.read_text())
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_ttgir_convert_layout_line(kernel, tmp_path):
+    """The first convert_layout of every corpus kernel that has one (NVIDIA and AMD, 32 and 64 lanes)."""
+    path = CORPUS / kernel
+    number = first_line(path, "ttg.convert_layout")
+    line = read_kernel_line(path.read_text(), number)
+    out = tmp_path / "line.txt"
+    assert main(["--ttgir", str(path), "--line", str(number), "-o", str(out)]) == 0
+    text = out.read_text()
+    assert text.startswith(f"{path}:{number} ttg.convert_layout: convert_layout {'x'.join(map(str, line.shape))}")
+    lanes = line.distributed.to_linear_layout(line.shape).get_in_dim_size("lane")
+    plan = plan_conversion(line.distributed, line.other, line.shape, line.bitwidth, threads_per_warp=lanes)
+    assert text.splitlines()[0].endswith(f": {plan.strategy}")
+    if plan.strategy == "shared":
+        assert f"plan: store {plan.shared.store.wavefronts} wavefront(s), load {plan.shared.load.wavefronts}" in text
+        assert f"store total over all warps and instructions: {plan.shared.store.wavefronts} wavefront(s)" in text
+
+
+def test_every_drawable_corpus_line_reads_or_fails_cleanly():
+    """Lines without a tensor (an empty local_alloc) and encodings we do not model
+    (#ttg.amd_rotating_shared) are the only lines that cannot be drawn."""
+    read = 0
+    for path in sorted(CORPUS.glob("*.ttgir")):
+        text = path.read_text()
+        lines, aliases = text.splitlines(), collect_aliases(text)
+        for number in kernel_lines(text):
+            try:
+                line_at(lines, number, aliases)
+                read += 1
+            except ValueError as error:
+                assert "with two typed layouts" in str(error) or "amd_rotating_shared" in str(error), (path, error)
+    assert read >= 100
+
+
+def test_ttgir_local_load_line_states_bank_conflicts(capsys):
+    path = CORPUS / "matmul_f16.sm80.ttgir"
+    number = first_line(path, "ttg.local_load")
+    line = read_kernel_line(path.read_text(), number)
+    assert line.op == "ttg.local_load" and isinstance(line.other, SharedLayout)
+    assert main(["--ttgir", str(path), "--line", str(number), "--no-color", "--width", "120"]) == 0
+    out = capsys.readouterr().out
+    counted = bank_conflicts(line.distributed, line.other, line.bitwidth, line.shape, kind="load")
+    assert f"load total over all warps and instructions: {counted.wavefronts} wavefront(s)" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--line", "3"], "--line needs --ttgir"),
+    (["--ttgir", "kernel.ttgir"], "--ttgir takes --line N"),
+    (["--ttgir", "missing.ttgir", "--line", "1"], "cannot read 'missing.ttgir'"),
+    (["--ttgir", "kernel.ttgir", "--line", "1"], "kernel.ttgir: line 1 holds no ttg.convert_layout"),
+    (["--ttgir", "kernel.ttgir", "--line", "100000"], "line 100000 is outside the file"),
+    (["--ttgir", "broken.ttgir", "--line", "1"], "broken.ttgir: "),
+])
+def test_ttgir_errors(argv, message, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    text = (CORPUS / "matmul_f16.sm80.ttgir").read_text()
+    (tmp_path / "kernel.ttgir").write_text(text)
+    (tmp_path / "broken.ttgir").write_text(text[: len(text) // 2])
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("linear-layout-draw: error: ") and message in err

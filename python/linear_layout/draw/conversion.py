@@ -177,8 +177,8 @@ def draw_conversion(src: Any, dst: Any, shape: Sequence[int] | None = None, bitw
                     color_by: str = "warp") -> Picture:
     """The conversion from ``src`` to ``dst`` (LinearLayouts, encodings or encoding text) of a
     tensor of ``shape`` with ``bitwidth``-bit elements, as :func:`linear_layout.plan_conversion`
-    plans it (see the module docstring)."""
+    plans it for warps of the layouts' own lane count (32, or 64 on AMD), see the module docstring."""
     src_ll, src_name = as_layout(src, shape)
     dst_ll, dst_name = as_layout(dst, shape)
-    plan = plan_conversion(src_ll, dst_ll, bitwidth=bitwidth)
+    plan = plan_conversion(src_ll, dst_ll, bitwidth=bitwidth, threads_per_warp=src_ll.get_in_dim_size("lane"))
     return conversion_picture(plan, src_name, dst_name, color_by)

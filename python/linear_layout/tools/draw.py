@@ -3,6 +3,7 @@
     linear-layout-draw '#ttg.blocked<{...}>' --shape 64x64 [--color-by lane] [-o out.svg|out.png|out.txt]
     linear-layout-draw '#ttg.swizzled_shared<{...}>' --shape 64x64 --bitwidth 16 [--access '#ttg.blocked<{...}>']
     linear-layout-draw --src '#ttg.blocked<{...}>' --dst '#ttg.blocked<{...}>' --shape 64x64 --bitwidth 16
+    linear-layout-draw --ttgir kernel.ttgir --line 101      # the convert_layout / local_load / ... there
 
 Without ``-o`` the picture is printed to the terminal (24-bit colour, cropped to the terminal's
 width; ``NO_COLOR`` or ``--no-color`` for plain text). Bad input is one line on stderr,
@@ -12,14 +13,17 @@ width; ``NO_COLOR`` or ``--no-color`` for plain text). Bad input is one line on 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from ..draw import Picture, draw_conversion, draw_layout, draw_shared
 from ..draw.owners import COLOR_BY
 from ..draw.shared import SHARED_COLOR_BY
 from ..encodings import SharedLayout, parse_encoding
+from .kernel_line import KernelLine, read_kernel_line
 
 __all__ = ["main"]
 
@@ -49,6 +53,9 @@ def _argument_parser() -> argparse.ArgumentParser:
     parser.add_argument("--access", metavar="ENCODING",
                         help="shared memory: highlight one warp's access by this distributed encoding")
     parser.add_argument("--kind", choices=("load", "store"), default="load", help="the access's kind (default load)")
+    parser.add_argument("--ttgir", metavar="FILE", help="a TTGIR kernel: draw the op on --line")
+    parser.add_argument("--line", type=int, metavar="N",
+                        help="with --ttgir: the line of a ttg.convert_layout, local_load, local_store or local_alloc")
     parser.add_argument("-o", dest="output", metavar="FILE", help="write FILE (.svg, .png or .txt) instead of printing")
     parser.add_argument("--width", type=int, default=None, help="terminal width (default: the terminal's)")
     parser.add_argument("--no-color", action="store_true", help="plain text (also when NO_COLOR is set)")
@@ -75,7 +82,38 @@ def _encoding(text: str, what: str):
         raise UserError(f"{what}: {error}") from None
 
 
+def _kernel_picture(line: KernelLine, color_by: str | None) -> Picture:
+    if line.op == "ttg.convert_layout":
+        return draw_conversion(line.distributed, line.other, line.shape, line.bitwidth, color_by=color_by or "warp")
+    kind = "load" if line.op == "ttg.local_load" else "store"
+    if line.alloc_shape and line.alloc_shape != line.shape:
+        picture = draw_shared(line.other, line.alloc_shape, bitwidth=line.bitwidth, color_by=color_by or "chunk")
+        return dataclasses.replace(picture, notes=picture.notes + (
+            f"the {kind} reads a {'x'.join(map(str, line.shape))} view of this buffer: its access is not drawn",))
+    return draw_shared(line.other, line.shape, bitwidth=line.bitwidth, access=line.distributed, kind=kind,
+                       color_by=color_by or "chunk")
+
+
+def _ttgir_picture(args: argparse.Namespace) -> Picture:
+    if args.line is None or args.encoding or args.src or args.dst or args.access or args.shape:
+        raise UserError("--ttgir takes --line N, and no encoding, --src, --dst, --access or --shape")
+    try:
+        text = Path(args.ttgir).read_text(encoding="utf-8")
+    except OSError as error:
+        raise UserError(f"cannot read '{args.ttgir}': {error.strerror}") from None
+    try:
+        line = read_kernel_line(text, args.line)
+    except ValueError as error:
+        raise UserError(f"{args.ttgir}: {error}") from None
+    picture = _kernel_picture(line, args.color_by)
+    return dataclasses.replace(picture, title=f"{args.ttgir}:{line.number} {line.op}: {picture.title}")
+
+
 def _picture(args: argparse.Namespace) -> Picture:
+    if args.ttgir:
+        return _ttgir_picture(args)
+    if args.line is not None:
+        raise UserError("--line needs --ttgir")
     shape = parse_shape(args.shape)
     if args.src or args.dst:
         if not (args.src and args.dst) or args.encoding:
