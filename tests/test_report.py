@@ -119,3 +119,11 @@ def test_malformed_input_is_one_line_exit_one(tmp_path, text, expected):
                             text=True)
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and expected in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("doc", ["README.md", "docs/triton-kernels.md"])
+def test_docs_show_the_current_report_of_the_bundled_kernel(doc):
+    root = Path(__file__).resolve().parents[1]
+    text = (root / doc).read_text()
+    shown = text.split("linear-layout-report examples/matmul.ttgir\n```\n\n```text\n", 1)[1].split("```", 1)[0]
+    assert shown == format_text(report_ttgir((root / "examples" / "matmul.ttgir").read_text()))
