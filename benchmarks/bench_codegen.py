@@ -278,7 +278,7 @@ def measure(lowered: str, shape, dtype: str):
 
 def matrix_plan(src, dst, dtype: str, chip: str = "sm_90"):
     """planning/matrix.py's plan for sm_90 within Triton's scratch (None when there is none)."""
-    if BITS[dtype] not in (8, 16):
+    if BITS[dtype] not in (8, 16, 32):
         return None
     try:
         bound = triton_scratch_bytes(src, dst, BITS[dtype])

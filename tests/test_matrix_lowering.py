@@ -29,7 +29,7 @@ from linear_layout.simt import run_kernel
 from lowering_cases import kernel_text
 from matrix_kernels import random_pair
 
-DTYPES = {8: ("i8", np.uint8), 16: ("f16", np.float16)}
+DTYPES = {8: ("i8", np.uint8), 16: ("f16", np.float16), 32: ("f32", np.float32)}
 ROW = BlockedLayout((1, 4), (4, 8), (4, 1), (1, 0))
 COL = BlockedLayout((4, 1), (8, 4), (1, 4), (0, 1))
 EPILOGUE = (NVMMADistributedLayout((3, 0), (4, 1), (16, 128, 16)), BlockedLayout((1, 1), (1, 32), (1, 4), (1, 0)))
@@ -90,13 +90,13 @@ def test_issue_kernels_reach_the_floor(src, dst, shape, chip, instruction):
 
 
 def test_random_conversions_through_ll_lower():
-    """Random 8/16-bit conversions: wherever the planner picks a matrix plan, the lowered kernel
+    """Random 8/16/32-bit conversions: wherever the planner picks a matrix plan, the lowered kernel
     runs exactly and at the floor; elsewhere it runs as before."""
     kinds = collections.Counter()
     for seed in range(150):
         src, dst, warps = random_pair(seed)
-        bitwidth = 8 if seed % 3 == 0 else 16
-        chip = "sm_80" if seed % 4 == 0 else "sm_90"
+        bitwidth = (8, 16, 16, 32)[seed % 4]
+        chip = "sm_80" if seed % 5 == 0 else "sm_90"
         plan = plan_conversion(src, dst, None, bitwidth, chip=chip)
         lowered = lower(kernel_text(src, dst, DTYPES[bitwidth][0], warps), chip)
         report = execute(lowered, [s for _, s in src.out_dims], bitwidth, seed)
@@ -107,7 +107,7 @@ def test_random_conversions_through_ll_lower():
         assert report.wavefronts == report.floor_wavefronts == plan.matrix.wavefronts, seed
         assert report.barriers == plan.barriers, seed
         kinds[(bitwidth, plan.matrix.matrix.instruction)] += 1
-    assert sum(n for k, n in kinds.items() if k != "other") >= 50, kinds
+    assert sum(n for k, n in kinds.items() if k != "other") >= 40, kinds
     assert {k[1] for k in kinds if k != "other"} == {"ldmatrix", "stmatrix"}, kinds
 
 

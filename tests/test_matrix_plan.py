@@ -16,12 +16,12 @@ from hypothesis import given, settings, strategies as st
 
 from linear_layout.encodings import BlockedLayout, NVMMADistributedLayout
 from linear_layout.planning.matrix import chip_capability, matrix_instructions, plan_matrix_conversion
-from linear_layout.planning import triton_scratch_bytes
+from linear_layout.planning import plan_conversion, triton_scratch_bytes
 from linear_layout.simt import run_kernel
 
 from matrix_kernels import plan_kernel, random_pair, thread_values
 
-DTYPES = {8: "i8", 16: "f16"}
+DTYPES = {8: "i8", 16: "f16", 32: "f32"}
 
 
 def execute(plan, src, dst, bitwidth: int, seed: int = 0):
@@ -30,7 +30,7 @@ def execute(plan, src, dst, bitwidth: int, seed: int = 0):
     shape = [s for _, s in src.out_dims]
     rng = np.random.default_rng(seed)
     tensor = rng.integers(0, 256, shape, dtype=np.uint8) if bitwidth == 8 else \
-        rng.standard_normal(shape).astype(np.float16)
+        rng.standard_normal(shape).astype(np.float16 if bitwidth == 16 else np.float32)
     inputs = np.ascontiguousarray(thread_values(src, tensor))
     expected = thread_values(dst, tensor)
     out = np.zeros_like(expected)
@@ -87,7 +87,13 @@ def test_no_matrix_plan_without_the_instruction():
     # with the whole 32 KiB tile in shared memory: none fits Triton's 8 KiB.
     assert plan_matrix_conversion(src, dst, 16, "sm_80").summary().startswith("shared (ldmatrix.x4): 32768 B")
     assert plan_matrix_conversion(src, dst, 16, "sm_80", max_scratch_bytes=triton_scratch_bytes(src, dst, 16)) is None
-    assert plan_matrix_conversion(src, dst, 32, "sm_90") is None  # 32-bit data: ld/st.shared
+    # 32-bit data: a word is one element. The f32 epilogue has an ldmatrix plan at the floor
+    # (32 ldmatrix.x4 + 64 8-byte stores), but the ordinary plan is as fast with fewer
+    # instructions (16-byte accesses on both sides), so the planner keeps the ordinary one.
+    f32 = plan_matrix_conversion(src, dst, 32, "sm_90", max_scratch_bytes=16384)
+    assert f32.wavefronts == f32.floor and f32.shared_instructions == 96
+    assert plan_conversion(src, dst, None, 32, chip="sm_90").matrix is None
+    assert plan_matrix_conversion(src, dst, 64, "sm_90") is None  # 64-bit data: ld/st.shared
     broadcast = BlockedLayout((1, 1), (1, 32), (1, 4), (1, 0)).to_linear_layout([64, 16])
     assert plan_matrix_conversion(broadcast, broadcast, 16, "sm_90") is None
 
@@ -96,7 +102,7 @@ def _sweep(seeds, chip):
     kinds = collections.Counter()
     for seed in seeds:
         src, dst, _ = random_pair(seed)
-        bitwidth = 8 if seed % 3 == 0 else 16
+        bitwidth = (8, 16, 16, 32)[seed % 4]
         plan = plan_matrix_conversion(src, dst, bitwidth, chip)
         if plan is None:
             kinds["none"] += 1
@@ -110,7 +116,7 @@ def test_random_conversions_execute_at_the_floor():
     kinds = _sweep(range(150), "sm_90")
     executed = sum(n for k, n in kinds.items() if k != "none")
     assert executed >= 60, kinds
-    assert any(k[0] == 8 for k in kinds if k != "none"), kinds  # byte pairs as b16
+    assert {k[0] for k in kinds if k != "none"} == {8, 16, 32}, kinds  # byte pairs as b16; f32 words
     assert {k[3] for k in kinds if k != "none"} == {False, True}, kinds
 
 
@@ -124,7 +130,7 @@ def test_random_ldmatrix_conversions_execute_at_the_floor():
 @given(seed=st.integers(0, 2**31 - 1), chip=st.sampled_from(["sm_75", "sm_90"]))
 def test_random_matrix_plans_execute(seed, chip):
     src, dst, _ = random_pair(seed)
-    for bitwidth in (8, 16):
+    for bitwidth in (8, 16, 32):
         plan = plan_matrix_conversion(src, dst, bitwidth, chip)
         if plan is not None:
             execute(plan, src, dst, bitwidth, seed)

@@ -95,7 +95,11 @@ def _pack(value: ir.Value, registers: tuple[int, ...], element: ir.Type) -> ir.V
 
 
 def _unpack(word: ir.Value, count: int, element: ir.Type) -> ir.Value:
+    """The `count` elements of a word: a `vector<count x T>`, or the element itself when the
+    word is one 32-bit element (as `assemble` takes single elements)."""
     i32 = ir.IntegerType.get_signless(32)
+    if count == 1:
+        return word if element == i32 else arith.bitcast(element, word)
     one = vector.from_elements(ir.VectorType.get([1], i32), [word])
     return vector.bitcast(ir.VectorType.get([count], element), one)
 

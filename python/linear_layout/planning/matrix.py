@@ -30,7 +30,8 @@ so with ``rho`` the register direction of ``M`` chosen for ``j`` and ``l_k = M(l
   ``Mx`` (``log2 num`` more registers of ``M``) are addressed per lane: their offsets must be
   multiples of 16 bytes, as must every other direction of ``M`` (warps, the registers that
   select the instruction). For 8-bit data one more register ``beta`` of ``M`` pairs two bytes
-  into a b16 element (not transposed only): ``C = (beta, rho, l_0, l_1)``.
+  into a b16 element (not transposed only): ``C = (beta, rho, l_0, l_1)``. For 32-bit data a
+  word is one element (no ``rho``; not transposed only): ``C = (l_0, l_1)``, 4 elements a row.
 
 The shared layout
 =================
@@ -283,7 +284,7 @@ class _Choice:
     """The matrix tile chosen in ``M``: register indices of ``beta`` (8-bit), ``rho``, matrix bits."""
 
     trans: bool
-    rho: int
+    rho: int | None  # None for 32-bit data (a word is one element)
     beta: int | None
     matrix_bits: tuple[int, ...]
 
@@ -298,7 +299,14 @@ class _Geometry:
     basis: tuple[int, ...]  # C + Rw + S + R
 
 
+def _tile_registers(choice: _Choice) -> set[int]:
+    """The registers of ``M`` inside the tile: ``rho``, ``beta`` and the matrix bits."""
+    return {k for k in (choice.rho, choice.beta, *choice.matrix_bits) if k is not None}
+
+
 def _contents_and_rows(m: _Sides, choice: _Choice) -> tuple[list[int], list[int]]:
+    if choice.rho is None:  # 32-bit elements: the word is the element
+        return [m.lane[0], m.lane[1]], list(m.lane[2:5])
     rho = m.reg[choice.rho]
     if choice.trans:
         contents, rows = list(m.lane[2:5]), [rho, m.lane[0], m.lane[1]]
@@ -336,7 +344,7 @@ def _geometry(m: _Sides, o: _Sides, choice: _Choice, bitwidth: int, max_reps: in
     if (1 << v) * element_bytes < BANK_BYTES:
         return None  # the other side would move less than a bank per lane: not at the floor
     # R: register directions of both sides outside the tile and the vector, looped over.
-    used = {choice.rho, *choice.matrix_bits} | ({choice.beta} if choice.beta is not None else set())
+    used = _tile_registers(choice)
     instruction_regs = [m.reg[k] for k in range(len(m.reg)) if k not in used]
     other_regs = [o.reg[k] for k in range(len(o.reg)) if k not in vector_registers]
     reps = _intersect(_extend([], instruction_regs), _extend([], other_regs))[:max_reps]
@@ -440,7 +448,7 @@ def _matrix_side(m: _Sides, choice: _Choice, geometry: _Geometry, coords: _Coord
     warp_offsets = [coords(v)[0] for v in m.warp]
     lane_offsets = row_offsets + (matrix_offsets + [0, 0])[:2]
     address = _thread_layout(lane_offsets, warp_offsets, coords.offset_bits)
-    used = {choice.rho, *choice.matrix_bits} | ({choice.beta} if choice.beta is not None else set())
+    used = _tile_registers(choice)
     rest = [k for k in range(len(m.reg)) if k not in used]
     instructions = []
     for index in range(1 << len(rest)):
@@ -449,7 +457,7 @@ def _matrix_side(m: _Sides, choice: _Choice, geometry: _Geometry, coords: _Coord
         words = []
         for i in range(num):
             matrix = base | sum(1 << choice.matrix_bits[b] for b in range(len(choice.matrix_bits)) if i >> b & 1)
-            halves = [matrix, matrix | 1 << choice.rho]
+            halves = [matrix] if choice.rho is None else [matrix, matrix | 1 << choice.rho]
             if choice.beta is not None:
                 halves = [h | extra for h in halves for extra in (0, 1 << choice.beta)]
             words.append(tuple(halves))
@@ -520,10 +528,11 @@ def _choices(m: _Sides, o: _Sides, bitwidth: int, trans_allowed: bool) -> list[_
     registers = range(len(m.reg))
     shared = _extend([], o.reg)
     betas = list(registers) if bitwidth == 8 else [None]
+    rhos = [None] if bitwidth == 32 else list(registers)
     for trans in (False, True) if trans_allowed else (False,):
         for beta in betas:
-            for rho in registers:
-                if rho == beta:
+            for rho in rhos:
+                if rho is not None and rho == beta:
                     continue
                 rest = [k for k in registers if k not in (rho, beta)]
                 private = sorted(rest, key=lambda k: rank(shared + [m.reg[k]]) == len(shared))
@@ -569,7 +578,7 @@ def _reps_needed(layout: LinearLayout, bitwidth: int, max_scratch_bytes: int | N
 def plan_matrix_conversion(src: LinearLayout, dst: LinearLayout, bitwidth: int, chip: str | None, *,
                            max_scratch_bytes: int | None = None) -> MatrixPlan | None:
     """The best conversion of ``src`` to ``dst`` (hardware layouts of one CTA) with one matrix side,
-    or None when the chip has no matrix instruction, the element type is not 8 or 16 bits, a
+    or None when the chip has no matrix instruction, the element type is not 8, 16 or 32 bits, a
     layout broadcasts, or no candidate reaches the floor within ``max_scratch_bytes``. Cached.
 
     Candidates: ``stmatrix`` (sm_90+) storing ``src`` or ``ldmatrix`` (sm_75+) loading ``dst``;
@@ -585,7 +594,7 @@ def plan_matrix_conversion(src: LinearLayout, dst: LinearLayout, bitwidth: int, 
 def _plan_cached(src: LinearLayout, dst: LinearLayout, bitwidth: int, chip: str | None,
                  max_scratch_bytes: int | None) -> MatrixPlan | None:
     available = matrix_instructions(chip)
-    if bitwidth not in (8, 16) or not available:
+    if bitwidth not in (8, 16, 32) or not available:
         return None
     src_cols, dst_cols = _columns(src), _columns(dst)
     if not (_injective(src_cols) and _injective(dst_cols)) or len(src_cols.lane) != 5 or len(dst_cols.lane) != 5:
