@@ -263,6 +263,11 @@ class LinearLayout:
     """
 
     __slots__ = ("_ins", "_outs", "_cols", "_cache_bases", "_cache_rank", "_cache_hash", "_cache_apply")
+    # Lazily filled per-object caches (None until first needed).
+    _cache_bases: Any
+    _cache_rank: int | None
+    _cache_hash: int | None
+    _cache_apply: tuple[Any, tuple[tuple[str, int, int], ...], frozenset[str]] | None
 
     _ins: tuple[tuple[str, int], ...]  # (name, number of bases); the size is 2**number.
     _outs: tuple[tuple[str, int], ...]  # (name, size)
@@ -759,7 +764,7 @@ class LinearLayout:
                             f"integers, got {_type_name(ins)}")
         cache = self._cache_apply
         first = cache is None
-        if first:
+        if cache is None:
             outs = tuple((name, shift, mask) for (name, _), (shift, mask) in zip(self._outs, self._out_fields()))
             cache = self._cache_apply = (None, outs, frozenset(name for name, _ in self._ins))
         dims, outs, names = cache
@@ -1582,6 +1587,7 @@ _UNITS = tuple(tuple(1 << i for i in range(n)) for n in range(64))
 # multiply layouts of few distinct shapes, so plans are cached by the dimension signature.
 _PRODUCT_PLANS: dict[tuple, tuple] = {}
 _TRANSPOSE_PLANS: dict[tuple, tuple] = {}
+_GROW_PLANS: dict[tuple, tuple] = {}
 
 
 def _plan_product(inner: LinearLayout, outer: LinearLayout) -> tuple:
@@ -1902,22 +1908,19 @@ def _with_inferred_sizes(ins: tuple, outs: tuple, cols: list[int]) -> LinearLayo
     used = 0
     for col in cols:
         used |= col
-    moves = []
+    target = {}
     new_outs = []
     src = dst = 0
     for name, size in outs:
-        width = size.bit_length() - 1
         top = ((used >> src) & (size - 1)).bit_length()
-        moves.append((src, (1 << top) - 1, dst))
+        target[name] = (dst, 0)
         new_outs.append((name, 1 << top))
-        src += width
+        src += size.bit_length() - 1
         dst += top
-    packed = []
-    for col in cols:
-        value = 0
-        for shift, mask, target in moves:
-            value |= ((col >> shift) & mask) << target
-        packed.append(value)
+    if tuple(new_outs) == outs:
+        return LinearLayout._make(ins, outs, tuple(cols))
+    # Coordinates fit their inferred sizes, so the repacker's field masks (the old sizes) keep them whole.
+    packed = LinearLayout._make(ins, outs, tuple(cols))._repacker(target)(cols)
     return LinearLayout._make(ins, tuple(new_outs), tuple(packed))
 
 
@@ -1938,33 +1941,43 @@ def ensure_layout_not_smaller_than(layout: LinearLayout, shape: Mapping[str, int
         return layout
     # The product `layout * identity_1d(desired // actual, first, out)` over the outputs in order,
     # in one pass: each growing field widens by its extra bits, whose unit columns go to the end of
-    # the first input dimension.
-    moves = []
+    # the first input dimension. The plan depends on the dimensions and the shape only, like `*`'s.
+    try:
+        plan = _GROW_PLANS.get((layout._outs, tuple(shape[out] for out, _ in layout._outs)))
+    except TypeError:  # unhashable sizes: the checks of _plan_growth say what is wrong
+        plan = None
+    if plan is None:
+        plan = _plan_growth(layout, shape)
+    outs, repack, grown = plan
+    if not grown:
+        return layout
+    cols = repack(layout._cols)
+    first, count = layout._ins[0]
+    ins = ((first, count + len(grown)),) + layout._ins[1:]
+    return LinearLayout._make(ins, outs, tuple(cols[:count]) + grown + tuple(cols[count:]))
+
+
+def _plan_growth(layout: LinearLayout, shape: Mapping[str, int]) -> tuple:
+    """The output dimensions, column repacker and new unit columns of ``ensure_layout_not_smaller_than``."""
+    target = {}
     outs = []
     grown: list[int] = []
-    src = dst = 0
+    dst = 0
     for out, actual in layout._outs:
         desired = shape[out]
         if type(desired) is not int or desired < 1 or desired & (desired - 1):
             desired = 1 << _log2_exact(desired, f"shape of '{out}'")
         width = actual.bit_length() - 1
         extra = max(0, desired.bit_length() - 1 - width)
-        moves.append((src, actual - 1, dst))
+        target[out] = (dst, 0)
         grown.extend(1 << (dst + width + k) for k in range(extra))
         outs.append((out, actual << extra))
-        src += width
         dst += width + extra
-    if not grown:
-        return layout
-    cols = []
-    for col in layout._cols:
-        value = 0
-        for shift, mask, target in moves:
-            value |= ((col >> shift) & mask) << target
-        cols.append(value)
-    first, count = layout._ins[0]
-    ins = ((first, count + len(grown)),) + layout._ins[1:]
-    return LinearLayout._make(ins, tuple(outs), tuple(cols[:count] + grown + cols[count:]))
+    plan = (tuple(outs), layout._repacker(target), tuple(grown))
+    if len(_GROW_PLANS) > 4096:
+        _GROW_PLANS.clear()
+    _GROW_PLANS[(layout._outs, tuple(shape[out] for out, _ in layout._outs))] = plan
+    return plan
 
 
 def zeros_like(layout: LinearLayout) -> LinearLayout:
