@@ -3,10 +3,15 @@
 Each conversion gets a string attribute `ll.explain` holding the plan's summary: the strategy of
 the decision tree (no-op, register permutation, warp shuffles, shared memory) and its cost --
 shuffles and selects, or scratch bytes, repetitions, barriers, access widths, predicted
-wavefronts against the ideal, and index operations. The IR is otherwise unchanged, so the pass
-can run before `ll-lower` to see what the lowering is about to do:
+wavefronts against the ideal, and index operations -- and, for shared memory, the bandwidth
+floor: `floor F: reached`, or `above the floor F:` and why (bank conflicts, sub-word accesses,
+broadcast; `planning/floor.py`). With `chip=sm_90` (as `ll-lower{chip=sm_90}`) the plan may use
+ldmatrix/stmatrix. The IR is otherwise unchanged, so the pass can run before `ll-lower` to see
+what the lowering is about to do. Each `ttg.local_load`, `ttg.local_store` and initialised
+`ttg.local_alloc` gets the `bank_conflicts` of its access (vector width, instructions, wavefronts
+against the ideal), or `not modelled: <why>` for a shared layout the planner cannot read:
 
-    linear-layout-opt -p 'builtin.module(ll-explain-conversions)' kernel.mlir
+    linear-layout-opt -p 'builtin.module(ll-explain-conversions{chip=sm_90})' kernel.mlir
 """
 
 from __future__ import annotations
@@ -16,10 +21,12 @@ import dataclasses
 from mlir import ir
 
 from ..dialects.ttg import ConvertLayoutOp
-from ..ir.bridge import layout_of
-from ..planning import plan_conversion
+from ..ir.bridge import from_attribute, layout_of, memdesc_of
+from ..planning import bank_conflicts, plan_conversion
+from ..planning.floor import explain
 from ..patterns.vectors import element_bits
 from . import Pass
+from .ll_to_simt import CHIP_HELP, check_chip
 
 ATTRIBUTE = "ll.explain"
 
@@ -36,33 +43,72 @@ def _conversions(op: ir.Operation) -> list[ConvertLayoutOp]:
     return found
 
 
-def _summary(op: ConvertLayoutOp) -> str:
-    """The plan's summary; ValueError when there is no plan."""
+def _summary(op: ConvertLayoutOp, chip: str | None) -> str:
+    """The plan's summary and its floor; ValueError when there is no plan."""
     src_type, dst_type = op.src.type, op.result.type
     try:
         bits = element_bits(src_type.element_type)
-        return plan_conversion(layout_of(src_type), layout_of(dst_type), bitwidth=bits).summary()
+        return explain(plan_conversion(layout_of(src_type), layout_of(dst_type), bitwidth=bits, chip=chip))
     except (TypeError, ValueError) as error:
         raise ValueError(f"cannot explain the conversion of {src_type} to {dst_type}: {error}") from None
+
+
+_LOCAL_ACCESSES = {"ttg.local_load": "load", "ttg.local_store": "store", "ttg.local_alloc": "store"}
+
+
+def _local_accesses(op: ir.Operation) -> list[ir.Operation]:
+    """local_load / local_store / local_alloc with an initial value, in walk order."""
+    found = []
+
+    def visit(child: ir.Operation) -> ir.WalkResult:
+        if child.name in _LOCAL_ACCESSES and (child.name != "ttg.local_alloc" or len(child.operands)):
+            found.append(child)
+        return ir.WalkResult.ADVANCE
+
+    op.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
+
+
+def _access_summary(op: ir.Operation) -> str:
+    """The bank conflicts of one shared-memory access, or why it is not modelled."""
+    kind = _LOCAL_ACCESSES[op.name]
+    tensor_type = op.results[0].type if op.name == "ttg.local_load" else op.operands[0].type
+    memdesc_type = {"ttg.local_load": op.operands[0].type, "ttg.local_alloc": op.results[0].type}.get(
+        op.name, op.operands[1].type if len(op.operands) > 1 else None)
+    try:
+        memdesc = memdesc_of(memdesc_type)
+        banks = bank_conflicts(layout_of(tensor_type), from_attribute(memdesc.encoding),
+                               element_bits(tensor_type.element_type), list(memdesc.shape), kind=kind)
+    except (TypeError, ValueError) as error:
+        return f"not modelled: {' '.join(str(error).split())}"
+    return (f"{kind} {banks.instructions} x {banks.instruction_bytes} B per thread "
+            f"({banks.wavefronts} wavefronts, ideal {banks.ideal_wavefronts})")
 
 
 @dataclasses.dataclass(frozen=True)
 class LLExplainConversions(Pass):
     argument = "ll-explain-conversions"
     summary = "Annotate each ttg.convert_layout with its lowering strategy and predicted cost (ll.explain)"
+    chip: str = dataclasses.field(default="", metadata={"help": CHIP_HELP})
+
+    def __post_init__(self) -> None:
+        check_chip(self.argument, self.chip)
 
     def problems(self, op: ir.Operation) -> list[tuple[ir.Location, str]]:
         errors = []
         for conversion in _conversions(op):
             try:
-                _summary(conversion)
+                _summary(conversion, self.chip or None)
             except ValueError as error:
                 errors.append((conversion.location, str(error)))
         return errors
 
     def apply(self, op: ir.Operation) -> None:
         for conversion in _conversions(op):
-            conversion.operation.attributes[ATTRIBUTE] = ir.StringAttr.get(_summary(conversion), context=op.context)
+            conversion.operation.attributes[ATTRIBUTE] = ir.StringAttr.get(_summary(conversion, self.chip or None),
+                                                                           context=op.context)
+        for access in _local_accesses(op):
+            access.attributes[ATTRIBUTE] = ir.StringAttr.get(_access_summary(access), context=op.context)
 
 
 PASS = LLExplainConversions
