@@ -39,9 +39,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 import bench_codegen
-from lowering_cases import kernel_text, random_input
+from lowering_cases import kernel_text
 
-DTYPES = {"f32": np.float32, "f16": np.float16, "bf16": np.uint16, "i8": np.uint8}
 
 
 # ---------------------------------------------------------------------------- building (CPU)
@@ -121,7 +120,9 @@ def build_triton(case, capability: int) -> Kernel | str:
 def inputs_and_expected(case, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """A random tile and the expected output (the same tile: a conversion changes no value)."""
     _, _, _, shape, dtype, _ = case
-    x = np.ascontiguousarray(random_input(list(shape), dtype, seed))
+    x = np.ascontiguousarray(bench_codegen.tile(shape, dtype, seed))
+    if dtype == "bf16":  # the device holds bf16 bit patterns: the high halves of the float32 values
+        x = np.ascontiguousarray((x.view(np.uint32) >> np.uint32(16)).astype(np.uint16))
     return x, x.copy()
 
 

@@ -31,6 +31,9 @@ def test_our_kernel_takes_two_pointers():
     assert (kernel.name, kernel.num_params, kernel.threads, kernel.dynamic_shared) == ("cvt", 2, 128, 0)
     assert "st.shared" in kernel.ptx and "ld.shared" in kernel.ptx and "bar.sync" in kernel.ptx
     assert "kernel-bare-ptr-calling-convention=true" in gpu_check.nvvm_pipeline("sm_90")
+    # With the chip, the lowering uses matrix instructions (the transpose: stmatrix).
+    sm90 = gpu_check.build_ours(CASE, "sm_90", "sm_90")
+    assert sm90.ptx.count("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16") == 4 and sm90.num_params == 2
 
 
 def test_triton_kernel():
@@ -45,10 +48,13 @@ def test_inputs_and_expected():
     x, expected = gpu_check.inputs_and_expected(CASE, seed=3)
     assert x.shape == (64, 64) and x.dtype == np.float16 and x.flags.c_contiguous
     assert np.array_equal(x, expected) and x is not expected
+    bf16 = (CASE[0], CASE[1], CASE[2], (8, 8), "bf16", 4)
+    x, _ = gpu_check.inputs_and_expected(bf16)
+    assert x.dtype == np.uint16 and x.shape == (8, 8) and len(np.unique(x)) > 32  # bf16 bit patterns
 
 
 def test_without_a_gpu_everything_is_built(capsys):
-    assert gpu_check.main(["--cpu-only", "--portable", "--limit", "2"]) == 0
+    assert gpu_check.main(["--cpu-only", "--limit", "2"]) == 0
     out = capsys.readouterr().out
     assert "GPU run skipped (--cpu-only)" in out and out.count("ours cvt(2 params)") == 2
     why = gpu_check.Cuda.available()
