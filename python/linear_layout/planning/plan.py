@@ -237,7 +237,7 @@ def plan_conversion(src: Any, dst: Any, shape: Sequence[int] | None = None, bitw
     ``max_reps`` limits how many common register directions become repetitions of a shared
     exchange (``None``: all, the smallest scratch; ``0``: one round, the fewest barriers).
     ``in_warp=False`` sends conversions that would use warp shuffles to shared memory.
-    ``chip`` (``"sm_90"``; None: portable) lets a shared exchange of 8/16-bit data use
+    ``chip`` (``"sm_90"``; None: portable) lets a shared exchange of 8/16/32-bit data use
     ``ldmatrix`` (sm_75+) / ``stmatrix`` (sm_90+): ``plan.matrix`` when that is cheaper and at the
     bandwidth floor, within Triton's scratch for that chip (docs/conversions.md).
 
