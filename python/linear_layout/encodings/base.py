@@ -157,7 +157,10 @@ def box_sizes(bases: Sequence[Basis], rank: int) -> tuple[int, ...]:
 
 def check_shape(shape: object, rank: int) -> tuple[int, ...]:
     """A tensor shape for a rank-``rank`` layout: powers of two, at most ``MAX_ELEMENTS`` elements."""
-    dims = ints("shape", shape)
+    if type(shape) is tuple and all(type(s) is int for s in shape):  # type: ignore[attr-defined]
+        dims: tuple[int, ...] = shape  # type: ignore[assignment]
+    else:
+        dims = ints("shape", shape)
     if len(dims) != rank:
         raise EncodingError(f"shape {list(dims)} has rank {len(dims)}, but the layout has rank {rank}")
     check_pow2("shape", dims)
@@ -240,17 +243,27 @@ def combine_cta_cga(cta: LinearLayout, cga_layout: BasisList, shape: Sequence[in
     rank = len(shape)
     names = dim_names(rank)
     labeled = dict(zip(names, shape))
-    cta_names = cta.get_out_dim_names()
-    if cga_layout:
-        cga = LinearLayout.from_bases([("block", cga_layout)], names, cga_sizes(cga_layout, rank),
-                                      require_surjective=False)
-        cga = ensure_layout_not_larger_than(cga, labeled).transpose_outs(cta_names)
-    else:  # one CTA: a block in-dim without bases, out dims as the CTA layout lists them
-        cga = identity_standard_nd("block", [1] * rank, [int(n[3:]) for n in cta_names])
-    cta_shape = {n: max(1, labeled[n] // cga.get_out_dim_size(n)) for n in cta_names}
-    cta = ensure_layout_not_smaller_than(cta, cta_shape)
-    cta = ensure_layout_not_larger_than(cta, cta_shape)
-    return (cta * cga).transpose_outs(names)
+    if not cga_layout:  # one CTA: fit the tile to the whole shape, then add a block in-dim without bases
+        return _fit(cta, labeled).transpose_outs(names) * _ONE_CTA[rank]
+    cga = LinearLayout.from_bases([("block", cga_layout)], names, cga_sizes(cga_layout, rank),
+                                  require_surjective=False)
+    cga = ensure_layout_not_larger_than(cga, labeled).transpose_outs(cta.get_out_dim_names())
+    cta_shape = {n: max(1, labeled[n] // size) for n, size in cga.out_dims}
+    return (_fit(cta, cta_shape) * cga).transpose_outs(names)
+
+
+def _fit(cta: LinearLayout, shape: dict[str, int]) -> LinearLayout:
+    """``ensure_layout_not_larger_than(ensure_layout_not_smaller_than(cta, shape), shape)``, each step
+    taken only when some dim needs it."""
+    if any(size < shape[n] for n, size in cta.out_dims):
+        cta = ensure_layout_not_smaller_than(cta, shape)
+    if any(size > shape[n] for n, size in cta.out_dims):
+        cta = ensure_layout_not_larger_than(cta, shape)
+    return cta
+
+
+#: The CGA layout of one CTA, per rank: a ``block`` in-dim without bases onto ``dim0..`` of size 1.
+_ONE_CTA = tuple(identity_standard_nd("block", [1] * rank, list(range(rank))) for rank in range(MAX_RANK + 1))
 
 
 # ----------------------------------------------------------------------------

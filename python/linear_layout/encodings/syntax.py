@@ -59,6 +59,10 @@ def _linear(f: Fields, _: Pairs | None) -> Layout:
     sample = next((b for bs in by_dim for b in bs), None)
     if sample is None:
         raise EncodingError("a #ttg.linear layout needs at least one basis to know its rank")
+    wrong = next((b for bs in by_dim for b in bs if len(b) != len(sample)), None)
+    if wrong is not None:
+        raise EncodingError(f"#ttg.linear bases must all have the rank of the first one ({len(sample)}), "
+                            f"got {list(wrong)}")
     shape = box_sizes([b for bs in by_dim for b in bs], len(sample))
     return DistributedLinearLayout(*by_dim, shape)
 
