@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -23,7 +24,9 @@ from selenium.webdriver.common.by import By  # noqa: E402
 
 from linear_layout.draw import conversion_rows, html_page  # noqa: E402
 from linear_layout.draw.html import CONVERSION_COLUMNS  # noqa: E402
+from linear_layout.tools.report import main as report_main  # noqa: E402
 
+KERNEL = Path(__file__).resolve().parents[2] / "examples" / "matmul.ttgir"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
 BLOCKED = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>"
@@ -73,3 +76,20 @@ def test_hover_reads_the_tooltip_and_the_console_is_clean(browser, tmp_path):
 
     errors = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
     assert errors == []
+
+
+def test_report_page_of_a_real_kernel(browser, tmp_path):
+    """linear-layout-report examples/matmul.ttgir --html: hover the first cell of every picture."""
+    page = tmp_path / "matmul.html"
+    assert report_main([str(KERNEL), "--html", str(page)]) == 0
+    browser.get(page.as_uri())
+    pictures = browser.find_elements(By.CSS_SELECTOR, "div.picture svg")
+    assert len(pictures) == 5
+    for svg in pictures:
+        cell = svg.find_element(By.CSS_SELECTOR, "rect.cell")
+        browser.execute_script("arguments[0].scrollIntoView({block: 'center', inline: 'center'})", cell)
+        ActionChains(browser).move_to_element(cell).perform()
+        status = browser.find_element(By.ID, "tooltip").text
+        assert status == browser.execute_script("return arguments[0].querySelector('title').textContent", cell)
+        assert re.fullmatch(r"\(0, 0\) (offset 0 bank 0|T0 r0 lane 0 warp 0)|tile \(0, 0\)\.\..*", status), status
+    assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []

@@ -26,6 +26,7 @@ import numpy as np
 
 from ..core.layout import LinearLayout
 from ..planning import plan_conversion
+from .grids import DEFAULT_LIMITS, Limits
 from .layout import layout_panels, legend_for
 from .owners import Ownership, as_layout, ownership
 from .phases import AccessPhases, access_phases
@@ -90,20 +91,21 @@ def _element_marks(layout: LinearLayout, phases: AccessPhases, access: Any) -> n
     return marks
 
 
-def _shared_picture(src: LinearLayout, dst: LinearLayout, plan: Any, bitwidth: int, color_by: str):
+def _shared_picture(src: LinearLayout, dst: LinearLayout, plan: Any, bitwidth: int, color_by: str, limits: Limits):
     shared = plan.shared
     store = access_phases(shared.store, bitwidth, "store")
     load = access_phases(shared.load, bitwidth, "load")
     scratch = scratch_layout(shared.smem)
     offsets = scratch.get_in_dim_size("offset")
     src_panels, src_cells = layout_panels(ownership(src), color_by, "source",
-                                          _element_marks(src, store, shared.store))
+                                          _element_marks(src, store, shared.store), limits=limits)
     keys = src_cells.key_values
     stored, _ = shared_panels(scratch, bitwidth, title="scratch: warp 0 stores", marks=phase_marks(store, offsets),
-                              element_keys=keys)
+                              element_keys=keys, limits=limits)
     loaded, _ = shared_panels(scratch, bitwidth, title="scratch: warp 0 loads", marks=phase_marks(load, offsets),
-                              element_keys=keys)
-    dst_panels, _ = layout_panels(ownership(dst), color_by, "destination", _element_marks(dst, load, shared.load))
+                              element_keys=keys, limits=limits)
+    dst_panels, _ = layout_panels(ownership(dst), color_by, "destination", _element_marks(dst, load, shared.load),
+                                  limits=limits)
     reps = f"; the scratch holds repetition 1 of {shared.num_reps}" if shared.num_reps > 1 else ""
     notes = (f"plan: {plan.summary()}",) + store.notes() + load.notes() + (
         f"plan: store {shared.store.wavefronts} wavefront(s), load {shared.load.wavefronts} wavefront(s){reps}",)
@@ -134,7 +136,7 @@ def conversion_rounds(src: LinearLayout, dst: LinearLayout) -> tuple[Round, ...]
     return tuple(rounds)
 
 
-def _in_warp_picture(src: LinearLayout, dst: LinearLayout, plan: Any, color_by: str):
+def _in_warp_picture(src: LinearLayout, dst: LinearLayout, plan: Any, color_by: str, limits: Limits):
     rounds = conversion_rounds(src, dst)
     first = rounds[0]
     lanes = np.arange(len(first.source_lanes), dtype=np.int64)
@@ -143,8 +145,8 @@ def _in_warp_picture(src: LinearLayout, dst: LinearLayout, plan: Any, color_by: 
     src_marks = np.zeros_like(dst_marks)
     src_marks[_flat(src, np.asarray(first.source_registers, dtype=np.int64),
                     np.asarray(first.source_lanes, dtype=np.int64))] = 1
-    src_panels, src_cells = layout_panels(ownership(src), color_by, "source", src_marks)
-    dst_panels, _ = layout_panels(ownership(dst), color_by, "destination", dst_marks)
+    src_panels, src_cells = layout_panels(ownership(src), color_by, "source", src_marks, limits=limits)
+    dst_panels, _ = layout_panels(ownership(dst), color_by, "destination", dst_marks, limits=limits)
     moving = sum(1 for r in rounds if r.mode != "own lane")
     notes = [f"plan: {plan.summary()}", f"{len(rounds)} round(s), {moving} move data between lanes; "
              "round 1 outlined (destination register 0 of warp 0 and its sources)"]
@@ -154,16 +156,17 @@ def _in_warp_picture(src: LinearLayout, dst: LinearLayout, plan: Any, color_by: 
     return src_panels + dst_panels, src_cells, tuple(notes)
 
 
-def conversion_picture(plan: Any, src_name: str = "", dst_name: str = "", color_by: str = "warp") -> Picture:
+def conversion_picture(plan: Any, src_name: str = "", dst_name: str = "", color_by: str = "warp",
+                       limits: Limits = DEFAULT_LIMITS) -> Picture:
     """The picture of a :class:`~linear_layout.planning.ConversionPlan` (see the module docstring).
 
     A plan that uses ``ldmatrix``/``stmatrix`` (``plan.matrix``) is drawn with the plain shared
     memory accesses it was compared against (``plan.shared``), and a note says so."""
     src, dst, bitwidth = plan.src, plan.dst, plan.bitwidth
     if plan.strategy == "shared":
-        panels, cells, notes = _shared_picture(src, dst, plan, bitwidth, color_by)
+        panels, cells, notes = _shared_picture(src, dst, plan, bitwidth, color_by, limits)
     else:
-        panels, cells, notes = _in_warp_picture(src, dst, plan, color_by)
+        panels, cells, notes = _in_warp_picture(src, dst, plan, color_by, limits)
     if getattr(plan, "matrix", None) is not None:
         notes += ("the plan uses matrix instructions (plan.matrix); drawn: the shared-memory accesses it replaces",)
     legend, more = legend_for(cells.key_values, color_by)
@@ -174,11 +177,11 @@ def conversion_picture(plan: Any, src_name: str = "", dst_name: str = "", color_
 
 
 def draw_conversion(src: Any, dst: Any, shape: Sequence[int] | None = None, bitwidth: int = 32, *,
-                    color_by: str = "warp") -> Picture:
+                    color_by: str = "warp", limits: Limits = DEFAULT_LIMITS) -> Picture:
     """The conversion from ``src`` to ``dst`` (LinearLayouts, encodings or encoding text) of a
     tensor of ``shape`` with ``bitwidth``-bit elements, as :func:`linear_layout.plan_conversion`
     plans it for warps of the layouts' own lane count (32, or 64 on AMD), see the module docstring."""
     src_ll, src_name = as_layout(src, shape)
     dst_ll, dst_name = as_layout(dst, shape)
     plan = plan_conversion(src_ll, dst_ll, bitwidth=bitwidth, threads_per_warp=src_ll.get_in_dim_size("lane"))
-    return conversion_picture(plan, src_name, dst_name, color_by)
+    return conversion_picture(plan, src_name, dst_name, color_by, limits)

@@ -20,12 +20,28 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["MAX_CELLS", "RANK1_ROW", "Grid", "coordinate_texts", "tensor_grids"]
+__all__ = ["DEFAULT_LIMITS", "MAX_CELLS", "PAGE_LIMITS", "RANK1_ROW", "Grid", "Limits", "coordinate_texts", "tensor_grids"]
 
 #: Cells along one axis of a grid before the grid is drawn in tiles.
 MAX_CELLS = 128
 #: Elements per row when a rank-1 tensor is drawn.
 RANK1_ROW = 32
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How big a picture may grow: ``cells`` along an axis of a tensor grid before it is drawn in
+    tiles, and ``shared_rows`` bank rows of a shared-memory image before it is cut (a note says
+    so)."""
+
+    cells: int = MAX_CELLS
+    shared_rows: int = 256
+
+
+#: The limits of a picture on its own.
+DEFAULT_LIMITS = Limits()
+#: Lighter pictures for a page that holds many (the report's HTML page): 64 cells, 32 bank rows.
+PAGE_LIMITS = Limits(cells=64, shared_rows=32)
 
 
 @dataclass(frozen=True)
@@ -58,37 +74,39 @@ class Grid:
         return self.block.reshape(self.rows, tr, self.cols, tc).transpose(0, 2, 1, 3).reshape(self.rows * self.cols, tr * tc)
 
 
-def _tile_factor(rows: int, cols: int) -> int:
+def _tile_factor(rows: int, cols: int, max_cells: int) -> int:
     factor = 1
-    while rows // factor > MAX_CELLS or cols // factor > MAX_CELLS:
+    while rows // factor > max_cells or cols // factor > max_cells:
         factor *= 2
     return factor
 
 
-def _grid(title: str, block: np.ndarray, first_coords: Sequence[str]) -> Grid:
+def _grid(title: str, block: np.ndarray, first_coords: Sequence[str], max_cells: int) -> Grid:
     """A grid over the row-major ``block`` of flat indices, tiled when too big."""
     rows, cols = block.shape
-    factor = _tile_factor(rows, cols)
+    factor = _tile_factor(rows, cols, max_cells)
     tile = (min(factor, rows), min(factor, cols))
     names = tuple(first_coords[r] for r in range(0, rows, tile[0]))
     return Grid(title, block, tile, names)
 
 
-def tensor_grids(shape: Sequence[int]) -> tuple[Grid, ...]:
-    """The grids that draw a tensor of ``shape`` (rank 1-3), see the module docstring."""
+def tensor_grids(shape: Sequence[int], limits: Limits = DEFAULT_LIMITS) -> tuple[Grid, ...]:
+    """The grids that draw a tensor of ``shape`` (rank 1-3), see the module docstring
+    (``limits.cells`` replaces the 128 of the tiling rule)."""
+    cells = limits.cells
     shape = tuple(int(s) for s in shape)
     total = int(np.prod(shape)) if shape else 1
     flat = np.arange(total, dtype=np.int64)
     if len(shape) == 1:
         cols = min(shape[0], RANK1_ROW)
         block = flat.reshape(-1, cols)
-        return (_grid("", block, [str(r * cols) for r in range(block.shape[0])]),)
+        return (_grid("", block, [str(r * cols) for r in range(block.shape[0])], cells),)
     if len(shape) == 2:
-        return (_grid("", flat.reshape(shape), [str(r) for r in range(shape[0])]),)
+        return (_grid("", flat.reshape(shape), [str(r) for r in range(shape[0])], cells),)
     if len(shape) == 3:
         per = shape[1] * shape[2]
         return tuple(_grid(f"dim0 = {k}", flat[k * per:(k + 1) * per].reshape(shape[1], shape[2]),
-                           [str(r) for r in range(shape[1])]) for k in range(shape[0]))
+                           [str(r) for r in range(shape[1])], cells) for k in range(shape[0]))
     raise ValueError(f"pictures draw tensors of rank 1 to 3, got rank {len(shape)} (shape {list(shape)})")
 
 

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from ..planning import plan_conversion
 from .conversion import draw_conversion
+from .grids import PAGE_LIMITS
 from .owners import as_layout
 from .picture import Picture
 
@@ -87,13 +88,13 @@ CONVERSION_COLUMNS = ("conversion", "shape", "bits", "strategy", "scratch B", "b
 
 def conversion_rows(conversions: Sequence[tuple[str, object, object, Sequence[int], int]]) -> tuple[PageRow, ...]:
     """Rows for ``(name, src, dst, shape, bitwidth)`` conversions (layouts, encodings or encoding
-    text), planned by ``plan_conversion``
+    text; drawn within :data:`~linear_layout.draw.grids.PAGE_LIMITS`), planned by ``plan_conversion``
     and drawn by :func:`~linear_layout.draw.draw_conversion` (columns :data:`CONVERSION_COLUMNS`)."""
     rows = []
     for name, src, dst, shape, bitwidth in conversions:
         src_layout, _ = as_layout(src, shape)
         dst_layout, _ = as_layout(dst, shape)
-        picture = draw_conversion(src_layout, dst_layout, bitwidth=bitwidth)
+        picture = draw_conversion(src_layout, dst_layout, bitwidth=bitwidth, limits=PAGE_LIMITS)
         plan = plan_conversion(src_layout, dst_layout, bitwidth=bitwidth)
         rows.append(PageRow((name, "x".join(map(str, shape)), str(bitwidth), plan.strategy, str(plan.scratch_bytes),
                              str(plan.barriers), str(plan.store_wavefronts), str(plan.load_wavefronts),

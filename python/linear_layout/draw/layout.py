@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .grids import Grid, coordinate_texts, tensor_grids
+from .grids import DEFAULT_LIMITS, Grid, Limits, coordinate_texts, tensor_grids
 from .model import LegendEntry, Panel
 from .owners import COLOR_BY, Ownership, as_layout, owner_texts, ownership
 from .palette import EMPTY, index_colour
@@ -107,11 +107,11 @@ def legend_for(key_values: np.ndarray, color_by: str) -> tuple[tuple[LegendEntry
 
 
 def layout_panels(owned: Ownership, color_by: str, title: str = "", marks: np.ndarray | None = None,
-                  notes: tuple[str, ...] = ()) -> tuple[tuple[Panel, ...], ElementCells]:
+                  notes: tuple[str, ...] = (), limits: Limits = DEFAULT_LIMITS) -> tuple[tuple[Panel, ...], ElementCells]:
     """The panels of a distributed layout (one per grid), ``marks`` per element (optional);
     ``title`` names the first panel, ``notes`` go under the last."""
     cells = element_cells(owned, color_by)
-    grids = tensor_grids(owned.shape)
+    grids = tensor_grids(owned.shape, limits)
     panels = [_panel(grid, cells, owned.shape, color_by, marks) for grid in grids]
     if title:
         first = panels[0]
@@ -127,14 +127,16 @@ def _describe(layout: Any, name: str, shape: Sequence[int]) -> str:
     return f"{name} on {size}" if name != "LinearLayout" else f"LinearLayout on {size}"
 
 
-def draw_layout(layout_or_encoding: Any, shape: Sequence[int] | None = None, *, color_by: str = "warp") -> Picture:
+def draw_layout(layout_or_encoding: Any, shape: Sequence[int] | None = None, *, color_by: str = "warp",
+                limits: Limits = DEFAULT_LIMITS) -> Picture:
     """The tensor view of a distributed layout as a :class:`Picture`.
 
     ``layout_or_encoding``: a LinearLayout with input dims among ``register, lane, warp, block``,
     an encoding (``BlockedLayout(...)``, ...) or its text (``'#ttg.blocked<{...}>'``); ``shape``
     is required for encodings unless the encoding's CTA tile is wanted
     (:func:`~linear_layout.draw.owners.natural_shape`). Rank 1-3 (rank 3 as one grid per index
-    of ``dim0``). Cells are coloured by ``color_by`` (warp, lane, thread, register or block).
+    of ``dim0``). Cells are coloured by ``color_by`` (warp, lane, thread, register or block);
+    ``limits`` bounds the size (:mod:`linear_layout.draw.grids`).
 
     >>> from linear_layout import LinearLayout
     >>> L = LinearLayout.from_bases([("register", [[0, 1]]), ("lane", [[1, 0]])], ["dim0", "dim1"])
@@ -144,7 +146,7 @@ def draw_layout(layout_or_encoding: Any, shape: Sequence[int] | None = None, *, 
     """
     layout, name = as_layout(layout_or_encoding, shape)
     owned = ownership(layout)
-    panels, cells = layout_panels(owned, color_by)
+    panels, cells = layout_panels(owned, color_by, limits=limits)
     legend, notes = legend_for(cells.key_values, color_by)
     duplicates = int((cells.counts > 1).sum())
     unowned = int((cells.counts == 0).sum())

@@ -26,7 +26,7 @@ import numpy as np
 from ..core.hardware import BANK_BYTES, MAX_ACCESS_BYTES, NUM_BANKS, SHARED_DIMS, WAVEFRONT_BYTES
 from ..core.layout import LinearLayout
 from ..planning import bank_conflicts, plan_local_access
-from .grids import coordinate_texts
+from .grids import DEFAULT_LIMITS, Limits, coordinate_texts
 from .layout import legend_for
 from .model import Panel
 from .owners import as_layout
@@ -34,11 +34,9 @@ from .palette import index_colour
 from .phases import AccessPhases, access_phases
 from .picture import Picture
 
-__all__ = ["MAX_SHARED_ROWS", "SHARED_COLOR_BY", "draw_shared", "phase_marks", "shared_panels"]
+__all__ = ["SHARED_COLOR_BY", "draw_shared", "phase_marks", "shared_panels"]
 
 SHARED_COLOR_BY = ("chunk", "row", "column")
-#: Bank rows drawn per block before the image is cut (a note says so).
-MAX_SHARED_ROWS = 256
 
 
 def elements_per_row(bitwidth: int) -> int:
@@ -67,8 +65,8 @@ def _bank_names(cols: int, bitwidth: int) -> tuple[str, ...]:
 
 
 def shared_panels(smem: LinearLayout, bitwidth: int, color_by: str = "chunk", title: str = "",
-                  marks: np.ndarray | None = None, element_keys: np.ndarray | None = None
-                  ) -> tuple[tuple[Panel, ...], np.ndarray]:
+                  marks: np.ndarray | None = None, element_keys: np.ndarray | None = None,
+                  limits: Limits = DEFAULT_LIMITS) -> tuple[tuple[Panel, ...], np.ndarray]:
     """One panel per block of ``smem`` (input dims ``offset, block``); ``marks[o]`` outlines offset
     ``o`` of block 0; ``element_keys[e]`` (optional) colours the cell of element ``e`` instead of
     ``color_by``. Returns the panels and the colour keys used."""
@@ -76,7 +74,7 @@ def shared_panels(smem: LinearLayout, bitwidth: int, color_by: str = "chunk", ti
     offsets = smem.get_in_dim_size("offset")
     per_row = elements_per_row(bitwidth)
     cols = min(offsets, per_row)
-    rows = min(offsets // cols, MAX_SHARED_ROWS)
+    rows = min(offsets // cols, limits.shared_rows)
     shown = rows * cols
     element_bytes = max(1, bitwidth // 8) if bitwidth >= 8 else 1
     offset = np.arange(shown, dtype=np.int64)
@@ -122,7 +120,8 @@ def _access_notes(access: LinearLayout, smem: LinearLayout, bitwidth: int, kind:
 
 
 def draw_shared(shared_layout_or_encoding: Any, shape: Sequence[int] | None = None, *, bitwidth: int,
-                access: Any = None, kind: str = "load", color_by: str = "chunk") -> Picture:
+                access: Any = None, kind: str = "load", color_by: str = "chunk",
+                limits: Limits = DEFAULT_LIMITS) -> Picture:
     """The shared-memory image of a shared layout (see the module docstring).
 
     ``shared_layout_or_encoding``: a LinearLayout with input dims ``offset[, block]``, a shared
@@ -140,7 +139,7 @@ def draw_shared(shared_layout_or_encoding: Any, shape: Sequence[int] | None = No
     if access is not None:
         distributed, _ = as_layout(access, None if isinstance(access, LinearLayout) else shape)
         marks, notes = _access_notes(distributed, smem, bitwidth, kind)
-    panels, keys = shared_panels(smem, bitwidth, color_by, "shared memory", marks)
+    panels, keys = shared_panels(smem, bitwidth, color_by, "shared memory", marks, limits=limits)
     legend, more = legend_for(keys, color_by)
     size = "x".join(map(str, shape))
     return Picture(title=f"{name} on {size}, {bitwidth}-bit elements, rows of {NUM_BANKS} banks",

@@ -23,7 +23,7 @@ from ..draw import Picture, draw_conversion, draw_layout, draw_shared
 from ..draw.owners import COLOR_BY
 from ..draw.shared import SHARED_COLOR_BY
 from ..encodings import SharedLayout, parse_encoding
-from .kernel_line import KernelLine, read_kernel_line
+from .kernel_line import kernel_picture, read_kernel_line
 
 __all__ = ["main"]
 
@@ -82,18 +82,6 @@ def _encoding(text: str, what: str):
         raise UserError(f"{what}: {error}") from None
 
 
-def _kernel_picture(line: KernelLine, color_by: str | None) -> Picture:
-    if line.op == "ttg.convert_layout":
-        return draw_conversion(line.distributed, line.other, line.shape, line.bitwidth, color_by=color_by or "warp")
-    kind = "load" if line.op == "ttg.local_load" else "store"
-    if line.alloc_shape and line.alloc_shape != line.shape:
-        picture = draw_shared(line.other, line.alloc_shape, bitwidth=line.bitwidth, color_by=color_by or "chunk")
-        return dataclasses.replace(picture, notes=picture.notes + (
-            f"the {kind} reads a {'x'.join(map(str, line.shape))} view of this buffer: its access is not drawn",))
-    return draw_shared(line.other, line.shape, bitwidth=line.bitwidth, access=line.distributed, kind=kind,
-                       color_by=color_by or "chunk")
-
-
 def _ttgir_picture(args: argparse.Namespace) -> Picture:
     if args.line is None or args.encoding or args.src or args.dst or args.access or args.shape:
         raise UserError("--ttgir takes --line N, and no encoding, --src, --dst, --access or --shape")
@@ -105,7 +93,7 @@ def _ttgir_picture(args: argparse.Namespace) -> Picture:
         line = read_kernel_line(text, args.line)
     except ValueError as error:
         raise UserError(f"{args.ttgir}: {error}") from None
-    picture = _kernel_picture(line, args.color_by)
+    picture = kernel_picture(line, args.color_by)
     return dataclasses.replace(picture, title=f"{args.ttgir}:{line.number} {line.op}: {picture.title}")
 
 

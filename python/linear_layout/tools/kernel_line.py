@@ -1,23 +1,28 @@
-"""The layouts of one line of a TTGIR kernel, for ``linear-layout-draw --ttgir FILE --line N``.
+"""The layouts of one line of a TTGIR kernel, and its picture (``linear-layout-draw --ttgir FILE
+--line N`` and the pictures of ``linear-layout-report --html``).
 
 A line holding ``ttg.convert_layout`` (two tensor types), ``ttg.local_load`` (a memdesc, then a
 tensor) or ``ttg.local_alloc``/``ttg.local_store`` (a tensor, then a memdesc) gives a
 :class:`KernelLine`: the op, the tensor's shape and element width, and the encodings, aliases
-(``#blocked = #ttg.blocked<...>`` above the module) resolved. The whole file is read by
-:func:`linear_layout.ttgir.parse_ttgir` first, so a malformed kernel is reported as such.
+(``#blocked = #ttg.blocked<...>`` above the module) resolved; :func:`kernel_picture` draws it.
+:func:`read_kernel_line` reads the whole file with :func:`linear_layout.ttgir.parse_ttgir` first,
+so a malformed kernel is reported as such.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 
+from ..draw import Picture, draw_conversion, draw_shared
+from ..draw.grids import DEFAULT_LIMITS, Limits
 from ..encodings import collect_aliases, parse_encoding
 from ..encodings.base import Layout
 from ..ttgir import parse_ttgir
 from ..ttgir.types import split_parameters
 
-__all__ = ["DRAWABLE_OPS", "KernelLine", "KernelLineError", "kernel_lines", "line_at", "read_kernel_line"]
+__all__ = ["DRAWABLE_OPS", "KernelLine", "KernelLineError", "kernel_lines", "kernel_picture", "line_at", "read_kernel_line"]
 
 #: The ops a line can be drawn for.
 DRAWABLE_OPS = ("ttg.convert_layout", "ttg.local_load", "ttg.local_store", "ttg.local_alloc")
@@ -129,3 +134,19 @@ def read_kernel_line(text: str, number: int) -> KernelLine:
 def kernel_lines(text: str) -> tuple[int, ...]:
     """The numbers of the lines of ``text`` that name one of :data:`DRAWABLE_OPS` (no check)."""
     return tuple(n for n, line in enumerate(text.splitlines(), start=1) if _OP.search(line))
+
+
+def kernel_picture(line: KernelLine, color_by: str | None = None, limits: Limits = DEFAULT_LIMITS) -> Picture:
+    """The picture of a kernel line: a conversion, or the shared buffer with the access highlighted
+    (a load from a view of a bigger buffer draws the buffer alone, with a note)."""
+    if line.op == "ttg.convert_layout":
+        return draw_conversion(line.distributed, line.other, line.shape, line.bitwidth, color_by=color_by or "warp",
+                               limits=limits)
+    kind = "load" if line.op == "ttg.local_load" else "store"
+    if line.alloc_shape and line.alloc_shape != line.shape:
+        picture = draw_shared(line.other, line.alloc_shape, bitwidth=line.bitwidth, color_by=color_by or "chunk",
+                              limits=limits)
+        return dataclasses.replace(picture, notes=picture.notes + (
+            f"the {kind} reads a {'x'.join(map(str, line.shape))} view of this buffer: its access is not drawn",))
+    return draw_shared(line.other, line.shape, bitwidth=line.bitwidth, access=line.distributed, kind=kind,
+                       color_by=color_by or "chunk", limits=limits)

@@ -36,6 +36,7 @@ from ..ttgir import TtgirError, parse_ttgir
 from ..ttgir.formats import FORMATS, parse_custom
 from ..ttgir.syntax import Op, Region, TtgirSyntaxError, parse_file
 from ..ttgir.types import split_parameters
+from .report_html import report_page
 
 __all__ = ["Cost", "ReportRow", "KernelReport", "build_report", "report_ttgir", "format_text", "format_json", "main"]
 
@@ -301,6 +302,8 @@ def main(argv: list[str] | None = None) -> int:
                              description="Report every layout conversion and shared-memory access of a TTGIR kernel.")
     parser.add_argument("input", help="a .ttgir file (Triton's kernel.asm['ttgir']), or '-' for stdin")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument("--html", metavar="FILE",
+                        help="also write FILE: one self-contained page, the table with each row's picture")
     args = parser.parse_args(argv)
     name = "<stdin>" if args.input == "-" else args.input
     try:
@@ -316,7 +319,16 @@ def main(argv: list[str] | None = None) -> int:
         message = str(error).split(": ", 1)[1] if line else str(error)
         print(f"{where}: error: {message}", file=sys.stderr)
         return 1
-    sys.stdout.write(format_json(report) if args.json else format_text(report))
+    text_report = format_text(report)
+    if args.html:
+        page = report_page(name, text, _COLUMNS, [(row.mlir_line, _cells(row)) for row in report.rows],
+                           [text_report.splitlines()[-1]])
+        try:
+            Path(args.html).write_text(page, encoding="utf-8")
+        except OSError as error:
+            print(f"linear-layout-report: error: cannot write '{args.html}': {error.strerror}", file=sys.stderr)
+            return 1
+    sys.stdout.write(format_json(report) if args.json else text_report)
     return 0
 
 

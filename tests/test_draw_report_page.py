@@ -1,0 +1,58 @@
+"""linear-layout-report --html: the kernel's report table with each row's picture, one self-contained page.
+
+The page is parsed (balanced tags, no external reference), every embedded SVG is rendered with resvg,
+and the pictures agree with the report's own numbers (the conversion's wavefronts, each access's
+bank_conflicts).
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+from pathlib import Path
+
+import resvg_py
+
+from linear_layout.tools.report import main, report_ttgir
+from test_draw_html import Checker
+
+ROOT = Path(__file__).resolve().parent.parent
+KERNEL = ROOT / "examples" / "matmul.ttgir"
+
+
+def test_report_html_page(tmp_path, capsys):
+    page_path = tmp_path / "report.html"
+    assert main([str(KERNEL), "--html", str(page_path)]) == 0
+    table = capsys.readouterr().out
+    page = page_path.read_text(encoding="utf-8")
+    report = report_ttgir(KERNEL.read_text(), kernel=str(KERNEL))
+
+    checker = Checker()
+    checker.feed(page)
+    checker.close()
+    assert checker.errors == [] and checker.stack == [] and checker.external == []
+    assert page.count("<tr><td") == len(report.rows)
+    assert table.splitlines()[-1] in page  # the totals line
+    svgs = re.findall(r"<svg .*?</svg>", page, flags=re.S)
+    assert len(svgs) == checker.svgs == len(report.rows)
+    for svg in svgs:
+        png = bytes(resvg_py.svg_to_bytes(svg_string=svg, skip_system_fonts=True))
+        assert struct.unpack(">II", png[16:24]) == tuple(map(int, re.match(
+            r'<svg [^>]*width="(\d+)" height="(\d+)"', svg).groups()))
+
+    rows = re.findall(r"<tr>(<td.*?)</tr>", page, flags=re.S)
+    for row, svg, cells in zip(report.rows, svgs, rows):
+        assert f"<td class=\"num\">{row.mlir_line}</td>" in cells
+        cost = row.cost
+        if row.op == "ttg.convert_layout" and cost.strategy == "shared":
+            assert f"plan: store {cost.store_wavefronts} wavefront(s), load {cost.load_wavefronts}" in svg
+        elif row.op != "ttg.convert_layout":
+            kind = "load" if row.op == "ttg.local_load" else "store"
+            waves = cost.load_wavefronts if kind == "load" else cost.store_wavefronts
+            assert f"{kind} total over all warps and instructions: {waves} wavefront(s)" in svg
+
+
+def test_report_html_cannot_write(tmp_path, capsys):
+    assert main([str(KERNEL), "--html", str(tmp_path / "missing" / "report.html")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("linear-layout-report: error: cannot write") and err.count("\n") == 1
