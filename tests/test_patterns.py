@@ -10,6 +10,8 @@
 from __future__ import annotations
 
 import ctypes
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -286,3 +288,14 @@ def test_lowered_nested_kernel_executes():
         inner = module.body.operations[0].operation  # the interpreter looks one module deep
         run_kernel(inner, [x, y])
     np.testing.assert_array_equal(x, y)
+
+
+def test_the_composition_example_of_docs_passes_runs(context):
+    """docs/passes.md shows a user pattern composed with ours: run its code on a module."""
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "passes.md").read_text()
+    [code] = re.findall(r"^```python[ \t]*\n(.*?)^```[ \t]*$", doc, re.S | re.M)
+    module = ir.Module.parse(_module(APPLY_FUNCTION.replace(
+        "return %a, %b : i32, i32", "%d = arith.addi %a, %a : i32\n    return %d, %b : i32, i32")))
+    exec(compile(code, "docs/passes.md", "exec"), {"context": context, "module": module})
+    text = str(module)
+    assert "ll.apply" not in text and "arith.shli" in text and "arith.addi" not in text

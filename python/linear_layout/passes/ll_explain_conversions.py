@@ -75,6 +75,8 @@ def _access_summary(op: ir.Operation) -> str:
     tensor_type = op.results[0].type if op.name == "ttg.local_load" else op.operands[0].type
     memdesc_type = {"ttg.local_load": op.operands[0].type, "ttg.local_alloc": op.results[0].type}.get(
         op.name, op.operands[1].type if len(op.operands) > 1 else None)
+    if str(memdesc_type).startswith("!ttg.memdesc_view<"):
+        return "not modelled: a subslice view of a larger allocation"
     try:
         memdesc = memdesc_of(memdesc_type)
         banks = bank_conflicts(layout_of(tensor_type), from_attribute(memdesc.encoding),

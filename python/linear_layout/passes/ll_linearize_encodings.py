@@ -96,6 +96,8 @@ class _Converter:
         except (TypeError, ValueError) as error:
             raise _Unsupported(f"cannot linearize {t}: {error}") from None
         bases = dict(layout.bases)
+        if not bases.get("offset"):  # one element: no offset bases, nothing to linearize
+            return None
         linear = SharedLinearLayout(bases.get("offset", ()), bases.get("block", ()), getattr(encoding, "alignment", 16))
         new_encoding = to_attribute(linear, t.context)
         if new_encoding == memdesc.encoding:

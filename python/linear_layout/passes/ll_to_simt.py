@@ -11,7 +11,7 @@ import dataclasses
 
 from mlir import ir
 
-from ..patterns.to_simt import check_function, kernel_functions, lower_to_simt
+from ..patterns.to_simt import check_function, kernel_functions, lower_checked_functions
 from ..core.targets import TargetError, nvptx_target
 from . import Pass, PipelineError
 
@@ -43,9 +43,7 @@ class LLToSimt(Pass):
 
     def apply(self, op: ir.Operation) -> None:
         with op.context, op.location:
-            errors = lower_to_simt(op, self.chip or None)
-        if errors:  # problems() found none: a planner that changed its mind
-            raise RuntimeError(errors[0][1])
+            lower_checked_functions(op.context, kernel_functions(op), self.chip or None)
 
 
 PASS = LLToSimt

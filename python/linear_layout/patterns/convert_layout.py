@@ -179,26 +179,27 @@ def emitter_of(plan: ConversionPlan) -> Emitter:
     return emit_permutation if _is_permutation(plan) else emit_in_warp
 
 
-def check_convert_layout(op: ConvertLayoutOp, launch: Launch) -> None:
-    """LoweringError when the planner has no plan for `op`, or its element type cannot be shuffled."""
+def check_convert_layout(op: ConvertLayoutOp, launch: Launch) -> ConversionPlan:
+    """The plan of `op`; LoweringError when the planner has none, or its element type cannot be shuffled."""
     plan = conversion_plan(op, launch)
     if plan.strategy != "shared" and any(r.source_lane is not None for r in plan.rounds):
         try:
             shuffle_casts(op.src.type.element_type)
         except ValueError as error:
             raise LoweringError(f"cannot convert {op.src.type} to {op.result.type}: {error}") from None
+    return plan
 
 
-def _emit(op: ConvertLayoutOp, launch: Launch) -> list[ir.Value]:
-    plan = conversion_plan(op, launch)
+def _emit(op: ConvertLayoutOp, launch: Launch, plan: ConversionPlan) -> list[ir.Value]:
     value = emit_matrix(op, launch, plan.matrix) if plan.matrix is not None else emitter_of(plan)(op, launch, plan)
     return [cast_to(value, op.result.type)]
 
 
-def _check_with_buffer(op: ConvertLayoutOp, launch: Launch) -> None:
-    check_convert_layout(op, launch)
-    if conversion_plan(op, launch).strategy == "shared" and buffer_index(op) is None:
+def _check_with_buffer(op: ConvertLayoutOp, launch: Launch) -> ConversionPlan:
+    plan = check_convert_layout(op, launch)
+    if plan.strategy == "shared" and buffer_index(op) is None:
         raise LoweringError("a shared-memory conversion needs its workgroup buffer: run allocate_shared_memory")
+    return plan
 
 
 CONVERT_LAYOUT = SimtPattern((ConvertLayoutOp,), _check_with_buffer, _emit)

@@ -9,6 +9,8 @@ the op's `ll.workgroup_buffer` attribute (see `shared_memory.py`).
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from mlir import ir
@@ -20,7 +22,8 @@ from ..ir.bridge import layout_of
 from .apply_layout import emit_apply_layout
 
 __all__ = [
-    "CHIP_ATTRIBUTE", "MAX_THREADS_PER_BLOCK", "KernelBuilder", "Launch", "LoweringError", "enclosing_kernel", "hardware_layout",
+    "CHIP_ATTRIBUTE", "MAX_THREADS_PER_BLOCK", "KernelBuilder", "Launch", "LoweringError", "ThreadIndices", "emit_thread_indices",
+    "enclosing_kernel", "find_thread_indices", "hardware_layout",
     "kernel_launch", "launch_attributes", "pad_to_launch", "vector_type",
 ]
 
@@ -109,15 +112,25 @@ def hardware_layout(t: ir.Type, launch: Launch) -> LinearLayout:
         layout = layout_of(t)
     except (TypeError, ValueError) as error:
         raise LoweringError(f"cannot lower {t}: {error}") from None
+    try:
+        return _on_launch(layout, launch)
+    except ValueError as error:
+        raise LoweringError(f"{t}{error}") from None
+
+
+@functools.lru_cache(maxsize=4096)
+def _on_launch(layout: LinearLayout, launch: Launch) -> LinearLayout:
+    """`layout` padded to `launch`; cached (layouts are immutable; errors are raised, not
+    cached: their messages continue the tensor type's name)."""
     unknown = [n for n in layout.get_in_dim_names() if n not in HW_DIMS]
     if unknown:
-        raise LoweringError(f"{t} is not distributed over hardware: input dimensions {unknown}")
+        raise ValueError(f" is not distributed over hardware: input dimensions {unknown}")
     try:
         layout = pad_to_launch(layout, launch.threads_per_warp, launch.num_warps or 1, launch.num_ctas)
     except ValueError as error:
-        raise LoweringError(f"{t}: {error}") from None
+        raise ValueError(f": {error}") from None
     if not layout.is_surjective():
-        raise LoweringError(f"{t} does not cover its tensor")
+        raise ValueError(" does not cover its tensor")
     return layout
 
 
@@ -126,13 +139,70 @@ def vector_type(t: ir.RankedTensorType, launch: Launch) -> ir.VectorType:
     return ir.VectorType.get([hardware_layout(t, launch).get_in_dim_size("register")], t.element_type)
 
 
+@dataclass(frozen=True)
+class ThreadIndices:
+    """The thread indices of a kernel: `tid` (i32) from `gpu.thread_id x` (`anchor`; constants
+    go before it), `lane = tid & 31`, `warp = tid >> 5`, and `block` from `gpu.block_id x` when
+    the launch has several CTAs."""
+
+    anchor: ir.Operation
+    tid: ir.Value
+    lane: ir.Value
+    warp: ir.Value
+    block: ir.Value | None
+
+
+def emit_thread_indices(launch: Launch, constant: Callable[[int], ir.Value], ip: ir.InsertionPoint) -> ThreadIndices:
+    """The thread indices at `ip`; `constant(value)` makes an i32 constant (before the anchor)."""
+    i32 = ir.IntegerType.get_signless(32)
+    thread_id = gpu.thread_id(gpu.Dimension.x, ip=ip)
+    anchor = thread_id.owner.operation
+    tid = arith.index_cast(i32, thread_id, ip=ip)
+    lane_mask, warp_shift = constant(WARP_SIZE - 1, anchor), constant(WARP_SIZE.bit_length() - 1, anchor)
+    lane = arith.andi(tid, lane_mask, ip=ip)
+    warp = arith.shrui(tid, warp_shift, ip=ip)
+    block = arith.index_cast(i32, gpu.block_id(gpu.Dimension.x, ip=ip), ip=ip) if launch.num_ctas > 1 else None
+    return ThreadIndices(anchor, tid, lane, warp, block)
+
+
+def _defined_by(value: ir.Value, name: str, *operands: ir.Value) -> bool:
+    owner = value.owner
+    operation = owner.operation if isinstance(owner, ir.OpView) else owner
+    return isinstance(operation, ir.Operation) and operation.name == name and \
+        list(operation.operands)[:len(operands)] == list(operands)
+
+
+def find_thread_indices(kernel: gpu.GPUFuncOp, launch: Launch) -> ThreadIndices | None:
+    """The thread indices `emit_thread_indices` put at the top of `kernel` (by `outline_kernel`),
+    or None when they are not there (e.g. erased as unused by a greedy rewrite)."""
+    ops = []
+    for op in kernel.regions[0].blocks[0].operations:
+        if op.operation.name != "arith.constant":
+            ops.append(op.operation)
+        if len(ops) == 6:
+            break
+    if len(ops) < 4 or ops[0].name != "gpu.thread_id" or \
+            ops[0].attributes["dimension"] != ir.Attribute.parse("#gpu<dim x>"):
+        return None
+    tid, lane, warp = ops[1].result, ops[2].result, ops[3].result
+    if not (_defined_by(tid, "arith.index_cast", ops[0].result) and _defined_by(lane, "arith.andi", tid)
+            and _defined_by(warp, "arith.shrui", tid)):
+        return None
+    block = None
+    if launch.num_ctas > 1:
+        if len(ops) < 6 or ops[4].name != "gpu.block_id" or not _defined_by(ops[5].result, "arith.index_cast"):
+            return None
+        block = ops[5].result
+    return ThreadIndices(ops[0], tid, lane, warp, block)
+
+
 class KernelBuilder:
     """Emits the SIMT code of one op, before it, inside its kernel.
 
-    The thread indices come first (`lane = tid & 31`, `warp = tid >> 5` from `gpu.thread_id x`,
-    `block` from `gpu.block_id x` with several CTAs); integer constants are made once per rewrite
-    and placed before them, with the kernel's location, so that they dominate everything the
-    rewrite emits (also inside `scf.if`). CSE and canonicalize merge what several rewrites share.
+    It uses the kernel's thread indices (`find_thread_indices`; made before the op when they are
+    not there). Integer constants are made once per rewrite, before the thread indices, with the
+    kernel's location, so that they dominate everything the rewrite emits (also inside `scf.if`);
+    canonicalize merges what several rewrites share.
     """
 
     def __init__(self, op: ir.OpView, launch: Launch) -> None:
@@ -144,16 +214,18 @@ class KernelBuilder:
         self.constants: dict[tuple[int, str], ir.Value] = {}
         self.thread_bases: dict[LinearLayout, tuple[ir.Value, ir.Value]] = {}
         self.predicates: dict[tuple, ir.Value | None] = {}
-        thread_id = gpu.thread_id(gpu.Dimension.x)
-        self.constant_ip = ir.InsertionPoint(thread_id.owner)
-        tid = arith.index_cast(self.i32, thread_id)
-        self.lane = arith.andi(tid, self.const_i32(WARP_SIZE - 1))
-        self.warp = arith.shrui(tid, self.const_i32(WARP_SIZE.bit_length() - 1))
+        found = find_thread_indices(kernel, launch) if kernel is not None else None
+        indices = found or emit_thread_indices(launch, self._anchored_i32, ir.InsertionPoint(op))
+        self.constant_ip = ir.InsertionPoint(indices.anchor)
+        self.lane, self.warp, self.block = indices.lane, indices.warp, indices.block
         # known_block_size is 32 * num_warps threads, so tid < 32 * num_warps and
         # lane | warp << 5 is tid itself: index math packing (lane, warp) uses tid.
-        self.packed = {(("lane", 5, self.lane), ("warp", (self.num_warps - 1).bit_length(), self.warp)): tid} \
+        self.packed = {(("lane", 5, self.lane), ("warp", (self.num_warps - 1).bit_length(), self.warp)): indices.tid} \
             if self.num_warps > 1 else {}
-        self.block = arith.index_cast(self.i32, gpu.block_id(gpu.Dimension.x)) if launch.num_ctas > 1 else None
+
+    def _anchored_i32(self, value: int, anchor: ir.Operation) -> ir.Value:
+        self.constant_ip = ir.InsertionPoint(anchor)
+        return self.const_i32(value)
 
     def layout(self, t: ir.RankedTensorType) -> LinearLayout:
         return hardware_layout(t, self.launch)

@@ -29,7 +29,7 @@ def local_access(op: ir.OpView, tensor_type: ir.RankedTensorType, memdesc_type: 
     shared = shared_buffer_of(memdesc_type).layout
     try:
         return plan_local_access(distributed, shared, element_bits(tensor_type.element_type), kind=kind)
-    except (ValueError, AssertionError) as error:
+    except ValueError as error:  # PlannerError
         raise LoweringError(f"cannot lower {op.operation.name} of {tensor_type}: {error}") from None
 
 
@@ -46,7 +46,7 @@ def _check_alloc(op: LocalAllocOp, launch: Launch) -> None:
         local_access(op, op.src.type, op.result.type, "store", launch)
 
 
-def _emit_alloc(op: LocalAllocOp, launch: Launch) -> list[ir.Value]:
+def _emit_alloc(op: LocalAllocOp, launch: Launch, plan: None) -> list[ir.Value]:
     index = buffer_index(op)
     if index is None:
         raise LoweringError("a ttg.local_alloc needs its workgroup buffer: run allocate_shared_memory")
@@ -66,7 +66,7 @@ def _check_store(op: LocalStoreOp, launch: Launch) -> None:
     local_access(op, op.src.type, op.dst.type, "store", launch)
 
 
-def _emit_local_store(op: LocalStoreOp, launch: Launch) -> list[ir.Value]:
+def _emit_local_store(op: LocalStoreOp, launch: Launch, plan: None) -> list[ir.Value]:
     _emit_store(op, op.src, buffer_of(op.dst), op.dst.type, launch)
     return []
 
@@ -76,7 +76,7 @@ def _check_load(op: LocalLoadOp, launch: Launch) -> None:
     local_access(op, op.result.type, op.src.type, "load", launch)
 
 
-def _emit_load(op: LocalLoadOp, launch: Launch) -> list[ir.Value]:
+def _emit_load(op: LocalLoadOp, launch: Launch, plan: None) -> list[ir.Value]:
     access = local_access(op, op.result.type, op.src.type, "load", launch)
     builder = KernelBuilder(op, launch)
     element = op.result.type.element_type

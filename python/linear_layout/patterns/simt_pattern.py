@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from mlir import ir
 from mlir.rewrite import PatternRewriter, RewritePatternSet
@@ -18,15 +19,16 @@ from .kernel import Launch, LoweringError, enclosing_kernel, kernel_launch
 
 __all__ = ["SimtPattern"]
 
-Check = Callable[[ir.OpView, Launch], None]
-Emit = Callable[[ir.OpView, Launch], Sequence[ir.Value]]
+Check = Callable[[ir.OpView, Launch], Any]
+Emit = Callable[[ir.OpView, Launch, Any], Sequence[ir.Value]]
 
 
 @dataclass(frozen=True)
 class SimtPattern:
     """The SIMT lowering of the ops named `roots`: `check(op, launch)` raises LoweringError when
-    `op` cannot be lowered; `emit(op, launch)` builds its code before it (the insertion point and
-    location are the op's) and returns the values replacing its results."""
+    `op` cannot be lowered, else returns what the emitter needs (a plan, or None);
+    `emit(op, launch, plan)` builds the op's code before it (the insertion point and location
+    are the op's) and returns the values replacing its results."""
 
     roots: tuple[type | str, ...]
     check: Check
@@ -38,11 +40,11 @@ class SimtPattern:
             return False
         launch = kernel_launch(kernel)
         try:
-            self.check(op, launch)
+            plan = self.check(op, launch)
         except LoweringError:
             return False
         with ir.InsertionPoint(op), op.location:
-            values = list(self.emit(op, launch))
+            values = list(self.emit(op, launch, plan))
         rewriter.replace_op(op, values)
         return True
 

@@ -112,13 +112,12 @@ def _addresses(builder: KernelBuilder, plan: TilePlan, offsets: list[ir.Value]) 
     return accesses
 
 
-def _check_load(op: LoadOp, launch: Launch) -> None:
-    tile_plan(op.result.type, op.memref.type, op.offsets, launch)
+def _check_load(op: LoadOp, launch: Launch) -> TilePlan:
+    return tile_plan(op.result.type, op.memref.type, op.offsets, launch)
 
 
-def _emit_load(op: LoadOp, launch: Launch) -> list[ir.Value]:
+def _emit_load(op: LoadOp, launch: Launch, plan: TilePlan) -> list[ir.Value]:
     tensor_type = op.result.type
-    plan = tile_plan(tensor_type, op.memref.type, op.offsets, launch)
     builder = KernelBuilder(op, launch)
     element = tensor_type.element_type
     accesses = _addresses(builder, plan, op.offsets)
@@ -139,13 +138,12 @@ def _emit_load(op: LoadOp, launch: Launch) -> list[ir.Value]:
     return [cast_to(value, tensor_type)]
 
 
-def _check_store(op: StoreOp, launch: Launch) -> None:
-    tile_plan(op.value.type, op.memref.type, op.offsets, launch)
+def _check_store(op: StoreOp, launch: Launch) -> TilePlan:
+    return tile_plan(op.value.type, op.memref.type, op.offsets, launch)
 
 
-def _emit_store(op: StoreOp, launch: Launch) -> list[ir.Value]:
+def _emit_store(op: StoreOp, launch: Launch, plan: TilePlan) -> list[ir.Value]:
     tensor_type = op.value.type
-    plan = tile_plan(tensor_type, op.memref.type, op.offsets, launch)
     builder = KernelBuilder(op, launch)
     value = cast_to(op.value, builder.vector_type(tensor_type))
     full_of, _ = register_maps(plan.layout)
@@ -188,7 +186,7 @@ def _check_elementwise(op: ir.OpView, launch: Launch) -> None:
         raise LoweringError(f"'{name}' mixes tensors and scalars")
 
 
-def _emit_elementwise(op: ir.OpView, launch: Launch) -> list[ir.Value]:
+def _emit_elementwise(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
     operation = op.operation
     operands = [cast_to(v, vector_type(v.type, launch)) for v in operation.operands]
     attributes = {name: operation.attributes[name] for name in operation.attributes}
@@ -231,7 +229,7 @@ def _check_constant(op: arith.ConstantOp, launch: Launch) -> None:
     vector_type(t, launch)
 
 
-def _emit_constant(op: arith.ConstantOp, launch: Launch) -> list[ir.Value]:
+def _emit_constant(op: arith.ConstantOp, launch: Launch, plan: None) -> list[ir.Value]:
     t = op.result.type
     target = vector_type(t, launch)
     splat = ir.DenseElementsAttr.get_splat(target, op.operation.attributes["value"].get_splat_value())

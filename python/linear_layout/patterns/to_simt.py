@@ -8,7 +8,8 @@ broadcast registers included). `lower_to_simt(op)` runs, as Triton's backend doe
 1. `check_function` on every function: every op must have a lowering (nothing is changed
    when one has not: the errors are returned);
 2. `outline_kernel`: the function becomes a kernel (its body moves; `func.return` becomes
-   `gpu.return`; `known_block_size` records the launch);
+   `gpu.return`; `known_block_size` records the launch; the thread indices `lane`, `warp`
+   (and `block`) are computed once at the top, where the patterns find them);
 3. `allocate_shared_memory` (Triton's AllocateSharedMemory): one workgroup buffer per element
    type of the shared-memory conversions (sized by the largest), one per `ttg.local_alloc`;
    each op that uses one names it with `ll.workgroup_buffer`;
@@ -25,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from mlir import ir
-from mlir.dialects import gpu
+from mlir.dialects import arith, gpu
 from mlir.passmanager import PassManager
 from mlir.rewrite import RewritePatternSet, walk_and_apply_patterns
 
@@ -33,17 +34,18 @@ from ..dialects.ll import ApplyOp
 from ..dialects.ttg import ConvertLayoutOp, LocalAllocOp, LocalLoadOp, LocalStoreOp
 from ..ir.bridge import layout_of
 from .convert_layout import CONVERT_LAYOUT, check_convert_layout, conversion_plan
-from .kernel import CHIP_ATTRIBUTE, MAX_THREADS_PER_BLOCK, Launch, LoweringError, launch_attributes, pad_to_launch
+from .kernel import CHIP_ATTRIBUTE, MAX_THREADS_PER_BLOCK, Launch, LoweringError, emit_thread_indices, launch_attributes, pad_to_launch
 from .local_memory import LOCAL_ALLOC, LOCAL_LOAD, LOCAL_STORE
 from .lower_apply import apply_lowering, populate_lower_apply_patterns
 from .shared_memory import WORKGROUP_BUFFER, allocating_op, buffer_index, shared_buffer_of, workgroup_type
 from .simt_pattern import SimtPattern
 from .tensor_ops import CONSTANT, ELEMENTWISE, ELEMENTWISE_DIALECTS, TILE_LOAD, TILE_STORE
 from .vectors import element_bits
+from ..core.hardware import MAX_REGISTERS_PER_THREAD
 
 __all__ = [
     "SIMT_PATTERNS", "Launch", "LoweringError", "allocate_shared_memory", "check_function", "element_bits",
-    "function_launch", "insert_barriers", "kernel_functions", "lower_to_simt", "outline_kernel", "pad_to_launch",
+    "function_launch", "insert_barriers", "kernel_functions", "lower_checked_functions", "lower_to_simt", "outline_kernel", "pad_to_launch",
     "populate_to_simt_patterns",
 ]
 
@@ -92,9 +94,40 @@ def _touches_tensors(op: ir.Operation) -> bool:
     return any(isinstance(v.type, ir.RankedTensorType) for v in list(op.operands) + list(op.results))
 
 
+_ELEMENT_TYPES = (ir.F16Type, ir.BF16Type, ir.F32Type, ir.F64Type, ir.Float8E4M3FNType, ir.Float8E5M2Type,
+                  ir.IndexType)
+_INTEGER_WIDTHS = (1, 8, 16, 32, 64)
+SUPPORTED_ELEMENT_TYPES = "i1, i8, i16, i32, i64, index, f16, bf16, f32, f64, f8E4M3FN, f8E5M2"
+
+
+def _check_tensor(t: ir.RankedTensorType) -> None:
+    """LoweringError for an element type without a lowering or a tensor past the register budget."""
+    element = t.element_type
+    if not (isinstance(element, _ELEMENT_TYPES)
+            or (isinstance(element, ir.IntegerType) and element.width in _INTEGER_WIDTHS)):
+        raise LoweringError(f"{t}: element type {element} cannot be lowered (supported: {SUPPORTED_ELEMENT_TYPES})")
+    try:
+        layout = layout_of(t)
+    except (TypeError, ValueError):
+        return  # the op's own check reports the encoding
+    registers = -(-layout.get_in_dim_size("register") * element_bits(element) // 32) \
+        if layout.has_in_dim("register") else 1
+    if registers > MAX_REGISTERS_PER_THREAD:
+        raise LoweringError(f"{t} needs {registers} 32-bit registers per thread, more than the "
+                            f"{MAX_REGISTERS_PER_THREAD} a thread has (Triton would spill it to local memory); "
+                            "use more warps or a smaller tile")
+
+
+def _check_tensors(op: ir.OpView) -> None:
+    for value in list(op.operation.results) + list(op.operation.operands):
+        if isinstance(value.type, ir.RankedTensorType) and value.type.encoding is not None:
+            _check_tensor(value.type)
+
+
 def check_op(op: ir.OpView, launch: Launch) -> None:
     """LoweringError when `op` (in a function to become a kernel) has no SIMT lowering."""
     name = op.operation.name
+    _check_tensors(op)
     if name in _CHECKS:
         _CHECKS[name](op, launch)
     elif name == "arith.constant" and _touches_tensors(op.operation):
@@ -218,6 +251,10 @@ def outline_kernel(func_op: ir.OpView, launch: Launch) -> gpu.GPUFuncOp:
         gpu.return_([])
     terminator.operation.erase()
     func_op.operation.erase()
+    with kernel.location:
+        i32 = ir.IntegerType.get_signless(32)
+        emit_thread_indices(launch, lambda value, anchor: arith.constant(i32, value, ip=ir.InsertionPoint(anchor)),
+                            ir.InsertionPoint.at_block_begin(kernel.regions[0].blocks[0]))
     return kernel
 
 
@@ -304,9 +341,14 @@ def lower_to_simt(root: ir.Operation, chip: str | None = None) -> list[tuple[ir.
     """Lower every function under `root` into a kernel; return the errors (then nothing changed)."""
     functions = kernel_functions(root)
     errors = [error for func_op in functions for error in check_function(func_op)]
-    if errors:
-        return errors
-    patterns = RewritePatternSet(root.context)
+    if not errors:
+        lower_checked_functions(root.context, functions, chip)
+    return errors
+
+
+def lower_checked_functions(context: ir.Context, functions: list[ir.OpView], chip: str | None = None) -> None:
+    """Lower functions that `check_function` accepted into kernels (steps 2-6)."""
+    patterns = RewritePatternSet(context)
     populate_to_simt_patterns(patterns)
     frozen = patterns.freeze()
     for func_op in functions:
@@ -321,4 +363,3 @@ def lower_to_simt(root: ir.Operation, chip: str | None = None) -> list[tuple[ir.
         _reconcile_casts(kernel.operation)
         if launch.chip:
             del kernel.operation.attributes[CHIP_ATTRIBUTE]
-    return []
