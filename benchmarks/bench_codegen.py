@@ -370,8 +370,8 @@ def run_case(case, lowering90: str, lowering80: str) -> dict:
 
 def print_row(r: dict) -> None:
     o, t = r["o"], r["t"]
-    print(f"{r['name']:<34}{r['strategy']:<9}{_cell(r['smem'], r['tsmem'], 14)}"
-          + _cell(_shared_cell(o), _shared_cell(t), 14)
+    print(f"{r['name']:<34}{r['strategy']:<9}{_cell(r['smem'], r['tsmem'], 16)}"
+          + _cell(_shared_cell(o), _shared_cell(t), 18)
           + _cell(o["bar"], t and t["bar"], 8) + _cell(o["shfl"], t and t["shfl"], 8)
           + _cell(o["total"], t and t["total"], 11) + _cell(r["o80"]["total"], r["t80"] and r["t80"]["total"], 12)
           + f"{r['wave']}/{r['floor']}/{r['ideal']}".rjust(16) + "  " + _matrix_cell(r["matrix"]))
@@ -396,7 +396,7 @@ def main(argv=None) -> int:
           f" | Triton 3.9, sm_90 unless noted; {len(cases)} kernels")
     print("shared instr = ld/st.shared + ldmatrix + stmatrix per thread ([n]: matrix ones); wavefronts measured / "
           "floor / per-access minimum; last column: the sm_90 ldmatrix/stmatrix plan (wavefronts = its floor)")
-    print(f"{'kernel':<34}{'strategy':<9}{'smem B':>14}{'shared instr':>14}{'bar':>8}{'shfl':>8}{'total':>11}"
+    print(f"{'kernel':<34}{'strategy':<9}{'smem B':>16}{'shared instr':>18}{'bar':>8}{'shfl':>8}{'total':>11}"
           f"{'total sm80':>12}{'wave/floor/min':>16}  matrix plan (sm_90)")
     rows = []
     for case in cases:
