@@ -20,3 +20,5 @@ WAVEFRONT_BYTES = NUM_BANKS * BANK_BYTES
 MAX_ACCESS_BYTES = 16
 #: Threads per NVIDIA warp.
 WARP_SIZE = 32
+#: 32-bit registers one thread can hold (NVIDIA, sm_30+); a tensor needing more would live in local memory.
+MAX_REGISTERS_PER_THREAD = 255

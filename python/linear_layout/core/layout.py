@@ -353,7 +353,7 @@ class LinearLayout:
             for basis in converted:
                 if len(basis) != num_outs:
                     raise ValueError(
-                        f"basis {list(basis)} of input dimension '{name}' has {len(basis)} "
+                        f"basis {_short(list(basis))} of input dimension '{name}' has {len(basis)} "
                         f"coordinates, but there are {num_outs} output dimensions {_join_dims(out_names)}"
                     )
             rows.extend(converted)
@@ -763,11 +763,22 @@ class LinearLayout:
             raise TypeError(f"LinearLayout.apply: argument 'ins' must be a mapping from input dimension names to "
                             f"integers, got {_type_name(ins)}")
         cache = self._cache_apply
-        first = cache is None
-        if cache is None:
-            outs = tuple((name, shift, mask) for (name, _), (shift, mask) in zip(self._outs, self._out_fields()))
-            cache = self._cache_apply = (None, outs, frozenset(name for name, _ in self._ins))
+        if cache is None or cache[0] is None:
+            return self._apply_first(ins)
         dims, outs, names = cache
+        if self._apply_inputs_are_arrays(ins, names):
+            return self._apply_arrays(ins)
+        packed = 0
+        for name, table, more in dims:
+            value = ins[name]
+            packed ^= table[value & 0xFF]
+            for extra in more:
+                value >>= 8
+                packed ^= extra[value & 0xFF]
+        return {name: (packed >> shift) & mask for name, shift, mask in outs}
+
+    def _apply_inputs_are_arrays(self, ins: Mapping[str, Any], names: frozenset[str]) -> bool:
+        """Check the inputs of :meth:`apply`; return whether they are numpy arrays."""
         arrays = False
         for name, value in ins.items():
             if type(value) is not int:  # plain ints need no check
@@ -778,20 +789,21 @@ class LinearLayout:
                 f"apply needs exactly the input dimensions {_join_dims(self.get_in_dim_names())}, "
                 f"got {_join_dims(ins)}"
             )
-        if arrays:
+        return arrays
+
+    def _apply_first(self, ins: Mapping[str, Any]) -> dict[str, Any]:
+        """:meth:`apply` before the byte tables exist: the first point of a fresh layout goes bit by
+        bit (the tables pay off from the second point on, which builds them)."""
+        cache = self._cache_apply
+        if cache is None:
+            outs = tuple((name, shift, mask) for (name, _), (shift, mask) in zip(self._outs, self._out_fields()))
+            self._cache_apply = (None, outs, frozenset(name for name, _ in self._ins))
+        else:
+            self._cache_apply = (self._apply_tables(), cache[1], cache[2])
+        _, outs, names = self._cache_apply
+        if self._apply_inputs_are_arrays(ins, names):
             return self._apply_arrays(ins)
-        if first:  # the first point bit by bit: the byte tables pay off from the second point on
-            packed = self._apply_bits(ins)
-            return {name: (packed >> shift) & mask for name, shift, mask in outs}
-        if dims is None:
-            dims = self._apply_tables()
-            self._cache_apply = (dims, outs, names)
-        packed = 0
-        for name, tables in dims:
-            value = operator.index(ins[name])
-            for table in tables:
-                packed ^= table[value & 0xFF]
-                value >>= 8
+        packed = self._apply_bits(ins)
         return {name: (packed >> shift) & mask for name, shift, mask in outs}
 
     def _apply_bits(self, ins: Mapping[str, Any]) -> int:
@@ -810,8 +822,9 @@ class LinearLayout:
             start += count
         return packed
 
-    def _apply_tables(self) -> tuple[tuple[str, tuple[list[int], ...]], ...]:
-        """Per input dimension, one 256-entry XOR table per byte of the index.
+    def _apply_tables(self) -> tuple[tuple[str, list[int], tuple[list[int], ...]], ...]:
+        """Per input dimension of size > 1, one 256-entry XOR table per byte of the index: the
+        first byte's table, then the others'.
 
         A point is then one lookup per input byte instead of one branch per input bit.
         """
@@ -825,7 +838,8 @@ class LinearLayout:
                     table += [entry ^ col for entry in table]
                 # Bits above the dimension's size are ignored, as in Triton: pad to 256 entries.
                 tables.append(table * (256 // len(table)))
-            dims.append((name, tuple(tables)))
+            if tables:
+                dims.append((name, tables[0], tuple(tables[1:])))
             start += count
         return tuple(dims)
 

@@ -76,7 +76,49 @@ class ApplyOp(LayoutOp):
         if len(self.coordinates) != layout.num_out_dims:
             return (f"returns one coordinate per output dimension {list(layout.get_out_dim_names())}, "
                     f"got {len(self.coordinates)}")
-        return None
+        return _index_range_problem(layout, self.indices) or _coordinate_width_problem(layout, self.coordinates)
+
+
+def _bit_width(type_: ir.Type) -> int | None:
+    """Bits of an integer or index type (index: 64, as the lowering assumes); None for other types."""
+    if isinstance(type_, ir.IndexType):
+        return 64
+    return type_.width if isinstance(type_, ir.IntegerType) else None
+
+
+def _constant_value(value: ir.Value) -> int | None:
+    owner = value.owner
+    if isinstance(owner, ir.OpView):
+        owner = owner.operation
+    if isinstance(owner, ir.Operation) and owner.name == "arith.constant" and "value" in owner.attributes:
+        attribute = owner.attributes["value"]
+        if isinstance(attribute, ir.IntegerAttr):
+            return attribute.value
+    return None
+
+
+def _index_range_problem(layout: LinearLayout, indices: Sequence[ir.Value]) -> str | None:
+    """Indices must be integers in range: a constant outside ``[0, size)`` is an error (inputs do not wrap)."""
+    for name, value in zip(layout.get_in_dim_names(), indices):
+        size = layout.get_in_dim_size(name)
+        if _bit_width(value.type) is None:
+            return f"index '{name}' must be an integer or index, got {value.type}"
+        constant = _constant_value(value)
+        if constant is not None and not 0 <= constant < size:
+            return (f"index '{name}' is the constant {constant}, out of range for its size {size} "
+                    "(indices must be in range; they do not wrap)")
+    return None
+
+
+def _coordinate_width_problem(layout: LinearLayout, coordinates: Sequence[ir.Value]) -> str | None:
+    """Each coordinate's type must hold every value of its output dimension (no silent truncation)."""
+    for (name, size), value in zip(layout.out_dims, coordinates):
+        width = _bit_width(value.type)
+        if width is None:
+            return f"coordinate '{name}' must be an integer or index, got {value.type}"
+        if size - 1 >= 1 << width:
+            return f"coordinate '{name}' (size {size}) does not fit its type {value.type}"
+    return None
 
 
 @register_operation(_Dialect)

@@ -34,6 +34,7 @@ import json
 import os
 import random
 import re
+import resource
 import selectors
 import subprocess
 import sys
@@ -49,7 +50,10 @@ __all__ = ["Case", "Finding", "FuzzReport", "classify", "generate_cases", "main"
 ROOT = Path(__file__).resolve().parents[3]
 FINDING_KINDS = ("crash", "hang", "traceback", "internal-error", "wrong-exit")
 USER_ERRORS = ("TypeError", "ValueError")
+USER_ERROR_CLASSES = (TypeError, ValueError)
 _DIAGNOSTIC = re.compile(r"^\S.*?: (error|warning|note|remark): \S")
+# How the pass framework reports an exception escaping a pass (a bug, not a user error).
+_PASS_BUG = re.compile(r"pass '[\w-]+' failed: \w+")
 
 
 @dataclass(frozen=True)
@@ -79,6 +83,7 @@ class Outcome:
     stderr: str
     exception: str | None = None
     message: str = ""
+    user_error: bool = False  # the API exception is a TypeError or ValueError (subclasses included)
 
 
 @dataclass(frozen=True)
@@ -113,10 +118,10 @@ def classify(case: Case, outcome: Outcome) -> tuple[str, str]:
     if case.kind == "api":
         if outcome.exception is None:
             return "ok", ""
-        if outcome.exception in USER_ERRORS:
+        if outcome.user_error or outcome.exception in USER_ERRORS:
             return "user-error", outcome.message
         return "internal-error", f"{outcome.exception}: {outcome.message}"[:400]
-    if "internal error" in outcome.stderr:
+    if "internal error" in outcome.stderr or _PASS_BUG.search(outcome.stderr):
         return "internal-error", outcome.stderr[:400]
     if outcome.exit_code not in (0, 1):
         return "wrong-exit", f"exit code {outcome.exit_code}: {outcome.stderr[:300]}"
@@ -401,12 +406,20 @@ def _run_api(case: Case, namespace: dict) -> Outcome:
         with _captured_fds() as stderr:
             try:
                 eval(case.expression, dict(namespace))  # the fuzzer's own generated expression
-                exception, message = None, ""
+                exception, message, user_error = None, "", False
             except Exception as error:  # classified by the parent: only TypeError/ValueError are user errors
-                exception, message = type(error).__name__, str(error)[:300]
+                exception, message = type(error).__name__, _message(error)
+                user_error = isinstance(error, USER_ERROR_CLASSES)
     except RecursionError:  # the expression itself nests too deeply to evaluate: not the API's fault
         return Outcome(None, "", None)
-    return Outcome(None, stderr[0], exception, message)
+    return Outcome(None, stderr[0], exception, message, user_error)
+
+
+def _message(error: Exception) -> str:
+    try:
+        return str(error)[:300]
+    except RecursionError:
+        return "(the message itself recursed too deeply)"
 
 
 def _worker() -> None:
@@ -451,7 +464,22 @@ class _LineReader:
 def _start_worker() -> subprocess.Popen:
     environment = {**os.environ, "PYTHONFAULTHANDLER": ""}
     return subprocess.Popen([sys.executable, "-m", "linear_layout.tools.fuzz", "--worker"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0, env=environment)
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0, env=environment,
+                            preexec_fn=_no_core_dumps)
+
+
+def _no_core_dumps() -> None:
+    """In the worker: an abort ends the process at once instead of writing a core file first."""
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def _still_running(process: subprocess.Popen, grace: float = 2.0) -> bool:
+    """Whether the worker still runs (a hang) rather than dying (a crash), after a short grace."""
+    try:
+        process.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        return True
+    return False
 
 
 def _stop(process: subprocess.Popen) -> int | None:
@@ -470,7 +498,7 @@ def _run_batch(batch: list[Case], timeout: float) -> list[Outcome]:
             started = reader.read_line(timeout + 30)  # the first case also waits for the worker's imports
             result = reader.read_line(timeout) if started else None
             if not result:
-                hung = process.poll() is None
+                hung = _still_running(process)
                 code = _stop(process)
                 outcomes.append(Outcome(None, "", "hang" if hung else "crash", f"exit status {code}"))
                 return outcomes

@@ -242,6 +242,9 @@ class _Driver:
         self.args = args
         self.filename = filename
         self.context = ir.Context()
+        # MLIR verifies sibling isolated ops (nested modules, functions) on worker threads, and their
+        # diagnostics reach the Python handler without the GIL: nanobind aborts the process.
+        self.context.enable_multithreading(False)
         load_dialects(self.context)
         self.ttgir = args.ttgir or filename.endswith(".ttgir")
         if self.ttgir:  # Triton's tt/ttng/amdg ops stay unregistered (see linear_layout.ttgir)
