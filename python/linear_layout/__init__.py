@@ -18,7 +18,7 @@ from .core.layout import (
 from .planning import bank_conflicts, plan_conversion
 
 # Pictures (pure); importing them registers the Jupyter display of layouts, encodings and plans.
-from . import draw  # noqa: E402,F401
+from . import draw  # noqa: F401
 
 __version__ = "0.1.0"
 

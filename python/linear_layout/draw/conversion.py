@@ -69,8 +69,12 @@ def scratch_layout(smem: LinearLayout) -> LinearLayout:
     bases = dict(smem.bases)
     offset = [list(b) for name in ("vector", "bank", "segment") for b in bases.get(name, ())]
     block = [list(b) for b in bases.get("block", ())]
-    return LinearLayout.from_bases([("offset", offset), ("block", block)], list(smem.get_out_dim_names()),
-                                   [s for _, s in smem.out_dims], require_surjective=False)
+    return LinearLayout.from_bases(
+        [("offset", offset), ("block", block)],
+        list(smem.get_out_dim_names()),
+        [s for _, s in smem.out_dims],
+        require_surjective=False,
+    )
 
 
 def _flat(layout: LinearLayout, registers: np.ndarray, lanes: np.ndarray) -> np.ndarray:
@@ -97,18 +101,36 @@ def _shared_picture(src: LinearLayout, dst: LinearLayout, plan: Any, bitwidth: i
     load = access_phases(shared.load, bitwidth, "load")
     scratch = scratch_layout(shared.smem)
     offsets = scratch.get_in_dim_size("offset")
-    src_panels, src_cells = layout_panels(ownership(src), color_by, "source",
-                                          _element_marks(src, store, shared.store), limits=limits)
+    src_panels, src_cells = layout_panels(
+        ownership(src), color_by, "source", _element_marks(src, store, shared.store), limits=limits
+    )
     keys = src_cells.key_values
-    stored, _ = shared_panels(scratch, bitwidth, title="scratch: warp 0 stores", marks=phase_marks(store, offsets),
-                              element_keys=keys, limits=limits)
-    loaded, _ = shared_panels(scratch, bitwidth, title="scratch: warp 0 loads", marks=phase_marks(load, offsets),
-                              element_keys=keys, limits=limits)
-    dst_panels, _ = layout_panels(ownership(dst), color_by, "destination", _element_marks(dst, load, shared.load),
-                                  limits=limits)
+    stored, _ = shared_panels(
+        scratch,
+        bitwidth,
+        title="scratch: warp 0 stores",
+        marks=phase_marks(store, offsets),
+        element_keys=keys,
+        limits=limits,
+    )
+    loaded, _ = shared_panels(
+        scratch,
+        bitwidth,
+        title="scratch: warp 0 loads",
+        marks=phase_marks(load, offsets),
+        element_keys=keys,
+        limits=limits,
+    )
+    dst_panels, _ = layout_panels(
+        ownership(dst), color_by, "destination", _element_marks(dst, load, shared.load), limits=limits
+    )
     reps = f"; the scratch holds repetition 1 of {shared.num_reps}" if shared.num_reps > 1 else ""
-    notes = (f"plan: {plan.summary()}",) + store.notes() + load.notes() + (
-        f"plan: store {shared.store.wavefronts} wavefront(s), load {shared.load.wavefronts} wavefront(s){reps}",)
+    notes = (
+        (f"plan: {plan.summary()}",)
+        + store.notes()
+        + load.notes()
+        + (f"plan: store {shared.store.wavefronts} wavefront(s), load {shared.load.wavefronts} wavefront(s){reps}",)
+    )
     return src_panels + stored + loaded + dst_panels, src_cells, notes
 
 
@@ -143,21 +165,26 @@ def _in_warp_picture(src: LinearLayout, dst: LinearLayout, plan: Any, color_by: 
     dst_marks = np.zeros(dst.get_total_out_dim_size(), dtype=np.int64)
     dst_marks[_flat(dst, np.zeros_like(lanes), lanes)] = 1
     src_marks = np.zeros_like(dst_marks)
-    src_marks[_flat(src, np.asarray(first.source_registers, dtype=np.int64),
-                    np.asarray(first.source_lanes, dtype=np.int64))] = 1
+    src_marks[
+        _flat(src, np.asarray(first.source_registers, dtype=np.int64), np.asarray(first.source_lanes, dtype=np.int64))
+    ] = 1
     src_panels, src_cells = layout_panels(ownership(src), color_by, "source", src_marks, limits=limits)
     dst_panels, _ = layout_panels(ownership(dst), color_by, "destination", dst_marks, limits=limits)
     moving = sum(1 for r in rounds if r.mode != "own lane")
-    notes = [f"plan: {plan.summary()}", f"{len(rounds)} round(s), {moving} move data between lanes; "
-             "round 1 outlined (destination register 0 of warp 0 and its sources)"]
+    notes = [
+        f"plan: {plan.summary()}",
+        f"{len(rounds)} round(s), {moving} move data between lanes; "
+        "round 1 outlined (destination register 0 of warp 0 and its sources)",
+    ]
     notes += [r.describe() for r in rounds[:MAX_ROUNDS]]
     if len(rounds) > MAX_ROUNDS:
         notes.append(f"... {len(rounds) - MAX_ROUNDS} more round(s)")
     return src_panels + dst_panels, src_cells, tuple(notes)
 
 
-def conversion_picture(plan: Any, src_name: str = "", dst_name: str = "", color_by: str = "warp",
-                       limits: Limits = DEFAULT_LIMITS) -> Picture:
+def conversion_picture(
+    plan: Any, src_name: str = "", dst_name: str = "", color_by: str = "warp", limits: Limits = DEFAULT_LIMITS
+) -> Picture:
     """The picture of a :class:`~linear_layout.planning.ConversionPlan` (see the module docstring).
 
     A plan that uses ``ldmatrix``/``stmatrix`` (``plan.matrix``) is drawn with the plain shared
@@ -172,12 +199,24 @@ def conversion_picture(plan: Any, src_name: str = "", dst_name: str = "", color_
     legend, more = legend_for(cells.key_values, color_by)
     size = "x".join(str(s) for _, s in src.out_dims)
     names = tuple(f"{side}: {name}" for side, name in (("src", src_name), ("dst", dst_name)) if name)
-    return Picture(title=f"convert_layout {size} x {bitwidth}-bit: {plan.strategy}",
-                   panels=panels, legend=legend, notes=names + more + notes, columns=2)
+    return Picture(
+        title=f"convert_layout {size} x {bitwidth}-bit: {plan.strategy}",
+        panels=panels,
+        legend=legend,
+        notes=names + more + notes,
+        columns=2,
+    )
 
 
-def draw_conversion(src: Any, dst: Any, shape: Sequence[int] | None = None, bitwidth: int = 32, *,
-                    color_by: str = "warp", limits: Limits = DEFAULT_LIMITS) -> Picture:
+def draw_conversion(
+    src: Any,
+    dst: Any,
+    shape: Sequence[int] | None = None,
+    bitwidth: int = 32,
+    *,
+    color_by: str = "warp",
+    limits: Limits = DEFAULT_LIMITS,
+) -> Picture:
     """The conversion from ``src`` to ``dst`` (LinearLayouts, encodings or encoding text) of a
     tensor of ``shape`` with ``bitwidth``-bit elements, as :func:`linear_layout.plan_conversion`
     plans it for warps of the layouts' own lane count (32, or 64 on AMD), see the module docstring."""

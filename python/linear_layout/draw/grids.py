@@ -20,7 +20,16 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["DEFAULT_LIMITS", "MAX_CELLS", "PAGE_LIMITS", "RANK1_ROW", "Grid", "Limits", "coordinate_texts", "tensor_grids"]
+__all__ = [
+    "DEFAULT_LIMITS",
+    "MAX_CELLS",
+    "PAGE_LIMITS",
+    "RANK1_ROW",
+    "Grid",
+    "Limits",
+    "coordinate_texts",
+    "tensor_grids",
+]
 
 #: Cells along one axis of a grid before the grid is drawn in tiles.
 MAX_CELLS = 128
@@ -71,7 +80,11 @@ class Grid:
     def members(self) -> np.ndarray:
         """``(rows * cols, tile elements)``: the flat indices of every element of every cell."""
         tr, tc = self.tile
-        return self.block.reshape(self.rows, tr, self.cols, tc).transpose(0, 2, 1, 3).reshape(self.rows * self.cols, tr * tc)
+        return (
+            self.block.reshape(self.rows, tr, self.cols, tc)
+            .transpose(0, 2, 1, 3)
+            .reshape(self.rows * self.cols, tr * tc)
+        )
 
 
 def _tile_factor(rows: int, cols: int, max_cells: int) -> int:
@@ -105,8 +118,15 @@ def tensor_grids(shape: Sequence[int], limits: Limits = DEFAULT_LIMITS) -> tuple
         return (_grid("", flat.reshape(shape), [str(r) for r in range(shape[0])], cells),)
     if len(shape) == 3:
         per = shape[1] * shape[2]
-        return tuple(_grid(f"dim0 = {k}", flat[k * per:(k + 1) * per].reshape(shape[1], shape[2]),
-                           [str(r) for r in range(shape[1])], cells) for k in range(shape[0]))
+        return tuple(
+            _grid(
+                f"dim0 = {k}",
+                flat[k * per : (k + 1) * per].reshape(shape[1], shape[2]),
+                [str(r) for r in range(shape[1])],
+                cells,
+            )
+            for k in range(shape[0])
+        )
     raise ValueError(f"pictures draw tensors of rank 1 to 3, got rank {len(shape)} (shape {list(shape)})")
 
 

@@ -75,15 +75,26 @@ def html_page(title: str, columns: Sequence[str], rows: Sequence[PageRow], notes
     head = "".join(f"<th>{escape(c)}</th>" for c in columns) + "<th>picture</th>"
     body = "\n".join(_row(row, len(columns)) for row in rows)
     paragraphs = "\n".join(f'<p class="note">{escape(n)}</p>' for n in notes)
-    return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>{escape(title)}</title>\n'
-            f"<style>{_STYLE}</style>\n</head>\n<body>\n<h1>{escape(title)}</h1>\n"
-            f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n{body}\n</tbody>\n</table>\n{paragraphs}\n"
-            f'<div id="tooltip"></div>\n<script>{_SCRIPT}</script>\n</body>\n</html>\n')
+    return (
+        f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>{escape(title)}</title>\n'
+        f"<style>{_STYLE}</style>\n</head>\n<body>\n<h1>{escape(title)}</h1>\n"
+        f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n{body}\n</tbody>\n</table>\n{paragraphs}\n"
+        f'<div id="tooltip"></div>\n<script>{_SCRIPT}</script>\n</body>\n</html>\n'
+    )
 
 
 #: Columns of :func:`conversion_rows`.
-CONVERSION_COLUMNS = ("conversion", "shape", "bits", "strategy", "scratch B", "barriers", "store wavefronts",
-                      "load wavefronts", "shuffles")
+CONVERSION_COLUMNS = (
+    "conversion",
+    "shape",
+    "bits",
+    "strategy",
+    "scratch B",
+    "barriers",
+    "store wavefronts",
+    "load wavefronts",
+    "shuffles",
+)
 
 
 def conversion_rows(conversions: Sequence[tuple[str, object, object, Sequence[int], int]]) -> tuple[PageRow, ...]:
@@ -96,7 +107,20 @@ def conversion_rows(conversions: Sequence[tuple[str, object, object, Sequence[in
         dst_layout, _ = as_layout(dst, shape)
         picture = draw_conversion(src_layout, dst_layout, bitwidth=bitwidth, limits=PAGE_LIMITS)
         plan = plan_conversion(src_layout, dst_layout, bitwidth=bitwidth)
-        rows.append(PageRow((name, "x".join(map(str, shape)), str(bitwidth), plan.strategy, str(plan.scratch_bytes),
-                             str(plan.barriers), str(plan.store_wavefronts), str(plan.load_wavefronts),
-                             str(plan.shuffles)), picture))
+        rows.append(
+            PageRow(
+                (
+                    name,
+                    "x".join(map(str, shape)),
+                    str(bitwidth),
+                    plan.strategy,
+                    str(plan.scratch_bytes),
+                    str(plan.barriers),
+                    str(plan.store_wavefronts),
+                    str(plan.load_wavefronts),
+                    str(plan.shuffles),
+                ),
+                picture,
+            )
+        )
     return tuple(rows)

@@ -40,9 +40,12 @@ class ElementCells:
 def _labels(owned: Ownership, first: np.ndarray) -> list[str]:
     parts = owned.split(np.maximum(first, 0))
     prefix = owned.sizes[3] > 1
-    return ["" if f < 0 else (f"B{b}:" if prefix else "") + f"T{t}:{r}"
-            for f, t, r, b in zip(first.tolist(), parts["thread"].tolist(), parts["register"].tolist(),
-                                  parts["block"].tolist())]
+    return [
+        "" if f < 0 else (f"B{b}:" if prefix else "") + f"T{t}:{r}"
+        for f, t, r, b in zip(
+            first.tolist(), parts["thread"].tolist(), parts["register"].tolist(), parts["block"].tolist()
+        )
+    ]
 
 
 def _titles(owned: Ownership, coords: list[str]) -> list[str]:
@@ -55,7 +58,7 @@ def _titles(owned: Ownership, coords: list[str]) -> list[str]:
         elif count == 0:
             titles.append(f"{coords[element]} none")
         else:
-            titles.append(coords[element] + " " + "; ".join(texts[h] for h in order[start:start + count]))
+            titles.append(coords[element] + " " + "; ".join(texts[h] for h in order[start : start + count]))
     return titles
 
 
@@ -75,8 +78,10 @@ def _tile_title(grid: Grid, cells: ElementCells, members: np.ndarray, shape: Seq
     firsts = coordinate_texts(shape, members[:, 0])
     lasts = coordinate_texts(shape, members[:, -1])
     distinct = [len(set(row)) for row in cells.key_values[members].tolist()]
-    return [f"tile {a}..{b}: {cells.titles[int(m)]}; {k} {color_by} value{'s' if k != 1 else ''}"
-            for a, b, m, k in zip(firsts, lasts, members[:, 0].tolist(), distinct)]
+    return [
+        f"tile {a}..{b}: {cells.titles[int(m)]}; {k} {color_by} value{'s' if k != 1 else ''}"
+        for a, b, m, k in zip(firsts, lasts, members[:, 0].tolist(), distinct)
+    ]
 
 
 def _panel(grid: Grid, cells: ElementCells, shape: Sequence[int], color_by: str, marks: np.ndarray | None) -> Panel:
@@ -90,12 +95,18 @@ def _panel(grid: Grid, cells: ElementCells, shape: Sequence[int], color_by: str,
         titles = _tile_title(grid, cells, members, shape, color_by)
         cell_marks = [0] * index.size if marks is None else marks[members].max(axis=1).tolist()
     title = grid.title + (f" ({grid.tile[0]}x{grid.tile[1]} tiles)" if grid.tile != (1, 1) else "")
-    return Panel(title=title.strip(), rows=grid.rows, cols=grid.cols,
-                 fills=tuple(EMPTY if k < 0 else index_colour(k) for k in keys),
-                 labels=tuple(cells.labels[i] for i in index.tolist()),
-                 keys=tuple("." if k < 0 else str(k) for k in keys),
-                 titles=tuple(titles), marks=tuple(int(m) for m in cell_marks),
-                 duplicates=tuple(cells.counts[index].tolist()), row_names=grid.row_names)
+    return Panel(
+        title=title.strip(),
+        rows=grid.rows,
+        cols=grid.cols,
+        fills=tuple(EMPTY if k < 0 else index_colour(k) for k in keys),
+        labels=tuple(cells.labels[i] for i in index.tolist()),
+        keys=tuple("." if k < 0 else str(k) for k in keys),
+        titles=tuple(titles),
+        marks=tuple(int(m) for m in cell_marks),
+        duplicates=tuple(cells.counts[index].tolist()),
+        row_names=grid.row_names,
+    )
 
 
 def legend_for(key_values: np.ndarray, color_by: str) -> tuple[tuple[LegendEntry, ...], tuple[str, ...]]:
@@ -106,8 +117,14 @@ def legend_for(key_values: np.ndarray, color_by: str) -> tuple[tuple[LegendEntry
     return entries, notes
 
 
-def layout_panels(owned: Ownership, color_by: str, title: str = "", marks: np.ndarray | None = None,
-                  notes: tuple[str, ...] = (), limits: Limits = DEFAULT_LIMITS) -> tuple[tuple[Panel, ...], ElementCells]:
+def layout_panels(
+    owned: Ownership,
+    color_by: str,
+    title: str = "",
+    marks: np.ndarray | None = None,
+    notes: tuple[str, ...] = (),
+    limits: Limits = DEFAULT_LIMITS,
+) -> tuple[tuple[Panel, ...], ElementCells]:
     """The panels of a distributed layout (one per grid), ``marks`` per element (optional);
     ``title`` names the first panel, ``notes`` go under the last."""
     cells = element_cells(owned, color_by)
@@ -127,8 +144,13 @@ def _describe(layout: Any, name: str, shape: Sequence[int]) -> str:
     return f"{name} on {size}" if name != "LinearLayout" else f"LinearLayout on {size}"
 
 
-def draw_layout(layout_or_encoding: Any, shape: Sequence[int] | None = None, *, color_by: str = "warp",
-                limits: Limits = DEFAULT_LIMITS) -> Picture:
+def draw_layout(
+    layout_or_encoding: Any,
+    shape: Sequence[int] | None = None,
+    *,
+    color_by: str = "warp",
+    limits: Limits = DEFAULT_LIMITS,
+) -> Picture:
     """The tensor view of a distributed layout as a :class:`Picture`.
 
     ``layout_or_encoding``: a LinearLayout with input dims among ``register, lane, warp, block``,
@@ -155,5 +177,9 @@ def draw_layout(layout_or_encoding: Any, shape: Sequence[int] | None = None, *, 
         extra.append(f"{duplicates} element(s) held by several threads (broadcast; corner mark, owners in the tooltip)")
     if unowned:
         extra.append(f"{unowned} element(s) held by no thread (white)")
-    return Picture(title=_describe(layout_or_encoding, name, owned.shape) + f", coloured by {color_by}",
-                   panels=panels, legend=legend, notes=notes + tuple(extra))
+    return Picture(
+        title=_describe(layout_or_encoding, name, owned.shape) + f", coloured by {color_by}",
+        panels=panels,
+        legend=legend,
+        notes=notes + tuple(extra),
+    )

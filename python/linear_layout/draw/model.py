@@ -53,8 +53,10 @@ class Panel:
         cells = self.rows * self.cols
         for name in ("fills", "labels", "keys", "titles", "marks", "duplicates"):
             if len(getattr(self, name)) != cells:
-                raise ValueError(f"panel {self.title!r}: {name} has {len(getattr(self, name))} entries, "
-                                 f"expected {self.rows} x {self.cols}")
+                raise ValueError(
+                    f"panel {self.title!r}: {name} has {len(getattr(self, name))} entries, "
+                    f"expected {self.rows} x {self.cols}"
+                )
         if len(self.row_names) != self.rows:
             raise ValueError(f"panel {self.title!r}: {len(self.row_names)} row names for {self.rows} rows")
         if self.col_names and len(self.col_names) != self.cols:

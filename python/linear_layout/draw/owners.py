@@ -38,12 +38,16 @@ def _with_dims(layout: LinearLayout, dims: Sequence[str]) -> LinearLayout:
     names = layout.get_in_dim_names()
     extra = [d for d in names if d not in dims]
     if extra:
-        raise ValueError(f"cannot draw a layout with input dimension(s) {extra}: "
-                         f"expected a subset of ({', '.join(dims)})")
+        raise ValueError(
+            f"cannot draw a layout with input dimension(s) {extra}: expected a subset of ({', '.join(dims)})"
+        )
     bases = dict(layout.bases)
-    return LinearLayout.from_bases([(d, [list(b) for b in bases.get(d, ())]) for d in dims],
-                                   list(layout.get_out_dim_names()), [s for _, s in layout.out_dims],
-                                   require_surjective=False)
+    return LinearLayout.from_bases(
+        [(d, [list(b) for b in bases.get(d, ())]) for d in dims],
+        list(layout.get_out_dim_names()),
+        [s for _, s in layout.out_dims],
+        require_surjective=False,
+    )
 
 
 def natural_shape(encoding: DistributedLayout | SharedLayout) -> tuple[int, ...]:
@@ -64,7 +68,7 @@ def natural_shape(encoding: DistributedLayout | SharedLayout) -> tuple[int, ...]
     full = [_MAX_NATURAL >> (2 * (encoding.rank - 2)) if encoding.rank > 2 else _MAX_NATURAL] * encoding.rank
     shape = [1] * encoding.rank
     for dim in range(encoding.rank):
-        target = _zero_thread_bases(encoding, shape[:dim] + [full[dim]] + shape[dim + 1:])
+        target = _zero_thread_bases(encoding, shape[:dim] + [full[dim]] + shape[dim + 1 :])
         while shape[dim] < full[dim] and _zero_thread_bases(encoding, shape) > target:
             shape[dim] *= 2
     return tuple(shape)
@@ -100,8 +104,10 @@ def as_layout(value: Any, shape: Sequence[int] | None, dims: Sequence[str] = HW_
     want_shared = tuple(dims) == SHARED_DIMS
     if isinstance(value, (DistributedLayout, SharedLayout)):
         if isinstance(value, SharedLayout) != want_shared:
-            raise ValueError(f"{value} is a {'shared' if isinstance(value, SharedLayout) else 'distributed'} "
-                             f"encoding; draw it with {'draw_shared' if not want_shared else 'draw_layout'}")
+            raise ValueError(
+                f"{value} is a {'shared' if isinstance(value, SharedLayout) else 'distributed'} "
+                f"encoding; draw it with {'draw_shared' if not want_shared else 'draw_layout'}"
+            )
         shape = natural_shape(value) if shape is None else tuple(int(s) for s in shape)
         return _with_dims(value.to_linear_layout(shape), dims), str(value)
     if isinstance(value, LinearLayout):
@@ -148,7 +154,7 @@ class Ownership:
     def owners(self, element: int) -> np.ndarray:
         """The hardware indices that hold ``element``."""
         start = int(self.starts[element])
-        return self.order[start:start + int(self.counts[element])]
+        return self.order[start : start + int(self.counts[element])]
 
 
 def ownership(layout: LinearLayout) -> Ownership:
@@ -170,8 +176,12 @@ def owner_texts(owned: Ownership) -> list[str]:
     """``T<thread> r<register> lane <l> warp <w>`` (`` block <b>`` appended with several blocks)
     for every hardware index."""
     parts = owned.split(np.arange(int(np.prod(owned.sizes)), dtype=np.int64))
-    texts = [f"T{t} r{r} lane {lane} warp {w}" for t, r, lane, w in
-             zip(parts["thread"].tolist(), parts["register"].tolist(), parts["lane"].tolist(), parts["warp"].tolist())]
+    texts = [
+        f"T{t} r{r} lane {lane} warp {w}"
+        for t, r, lane, w in zip(
+            parts["thread"].tolist(), parts["register"].tolist(), parts["lane"].tolist(), parts["warp"].tolist()
+        )
+    ]
     if owned.sizes[3] > 1:
         texts = [f"{text} block {b}" for text, b in zip(texts, parts["block"].tolist())]
     return texts

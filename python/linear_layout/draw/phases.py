@@ -52,8 +52,10 @@ class AccessPhases:
 
     def notes(self) -> tuple[str, ...]:
         """One line per phase and a total, for the picture."""
-        lines = [f"{self.kind}: warp {self.warp}, instruction {self.instruction + 1} of {self.instructions} "
-                 f"({self.vector} element(s), {self.access_bytes} B per lane)"]
+        lines = [
+            f"{self.kind}: warp {self.warp}, instruction {self.instruction + 1} of {self.instructions} "
+            f"({self.vector} element(s), {self.access_bytes} B per lane)"
+        ]
         for number, phase in enumerate(self.phases, start=1):
             lanes = f"lanes {phase.first_lane}-{phase.first_lane + lanes_per_phase(self.access_bytes) - 1}"
             active = "" if phase.lanes else ", no active lane"
@@ -78,8 +80,9 @@ def _wavefronts(offsets: np.ndarray, vector: int, element_bytes: int) -> int:
 
 
 def _lane_offsets(access: Any, lanes: int, warp: int) -> np.ndarray:
-    values = access.thread_offset.apply({"lane": np.arange(lanes, dtype=np.int64),
-                                         "warp": np.full(lanes, warp, dtype=np.int64)})
+    values = access.thread_offset.apply(
+        {"lane": np.arange(lanes, dtype=np.int64), "warp": np.full(lanes, warp, dtype=np.int64)}
+    )
     return np.asarray(values["offset"], dtype=np.int64)
 
 
@@ -111,12 +114,26 @@ def access_phases(access: Any, bitwidth: int, kind: str, warp: int = 0, instruct
         for k, ins in enumerate(access.instructions):
             offsets = base ^ ins.offset
             for first in range(0, lanes, per_phase):
-                members = np.arange(first, first + per_phase)[lane_on[first:first + per_phase]]
+                members = np.arange(first, first + per_phase)[lane_on[first : first + per_phase]]
                 cost = _wavefronts(offsets[members], access.vector, element_bytes)
                 total += cost
                 if w == warp and k == instruction:
                     starts = offsets[members].tolist()
-                    highlighted.append(Phase(first, tuple(members.tolist()),
-                                             tuple(tuple(range(s, s + access.vector)) for s in starts), cost))
-    return AccessPhases(kind, warp, instruction, len(access.instructions), access.vector, access.instruction_bytes,
-                        tuple(highlighted), total)
+                    highlighted.append(
+                        Phase(
+                            first,
+                            tuple(members.tolist()),
+                            tuple(tuple(range(s, s + access.vector)) for s in starts),
+                            cost,
+                        )
+                    )
+    return AccessPhases(
+        kind,
+        warp,
+        instruction,
+        len(access.instructions),
+        access.vector,
+        access.instruction_bytes,
+        tuple(highlighted),
+        total,
+    )

@@ -46,7 +46,9 @@ def elements_per_row(bitwidth: int) -> int:
 
 def _keys(coords: np.ndarray, color_by: str, per_row: int, bitwidth: int) -> np.ndarray:
     if color_by not in SHARED_COLOR_BY:
-        raise ValueError(f"unknown color_by {color_by!r} for shared memory; expected one of {', '.join(SHARED_COLOR_BY)}")
+        raise ValueError(
+            f"unknown color_by {color_by!r} for shared memory; expected one of {', '.join(SHARED_COLOR_BY)}"
+        )
     last = coords[:, -1] % per_row if coords.shape[1] == 1 else coords[:, -1]
     if color_by == "chunk":
         return last * bitwidth // (8 * MAX_ACCESS_BYTES)
@@ -64,9 +66,15 @@ def _bank_names(cols: int, bitwidth: int) -> tuple[str, ...]:
     return tuple(names)
 
 
-def shared_panels(smem: LinearLayout, bitwidth: int, color_by: str = "chunk", title: str = "",
-                  marks: np.ndarray | None = None, element_keys: np.ndarray | None = None,
-                  limits: Limits = DEFAULT_LIMITS) -> tuple[tuple[Panel, ...], np.ndarray]:
+def shared_panels(
+    smem: LinearLayout,
+    bitwidth: int,
+    color_by: str = "chunk",
+    title: str = "",
+    marks: np.ndarray | None = None,
+    element_keys: np.ndarray | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+) -> tuple[tuple[Panel, ...], np.ndarray]:
     """One panel per block of ``smem`` (input dims ``offset, block``); ``marks[o]`` outlines offset
     ``o`` of block 0; ``element_keys[e]`` (optional) colours the cell of element ``e`` instead of
     ``color_by``. Returns the panels and the colour keys used."""
@@ -90,15 +98,23 @@ def shared_panels(smem: LinearLayout, bitwidth: int, color_by: str = "chunk", ti
         cell_marks = [0] * shown if marks is None or block else marks[:shown].tolist()
         notes = (f"bank rows 0-{rows - 1} of {offsets // cols} shown",) if rows * cols < offsets else ()
         name = f"{title} block {block}" if smem.get_in_dim_size("block") > 1 else title
-        panels.append(Panel(
-            title=name, rows=rows, cols=cols,
-            fills=tuple(index_colour(k) for k in keys.tolist()),
-            labels=tuple(t[1:-1].replace(" ", "") for t in texts),
-            keys=tuple(str(k) for k in keys.tolist()),
-            titles=tuple(f"{t} offset {o} bank {b}" for t, o, b in zip(texts, offset.tolist(), banks)),
-            marks=tuple(int(m) for m in cell_marks), duplicates=(1,) * shown,
-            row_names=tuple(str(r * cols) for r in range(rows)), col_names=_bank_names(cols, bitwidth),
-            notes=notes, cell_units=2.0 * bitwidth / 32 if element_bytes else 0.5))
+        panels.append(
+            Panel(
+                title=name,
+                rows=rows,
+                cols=cols,
+                fills=tuple(index_colour(k) for k in keys.tolist()),
+                labels=tuple(t[1:-1].replace(" ", "") for t in texts),
+                keys=tuple(str(k) for k in keys.tolist()),
+                titles=tuple(f"{t} offset {o} bank {b}" for t, o, b in zip(texts, offset.tolist(), banks)),
+                marks=tuple(int(m) for m in cell_marks),
+                duplicates=(1,) * shown,
+                row_names=tuple(str(r * cols) for r in range(rows)),
+                col_names=_bank_names(cols, bitwidth),
+                notes=notes,
+                cell_units=2.0 * bitwidth / 32 if element_bytes else 0.5,
+            )
+        )
     return tuple(panels), np.concatenate(used)
 
 
@@ -111,7 +127,9 @@ def phase_marks(phases: AccessPhases, offsets: int) -> np.ndarray:
     return marks
 
 
-def _access_notes(access: LinearLayout, smem: LinearLayout, bitwidth: int, kind: str) -> tuple[np.ndarray, tuple[str, ...]]:
+def _access_notes(
+    access: LinearLayout, smem: LinearLayout, bitwidth: int, kind: str
+) -> tuple[np.ndarray, tuple[str, ...]]:
     local = plan_local_access(access, smem, bitwidth, kind=kind)
     phases = access_phases(local, bitwidth, kind)
     counted = bank_conflicts(access, smem, bitwidth, kind=kind)
@@ -119,9 +137,16 @@ def _access_notes(access: LinearLayout, smem: LinearLayout, bitwidth: int, kind:
     return phase_marks(phases, smem.get_in_dim_size("offset")), notes
 
 
-def draw_shared(shared_layout_or_encoding: Any, shape: Sequence[int] | None = None, *, bitwidth: int,
-                access: Any = None, kind: str = "load", color_by: str = "chunk",
-                limits: Limits = DEFAULT_LIMITS) -> Picture:
+def draw_shared(
+    shared_layout_or_encoding: Any,
+    shape: Sequence[int] | None = None,
+    *,
+    bitwidth: int,
+    access: Any = None,
+    kind: str = "load",
+    color_by: str = "chunk",
+    limits: Limits = DEFAULT_LIMITS,
+) -> Picture:
     """The shared-memory image of a shared layout (see the module docstring).
 
     ``shared_layout_or_encoding``: a LinearLayout with input dims ``offset[, block]``, a shared
@@ -135,13 +160,17 @@ def draw_shared(shared_layout_or_encoding: Any, shape: Sequence[int] | None = No
         raise ValueError(f"kind must be 'load' or 'store', got {kind!r}")
     smem, name = as_layout(shared_layout_or_encoding, shape, SHARED_DIMS)
     shape = tuple(s for _, s in smem.out_dims)
-    marks, notes = (None, ())
+    marks: np.ndarray | None = None
+    notes: tuple[str, ...] = ()
     if access is not None:
         distributed, _ = as_layout(access, None if isinstance(access, LinearLayout) else shape)
         marks, notes = _access_notes(distributed, smem, bitwidth, kind)
     panels, keys = shared_panels(smem, bitwidth, color_by, "shared memory", marks, limits=limits)
     legend, more = legend_for(keys, color_by)
     size = "x".join(map(str, shape))
-    return Picture(title=f"{name} on {size}, {bitwidth}-bit elements, rows of {NUM_BANKS} banks",
-                   panels=panels, legend=legend, notes=more + tuple(notes))
-
+    return Picture(
+        title=f"{name} on {size}, {bitwidth}-bit elements, rows of {NUM_BANKS} banks",
+        panels=panels,
+        legend=legend,
+        notes=more + tuple(notes),
+    )

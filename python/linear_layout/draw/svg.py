@@ -72,29 +72,45 @@ def _cells(panel: Panel, geo: Geometry) -> list[str]:
         row, col = divmod(index, panel.cols)
         x = geo.grid_x + col * cw
         y = geo.grid_y + row * ch
-        out.append(f'<rect class="cell" x="{x:g}" y="{y:g}" width="{cw - GAP:g}" height="{ch - GAP:g}" '
-                   f'fill="{hex_colour(panel.fills[index])}"><title>{escape(panel.titles[index])}</title></rect>')
+        out.append(
+            f'<rect class="cell" x="{x:g}" y="{y:g}" width="{cw - GAP:g}" height="{ch - GAP:g}" '
+            f'fill="{hex_colour(panel.fills[index])}"><title>{escape(panel.titles[index])}</title></rect>'
+        )
         label = panel.labels[index]
         if _fits(label, cw):
             labels.append(f'<text x="{x + cw / 2:g}" y="{y + ch - 4.5:g}" fill="{text_fill}">{escape(label)}</text>')
         if panel.duplicates[index] > 1:
             labels.append(f'<path class="dup" d="M{x + cw - 6:g},{y:g}h6v6z" fill="{text_fill}"/>')
         if panel.marks[index]:
-            outlines.append(f'<rect class="mark" x="{x + 1:g}" y="{y + 1:g}" width="{cw - 2:g}" height="{ch - 2:g}" '
-                            f'fill="none" stroke="{hex_colour(mark_colour(panel.marks[index]))}" stroke-width="2"/>')
-    return out + ['<g class="labels" text-anchor="middle" pointer-events="none" font-size="8">'] + labels + ["</g>"] + outlines
+            outlines.append(
+                f'<rect class="mark" x="{x + 1:g}" y="{y + 1:g}" width="{cw - 2:g}" height="{ch - 2:g}" '
+                f'fill="none" stroke="{hex_colour(mark_colour(panel.marks[index]))}" stroke-width="2"/>'
+            )
+    return (
+        out
+        + ['<g class="labels" text-anchor="middle" pointer-events="none" font-size="8">']
+        + labels
+        + ["</g>"]
+        + outlines
+    )
 
 
 def _panel(panel: Panel, geo: Geometry, x: float, y: float) -> list[str]:
-    parts = [f'<g class="panel"><text class="panel-title" x="{x:g}" y="{y + 12:g}" font-weight="bold">'
-             f"{escape(panel.title)}</text>"]
+    parts = [
+        f'<g class="panel"><text class="panel-title" x="{x:g}" y="{y + 12:g}" font-weight="bold">'
+        f"{escape(panel.title)}</text>"
+    ]
     for row, name in enumerate(panel.row_names):
-        parts.append(f'<text x="{geo.grid_x - 4:g}" y="{geo.grid_y + row * geo.cell_height + geo.cell_height - 4.5:g}" '
-                     f'text-anchor="end">{escape(name)}</text>')
+        parts.append(
+            f'<text x="{geo.grid_x - 4:g}" y="{geo.grid_y + row * geo.cell_height + geo.cell_height - 4.5:g}" '
+            f'text-anchor="end">{escape(name)}</text>'
+        )
     for col, name in enumerate(panel.col_names):
         if _fits(name, geo.cell_width + 2):
-            parts.append(f'<text x="{geo.grid_x + (col + 0.5) * geo.cell_width:g}" y="{geo.grid_y - 3:g}" '
-                         f'text-anchor="middle">{escape(name)}</text>')
+            parts.append(
+                f'<text x="{geo.grid_x + (col + 0.5) * geo.cell_width:g}" y="{geo.grid_y - 3:g}" '
+                f'text-anchor="middle">{escape(name)}</text>'
+            )
     parts.append('<g class="grid">')
     parts += _cells(panel, geo)
     parts.append("</g>")
@@ -114,24 +130,27 @@ def _legend(legend: tuple[LegendEntry, ...], x: float, y: float, width: float) -
         item_width = 16 + len(text) * CHAR_WIDTH + 12
         if cx > x and cx + item_width > x + width:
             cx, cy = x, cy + NOTE_HEIGHT + 2
-        parts.append(f'<rect class="swatch" x="{cx:g}" y="{cy:g}" width="12" height="12" '
-                     f'fill="{hex_colour(entry.colour)}" stroke="{hex_colour(GRID)}"/>'
-                     f'<text x="{cx + 16:g}" y="{cy + 10:g}">{escape(text)}</text>')
+        parts.append(
+            f'<rect class="swatch" x="{cx:g}" y="{cy:g}" width="12" height="12" '
+            f'fill="{hex_colour(entry.colour)}" stroke="{hex_colour(GRID)}"/>'
+            f'<text x="{cx + 16:g}" y="{cy + 10:g}">{escape(text)}</text>'
+        )
         cx += item_width
     return parts, (cy - y + NOTE_HEIGHT + 4) if legend else 0.0
 
 
-def render_svg(title: str, panels: tuple[Panel, ...], legend: tuple[LegendEntry, ...], notes: tuple[str, ...],
-               columns: int) -> str:
+def render_svg(
+    title: str, panels: tuple[Panel, ...], legend: tuple[LegendEntry, ...], notes: tuple[str, ...], columns: int
+) -> str:
     """The whole picture as an SVG document."""
     body: list[str] = []
-    y = MARGIN + TITLE_HEIGHT
+    y: float = MARGIN + TITLE_HEIGHT
     total_width = 2 * MARGIN + len(title) * TITLE_CHAR_WIDTH
     per_row = max(1, columns)
     for start in range(0, len(panels), per_row):
-        x = MARGIN
+        x: float = MARGIN
         row_height = 0.0
-        for panel in panels[start:start + per_row]:
+        for panel in panels[start : start + per_row]:
             geo = panel_geometry(panel, x, y)
             body += _panel(panel, geo, x, y)
             x += geo.width + 2 * MARGIN
@@ -146,8 +165,10 @@ def render_svg(title: str, panels: tuple[Panel, ...], legend: tuple[LegendEntry,
         total_width = max(total_width, MARGIN * 2 + len(note) * CHAR_WIDTH)
     y += len(notes) * NOTE_HEIGHT + MARGIN
     width, height = math.ceil(total_width), math.ceil(y)
-    head = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-            f'viewBox="0 0 {width} {height}" font-family="DejaVu Sans Mono, monospace" font-size="{FONT}">'
-            f'<rect width="100%" height="100%" fill="#ffffff"/>'
-            f'<text x="{MARGIN}" y="{MARGIN + 8}" font-size="12" font-weight="bold">{escape(title)}</text>')
+    head = (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" font-family="DejaVu Sans Mono, monospace" font-size="{FONT}">'
+        f'<rect width="100%" height="100%" fill="#ffffff"/>'
+        f'<text x="{MARGIN}" y="{MARGIN + 8}" font-size="12" font-weight="bold">{escape(title)}</text>'
+    )
     return head + "".join(body) + "</svg>\n"

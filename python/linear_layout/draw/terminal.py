@@ -103,8 +103,14 @@ def _legend_lines(legend: tuple[LegendEntry, ...], width: int, colour: bool) -> 
     return lines
 
 
-def render_terminal(title: str, panels: tuple[Panel, ...], legend: tuple[LegendEntry, ...], notes: tuple[str, ...],
-                    width: int | None = None, colour: bool | None = None) -> str:
+def render_terminal(
+    title: str,
+    panels: tuple[Panel, ...],
+    legend: tuple[LegendEntry, ...],
+    notes: tuple[str, ...],
+    width: int | None = None,
+    colour: bool | None = None,
+) -> str:
     """The picture as terminal text, at most ``width`` columns wide (default: the terminal's)."""
     width = max(_MIN_WIDTH, terminal_width() if width is None else width)
     colour = use_colour() if colour is None else colour

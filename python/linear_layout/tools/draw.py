@@ -43,19 +43,32 @@ def _argument_parser() -> argparse.ArgumentParser:
     parser = _ArgumentParser(prog=PROG, description="Draw a layout, a shared-memory layout or a conversion.")
     parser.add_argument("encoding", nargs="?", help="an encoding in Triton's syntax, e.g. '#ttg.blocked<{...}>'")
     parser.add_argument("--shape", metavar="AxB", help="the tensor's shape, e.g. 64x64 (default: the encoding's tile)")
-    parser.add_argument("--color-by", default=None, metavar="INDEX",
-                        help=f"distributed: {', '.join(COLOR_BY)} (default warp); "
-                             f"shared: {', '.join(SHARED_COLOR_BY)} (default chunk)")
+    parser.add_argument(
+        "--color-by",
+        default=None,
+        metavar="INDEX",
+        help=f"distributed: {', '.join(COLOR_BY)} (default warp); shared: {', '.join(SHARED_COLOR_BY)} (default chunk)",
+    )
     parser.add_argument("--src", metavar="ENCODING", help="source encoding of a conversion")
     parser.add_argument("--dst", metavar="ENCODING", help="destination encoding of a conversion")
-    parser.add_argument("--bitwidth", type=int, default=None, metavar="BITS",
-                        help="element size in bits (shared memory and conversions; default 32)")
-    parser.add_argument("--access", metavar="ENCODING",
-                        help="shared memory: highlight one warp's access by this distributed encoding")
+    parser.add_argument(
+        "--bitwidth",
+        type=int,
+        default=None,
+        metavar="BITS",
+        help="element size in bits (shared memory and conversions; default 32)",
+    )
+    parser.add_argument(
+        "--access", metavar="ENCODING", help="shared memory: highlight one warp's access by this distributed encoding"
+    )
     parser.add_argument("--kind", choices=("load", "store"), default="load", help="the access's kind (default load)")
     parser.add_argument("--ttgir", metavar="FILE", help="a TTGIR kernel: draw the op on --line")
-    parser.add_argument("--line", type=int, metavar="N",
-                        help="with --ttgir: the line of a ttg.convert_layout, local_load, local_store or local_alloc")
+    parser.add_argument(
+        "--line",
+        type=int,
+        metavar="N",
+        help="with --ttgir: the line of a ttg.convert_layout, local_load, local_store or local_alloc",
+    )
     parser.add_argument("-o", dest="output", metavar="FILE", help="write FILE (.svg, .png or .txt) instead of printing")
     parser.add_argument("--width", type=int, default=None, help="terminal width (default: the terminal's)")
     parser.add_argument("--no-color", action="store_true", help="plain text (also when NO_COLOR is set)")
@@ -106,15 +119,26 @@ def _picture(args: argparse.Namespace) -> Picture:
     if args.src or args.dst:
         if not (args.src and args.dst) or args.encoding:
             raise UserError("a conversion needs both --src and --dst, and no positional encoding")
-        return draw_conversion(_encoding(args.src, "--src"), _encoding(args.dst, "--dst"), shape,
-                               args.bitwidth or 32, color_by=args.color_by or "warp")
+        return draw_conversion(
+            _encoding(args.src, "--src"),
+            _encoding(args.dst, "--dst"),
+            shape,
+            args.bitwidth or 32,
+            color_by=args.color_by or "warp",
+        )
     if not args.encoding:
         raise UserError("nothing to draw: give an encoding, or --src and --dst")
     layout = _encoding(args.encoding, "encoding")
     if isinstance(layout, SharedLayout):
         access = _encoding(args.access, "--access") if args.access else None
-        return draw_shared(layout, shape, bitwidth=args.bitwidth or 32, access=access, kind=args.kind,
-                           color_by=args.color_by or "chunk")
+        return draw_shared(
+            layout,
+            shape,
+            bitwidth=args.bitwidth or 32,
+            access=access,
+            kind=args.kind,
+            color_by=args.color_by or "chunk",
+        )
     if args.access:
         raise UserError("--access applies to shared-memory encodings only")
     return draw_layout(layout, shape, color_by=args.color_by or "warp")
@@ -150,8 +174,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as error:  # a bug: keep the one-line contract, but allow debugging
         if os.environ.get("LINEAR_LAYOUT_DEBUG"):
             raise
-        print(f"{PROG}: internal error: {type(error).__name__}: {error} (set LINEAR_LAYOUT_DEBUG=1 for a traceback)",
-              file=sys.stderr)
+        print(
+            f"{PROG}: internal error: {type(error).__name__}: {error} (set LINEAR_LAYOUT_DEBUG=1 for a traceback)",
+            file=sys.stderr,
+        )
         return 1
 
 

@@ -22,7 +22,15 @@ from ..encodings.base import Layout
 from ..ttgir import parse_ttgir
 from ..ttgir.types import split_parameters
 
-__all__ = ["DRAWABLE_OPS", "KernelLine", "KernelLineError", "kernel_lines", "kernel_picture", "line_at", "read_kernel_line"]
+__all__ = [
+    "DRAWABLE_OPS",
+    "KernelLine",
+    "KernelLineError",
+    "kernel_lines",
+    "kernel_picture",
+    "line_at",
+    "read_kernel_line",
+]
 
 #: The ops a line can be drawn for.
 DRAWABLE_OPS = ("ttg.convert_layout", "ttg.local_load", "ttg.local_store", "ttg.local_alloc")
@@ -84,7 +92,7 @@ def _dims(text: str) -> tuple[tuple[int, ...], str]:
 def _types(line: str) -> list[TypeText]:
     found = []
     for match in _TYPE.finditer(line):
-        body = line[match.end():_closing(line, match.end())]
+        body = line[match.end() : _closing(line, match.end())]
         params = split_parameters(body)
         shape, element = _dims(params[0].strip())
         alloc = None
@@ -113,9 +121,15 @@ def line_at(text_lines: list[str], number: int, aliases: dict[str, str]) -> Kern
     tensor, other = (second, first) if op.group(1) == "ttg.local_load" else (first, second)
     if tensor.kind != "tensor" or (op.group(1) != "ttg.convert_layout") != (other.kind != "tensor"):
         raise KernelLineError(f"line {number}: unexpected types for {op.group(1)}")
-    return KernelLine(number, op.group(1), tensor.shape, _bitwidth(tensor.element),
-                      parse_encoding(tensor.encoding, aliases), parse_encoding(other.encoding, aliases),
-                      other.alloc_shape)
+    return KernelLine(
+        number,
+        op.group(1),
+        tensor.shape,
+        _bitwidth(tensor.element),
+        parse_encoding(tensor.encoding, aliases),
+        parse_encoding(other.encoding, aliases),
+        other.alloc_shape,
+    )
 
 
 def read_kernel_line(text: str, number: int) -> KernelLine:
@@ -140,13 +154,25 @@ def kernel_picture(line: KernelLine, color_by: str | None = None, limits: Limits
     """The picture of a kernel line: a conversion, or the shared buffer with the access highlighted
     (a load from a view of a bigger buffer draws the buffer alone, with a note)."""
     if line.op == "ttg.convert_layout":
-        return draw_conversion(line.distributed, line.other, line.shape, line.bitwidth, color_by=color_by or "warp",
-                               limits=limits)
+        return draw_conversion(
+            line.distributed, line.other, line.shape, line.bitwidth, color_by=color_by or "warp", limits=limits
+        )
     kind = "load" if line.op == "ttg.local_load" else "store"
     if line.alloc_shape and line.alloc_shape != line.shape:
-        picture = draw_shared(line.other, line.alloc_shape, bitwidth=line.bitwidth, color_by=color_by or "chunk",
-                              limits=limits)
-        return dataclasses.replace(picture, notes=picture.notes + (
-            f"the {kind} reads a {'x'.join(map(str, line.shape))} view of this buffer: its access is not drawn",))
-    return draw_shared(line.other, line.shape, bitwidth=line.bitwidth, access=line.distributed, kind=kind,
-                       color_by=color_by or "chunk", limits=limits)
+        picture = draw_shared(
+            line.other, line.alloc_shape, bitwidth=line.bitwidth, color_by=color_by or "chunk", limits=limits
+        )
+        return dataclasses.replace(
+            picture,
+            notes=picture.notes
+            + (f"the {kind} reads a {'x'.join(map(str, line.shape))} view of this buffer: its access is not drawn",),
+        )
+    return draw_shared(
+        line.other,
+        line.shape,
+        bitwidth=line.bitwidth,
+        access=line.distributed,
+        kind=kind,
+        color_by=color_by or "chunk",
+        limits=limits,
+    )

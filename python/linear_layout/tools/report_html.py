@@ -20,8 +20,13 @@ from .kernel_line import kernel_picture, line_at
 __all__ = ["report_page"]
 
 
-def report_page(kernel: str, ttgir: str, columns: Sequence[str], rows: Sequence[tuple[int, tuple[str, ...]]],
-                notes: Sequence[str] = ()) -> str:
+def report_page(
+    kernel: str,
+    ttgir: str,
+    columns: Sequence[str],
+    rows: Sequence[tuple[int, tuple[str, ...]]],
+    notes: Sequence[str] = (),
+) -> str:
     """The page for the TTGIR ``ttgir``: ``rows`` are ``(kernel line, table cells)``, ``columns``
     the table's header, ``notes`` lines under it (the totals)."""
     lines = ttgir.splitlines()
