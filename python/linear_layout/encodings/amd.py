@@ -292,8 +292,10 @@ def _check_surjective(name: str, bases: BasisList, rank: int) -> None:
 def _drop_spanned_registers(cta: LinearLayout) -> LinearLayout:
     """Triton's actionRemoveBroadcastedRegs: keep only the register bases independent of the
     earlier ones (the free variables of ``register``, its first in-dim, are the rest)."""
-    free = cta.get_free_variable_masks()["register"]
     count = cta.get_in_dim_size_log2("register")
+    if count == 0:  # no register bases: nothing to drop
+        return cta
+    free = cta.get_free_variable_masks()["register"]
     kept = [i for i in range(count) if not free >> i & 1]
     return ColumnAction(kept, "register", count).apply(cta)
 

@@ -43,12 +43,12 @@ def mma_tile(tile_shape: Sequence[int], k_width: int, order: Sequence[int], rep_
     names = dim_names(len(rep_order))
     inner, outer = names[order[0]], names[order[1]]
     m, n = tile_shape[order[1]], tile_shape[order[0]]
-    return (identity_standard_nd("register", [1] * len(rep_order), rep_order)
-            * LinearLayout.identity_1d(k_width, "register", inner)
-            * LinearLayout.identity_1d(4, "lane", inner)
-            * LinearLayout.identity_1d(8, "lane", outer)
-            * LinearLayout.identity_1d(max(1, m // 8), "register", outer)
-            * LinearLayout.identity_1d(max(1, n // (4 * k_width)), "register", inner))
+    tile = identity_standard_nd("register", [1] * len(rep_order), rep_order)
+    for size, in_dim, out_dim in ((k_width, "register", inner), (4, "lane", inner), (8, "lane", outer),
+                                  (m // 8, "register", outer), (n // (4 * k_width), "register", inner)):
+        if size > 1:  # a step of 1 (or 0) adds no basis to dims the tile already lists
+            tile = tile * LinearLayout.identity_1d(size, in_dim, out_dim)
+    return tile
 
 
 @dataclass(frozen=True)
