@@ -165,11 +165,11 @@ def _bases_items(bases: object) -> tuple[tuple[str, tuple], ...]:
     return items
 
 
-def _plain_rows(bases: object, count: int) -> tuple[list, list] | None:
+def _plain_rows(bases: Any, count: int) -> tuple[list, list] | None:
     """The in-dims and rows of plain ``(str, bases)`` pairs whose bases are ``count``-tuples, else ``None``."""
     ins = []
     rows: list = []
-    for item in bases:  # type: ignore[attr-defined]
+    for item in bases:
         if type(item) is not tuple or len(item) != 2 or type(item[0]) is not str or type(item[1]) not in (tuple, list):
             return None
         for row in item[1]:
@@ -180,7 +180,7 @@ def _plain_rows(bases: object, count: int) -> tuple[list, list] | None:
     return ins, rows
 
 
-def _plain_sizes(out_dim_sizes: object, rows: list, count: int) -> list[int] | None:
+def _plain_sizes(out_dim_sizes: Any, rows: list, count: int) -> list[int] | None:
     """The output sizes :func:`_from_plain_bases` packs into: given (plain powers of two) or inferred."""
     if out_dim_sizes is None:
         tops = [0] * count
@@ -188,21 +188,21 @@ def _plain_sizes(out_dim_sizes: object, rows: list, count: int) -> list[int] | N
             for k, value in enumerate(row):
                 tops[k] |= value
         return [1 << top.bit_length() for top in tops]
-    if type(out_dim_sizes) not in (tuple, list) or len(out_dim_sizes) != count:  # type: ignore[arg-type]
+    if type(out_dim_sizes) not in (tuple, list) or len(out_dim_sizes) != count:
         return None
-    for size in out_dim_sizes:  # type: ignore[attr-defined]
+    for size in out_dim_sizes:
         if type(size) is not int or size < 1 or size & (size - 1):
             return None
-    return list(out_dim_sizes)  # type: ignore[call-overload]
+    return list(out_dim_sizes)
 
 
-def _from_plain_bases(bases: object, out_dim_names: object, out_dim_sizes: object) -> LinearLayout | None:
+def _from_plain_bases(bases: Any, out_dim_names: Any, out_dim_sizes: Any) -> LinearLayout | None:
     """:meth:`LinearLayout.from_bases` for the common, well-formed input -- a list or tuple of
     ``(str, bases)`` pairs whose bases are tuples of non-negative ``int`` inside the sizes, and
     distinct ``str`` names -- packed in one pass; ``None`` for anything else."""
     if type(bases) not in (list, tuple) or type(out_dim_names) not in (list, tuple):
         return None
-    names = tuple(out_dim_names)  # type: ignore[call-overload]
+    names: tuple[str, ...] = tuple(out_dim_names)
     count = len(names)
     for name in names:
         if type(name) is not str:

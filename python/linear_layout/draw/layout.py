@@ -29,7 +29,8 @@ MAX_LEGEND = 64
 
 @dataclass(frozen=True)
 class ElementCells:
-    """Per element (row-major): tooltip, label, colour key value (-1: unowned) and owner count."""
+    """Per element (row-major): tooltip and label (empty for an element no cell shows), colour key
+    value (-1: unowned) and owner count."""
 
     titles: tuple[str, ...]
     labels: tuple[str, ...]
@@ -48,30 +49,45 @@ def _labels(owned: Ownership, first: np.ndarray) -> list[str]:
     ]
 
 
-def _titles(owned: Ownership, coords: list[str]) -> list[str]:
+def _titles(owned: Ownership, shown: np.ndarray) -> list[str]:
+    """The tooltips of the elements ``shown`` (in that order)."""
     texts = owner_texts(owned)
     order = owned.order.tolist()
+    coords = coordinate_texts(owned.shape, shown)
+    starts, counts = owned.starts[shown].tolist(), owned.counts[shown].tolist()
     titles = []
-    for element, (start, count) in enumerate(zip(owned.starts.tolist(), owned.counts.tolist())):
+    for coord, start, count in zip(coords, starts, counts):
         if count == 1:
-            titles.append(f"{coords[element]} {texts[order[start]]}")
+            titles.append(f"{coord} {texts[order[start]]}")
         elif count == 0:
-            titles.append(f"{coords[element]} none")
+            titles.append(f"{coord} none")
         else:
-            titles.append(coords[element] + " " + "; ".join(texts[h] for h in order[start : start + count]))
+            titles.append(coord + " " + "; ".join(texts[h] for h in order[start : start + count]))
     return titles
 
 
-def element_cells(owned: Ownership, color_by: str) -> ElementCells:
-    """The cell contents of every element of ``owned``."""
+def _spread(total: int, shown: np.ndarray, values: list[str]) -> tuple[str, ...]:
+    if shown.size == total:
+        return tuple(values)
+    full = [""] * total
+    for element, value in zip(shown.tolist(), values):
+        full[element] = value
+    return tuple(full)
+
+
+def element_cells(owned: Ownership, color_by: str, shown: np.ndarray | None = None) -> ElementCells:
+    """The cell contents of the elements of ``owned``: keys and counts of all, tooltips and labels
+    of those ``shown`` (default: all; a tiled picture shows only each tile's first element)."""
     if color_by not in COLOR_BY:
         raise ValueError(f"unknown color_by {color_by!r}; expected one of {', '.join(COLOR_BY)}")
     first = owned.first
     total = first.size
-    coords = coordinate_texts(owned.shape, np.arange(total, dtype=np.int64))
+    shown = np.arange(total, dtype=np.int64) if shown is None else np.asarray(shown, dtype=np.int64)
     keys = owned.split(np.maximum(first, 0))[color_by]
     keys = np.where(first < 0, -1, keys)
-    return ElementCells(tuple(_titles(owned, coords)), tuple(_labels(owned, first)), keys, owned.counts.copy())
+    titles = _spread(total, shown, _titles(owned, shown))
+    labels = _spread(total, shown, _labels(owned, first[shown]))
+    return ElementCells(titles, labels, keys, owned.counts.copy())
 
 
 def _tile_title(grid: Grid, cells: ElementCells, members: np.ndarray, shape: Sequence[int], color_by: str) -> list[str]:
@@ -127,8 +143,9 @@ def layout_panels(
 ) -> tuple[tuple[Panel, ...], ElementCells]:
     """The panels of a distributed layout (one per grid), ``marks`` per element (optional);
     ``title`` names the first panel, ``notes`` go under the last."""
-    cells = element_cells(owned, color_by)
     grids = tensor_grids(owned.shape, limits)
+    shown = np.unique(np.concatenate([grid.elements.reshape(-1) for grid in grids]))
+    cells = element_cells(owned, color_by, shown)
     panels = [_panel(grid, cells, owned.shape, color_by, marks) for grid in grids]
     if title:
         first = panels[0]
