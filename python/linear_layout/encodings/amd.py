@@ -141,7 +141,7 @@ class AMDMFMALayout(DistributedLayout):
         # Triton lays MFMA tiles N-contiguously over the whole tensor (its dot lowering
         # expects that order): tiles_per_warp and warps along N, then the rest of the
         # tensor's full N extent in registers, then tiles_per_warp and warps along M.
-        tpw, wpc = self.tiles_per_warp, self.warps_per_cta
+        tpw, wpc = self.tiles_per_warp or (1,) * rank, self.warps_per_cta
         layout = _along(self._tile(m_dim, n_dim), "register", tpw[n_dim], n_dim)
         layout = _along(layout, "warp", wpc[n_dim], n_dim)
         layout = _along(layout, "register", shape[n_dim] // (ndim * wpc[n_dim] * tpw[n_dim]), n_dim)

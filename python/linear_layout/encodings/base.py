@@ -157,8 +157,8 @@ def box_sizes(bases: Sequence[Basis], rank: int) -> tuple[int, ...]:
 
 def check_shape(shape: object, rank: int) -> tuple[int, ...]:
     """A tensor shape for a rank-``rank`` layout: powers of two, at most ``MAX_ELEMENTS`` elements."""
-    if type(shape) is tuple and all(type(s) is int for s in shape):  # type: ignore[attr-defined]
-        dims: tuple[int, ...] = shape  # type: ignore[assignment]
+    if type(shape) is tuple and all(type(s) is int for s in shape):
+        dims: tuple[int, ...] = shape
     else:
         dims = ints("shape", shape)
     if len(dims) != rank:
@@ -409,20 +409,20 @@ def verify_module_sizes(layout: DistributedLayout, num_warps: int, threads_per_w
 # Views (Triton's get_layout_view text)
 # ----------------------------------------------------------------------------
 
-def _view(layout: Layout, shape: Sequence[int], use_hw: bool) -> str:
+def _view(layout: _Encoding, shape: Sequence[int], use_hw: bool) -> str:
     ll = linear_layout_of(layout, shape)
     if isinstance(layout, SharedLayout):
         return ll.get_shared_view(use_hw)
     return ll.get_distributed_view(use_hw)
 
 
-def format_tensor_view(layout: Layout, shape: Sequence[int]) -> str:
+def format_tensor_view(layout: _Encoding, shape: Sequence[int]) -> str:
     """For every tensor element, which thread:register (or shared offset) holds it;
     identical to Triton's ``layout.format_tensor_view(shape)``."""
     return _view(layout, shape, False)
 
 
-def format_hardware_view(layout: Layout, shape: Sequence[int]) -> str:
+def format_hardware_view(layout: _Encoding, shape: Sequence[int]) -> str:
     """For every warp, lane and register (or offset), which element it holds;
     identical to Triton's ``layout.format_hardware_view(shape)``."""
     return _view(layout, shape, True)

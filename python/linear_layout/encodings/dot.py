@@ -57,7 +57,7 @@ class DotOperandLayout(DistributedLayout):
         k_width = integer("dot_op k_width", self.k_width)
         set_field(self, "operand_index", op)
         set_field(self, "k_width", k_width)
-        if parent.rank < 2:
+        if (parent.rank or 0) < 2:
             raise EncodingError("dot_op parent must have rank >= 2")
         if isinstance(parent, BlockedLayout):
             if k_width != 0:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..core.layout import LinearLayout, ensure_layout_not_smaller_than, identity_standard_nd
 from .base import (
@@ -110,7 +111,7 @@ class NVMMASharedLayout(SharedLayout):
     """
     swizzle_byte_width: int
     element_bitwidth: int
-    rank: int = 2  # type: ignore[assignment]
+    rank: int = 2
     transposed: bool = False
     fp4_padded: bool = False
     cga_layout: BasisList = ()
@@ -352,7 +353,7 @@ class PaddedSharedLayout(SharedLayout):
     def rank(self) -> int:
         return len(self.shape)
 
-    def padded_offset(self, offset):  # type: ignore[no-untyped-def]
+    def padded_offset(self, offset: Any) -> Any:
         """offset + sum(padding * (offset // interval)) (works on numpy arrays too)."""
         out = offset
         for interval, padding in self.interval_padding_pairs:
