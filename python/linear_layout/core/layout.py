@@ -771,6 +771,8 @@ class LinearLayout:
         packed = 0
         for name, table, more in dims:
             value = ins[name]
+            if type(value) is not int:  # a numpy integer scalar: `& 0xFF` would overflow int8
+                value = int(value)
             packed ^= table[value & 0xFF]
             for extra in more:
                 value >>= 8
