@@ -3,11 +3,17 @@ bank model checked against the SIMT interpreter's own wavefront counter."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
+import linear_layout
+import linear_layout.planning as planning
 from linear_layout import LinearLayout
+from linear_layout.planning import plan as plan_module
+from linear_layout.planning.in_warp import InWarpRefusal, in_warp_rounds, warp_decomposition
 from linear_layout.planning import PlannerError, bank_conflicts, plan_conversion, plan_local_access, triton_scratch_bytes
 from linear_layout.encodings import (BlockedLayout as B, DotOperandLayout, NVMMADistributedLayout, SliceLayout,
                                      SwizzledSharedLayout)
@@ -330,8 +336,6 @@ BROADCAST_DST = LinearLayout.from_bases([("register", []), ("lane", [[1], [2], [
 def test_former_fallback_is_a_decision_of_the_planner():
     """What used to be a second planning pass (rounds fail -> re-plan with in_warp=False) is one
     decision: shared memory, with the reason, and the shared plan executes exactly."""
-    from linear_layout.planning.in_warp import InWarpRefusal, in_warp_rounds, warp_decomposition
-
     decomposition = warp_decomposition(BROADCAST_SRC, BROADCAST_DST, 16)
     assert decomposition is not None and len(decomposition.mixed) <= 1  # Triton would shuffle
     refusal = in_warp_rounds(BROADCAST_SRC, BROADCAST_DST, 16)
@@ -352,18 +356,12 @@ def test_wide_elements_are_not_shuffled():
 
 def test_one_planner():
     """One definition, one plan type, exported at the top level and from the package."""
-    import linear_layout
-    import linear_layout.planning as planning
-    from linear_layout.planning import plan
-
-    assert linear_layout.plan_conversion is planning.plan_conversion is plan.plan_conversion
+    assert linear_layout.plan_conversion is planning.plan_conversion is plan_module.plan_conversion
     assert linear_layout.bank_conflicts is planning.bank_conflicts
     assert not hasattr(planning.in_warp, "plan_conversion") and not hasattr(planning.shared, "plan_conversion")
 
 
 def test_plans_are_immutable_and_errors_are_not_cached():
-    import dataclasses
-
     src = B((1, 4), (8, 4), (4, 1), (1, 0))
     dst = B((4, 1), (4, 8), (1, 4), (0, 1))
     plan = plan_conversion(src, dst, (32, 32), 32)
