@@ -22,7 +22,7 @@ from ..core.hardware import BANK_BYTES, MAX_ACCESS_BYTES, NUM_BANKS, SHARED_DIMS
 from ..core.layout import LinearLayout
 from .layouts import PlannerError, as_hardware_layout
 
-__all__ = ["BankConflicts", "Wavefronts", "access_layouts", "bank_conflicts", "count_wavefronts",
+__all__ = ["BankConflicts", "Wavefronts", "access_layouts", "active_offset_bits", "bank_conflicts", "count_wavefronts",
            "threads_per_phase_log2", "widest_vector"]
 
 
@@ -115,7 +115,8 @@ def access_layouts(distributed: Any, shared: Any, shape: Sequence[int] | None,
     return registers, smem
 
 
-def _active_bits(offsets: Sequence[int], mask: int) -> int:
+def active_offset_bits(offsets: Sequence[int], mask: int) -> int:
+    """The OR of the offsets whose bit in ``mask`` is clear (the threads that access)."""
     bits = 0
     for k, offset in enumerate(offsets):
         if not mask >> k & 1:
@@ -142,7 +143,7 @@ def bank_conflicts(distributed: Any, shared: Any, bitwidth: int, shape: Sequence
     free = registers.get_free_variable_masks()
     lane_mask = free["lane"] if kind == "store" else 0
     warp_mask = free["warp"] if kind == "store" else 0
-    thread_bits = _active_bits(offsets["lane"], lane_mask) | _active_bits(offsets["warp"], warp_mask)
+    thread_bits = active_offset_bits(offsets["lane"], lane_mask) | active_offset_bits(offsets["warp"], warp_mask)
     register_offsets = [o for k, o in enumerate(offsets["register"]) if not free["register"] >> k & 1]
     vector_bits = widest_vector(register_offsets, thread_bits, bitwidth)
     instructions = (1 << len(register_offsets)) >> vector_bits

@@ -22,7 +22,7 @@ from typing import Any
 
 from ..core.gf2 import EchelonBasis, rank
 from ..core.layout import LinearLayout
-from .banks import access_layouts, count_wavefronts, widest_vector
+from .banks import access_layouts, active_offset_bits, count_wavefronts, widest_vector
 from .layouts import PlannerError, SideColumns, flat_columns, side_columns, unflatten
 from .swizzle import CANDIDATE_CONFIGS, SmemBases, max_vector_bits, smem_bases
 from .triton_scratch import triton_scratch_bytes
@@ -341,11 +341,8 @@ def plan_local_access(distributed: Any, shared: Any, bitwidth: int, shape: Seque
     register_offsets = [o for k, o in enumerate(to_offset[:n_registers]) if not side.free_register >> k & 1]
     lane_mask = side.free_lane if kind == "store" else 0
     warp_mask = side.free_warp if kind == "store" else 0
-    thread_bits = 0
-    for k, o in enumerate(to_offset[n_registers:n_registers + n_lanes]):
-        thread_bits |= 0 if lane_mask >> k & 1 else o
-    for k, o in enumerate(to_offset[n_registers + n_lanes:]):
-        thread_bits |= 0 if warp_mask >> k & 1 else o
+    thread_bits = active_offset_bits(to_offset[n_registers:n_registers + n_lanes], lane_mask) | \
+        active_offset_bits(to_offset[n_registers + n_lanes:], warp_mask)
     vector_bits = widest_vector(register_offsets, thread_bits, bitwidth)
     return plan_access(registers, offset_columns, (), vector_bits, bitwidth, kind == "store")
 
