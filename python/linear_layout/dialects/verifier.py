@@ -118,7 +118,10 @@ def _memdesc_problem(t: ir.Type) -> str | None:
         return _invalid(kind, error)
     if not _is_shared(encoding):
         return f"!ttg.memdesc needs a shared-memory encoding, got the distributed {kind}"
-    return _shape_problem(encoding, kind, memdesc.shape, f"!ttg.memdesc of shape {list(memdesc.shape)}")
+    shape = list(memdesc.shape)
+    if not isinstance(encoding, LinearLayout) and 0 < encoding.rank < len(shape):
+        shape = shape[len(shape) - encoding.rank:]  # Triton's leading buffer dimensions (multi-buffering)
+    return _shape_problem(encoding, kind, shape, f"!ttg.memdesc of shape {list(memdesc.shape)}")
 
 
 def type_problem(t: ir.Type, facts: LaunchFacts) -> str | None:
@@ -149,7 +152,7 @@ class _Verifier:
             message = self.state.verified_types[key] = type_problem(t, facts)
         else:
             self.state.hits += 1
-        if message:
+        if isinstance(message, str):
             self.errors.append((location, message))
 
     def facts(self, op: ir.Operation, root_facts: LaunchFacts) -> LaunchFacts:

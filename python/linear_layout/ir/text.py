@@ -65,7 +65,8 @@ def is_layout_attribute(attr: ir.Attribute) -> bool:
 
 
 def is_memdesc(t: ir.Type) -> bool:
-    return type_kind(t) == "ttg.memdesc"
+    """A `!ttg.memdesc`, or a `!ttg.memdesc_view` (a subslice: Triton's memdesc with an allocation shape)."""
+    return type_kind(t) in ("ttg.memdesc", "ttg.memdesc_view")
 
 
 def _parameters(text: str) -> str:
@@ -159,12 +160,13 @@ def memdesc_parameters(t: ir.Type) -> MemDescText:
     """The parameters of a `!ttg.memdesc` type; TypeError for another type, ValueError for a
     shape that is not a list of integers."""
     text = str(t)
-    if not text.startswith("!ttg.memdesc<"):
+    view = text.startswith("!ttg.memdesc_view<")  # 6th parameter: the allocation shape (a subslice)
+    if not text.startswith("!ttg.memdesc<") and not view:
         raise TypeError(f"not a !ttg.memdesc type: {text}")
     parts = _split_top_level(_parameters(text))
-    if len(parts) != 5:
-        raise ValueError(f"a !ttg.memdesc has 5 parameters, got {len(parts)} in {text}")
-    shape, element_type, encoding, _space, mutability = parts
+    if len(parts) != 5 + view:
+        raise ValueError(f"a !ttg.memdesc has {5 + view} parameters, got {len(parts)} in {text}")
+    shape, element_type, encoding, _space, mutability = parts[:5]
     if not _SHAPE.fullmatch(shape):
         raise ValueError(f"the shape of a !ttg.memdesc must be a list of integers, got {shape}")
     dims = [d.split(":")[0].strip() for d in shape[1:-1].split(",") if d.strip()]

@@ -48,7 +48,9 @@ def _summary(op: ConvertLayoutOp, chip: str | None) -> str:
     src_type, dst_type = op.src.type, op.result.type
     try:
         bits = element_bits(src_type.element_type)
-        return explain(plan_conversion(layout_of(src_type), layout_of(dst_type), bitwidth=bits, chip=chip))
+        src, dst = layout_of(src_type), layout_of(dst_type)
+        lanes = src.get_in_dim_size("lane") if src.has_in_dim("lane") else 32  # AMD CDNA: 64
+        return explain(plan_conversion(src, dst, bitwidth=bits, chip=chip, threads_per_warp=lanes))
     except (TypeError, ValueError) as error:
         raise ValueError(f"cannot explain the conversion of {src_type} to {dst_type}: {error}") from None
 
@@ -73,8 +75,8 @@ def _access_summary(op: ir.Operation) -> str:
     """The bank conflicts of one shared-memory access, or why it is not modelled."""
     kind = _LOCAL_ACCESSES[op.name]
     tensor_type = op.results[0].type if op.name == "ttg.local_load" else op.operands[0].type
-    memdesc_type = {"ttg.local_load": op.operands[0].type, "ttg.local_alloc": op.results[0].type}.get(
-        op.name, op.operands[1].type if len(op.operands) > 1 else None)
+    memdesc_type = (op.operands[0].type if op.name == "ttg.local_load" else
+                    op.results[0].type if op.name == "ttg.local_alloc" else op.operands[1].type)
     if str(memdesc_type).startswith("!ttg.memdesc_view<"):
         return "not modelled: a subslice view of a larger allocation"
     try:
