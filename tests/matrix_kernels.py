@@ -101,25 +101,25 @@ def _pointer(e: _Emitter, base: str, offset: str) -> str:
     return e.emit(f"llvm.getelementptr {base}[{offset64}] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, {e.dtype}")
 
 
-def _matrix_attrs(plan) -> str:
-    layout = "#nvvm.mma_layout<col>" if plan.matrix.trans else "#nvvm.mma_layout<row>"
+def _matrix_attrs(side) -> str:
+    layout = "#nvvm.mma_layout<col>" if side.trans else "#nvvm.mma_layout<row>"
     return f"layout = {layout}, shape = {SHAPE}, eltType = {ELT}"
 
 
-def _stmatrix(e, plan, values, base, address, ins) -> None:
+def _stmatrix(e, side, values, base, address, ins) -> None:
     words = [_word(e, values, regs) for regs in ins.words]
     where = e.emit(f"arith.xori {address}, {e.const(ins.offset)} : index")
     pointer = _pointer(e, base, where)
-    e.lines.append(f"      nvvm.stmatrix {pointer}, {', '.join(words)} {{{_matrix_attrs(plan)}}} : "
+    e.lines.append(f"      nvvm.stmatrix {pointer}, {', '.join(words)} {{{_matrix_attrs(side)}}} : "
                    f"!llvm.ptr<3>, {', '.join(['i32'] * len(words))}")
 
 
-def _ldmatrix(e, plan, result, base, address, ins) -> str:
+def _ldmatrix(e, side, result, base, address, ins) -> str:
     where = e.emit(f"arith.xori {address}, {e.const(ins.offset)} : index")
     pointer = _pointer(e, base, where)
-    num = plan.matrix.num
+    num = side.num
     struct = "i32" if num == 1 else f"!llvm.struct<({', '.join(['i32'] * num)})>"
-    loaded = e.emit(f"nvvm.ldmatrix {pointer} {{num = {num} : i32, {_matrix_attrs(plan)}}} : (!llvm.ptr<3>) -> {struct}")
+    loaded = e.emit(f"nvvm.ldmatrix {pointer} {{num = {num} : i32, {_matrix_attrs(side)}}} : (!llvm.ptr<3>) -> {struct}")
     for i, regs in enumerate(ins.words):
         word = loaded if num == 1 else e.emit(f"llvm.extractvalue {loaded}[{i}] : {struct}")
         halves = e.emit(f"llvm.bitcast {word} : i32 to vector<{len(regs)}x{e.dtype}>")
@@ -160,27 +160,25 @@ def plan_kernel(plan, src: LinearLayout, dst: LinearLayout, dtype: str) -> str:
     values = e.emit(f"vector.load %in[{tid}, {e.const(0)}] : memref<{threads}x{src_regs}x{dtype}>, vector<{src_regs}x{dtype}>")
     pointer = e.emit(f"memref.extract_aligned_pointer_as_index %smem : memref<{elements}x{dtype}, {SMEM}> -> index")
     base = e.emit(f"llvm.inttoptr {e.emit(f'arith.index_cast {pointer} : index to i64')} : i64 to !llvm.ptr<3>")
-    address = e.linear(plan.matrix.address, lane, warp)
-    offset = e.linear(plan.other.thread_offset, lane, warp)
+    store, load = (plan.matrix, plan.other) if plan.matrix.instruction == "stmatrix" else (plan.other, plan.matrix)
+    addresses = {id(s): e.linear(s.address if hasattr(s, "address") else s.thread_offset, lane, warp)
+                 for s in (store, load)}
     result = e.emit(f"arith.constant dense<0> : vector<{dst_regs}x{dtype}>") if dtype.startswith("i") else \
         e.emit(f"arith.constant dense<0.0> : vector<{dst_regs}x{dtype}>")
-    storing_matrix = plan.matrix.instruction == "stmatrix"
-    stores = plan.matrix.instructions if storing_matrix else plan.other.instructions
-    loads = plan.other.instructions if storing_matrix else plan.matrix.instructions
     for rep in range(plan.num_reps):
         if rep:
             e.lines.append("      gpu.barrier")
-        for ins in (i for i in stores if i.rep == rep):
-            if storing_matrix:
-                _stmatrix(e_src, plan, values, base, address, ins)
+        for ins in (i for i in store.instructions if i.rep == rep):
+            if hasattr(store, "address"):
+                _stmatrix(e_src, store, values, base, addresses[id(store)], ins)
             else:
-                _vector_store(e_src, plan, values, "%smem", offset, ins)
+                _vector_store(e_src, plan, values, "%smem", addresses[id(store)], ins)
         e.lines.append("      gpu.barrier")
-        for ins in (i for i in loads if i.rep == rep):
-            if storing_matrix:
-                result = _vector_load(e, plan, result, "%smem", offset, ins)
+        for ins in (i for i in load.instructions if i.rep == rep):
+            if hasattr(load, "address"):
+                result = _ldmatrix(e, load, result, base, addresses[id(load)], ins)
             else:
-                result = _ldmatrix(e, plan, result, base, address, ins)
+                result = _vector_load(e, plan, result, "%smem", addresses[id(load)], ins)
     body = "\n".join(e.lines)
     return f"""
 module attributes {{gpu.container_module}} {{
@@ -199,9 +197,10 @@ module attributes {{gpu.container_module}} {{
 
 
 def random_pair(seed: int) -> tuple[LinearLayout, LinearLayout, int]:
-    """(src, dst, num_warps): injective layouts of one 2-D tensor; the destination reuses three
-    of the source's lane or register directions as its first registers half of the time, so
-    that a matrix side's row contents can be the other side's vector."""
+    """(src, dst, num_warps): layouts of one 2-D tensor; the source is injective, the destination
+    too except that a quarter of the time (with several warps) its last warp repeats the others'
+    data; it reuses up to three of the source's lane or register directions as its first
+    registers 60% of the time, so that a matrix side's row contents can be the other side's."""
     rng = random.Random(seed)
     warps = rng.choice([1, 2, 4, 8])
     warp_bits = warps.bit_length() - 1
@@ -209,12 +208,14 @@ def random_pair(seed: int) -> tuple[LinearLayout, LinearLayout, int]:
     bits0 = rng.randint(3, total - 3)
     units = [(1 << b) for b in range(total)]
 
-    def layout(order: list[int]) -> LinearLayout:
+    def layout(order: list[int], broadcast_warp: bool = False) -> LinearLayout:
         def unflat(v: int) -> list[int]:
             return [v & ((1 << bits0) - 1), v >> bits0]
 
         regs = len(order) - 5 - warp_bits
         dims = [("register", order[:regs]), ("lane", order[regs:regs + 5]), ("warp", order[regs + 5:])]
+        if broadcast_warp:  # the last warp repeats the others' data; its direction is a register
+            dims = [("register", dims[0][1] + dims[2][1][-1:]), dims[1], ("warp", dims[2][1][:-1] + [0])]
         return LinearLayout.from_bases([(d, [unflat(v) for v in vs]) for d, vs in dims], ["dim0", "dim1"],
                                        [1 << bits0, 1 << (total - bits0)])
 
@@ -227,4 +228,4 @@ def random_pair(seed: int) -> tuple[LinearLayout, LinearLayout, int]:
         source = src_order[regs + 2:regs + 5] if rng.random() < 0.5 else [src_order[0]] + src_order[regs:regs + 2]
         head = source[: rng.randint(1, 3)]
         dst_order = head + [u for u in dst_order if u not in head]
-    return layout(src_order), layout(dst_order), warps
+    return layout(src_order), layout(dst_order, warps > 1 and rng.random() < 0.25), warps

@@ -20,7 +20,7 @@ import pytest
 import mlir
 from mlir import ir
 
-from linear_layout.encodings import BlockedLayout, NVMMADistributedLayout
+from linear_layout.encodings import BlockedLayout, DotOperandLayout, NVMMADistributedLayout
 from linear_layout.ir import load_dialects
 from linear_layout.passes import PipelineError, build_pass_manager
 from linear_layout.planning import plan_conversion
@@ -65,28 +65,37 @@ def ptx(lowered: str, chip: str) -> str:
     return re.search(r'assembly = "(.*?)"', result.stdout, re.S).group(1)
 
 
-@pytest.mark.parametrize("src, dst, shape, chip, instruction", [
-    (*EPILOGUE, (128, 128), "sm_90", "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16"),
-    (ROW, COL, (64, 64), "sm_90", "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16"),
-    (ROW, COL, (64, 64), "sm_80", "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"),
-    (ROW, COL, (128, 128), "sm_90", "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16"),
+MMA_V2 = NVMMADistributedLayout((2, 0), (2, 2), (16, 8))
+STMATRIX_T = "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16"
+
+
+@pytest.mark.parametrize("src, dst, shape, chip, counts", [
+    (*EPILOGUE, (128, 128), "sm_90", {STMATRIX_T: 16, "ld.shared.v4": 16}),
+    (ROW, COL, (64, 64), "sm_90", {STMATRIX_T: 4, "ld.shared.v4": 4}),
+    (ROW, COL, (64, 64), "sm_80", {"ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16": 4, "st.shared.v4": 4}),
+    (ROW, COL, (128, 128), "sm_90", {STMATRIX_T: 16, "ld.shared.v4": 16}),
+    (MMA_V2, DotOperandLayout(1, MMA_V2, 2), (128, 64), "sm_90",
+     {"stmatrix.sync.aligned.m8n8.x4.shared.b16": 8, "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16": 16}),
 ])
-def test_issue_kernels_reach_the_floor(src, dst, shape, chip, instruction):
+def test_issue_kernels_reach_the_floor(src, dst, shape, chip, counts):
     text = kernel_text(src.to_linear_layout(list(shape)), dst.to_linear_layout(list(shape)), "f16", 4,
                        encodings=(str(src), str(dst)))
     plan = plan_conversion(src, dst, shape, 16, chip=chip)
     lowered = lower(text, chip)
     report = execute(lowered, shape, 16)
-    assert report.wavefronts == report.floor_wavefronts == plan.matrix.wavefronts == 2 * shape[0] * shape[1] * 2 // 128
+    assert report.wavefronts == report.floor_wavefronts == plan.matrix.wavefronts == plan.matrix.floor
     assert report.barriers == plan.barriers
     code = ptx(lowered, chip)
-    assert code.count(instruction) == len(plan.matrix.matrix.instructions)
-    assert code.count("st.shared.v4") + code.count("ld.shared.v4") == len(plan.matrix.other.instructions)
-    assert "ld.shared.b16" not in code and "st.shared.b16" not in code
-    # Portable (the default): no matrix instruction, above the floor (2-byte accesses).
+    assert {name: code.count(name) for name in counts} == counts
+    assert len(re.findall(r"(?:ld|st)\.shared|(?:ld|st)matrix", code)) == sum(counts.values())  # no other
+    # Portable (the default): no matrix instruction; above the floor (2-byte accesses) or more
+    # shared instructions.
     portable = lower(text, None)
     assert "nvvm." not in portable
-    assert execute(portable, shape, 16).wavefronts > report.floor_wavefronts
+    shared = plan_conversion(src, dst, shape, 16).shared
+    more = (execute(portable, shape, 16).wavefronts > report.floor_wavefronts,
+            len(shared.store.instructions) + len(shared.load.instructions) > plan.matrix.shared_instructions)
+    assert any(more)
 
 
 def test_random_conversions_through_ll_lower():

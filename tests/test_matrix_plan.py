@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from linear_layout.encodings import BlockedLayout, NVMMADistributedLayout
+from linear_layout.encodings import BlockedLayout, DotOperandLayout, NVMMADistributedLayout
 from linear_layout.planning.matrix import chip_capability, matrix_instructions, plan_matrix_conversion
 from linear_layout.planning import plan_conversion, triton_scratch_bytes
 from linear_layout.simt import run_kernel
@@ -61,22 +61,28 @@ EPILOGUE = (NVMMADistributedLayout((3, 0), (4, 1), (16, 128, 16)), BlockedLayout
 
 # The issue's table (Triton 3.9 on sm_90): the epilogue is 16 stmatrix.x4.trans + 16 ld.shared.v4
 # per thread, the transposes 4 (16) st.shared.v4 + 4 (16) ldmatrix.x4. Ours: the same counts, at
-# the floor (2 x tensor bytes / 128), within Triton's scratch.
-@pytest.mark.parametrize("src, dst, shape, chip, name, matrix_count, other_count", [
-    (*EPILOGUE, (128, 128), "sm_90", "stmatrix.x4.trans", 16, 16),
-    (ROW, COL, (64, 64), "sm_90", "stmatrix.x4.trans", 4, 4),
-    (ROW, COL, (64, 64), "sm_80", "ldmatrix.x4.trans", 4, 4),
-    (ROW, COL, (128, 128), "sm_90", "stmatrix.x4.trans", 16, 16),
+# the floor (2 x tensor bytes / 128), within Triton's scratch. mma -> dot operand 1 (128x64 f16):
+# Triton uses 8 stmatrix.x4 + 16 ldmatrix.x4.trans; so do we (both sides matrix instructions;
+# the destination's second warp bit repeats data, so the loads move twice the tensor).
+MMA_V2 = NVMMADistributedLayout((2, 0), (2, 2), (16, 8))
+
+
+@pytest.mark.parametrize("src, dst, shape, chip, name, matrix_count, other_count, floor", [
+    (*EPILOGUE, (128, 128), "sm_90", "stmatrix.x4.trans", 16, 16, 512),
+    (ROW, COL, (64, 64), "sm_90", "stmatrix.x4.trans", 4, 4, 128),
+    (ROW, COL, (64, 64), "sm_80", "ldmatrix.x4.trans", 4, 4, 128),
+    (ROW, COL, (128, 128), "sm_90", "stmatrix.x4.trans", 16, 16, 512),
+    (MMA_V2, DotOperandLayout(1, MMA_V2, 2), (128, 64), "sm_90", "stmatrix.x4", 8, 16, 128 + 256),
 ])
-def test_issue_kernels(src, dst, shape, chip, name, matrix_count, other_count):
+def test_issue_kernels(src, dst, shape, chip, name, matrix_count, other_count, floor):
     src_ll, dst_ll = src.to_linear_layout(list(shape)), dst.to_linear_layout(list(shape))
     bound = triton_scratch_bytes(src_ll, dst_ll, 16)
     plan = plan_matrix_conversion(src_ll, dst_ll, 16, chip, max_scratch_bytes=bound)
     assert plan is not None and plan.scratch_bytes <= bound
-    assert f"{plan.matrix.instruction}.x{plan.matrix.num}{'.trans' * plan.matrix.trans}" == name
+    assert plan.matrix.name() == name
     assert (len(plan.matrix.instructions), len(plan.other.instructions)) == (matrix_count, other_count)
     assert plan.other.instruction_bytes == 16
-    assert plan.floor == plan.wavefronts == 2 * shape[0] * shape[1] * 2 // 128
+    assert plan.floor == plan.wavefronts == floor
     execute(plan, src_ll, dst_ll, 16)
 
 

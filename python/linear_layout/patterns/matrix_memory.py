@@ -27,7 +27,7 @@ from mlir import ir
 from mlir.dialects import arith, gpu, llvm, memref, nvvm, vector
 
 from ..dialects.ttg import ConvertLayoutOp
-from ..planning.matrix import MatrixInstruction, MatrixPlan
+from ..planning.matrix import MatrixInstruction, MatrixPlan, MatrixSide
 from .common import cast_to
 from .kernel import KernelBuilder, Launch
 from .shared_memory import assemble, buffer_index, emit_loads, emit_stores, workgroup_argument
@@ -54,23 +54,23 @@ class _Words:
 
 
 class _Rows:
-    """Row pointers of one conversion's matrix side."""
+    """Row pointers of one matrix side of a conversion."""
 
-    def __init__(self, builder: KernelBuilder, buffer: ir.Value, plan: MatrixPlan, element: ir.Type) -> None:
+    def __init__(self, builder: KernelBuilder, buffer: ir.Value, side: MatrixSide, element: ir.Type) -> None:
         self.builder = builder
         self.element = element
         self.pointer_type = ir.Type.parse(SHARED_POINTER)
         i64 = ir.IntegerType.get_signless(64)
         start = memref.extract_aligned_pointer_as_index(buffer)
         self.base = llvm.inttoptr(self.pointer_type, arith.index_cast(i64, start))
-        self.offset = builder.thread_offsets(plan.matrix.address)[0]
+        self.offset = builder.thread_offsets(side.address)[0]
         self.row = self._gep(self.base, arith.extui(i64, self.offset))
         self.thread_bits = 0
-        for _, bases in plan.matrix.address.bases:
+        for _, bases in side.address.bases:
             for basis in bases:
                 self.thread_bits |= basis[0]
         self.attributes = dict(
-            layout=ir.Attribute.parse(f"#nvvm.mma_layout<{'col' if plan.matrix.trans else 'row'}>"),
+            layout=ir.Attribute.parse(f"#nvvm.mma_layout<{'col' if side.trans else 'row'}>"),
             shape=ir.Attribute.parse("#nvvm.ld_st_matrix_shape<m = 8, n = 8>"),
             elt_type=ir.Attribute.parse("#nvvm.ld_st_matrix_elt_type<b16>"),
         )
@@ -124,28 +124,29 @@ def emit_matrix(op: ConvertLayoutOp, launch: Launch, plan: MatrixPlan) -> ir.Val
     element = op.src.type.element_type
     buffer = workgroup_argument(op, buffer_index(op))
     value = cast_to(op.src, builder.vector_type(op.src.type))
-    rows = _Rows(builder, buffer, plan, element)
-    other_base = builder.thread_offsets(plan.other.thread_offset)
-    storing = plan.matrix.instruction == "stmatrix"
+    store, load = (plan.matrix, plan.other) if plan.matrix.kind == "store" else (plan.other, plan.matrix)
+    rows = {id(side): _Rows(builder, buffer, side, element) for side in (store, load) if isinstance(side, MatrixSide)}
+    bases = {id(side): builder.thread_offsets(side.thread_offset) for side in (store, load)
+             if not isinstance(side, MatrixSide)}
     pieces: list[ir.Value] = []
     for rep in range(plan.num_reps):
         if rep:
             gpu.barrier()  # the previous repetition's loads are done (WAR)
-        matrix_now = [i for i in plan.matrix.instructions if i.rep == rep]
-        other_now = [i for i in plan.other.instructions if i.rep == rep]
-        if storing:
-            for ins in matrix_now:
-                _stmatrix(rows, value, ins)
+        stores = [i for i in store.instructions if i.rep == rep]
+        if isinstance(store, MatrixSide):
+            for ins in stores:
+                _stmatrix(rows[id(store)], value, ins)
         else:
-            emit_stores(builder, buffer, value, plan.other, other_now, other_base)
+            emit_stores(builder, buffer, value, store, stores, bases[id(store)])
         gpu.barrier()
-        if storing:
-            pieces += emit_loads(builder, buffer, element, plan.other, other_now, other_base)
+        loads = [i for i in load.instructions if i.rep == rep]
+        if isinstance(load, MatrixSide):
+            for ins in loads:
+                pieces += _ldmatrix(rows[id(load)], ins)
         else:
-            for ins in matrix_now:
-                pieces += _ldmatrix(rows, ins)
+            pieces += emit_loads(builder, buffer, element, load, loads, bases[id(load)])
     result_type = builder.vector_type(op.result.type)
-    if storing:
-        return assemble(plan.other, pieces, element, result_type)
-    words = tuple(_Word(registers) for ins in plan.matrix.instructions for registers in ins.words)
+    if not isinstance(load, MatrixSide):
+        return assemble(load, pieces, element, result_type)
+    words = tuple(_Word(registers) for ins in load.instructions for registers in ins.words)
     return assemble(_Words(len(words[0].registers), words), pieces, element, result_type)

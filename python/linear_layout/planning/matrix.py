@@ -139,6 +139,17 @@ class MatrixSide:
     ideal_wavefronts: int
     bytes: int
 
+    @property
+    def kind(self) -> str:
+        return "store" if self.instruction == "stmatrix" else "load"
+
+    @property
+    def instruction_bytes(self) -> int:
+        return ROW_BYTES
+
+    def name(self) -> str:
+        return f"{self.instruction}.x{self.num}{'.trans' if self.trans else ''}"
+
 
 @dataclass(frozen=True)
 class VectorInstruction:
@@ -171,11 +182,12 @@ class VectorSide:
 
 @dataclass(frozen=True)
 class MatrixPlan:
-    """A conversion through shared memory with one matrix side. ``smem``: (offset, reps) ->
-    tensor, as a LinearLayout with in-dims ``offset`` and ``reps``."""
+    """A conversion through shared memory with a matrix side (``matrix``) and a vector side, or
+    with matrix instructions on both sides (``other`` is then the ``ldmatrix`` side).
+    ``smem``: (offset, reps) -> tensor, as a LinearLayout with in-dims ``offset`` and ``reps``."""
 
     matrix: MatrixSide
-    other: VectorSide
+    other: VectorSide | MatrixSide
     smem: LinearLayout
     num_reps: int
     scratch_bytes: int
@@ -203,10 +215,13 @@ class MatrixPlan:
 
     def summary(self) -> str:
         m, o = self.matrix, self.other
-        name = f"{m.instruction}.x{m.num}{'.trans' if m.trans else ''}"
-        return (f"shared ({name}): {self.scratch_bytes} B scratch, {self.num_reps} rep(s), {self.barriers} "
-                f"barrier(s); {len(m.instructions)} x {name} ({m.wavefronts} wavefronts); {o.kind} "
-                f"{len(o.instructions)} x {o.instruction_bytes} B ({o.wavefronts} wavefronts)")
+        name = m.name()
+        second = f"{len(o.instructions)} x {o.name()}" if isinstance(o, MatrixSide) else \
+            f"{o.kind} {len(o.instructions)} x {o.instruction_bytes} B"
+        names = name + (f" + {o.name()}" if isinstance(o, MatrixSide) else "")
+        return (f"shared ({names}): {self.scratch_bytes} B scratch, {self.num_reps} rep(s), {self.barriers} "
+                f"barrier(s); {len(m.instructions)} x {name} ({m.wavefronts} wavefronts); {second} "
+                f"({o.wavefronts} wavefronts)")
 
 
 # ============================================================================ GF(2) helpers
@@ -271,8 +286,10 @@ def _columns(layout: LinearLayout) -> _Sides:
     return _Sides(*(tuple(b[0] for b in bases.get(d, ())) for d in HW))
 
 
-def _injective(side: _Sides) -> bool:
-    vectors = side.reg + side.lane + side.warp
+def _usable(side: _Sides, loads: bool) -> bool:
+    """Registers and lanes hold distinct data (no broadcast); warps too, except that warps may
+    repeat each other's data on the loading side (each warp then loads its own copy)."""
+    vectors = side.reg + side.lane + tuple(w for w in side.warp if w or not loads)
     return all(vectors) and rank(vectors) == len(vectors)
 
 
@@ -295,7 +312,7 @@ class _Geometry:
     rows: tuple[int, ...]  # Rw
     reps: tuple[int, ...]  # R
     segment: tuple[int, ...]  # S
-    vector_registers: tuple[int, ...]  # other side's registers (indices) in C order
+    vector_registers: tuple[int, ...]  # other side's registers (indices) in C order (vector side)
     basis: tuple[int, ...]  # C + Rw + S + R
 
 
@@ -333,31 +350,55 @@ def _phase_lanes(o: _Sides, vector: int, element_bytes: int) -> list[int]:
     return list(o.lane[: per_phase.bit_length() - 1])
 
 
-def _geometry(m: _Sides, o: _Sides, choice: _Choice, bitwidth: int, max_reps: int) -> _Geometry | None:
-    """``(C, Rw, S, R)`` for one tile choice (see the module docstring), or None."""
+def _addressed(side: _Sides, choice: _Choice, rows: Sequence[int]) -> list[int]:
+    """The directions a matrix side addresses per lane: rows, matrix bits, warps (non-zero)."""
+    return list(rows) + [side.reg[k] for k in choice.matrix_bits] + [w for w in side.warp if w]
+
+
+def _other_tile(m: _Sides, o: _Sides, choice: _Choice, other: _Choice | None, contents: list[int],
+                element_bytes: int):
+    """(registers of ``o`` outside its tile, directions ``o`` addresses, its phase tile before R,
+    vector registers) for a vector side (``other`` None) or a second matrix side; None when the
+    other side cannot use ``C``."""
+    if other is not None:  # both sides matrix instructions: the same row contents
+        other_contents, other_rows = _contents_and_rows(o, other)
+        if other_contents != contents or rank(other_contents + other_rows) != len(contents) + len(other_rows):
+            return None
+        used = _tile_registers(other)
+        return ([o.reg[k] for k in range(len(o.reg)) if k not in used], _addressed(o, other, other_rows),
+                other_rows, ())
+    vector_registers = _vector_prefix(o, contents)
+    v = len(vector_registers)
+    if (1 << v) * element_bytes < BANK_BYTES:
+        return None  # the other side would move less than a bank per lane: not at the floor
+    other_regs = [o.reg[k] for k in range(len(o.reg)) if k not in vector_registers]
+    return other_regs, [], _phase_lanes(o, 1 << v, element_bytes) + contents[:v], vector_registers
+
+
+def _geometry(m: _Sides, o: _Sides, choice: _Choice, bitwidth: int, max_reps: int,
+              other: _Choice | None = None) -> _Geometry | None:
+    """``(C, Rw, S, R)`` for one tile choice (see the module docstring), or None. ``other``: the
+    tile of the other side when it uses matrix instructions too (else it uses vectors)."""
     contents, rows = _contents_and_rows(m, choice)
     if rank(contents + rows) != len(contents) + len(rows):
         return None
-    vector_registers = _vector_prefix(o, contents)
-    v = len(vector_registers)
-    element_bytes = bitwidth // 8
-    if (1 << v) * element_bytes < BANK_BYTES:
-        return None  # the other side would move less than a bank per lane: not at the floor
-    # R: register directions of both sides outside the tile and the vector, looped over.
+    found = _other_tile(m, o, choice, other, contents, bitwidth // 8)
+    if found is None:
+        return None
+    other_regs, other_fixed, tile, vector_registers = found
+    # R: register directions of both sides outside the tiles and the vector, looped over.
     used = _tile_registers(choice)
     instruction_regs = [m.reg[k] for k in range(len(m.reg)) if k not in used]
-    other_regs = [o.reg[k] for k in range(len(o.reg)) if k not in vector_registers]
     reps = _intersect(_extend([], instruction_regs), _extend([], other_regs))[:max_reps]
-    # Q': the matrix side's addressed directions (rows, matrix bits, warps first), less R.
-    fixed = rows + [m.reg[k] for k in choice.matrix_bits] + list(m.warp)
-    q_space = [x for x in m.reg + m.lane + m.warp if x not in contents]
+    # Q': the directions addressed per lane (rows, matrix bits, warps first), less R.
+    fixed = _extend([], _addressed(m, choice, rows) + other_fixed)
+    q_space = [x for x in m.reg + m.lane + m.warp if x and x not in contents]
     extended = _extend(fixed + reps, q_space)
     if len(extended) != len(q_space) or len(fixed) + len(reps) > len(extended):
         return None
     q_prime = fixed + extended[len(fixed) + len(reps):]
-    # S: a common complement in Q' of the rows and of the other side's phase tile.
-    phase = _phase_lanes(o, 1 << v, element_bytes)
-    tile = phase + contents[:v] + reps
+    # S: a common complement in Q' of the rows and of the other side's phase tile (or rows).
+    tile = list(tile) + reps
     if rank(tile) != len(tile):
         return None
     b_space = _intersect(q_prime, tile)
@@ -544,19 +585,26 @@ def _choices(m: _Sides, o: _Sides, bitwidth: int, trans_allowed: bool) -> list[_
     return out
 
 
-def _candidate(src: _Sides, dst: _Sides, kind: str, choice: _Choice, bitwidth: int, max_reps: int, out_dims):
+def _candidate(src: _Sides, dst: _Sides, kind: str, choice: _Choice, bitwidth: int, max_reps: int, out_dims,
+               other: _Choice | None = None):
+    """The plan for a matrix side ``kind`` with tile ``choice``; the other side uses vectors, or
+    ``ldmatrix`` with tile ``other`` (when ``kind`` is ``"store"``)."""
     m, o = (src, dst) if kind == "store" else (dst, src)
-    geometry = _geometry(m, o, choice, bitwidth, max_reps)
+    geometry = _geometry(m, o, choice, bitwidth, max_reps, other)
     if geometry is None:
         return None
     coords = _Coordinates(geometry)
     element_bytes = bitwidth // 8
     matrix = _matrix_side(m, choice, geometry, coords, kind, element_bytes)
-    other = _vector_side(o, geometry, coords, "load" if kind == "store" else "store", element_bytes)
-    if matrix is None or other is None:
+    other_kind = "load" if kind == "store" else "store"
+    if other is None:
+        second = _vector_side(o, geometry, coords, other_kind, element_bytes)
+    else:
+        second = _matrix_side(o, other, geometry, coords, other_kind, element_bytes)
+    if matrix is None or second is None:
         return None
     scratch = (1 << coords.offset_bits) * element_bytes
-    return MatrixPlan(matrix, other, _smem_layout(geometry, out_dims, coords), 1 << len(geometry.reps), scratch,
+    return MatrixPlan(matrix, second, _smem_layout(geometry, out_dims, coords), 1 << len(geometry.reps), scratch,
                       bitwidth)
 
 
@@ -597,19 +645,47 @@ def _plan_cached(src: LinearLayout, dst: LinearLayout, bitwidth: int, chip: str 
     if bitwidth not in (8, 16, 32) or not available:
         return None
     src_cols, dst_cols = _columns(src), _columns(dst)
-    if not (_injective(src_cols) and _injective(dst_cols)) or len(src_cols.lane) != 5 or len(dst_cols.lane) != 5:
+    if not (_usable(src_cols, False) and _usable(dst_cols, True)) or len(src_cols.lane) != 5 or len(dst_cols.lane) != 5:
         return None
     reps = _reps_needed(src, bitwidth, max_scratch_bytes)
     best = None
-    for kind in [k for k, name in (("store", "stmatrix"), ("load", "ldmatrix")) if name in available]:
-        m, o = (src_cols, dst_cols) if kind == "store" else (dst_cols, src_cols)
-        for choice in _choices(m, o, bitwidth, bitwidth == 16):
-            plan = _candidate(src_cols, dst_cols, kind, choice, bitwidth, reps, src.out_dims)
-            if plan is None or plan.wavefronts != plan.floor or plan.num_reps != 1 << reps:
-                continue
-            if best is None or _key(plan) < _key(best):
-                best = plan
+    for kind, choice, other in _candidates(src_cols, dst_cols, bitwidth, available):
+        if best is not None and _fewest_instructions(src_cols, dst_cols, kind, choice, other) > best.shared_instructions:
+            continue  # cannot beat the best plan found so far
+        plan = _candidate(src_cols, dst_cols, kind, choice, bitwidth, reps, src.out_dims, other)
+        if plan is None or plan.wavefronts != plan.floor or plan.num_reps != 1 << reps:
+            continue
+        if best is None or _key(plan) < _key(best):
+            best = plan
     return best
+
+
+def _fewest_instructions(src: _Sides, dst: _Sides, kind: str, choice: _Choice, other: _Choice | None) -> int:
+    """A lower bound of a candidate's shared instructions per thread: every register outside a
+    matrix tile selects another matrix instruction; the vector side needs at least one access
+    per 16 bytes."""
+    m, o = (src, dst) if kind == "store" else (dst, src)
+    count = 1 << (len(m.reg) - len(_tile_registers(choice)))
+    if other is not None:
+        return count + (1 << (len(o.reg) - len(_tile_registers(other))))
+    return count + max(1, (1 << len(o.reg)) // 8)
+
+
+def _candidates(src_cols: _Sides, dst_cols: _Sides, bitwidth: int, available):
+    """Every (kind, tile, other side's tile or None): one matrix side (stmatrix or ldmatrix), or
+    both (stmatrix and ldmatrix with the same row contents)."""
+    trans = bitwidth == 16
+    if "stmatrix" in available:
+        load_tiles: dict[tuple[int, ...], list[_Choice]] = {}
+        for tile in _choices(dst_cols, src_cols, bitwidth, trans) if "ldmatrix" in available else []:
+            load_tiles.setdefault(tuple(_contents_and_rows(dst_cols, tile)[0]), []).append(tile)
+        for choice in _choices(src_cols, dst_cols, bitwidth, trans):
+            contents = tuple(_contents_and_rows(src_cols, choice)[0])
+            for other in [None, *load_tiles.get(contents, [])]:
+                yield "store", choice, other
+    if "ldmatrix" in available:
+        for choice in _choices(dst_cols, src_cols, bitwidth, trans):
+            yield "load", choice, None
 
 
 def choose_matrix_plan(plan: Any, chip: str | None, max_scratch_bytes: int | None) -> MatrixPlan | None:
