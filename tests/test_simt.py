@@ -382,7 +382,7 @@ def test_undefined_behaviour_is_reported():
       scf.if %cond {
         gpu.barrier
       }""")
-    with pytest.raises(simt.UndefinedBehaviorError, match="gpu.barrier reached by only 32 of 64"):
+    with pytest.raises(simt.UndefinedBehaviorError, match=r"gpu\.barrier reached by only 32 of 64"):
         simt.run_kernel(divergent_barrier, [], num_warps=2)
 
 
