@@ -124,7 +124,8 @@ def rand_pair(rng):
         b = rng.choice([SliceLayout(rng.randint(0, 1), parent_b), rand_blocked(rng, 1, num_warps)])
         return family, a, b, (n,), dtype, num_warps
     shape = (1 << rng.randint(4, 7), 1 << rng.randint(4, 7))
-    while shape[0] * shape[1] > 8192:
+    # at most 8192 elements, and within ll-to-simt's register budget (255 32-bit registers per thread)
+    while shape[0] * shape[1] > 8192 or shape[0] * shape[1] * BITS[dtype] > 32 * 32 * num_warps * 255:
         shape = (shape[0] // 2, shape[1])
     if family == "transpose":
         a = rand_blocked(rng, 2, num_warps)
@@ -155,6 +156,8 @@ def _encoding_cases(count: int, seed: int = 7):
             continue
         if plan_conversion(_pad(src, num_warps), _pad(dst, num_warps), bitwidth=BITS[dtype]).strategy != "shared":
             continue
+        if max(layout.get_in_dim_size("register") for layout in (src, dst)) * BITS[dtype] > 32 * 255:
+            continue  # past ll-to-simt's register budget (255 32-bit registers per thread)
         cases.append((family, a, b, shape, dtype, num_warps))
     return cases
 

@@ -20,7 +20,7 @@ import os
 import sys
 import tempfile
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import Any, ClassVar, cast
 
 from mlir import ir
 from mlir.passmanager import PassManager
@@ -82,12 +82,12 @@ class _Configurable:
     @classmethod
     def options(cls) -> list[tuple[str, object, str]]:
         """(command-line name, default, help) of each option."""
-        return [(_option_name(f), f.default, f.metadata.get("help", "")) for f in dataclasses.fields(cls)]
+        return [(_option_name(f), f.default, f.metadata.get("help", "")) for f in dataclasses.fields(cast(Any, cls))]
 
     @classmethod
     def from_options(cls, text: str):
         """The pass configured by `text`, the inside of `{...}` (`a=1 b=true`)."""
-        fields = {_option_name(f): f for f in dataclasses.fields(cls)}
+        fields = {_option_name(f): f for f in dataclasses.fields(cast(Any, cls))}
         values = {}
         for item in text.split():
             name, _, value = item.partition("=")

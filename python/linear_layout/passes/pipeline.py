@@ -50,7 +50,7 @@ class _Parser:
         return self.text[self.pos] if self.pos < len(self.text) else ""
 
     def element_list(self, closing: str) -> list[PipelineElement]:
-        elements = []
+        elements: list[PipelineElement] = []
         if self.peek() == closing:
             return elements
         while True:

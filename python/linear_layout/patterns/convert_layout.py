@@ -152,9 +152,11 @@ def emit_shared(op: ConvertLayoutOp, launch: Launch, plan: ConversionPlan) -> ir
     """Store, barrier, load per repetition (a barrier between repetitions), then the copies."""
     builder = KernelBuilder(op, launch)
     element = op.src.type.element_type
-    buffer = workgroup_argument(op, buffer_index(op))
+    index, shared = buffer_index(op), plan.shared
+    if index is None or shared is None:
+        raise LoweringError("a shared-memory conversion needs its plan and its workgroup buffer")
+    buffer = workgroup_argument(op, index)
     value = cast_to(op.src, builder.vector_type(op.src.type))
-    shared = plan.shared
     store, load = shared.store, shared.load
     base_st = builder.thread_offsets(store.thread_offset)
     base_ld = builder.thread_offsets(load.thread_offset)

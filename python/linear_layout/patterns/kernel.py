@@ -64,7 +64,7 @@ def launch_attributes(op: ir.Operation) -> Launch:
                 values[field] = attr.value
         parent = current.parent
         current = parent.operation if parent is not None else None
-    return Launch(**values)
+    return Launch(values.get("num_warps"), values.get("threads_per_warp", WARP_SIZE), values.get("num_ctas", 1))
 
 
 def enclosing_kernel(op: ir.Operation) -> gpu.GPUFuncOp | None:
@@ -152,8 +152,9 @@ class ThreadIndices:
     block: ir.Value | None
 
 
-def emit_thread_indices(launch: Launch, constant: Callable[[int], ir.Value], ip: ir.InsertionPoint) -> ThreadIndices:
-    """The thread indices at `ip`; `constant(value)` makes an i32 constant (before the anchor)."""
+def emit_thread_indices(launch: Launch, constant: Callable[[int, ir.Operation], ir.Value],
+                        ip: ir.InsertionPoint) -> ThreadIndices:
+    """The thread indices at `ip`; `constant(value, anchor)` makes an i32 constant before `anchor`."""
     i32 = ir.IntegerType.get_signless(32)
     thread_id = gpu.thread_id(gpu.Dimension.x, ip=ip)
     anchor = thread_id.owner.operation
@@ -220,7 +221,7 @@ class KernelBuilder:
         self.lane, self.warp, self.block = indices.lane, indices.warp, indices.block
         # known_block_size is 32 * num_warps threads, so tid < 32 * num_warps and
         # lane | warp << 5 is tid itself: index math packing (lane, warp) uses tid.
-        self.packed = {(("lane", 5, self.lane), ("warp", (self.num_warps - 1).bit_length(), self.warp)): indices.tid} \
+        self.packed: dict[tuple[tuple[str, int, ir.Value], ...], ir.Value] = {(("lane", 5, self.lane), ("warp", (self.num_warps - 1).bit_length(), self.warp)): indices.tid} \
             if self.num_warps > 1 else {}
 
     def _anchored_i32(self, value: int, anchor: ir.Operation) -> ir.Value:

@@ -90,7 +90,7 @@ def buffer_of(memdesc_value: ir.Value) -> ir.Value:
     if owner is not None and owner.name == CAST:
         return owner.operands[0]
     index = buffer_index(owner.opview) if owner is not None else None
-    if index is None:
+    if owner is None or index is None:
         raise LoweringError("the shared buffer does not come from a ttg.local_alloc of this function")
     return workgroup_argument(owner.opview, index)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from mlir import ir
 from mlir.rewrite import PatternRewriter, RewritePatternSet
@@ -54,4 +54,4 @@ class SimtPattern:
             patterns.add(root, callback, benefit=benefit)
 
     def names(self) -> list[str]:
-        return [root if isinstance(root, str) else root.OPERATION_NAME for root in self.roots]
+        return [root if isinstance(root, str) else cast(Any, root).OPERATION_NAME for root in self.roots]

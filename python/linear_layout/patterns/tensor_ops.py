@@ -12,6 +12,7 @@ elementwise `arith`/`math` ops and splat tensor constants.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, cast
 
 from mlir import ir
 from mlir.dialects import arith, math, memref, vector
@@ -210,7 +211,7 @@ def elementwise_roots() -> tuple[type, ...]:
             if isinstance(value, type) and issubclass(value, ir.OpView) and isinstance(name, str) \
                     and name.split(".")[0] in ELEMENTWISE_DIALECTS and name != "arith.constant":
                 classes.append(value)
-    return tuple(sorted(set(classes), key=lambda c: c.OPERATION_NAME))
+    return tuple(sorted(set(classes), key=lambda c: cast(Any, c).OPERATION_NAME))
 
 
 ELEMENTWISE = SimtPattern(elementwise_roots(), _check_elementwise_on_tensors, _emit_elementwise)

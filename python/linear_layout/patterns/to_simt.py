@@ -24,6 +24,7 @@ broadcast registers included). `lower_to_simt(op)` runs, as Triton's backend doe
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from mlir import ir
 from mlir.dialects import arith, gpu
@@ -81,7 +82,7 @@ def _check_return(op: ir.OpView, launch: Launch) -> None:
         raise LoweringError("a kernel cannot return values")
 
 
-_CHECKS: dict[str, Callable[[ir.OpView, Launch], None]] = {
+_CHECKS: dict[str, Callable[[Any, Launch], object]] = {
     **{name: pattern.check for pattern in (TILE_LOAD, TILE_STORE, LOCAL_ALLOC, LOCAL_STORE, LOCAL_LOAD)
        for name in pattern.names()},
     "ttg.convert_layout": check_convert_layout,
@@ -252,10 +253,12 @@ def outline_kernel(func_op: ir.OpView, launch: Launch) -> gpu.GPUFuncOp:
     terminator.operation.erase()
     func_op.operation.erase()
     with kernel.location:
-        i32 = ir.IntegerType.get_signless(32)
-        emit_thread_indices(launch, lambda value, anchor: arith.constant(i32, value, ip=ir.InsertionPoint(anchor)),
-                            ir.InsertionPoint.at_block_begin(kernel.regions[0].blocks[0]))
+        emit_thread_indices(launch, _constant_before, ir.InsertionPoint.at_block_begin(kernel.regions[0].blocks[0]))
     return kernel
+
+
+def _constant_before(value: int, anchor: ir.Operation) -> ir.Value:
+    return arith.constant(ir.IntegerType.get_signless(32), value, ip=ir.InsertionPoint(anchor))
 
 
 def _workgroup_buffers(kernel: gpu.GPUFuncOp, launch: Launch) -> list[ir.MemRefType]:
@@ -273,7 +276,7 @@ def _workgroup_buffers(kernel: gpu.GPUFuncOp, launch: Launch) -> list[ir.MemRefT
         elif isinstance(op, LocalAllocOp):
             buffer = shared_buffer_of(op.result.type)
             local.append((op, workgroup_type(buffer.layout.get_in_dim_size("offset"), buffer.memdesc.element_type)))
-    types = []
+    types: list[ir.MemRefType] = []
     i64 = ir.IntegerType.get_signless(64)
     for element, elements, users in scratch.values():
         for user in users:
