@@ -70,6 +70,8 @@ def test_predicted_cost_matches_the_interpreter(report: KernelReport, row):
         for access in measured.shared_accesses:
             waves[access.kind] += access.wavefronts
         assert (waves["store"], waves["load"]) == (cost.store_wavefronts, cost.load_wavefronts)
+        assert measured.ideal_wavefronts == cost.ideal
+        assert measured.floor_wavefronts == cost.floor
         assert measured.barriers == cost.barriers
     else:
         assert measured.wavefronts == 0 and cost.wavefronts == 0
@@ -98,9 +100,12 @@ def test_json_round_trips_the_data():
     assert [r["mlir_line"] for r in data["rows"]] == [r.mlir_line for r in report.rows]
 
 
-def test_wave64_kernels_say_they_are_not_modelled():
+def test_wave64_kernels_plan_conversions_and_say_what_is_not_modelled():
     report = report_ttgir((CORPUS / "reductions.gfx942.ttgir").read_text())
-    assert report.rows and all(r.cost is None and "64-lane" in r.note for r in report.rows)
+    assert report.rows and all(r.cost is not None and "64-lane plan" in r.note for r in report.rows)
+    report = report_ttgir((CORPUS / "matmul_f32.gfx942.ttgir").read_text())
+    accesses = [r for r in report.rows if r.op != "ttg.convert_layout"]
+    assert accesses and all(r.cost is None and "32-lane" in r.note for r in accesses)
 
 
 def test_console_script(capsys):

@@ -31,7 +31,8 @@ from ..core.layout import LinearLayout
 from ..ir.bridge import from_attribute, layout_of, memdesc_of
 from ..patterns.kernel import pad_to_launch
 from ..patterns.vectors import element_bits
-from ..planning import PlannerError, bank_conflicts, plan_conversion
+from ..planning import PlannerError, bank_conflicts, plan_conversion, plan_local_access
+from ..planning.floor import access_bytes, floor_of, floor_wavefronts
 from ..ttgir import TtgirError, parse_ttgir
 from ..ttgir.formats import FORMATS, parse_custom
 from ..ttgir.syntax import Op, Region, TtgirSyntaxError, parse_file
@@ -45,8 +46,10 @@ REPORTED = ("ttg.convert_layout", "ttg.local_load", "ttg.local_store", "ttg.loca
 
 @dataclass(frozen=True)
 class Cost:
-    """The predicted cost of one row. `wavefronts`/`floor` are shared-memory wavefronts per CTA
-    (store + load for a conversion); vector widths are bytes per instruction (0: none)."""
+    """The predicted cost of one row. Wavefronts are shared-memory wavefronts per CTA (store +
+    load for a conversion); `ideal` is the per-access minimum, `floor` the bandwidth floor
+    (distinct bytes moved / 128, `planning/floor.py`) and `above_floor` why a plan does not reach
+    it. Vector widths are bytes per instruction (0: none)."""
 
     strategy: str
     shuffles: int = 0
@@ -57,7 +60,9 @@ class Cost:
     load_bytes: int = 0
     store_wavefronts: int = 0
     load_wavefronts: int = 0
+    ideal: int = 0
     floor: int = 0
+    above_floor: tuple[str, ...] = ()
 
     @property
     def wavefronts(self) -> int:
@@ -164,10 +169,12 @@ def _conversion_cost(src: LinearLayout, dst: LinearLayout, bits: int, threads: i
     if plan.shared is None:
         return Cost(plan.strategy, shuffles=plan.shuffles, selects=plan.selects)
     shared = plan.shared
+    floor = floor_of(plan.shared)
     return Cost(plan.strategy, scratch_bytes=shared.scratch_bytes, barriers=shared.barriers,
                 store_bytes=shared.store.instruction_bytes, load_bytes=shared.load.instruction_bytes,
                 store_wavefronts=shared.store.wavefronts, load_wavefronts=shared.load.wavefronts,
-                floor=shared.store.ideal_wavefronts + shared.load.ideal_wavefronts)
+                ideal=shared.store.ideal_wavefronts + shared.load.ideal_wavefronts, floor=floor.floor,
+                above_floor=floor.reasons)
 
 
 def _access_cost(distributed: LinearLayout, memdesc_type: ir.Type, bits: int, kind: str) -> Cost:
@@ -177,10 +184,18 @@ def _access_cost(distributed: LinearLayout, memdesc_type: ir.Type, bits: int, ki
     shared = from_attribute(memdesc.encoding)
     shape = list(memdesc.shape)
     banks = bank_conflicts(distributed, shared, bits, shape, kind=kind)
+    access = plan_local_access(distributed, shared, bits, shape, kind=kind)
+    moved = access_bytes(access.thread_offset, access.predicate, access.vector, len(access.instructions),
+                         max(1, bits // 8))
     width = banks.instruction_bytes
+    floor = floor_wavefronts(moved)
+    reasons = () if banks.wavefronts == floor else (
+        ("bank conflicts",) if banks.wavefronts > banks.ideal_wavefronts else ()) + (
+        ("sub-word or broadcast accesses",) if banks.ideal_wavefronts > floor else ())
     return Cost("access", store_bytes=width if kind == "store" else 0, load_bytes=width if kind == "load" else 0,
                 store_wavefronts=banks.wavefronts if kind == "store" else 0,
-                load_wavefronts=banks.wavefronts if kind == "load" else 0, floor=banks.ideal_wavefronts)
+                load_wavefronts=banks.wavefronts if kind == "load" else 0, ideal=banks.ideal_wavefronts,
+                floor=floor, above_floor=reasons)
 
 
 @dataclass(frozen=True)
@@ -206,15 +221,17 @@ def _row(source: str, syntax_op: Op, op: ir.Operation, launch: _Launch) -> Repor
     bits = element_bits(ir.RankedTensorType(tensor_type).element_type)
     base = {"op": op.name, "mlir_line": syntax_op.line, "python": python_line(op.location), "src": src_text,
             "dst": dst_text, "shape": _shape(tensor_type), "element_bits": bits}
-    if launch.threads_per_warp != 32:
-        return ReportRow(**base, cost=None, note=f"{launch.threads_per_warp}-lane warps: the plans and the bank "
-                                                 "model are for 32-lane warps")
+    wide = launch.threads_per_warp != 32
+    if wide and op.name != "ttg.convert_layout":
+        return ReportRow(**base, cost=None, note=f"{launch.threads_per_warp}-lane warps: the bank model is for "
+                                                 "32-lane warps")
     try:
         distributed = pad_to_launch(layout_of(tensor_type), launch.threads_per_warp, launch.num_warps)
         if op.name == "ttg.convert_layout":
             other = pad_to_launch(layout_of(op.results[0].type), launch.threads_per_warp, launch.num_warps)
             cost = _conversion_cost(distributed, other, bits, launch.threads_per_warp)
-            return ReportRow(**base, cost=cost, layouts=(distributed, other))
+            note = f"{launch.threads_per_warp}-lane plan, not checked by execution" if wide else ""
+            return ReportRow(**base, cost=cost, note=note, layouts=(distributed, other))
         memdesc_type = op.operands[0].type if op.name == "ttg.local_load" else op.results[0].type \
             if op.name == "ttg.local_alloc" else op.operands[1].type
         kind = "load" if op.name == "ttg.local_load" else "store"
@@ -246,7 +263,8 @@ def report_ttgir(text: str, kernel: str = "") -> KernelReport:
 
 # -- formatting -------------------------------------------------------------------------------
 
-_COLUMNS = ("line", "python", "op", "layouts", "strategy", "shfl", "scratch", "bar", "vec st/ld", "wavefronts/floor")
+_COLUMNS = ("line", "python", "op", "layouts", "strategy", "shfl", "scratch", "bar", "vec st/ld", "wavefronts/floor",
+            "above the floor")
 
 
 def _cells(row: ReportRow) -> tuple[str, ...]:
@@ -254,12 +272,13 @@ def _cells(row: ReportRow) -> tuple[str, ...]:
     layouts = f"{row.src} -> {row.dst}"
     if row.cost is None:
         note = row.note if len(row.note) <= 72 else row.note[:71] + "…"
-        return (str(row.mlir_line), row.python, op, layouts, "not modelled", "", "", "", "", note)
+        return (str(row.mlir_line), row.python, op, layouts, "not modelled", "", "", "", "", "", note)
     cost = row.cost
     vectors = f"{cost.store_bytes or '-'}/{cost.load_bytes or '-'}" if cost.floor or cost.wavefronts else ""
     waves = f"{cost.wavefronts}/{cost.floor}" if cost.floor or cost.wavefronts else ""
     return (str(row.mlir_line), row.python, op, layouts, cost.strategy, str(cost.shuffles or ""),
-            f"{cost.scratch_bytes} B" if cost.scratch_bytes else "", str(cost.barriers or ""), vectors, waves)
+            f"{cost.scratch_bytes} B" if cost.scratch_bytes else "", str(cost.barriers or ""), vectors, waves,
+            "; ".join(cost.above_floor))
 
 
 def format_text(report: KernelReport) -> str:
