@@ -15,8 +15,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from linear_layout.encodings import BlockedLayout, DotOperandLayout, NVMMADistributedLayout
-from linear_layout.planning.matrix import chip_capability, matrix_instructions, plan_matrix_conversion
+from linear_layout.planning.matrix import MatrixSide, chip_capability, matrix_instructions, plan_matrix_conversion
 from linear_layout.planning import plan_conversion, triton_scratch_bytes
+from linear_layout.planning.floor import floor_of
 from linear_layout.simt import run_kernel
 
 from matrix_kernels import plan_kernel, random_pair, thread_values
@@ -24,7 +25,7 @@ from matrix_kernels import plan_kernel, random_pair, thread_values
 DTYPES = {8: "i8", 16: "f16", 32: "f32"}
 
 
-def execute(plan, src, dst, bitwidth: int, seed: int = 0):
+def execute(plan, src, dst, bitwidth: int, seed: int = 0, at_floor: bool = True):
     """Run the plan's kernel on a random tensor; check the result and the measured costs."""
     dtype = DTYPES[bitwidth]
     shape = [s for _, s in src.out_dims]
@@ -42,7 +43,8 @@ def execute(plan, src, dst, bitwidth: int, seed: int = 0):
         accesses = [a for a in report.shared_accesses if a.kind == kind]
         assert sum(a.wavefronts for a in accesses) == side.wavefronts
         assert sum(a.bytes for a in accesses) == side.bytes
-    assert report.wavefronts == report.floor_wavefronts == plan.floor == plan.wavefronts
+    assert (report.wavefronts, report.floor_wavefronts) == (plan.wavefronts, plan.floor)
+    assert (report.wavefronts == report.floor_wavefronts) == at_floor
     return report
 
 
@@ -84,6 +86,22 @@ def test_issue_kernels(src, dst, shape, chip, name, matrix_count, other_count, f
     assert plan.other.instruction_bytes == 16
     assert plan.floor == plan.wavefronts == floor
     execute(plan, src_ll, dst_ll, 16)
+
+
+# Lanes of the destination repeat data (a broadcast): Triton uses 4 stmatrix + 2 ld.shared
+# (epilogue, i8) and 1 stmatrix + 1 ld.shared (f16); so do we. No plan reaches the floor there:
+# the repeated lanes make a load phase move fewer distinct bytes, and the plan says so.
+@pytest.mark.parametrize("src, dst, shape, bitwidth, counts, wavefronts, floor", [
+    (MMA_V2, BlockedLayout((1, 16), (4, 8), (4, 1), (1, 0)), (64, 64), 8, (2, 4), 96, 64),
+    (BlockedLayout((4, 1), (8, 4), (1, 8), (0, 1)), BlockedLayout((1, 4), (2, 16), (8, 1), (1, 0)), (32, 32), 16,
+     (1, 1), 48, 32),
+])
+def test_broadcast_destinations(src, dst, shape, bitwidth, counts, wavefronts, floor):
+    plan = plan_conversion(src, dst, shape, bitwidth, chip="sm_90")
+    assert (len(plan.matrix.matrix.instructions), len(plan.matrix.other.instructions)) == counts
+    assert (plan.matrix.wavefronts, plan.matrix.floor) == (wavefronts, floor)
+    assert any("broadcast" in r or "fewer than 128 distinct bytes" in r for r in floor_of(plan).reasons)
+    execute(plan.matrix, plan.src, plan.dst, bitwidth, at_floor=False)  # the layouts the plan indexes
 
 
 def test_no_matrix_plan_without_the_instruction():
@@ -140,3 +158,12 @@ def test_random_matrix_plans_execute(seed, chip):
         plan = plan_matrix_conversion(src, dst, bitwidth, chip)
         if plan is not None:
             execute(plan, src, dst, bitwidth, seed)
+
+
+def test_both_sides_matrix_on_a_random_pair():
+    # Found by hypothesis: the ldmatrix side of a two-sided plan addresses its own rows (not the
+    # stmatrix side's). Seed 22991 draws a pair whose 16-bit plan is stmatrix.x4 + ldmatrix.x4.trans.
+    src, dst, _ = random_pair(22991)
+    plan = plan_matrix_conversion(src, dst, 16, "sm_90")
+    assert isinstance(plan.other, MatrixSide) and plan.summary().startswith("shared (stmatrix.x4 + ldmatrix.x4.trans)")
+    execute(plan, src, dst, 16, 22991)

@@ -195,7 +195,9 @@ def _matrix_sides(plan: Any) -> FloorReport:
     sides = {
         matrix_kind: SideFloor(matrix_kind, matrix.bytes, matrix.wavefronts, matrix.ideal_wavefronts, 16, 0),
         other.kind: SideFloor(other.kind, other.bytes, other.wavefronts, other.ideal_wavefronts,
-                              other.instruction_bytes, 0),
+                              other.instruction_bytes,
+                              _broadcast_lanes(other.thread_offset, {}, other.instruction_bytes)
+                              if hasattr(other, "thread_offset") else 0),
     }
     return FloorReport(sides["store"], sides["load"])
 

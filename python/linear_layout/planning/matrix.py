@@ -76,6 +76,7 @@ from ..core.gf2 import EchelonBasis, rank
 from ..core.hardware import BANK_BYTES, NUM_BANKS, WAVEFRONT_BYTES
 from ..core.layout import LinearLayout
 from ..core.targets import nvptx_target
+from .floor import access_bytes
 
 __all__ = [
     "MATRIX_CHIPS",
@@ -287,9 +288,11 @@ def _columns(layout: LinearLayout) -> _Sides:
 
 
 def _usable(side: _Sides, loads: bool) -> bool:
-    """Registers and lanes hold distinct data (no broadcast); warps too, except that warps may
-    repeat each other's data on the loading side (each warp then loads its own copy)."""
-    vectors = side.reg + side.lane + tuple(w for w in side.warp if w or not loads)
+    """Registers hold distinct data (no broadcast register); so do lanes and warps on the storing
+    side. On the loading side lanes and warps may repeat data (zero bases): each thread then loads
+    its own copy (a lane repeating another in one phase is served by the same wavefront)."""
+    threads = tuple(x for x in side.lane + side.warp if x or not loads)
+    vectors = side.reg + threads
     return all(vectors) and rank(vectors) == len(vectors)
 
 
@@ -347,7 +350,7 @@ def _vector_prefix(o: _Sides, contents: Sequence[int]) -> tuple[int, ...]:
 def _phase_lanes(o: _Sides, vector: int, element_bytes: int) -> list[int]:
     width = max(vector * element_bytes, BANK_BYTES)
     per_phase = NUM_BANKS * BANK_BYTES // width
-    return list(o.lane[: per_phase.bit_length() - 1])
+    return [x for x in o.lane[: per_phase.bit_length() - 1] if x]  # lanes repeating data add no bank
 
 
 def _addressed(side: _Sides, choice: _Choice, rows: Sequence[int]) -> list[int]:
@@ -402,8 +405,9 @@ def _geometry(m: _Sides, o: _Sides, choice: _Choice, bitwidth: int, max_reps: in
     if rank(tile) != len(tile):
         return None
     b_space = _intersect(q_prime, tile)
-    if len(b_space) != len(rows):
+    if len(b_space) > len(rows):
         return None
+    b_space = _extend(b_space, q_prime)[: len(rows)]  # fewer when lanes repeat data: any extension
     segment = _common_complement(rows, b_space, q_prime)
     basis = tuple(contents + rows + segment + reps)
     if rank(basis) != len(q_space) + len(contents):
@@ -484,7 +488,7 @@ def _matrix_side(m: _Sides, choice: _Choice, geometry: _Geometry, coords: _Coord
                  element_bytes: int) -> MatrixSide | None:
     num = 1 << len(choice.matrix_bits)
     reg = [coords(v) for v in m.reg]
-    row_offsets = [coords(v)[0] for v in geometry.rows]
+    row_offsets = [coords(v)[0] for v in _contents_and_rows(m, choice)[1]]  # this side's own rows
     matrix_offsets = [reg[k][0] for k in choice.matrix_bits]
     warp_offsets = [coords(v)[0] for v in m.warp]
     lane_offsets = row_offsets + (matrix_offsets + [0, 0])[:2]
@@ -540,7 +544,7 @@ def _vector_side(o: _Sides, geometry: _Geometry, coords: _Coordinates, kind: str
     width = (1 << v) * element_bytes
     table = _table(thread, 32, 1 << len(o.warp))
     waves, ideal = _vector_wavefronts(table, [ins.offset for ins in instructions], width, element_bytes)
-    moved = len(instructions) * 32 * width * len(table)
+    moved = access_bytes(thread, {}, 1 << v, len(instructions), element_bytes)
     return VectorSide(kind, 1 << v, width, thread, instructions, waves, ideal, moved)
 
 
@@ -653,11 +657,16 @@ def _plan_cached(src: LinearLayout, dst: LinearLayout, bitwidth: int, chip: str 
         if best is not None and _fewest_instructions(src_cols, dst_cols, kind, choice, other) > best.shared_instructions:
             continue  # cannot beat the best plan found so far
         plan = _candidate(src_cols, dst_cols, kind, choice, bitwidth, reps, src.out_dims, other)
-        if plan is None or plan.wavefronts != plan.floor or plan.num_reps != 1 << reps:
+        if plan is None or not _conflict_free(plan) or plan.num_reps != 1 << reps:
             continue
         if best is None or _key(plan) < _key(best):
             best = plan
     return best
+
+
+def _conflict_free(plan: MatrixPlan) -> bool:
+    """Both sides at their per-access minimum: then at the floor, unless lanes repeat data."""
+    return all(side.wavefronts == side.ideal_wavefronts for side in (plan.matrix, plan.other))
 
 
 def _fewest_instructions(src: _Sides, dst: _Sides, kind: str, choice: _Choice, other: _Choice | None) -> int:
