@@ -943,7 +943,11 @@ class LinearLayout:
         cols: list[int] = []
         for which, start, stop, repack in segments:
             cols.extend(repack(sources[which][start:stop]))
-        return LinearLayout._make(ins, outs, tuple(cols))
+        result = LinearLayout._make(ins, outs, tuple(cols))
+        if self._cache_rank is not None and outer._cache_rank is not None:
+            # The operands' columns occupy disjoint output bits, so their ranks add.
+            result._cache_rank = self._cache_rank + outer._cache_rank
+        return result
 
     def compose(self, outer: LinearLayout) -> LinearLayout:
         """``outer o self``: apply ``self``, then ``outer``.
@@ -1204,7 +1208,9 @@ class LinearLayout:
         if plan is None:
             plan = self._plan_transpose_outs(new_order)
         outs, repack = plan
-        return LinearLayout._make(self._ins, outs, tuple(repack(self._cols)))
+        result = LinearLayout._make(self._ins, outs, tuple(repack(self._cols)))
+        result._cache_rank = self._cache_rank  # permuting output bits keeps the rank
+        return result
 
     def _plan_transpose_outs(self, new_order: Sequence[str]) -> tuple:
         """The output dimensions and column repacker of ``transpose_outs(new_order)``, cached by
@@ -1433,7 +1439,9 @@ class LinearLayout:
             raise ValueError(f"remove_zero_bases_along_dim: '{dim}' is not an input dimension")
         kept = tuple(c for c in self._cols[start:start + count] if c)
         ins = tuple((n, len(kept) if n == dim else c) for n, c in self._ins)
-        return LinearLayout._make(ins, self._outs, self._cols[:start] + kept + self._cols[start + count:])
+        result = LinearLayout._make(ins, self._outs, self._cols[:start] + kept + self._cols[start + count:])
+        result._cache_rank = self._cache_rank  # zero columns add nothing to the rank
+        return result
 
     def quotient(self, dims: Sequence[str]) -> LinearLayout | None:
         """Remove ``dims`` from inputs and outputs if the layout is trivial over them, else ``None``.
@@ -1628,8 +1636,14 @@ def _plan_product(inner: LinearLayout, outer: LinearLayout) -> tuple:
         for which in (0, 1):
             if name in slices[which]:
                 start, n = slices[which][name]
-                segments.append((which, start, start + n, repack[which]))
                 count += n
+                if not n:
+                    continue
+                if segments and segments[-1][0] == which and segments[-1][2] == start:
+                    # Contiguous columns of the same operand: one repack call instead of two.
+                    segments[-1] = (which, segments[-1][1], start + n, repack[which])
+                else:
+                    segments.append((which, start, start + n, repack[which]))
         ins.append((name, count))
     return tuple(ins), outs, tuple(segments)
 

@@ -262,8 +262,14 @@ def _fit(cta: LinearLayout, shape: dict[str, int]) -> LinearLayout:
     return cta
 
 
-#: The CGA layout of one CTA, per rank: a ``block`` in-dim without bases onto ``dim0..`` of size 1.
-_ONE_CTA = tuple(identity_standard_nd("block", [1] * rank, list(range(rank))) for rank in range(MAX_RANK + 1))
+def _one_cta(rank: int) -> LinearLayout:
+    """The CGA layout of one CTA: a ``block`` in-dim without bases onto ``dim0..`` of size 1 (rank 0)."""
+    layout = identity_standard_nd("block", [1] * rank, list(range(rank)))
+    layout.rank()  # computed once, so products with it keep a known rank
+    return layout
+
+
+_ONE_CTA = tuple(_one_cta(rank) for rank in range(MAX_RANK + 1))
 
 
 # ----------------------------------------------------------------------------
