@@ -126,3 +126,18 @@ def test_chip_option_errors():
                               ("ll-to-simt{chip=gfx942}", "bad value 'gfx942' for option 'chip' of pass 'll-to-simt'")]:
         with pytest.raises(PipelineError, match=re.escape(message)):
             build_pass_manager(pipeline, context)
+
+
+def test_broadcast_destination_through_ll_lower():
+    # mma v2 -> blocked [1,16] 64x64 i8: the destination's lanes repeat data. Triton: 4 stmatrix +
+    # 2 ld.shared.v4 (6 shared instructions); ours: 2 stmatrix.x4 + 4 ld.shared.v4, as planned
+    # (above the floor: a load phase's repeated lanes move no new bytes).
+    src, dst = MMA_V2, BlockedLayout((1, 16), (4, 8), (4, 1), (1, 0))
+    text = kernel_text(src.to_linear_layout([64, 64]), dst.to_linear_layout([64, 64]), "i8", 4,
+                       encodings=(str(src), str(dst)))
+    plan = plan_conversion(src, dst, (64, 64), 8, chip="sm_90")
+    lowered = lower(text, "sm_90")
+    report = execute(lowered, (64, 64), 8)
+    assert (report.wavefronts, report.floor_wavefronts) == (plan.matrix.wavefronts, plan.matrix.floor) == (96, 64)
+    code = ptx(lowered, "sm_90")
+    assert code.count("stmatrix.sync.aligned.m8n8.x4.shared.b16") == 2 and code.count("ld.shared.v4") == 4
