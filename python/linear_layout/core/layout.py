@@ -550,7 +550,7 @@ class LinearLayout:
         for n, count in self._ins:
             if n == name:
                 return count
-        raise ValueError(f"'{name}' is not an input dimension of this layout; they are {_join_dims(self.get_in_dim_names())}")
+        raise ValueError(f"{_short(name)} is not an input dimension of this layout; they are {_join_dims(self.get_in_dim_names())}")
 
     def get_in_dim_size(self, name: str) -> int:
         return 1 << self.get_in_dim_size_log2(name)
@@ -559,7 +559,7 @@ class LinearLayout:
         for n, size in self._outs:
             if n == name:
                 return size
-        raise ValueError(f"'{name}' is not an output dimension of this layout; they are {_join_dims(self.get_out_dim_names())}")
+        raise ValueError(f"{_short(name)} is not an output dimension of this layout; they are {_join_dims(self.get_out_dim_names())}")
 
     def get_out_dim_size_log2(self, name: str) -> int:
         return self.get_out_dim_size(name).bit_length() - 1
@@ -580,7 +580,7 @@ class LinearLayout:
         for k, (n, _) in enumerate(self._outs):
             if n == name:
                 return k
-        raise ValueError(f"'{name}' is not an output dimension of this layout; they are {_join_dims(self.get_out_dim_names())}")
+        raise ValueError(f"{_short(name)} is not an output dimension of this layout; they are {_join_dims(self.get_out_dim_names())}")
 
     def get_basis(self, in_dim: str, pos: int, out_dim: str | None = None):
         """``L(in_dim = 2**pos)``: a tuple, or its ``out_dim`` coordinate when that is given."""
@@ -644,7 +644,7 @@ class LinearLayout:
             if n == name:
                 return start
             start += count
-        raise ValueError(f"'{name}' is not an input dimension of this layout; they are {_join_dims(self.get_in_dim_names())}")
+        raise ValueError(f"{_short(name)} is not an input dimension of this layout; they are {_join_dims(self.get_in_dim_names())}")
 
     def _in_slices(self) -> dict[str, tuple[int, int]]:
         """Input name -> (first column, number of columns)."""
@@ -1382,7 +1382,7 @@ class LinearLayout:
         n = _log2_exact(new_size, f"new size of '{in_dim}'")
         start, count = self._in_slices().get(in_dim, (None, None))
         if start is None:
-            raise ValueError(f"resize_in_dim: '{in_dim}' is not an input dimension")
+            raise ValueError(f"resize_in_dim: {_short(in_dim)} is not an input dimension")
         kept = self._cols[start:start + min(n, count)] + (0,) * max(0, n - count)
         cols = self._cols[:start] + kept + self._cols[start + count:]
         ins = tuple((name, n if name == in_dim else c) for name, c in self._ins)
@@ -1419,7 +1419,7 @@ class LinearLayout:
         ('lane',)
         """
         if not self.has_in_dim(old):
-            raise ValueError(f"rename_in_dim: '{old}' is not an input dimension")
+            raise ValueError(f"rename_in_dim: {_short(old)} is not an input dimension")
         if old != new and self.has_in_dim(new):
             raise ValueError(f"rename_in_dim: '{new}' is already an input dimension")
         return LinearLayout._make(tuple((new if n == old else n, c) for n, c in self._ins), self._outs, self._cols)
@@ -1436,7 +1436,7 @@ class LinearLayout:
         """
         start, count = self._in_slices().get(dim, (None, None))
         if start is None:
-            raise ValueError(f"remove_zero_bases_along_dim: '{dim}' is not an input dimension")
+            raise ValueError(f"remove_zero_bases_along_dim: {_short(dim)} is not an input dimension")
         kept = tuple(c for c in self._cols[start:start + count] if c)
         ins = tuple((n, len(kept) if n == dim else c) for n, c in self._ins)
         result = LinearLayout._make(ins, self._outs, self._cols[:start] + kept + self._cols[start + count:])

@@ -35,7 +35,7 @@ def as_hardware_layout(layout: Any, shape: Sequence[int] | None, what: str,
         linear = layout
     else:
         if not hasattr(layout, "to_linear_layout"):
-            raise TypeError(f"{what} must be a LinearLayout or a linear_layout.encodings layout, got {layout!r}")
+            raise TypeError(f"{what} must be a LinearLayout or a linear_layout.encodings layout, got {type(layout).__name__}")
         if shape is None:
             raise PlannerError(f"{what}: an encoding needs a shape")
         linear = layout.to_linear_layout(shape)

@@ -70,6 +70,7 @@ from typing import Any
 import numpy as np
 
 from ..core import display
+from ..core.hardware import MAX_REGISTERS_PER_THREAD
 from ..core.layout import LinearLayout
 from .in_warp import (InWarpPlan, InWarpRefusal, RegisterMap, Round, WarpDecomposition, in_warp_rounds,
                       register_maps, warp_decomposition)
@@ -212,6 +213,11 @@ def _check_arguments(shape: object, bitwidth: object, threads_per_warp: object, 
         raise wrong("chip", "a chip name such as 'sm_90' or None", chip)
 
 
+#: The most 32-bit registers per thread a layout may hold to be planned: twice what a thread has
+#: (broadcast registers included); past it Triton spills, and the per-register search would run for minutes.
+MAX_PLANNED_REGISTERS = 2 * MAX_REGISTERS_PER_THREAD + 2
+
+
 def _validate(src: LinearLayout, dst: LinearLayout, bitwidth: int, threads_per_warp: int | None) -> None:
     if bitwidth < 8 or bitwidth & (bitwidth - 1):
         raise PlannerError(f"bitwidth must be a power of two >= 8, got {bitwidth}")
@@ -225,6 +231,12 @@ def _validate(src: LinearLayout, dst: LinearLayout, bitwidth: int, threads_per_w
         raise PlannerError(f"the layouts have {src.get_in_dim_size('lane')} lanes, expected {threads_per_warp}")
     if not src.is_surjective() or not dst.is_surjective():
         raise PlannerError("both layouts must cover the whole tensor")
+    for what, layout in (("src", src), ("dst", dst)):
+        registers = -(-layout.get_in_dim_size("register") * bitwidth // 32)
+        if registers > MAX_PLANNED_REGISTERS:
+            raise PlannerError(f"{what} needs {registers} 32-bit registers per thread, more than the planner's "
+                               f"limit of {MAX_PLANNED_REGISTERS} (a thread has {MAX_REGISTERS_PER_THREAD}; Triton "
+                               "would spill it to local memory)")
 
 
 def plan_conversion(src: Any, dst: Any, shape: Sequence[int] | None = None, bitwidth: int = 32, *,
