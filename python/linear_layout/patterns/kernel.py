@@ -173,37 +173,39 @@ def _defined_by(value: ir.Value, name: str, *operands: ir.Value) -> bool:
         list(operation.operands)[:len(operands)] == list(operands)
 
 
-def find_thread_indices(kernel: gpu.GPUFuncOp, launch: Launch) -> ThreadIndices | None:
-    """The thread indices `emit_thread_indices` put at the top of `kernel` (by `outline_kernel`),
-    or None when they are not there (e.g. erased as unused by a greedy rewrite)."""
+def find_thread_indices(kernel: gpu.GPUFuncOp, launch: Launch) -> tuple[ThreadIndices, ir.Operation] | None:
+    """The thread indices `emit_thread_indices` put at the top of `kernel` (by `outline_kernel`:
+    two constants, then the indices) and the first op after them; None when they are not there
+    (e.g. erased as unused, or moved, by a greedy rewrite). Looks at the first 9 ops only."""
     ops = []
     for op in kernel.regions[0].blocks[0].operations:
-        if op.operation.name != "arith.constant":
-            ops.append(op.operation)
-        if len(ops) == 6:
+        ops.append(op.operation)
+        if len(ops) == 9:
             break
-    if len(ops) < 4 or ops[0].name != "gpu.thread_id" or \
-            ops[0].attributes["dimension"] != ir.Attribute.parse("#gpu<dim x>"):
+    size = 8 if launch.num_ctas > 1 else 6
+    if len(ops) <= size or ops[2].name != "gpu.thread_id" or \
+            ops[2].attributes["dimension"] != ir.Attribute.parse("#gpu<dim x>"):
         return None
-    tid, lane, warp = ops[1].result, ops[2].result, ops[3].result
-    if not (_defined_by(tid, "arith.index_cast", ops[0].result) and _defined_by(lane, "arith.andi", tid)
+    tid, lane, warp = ops[3].result, ops[4].result, ops[5].result
+    if not (_defined_by(tid, "arith.index_cast", ops[2].result) and _defined_by(lane, "arith.andi", tid)
             and _defined_by(warp, "arith.shrui", tid)):
         return None
     block = None
     if launch.num_ctas > 1:
-        if len(ops) < 6 or ops[4].name != "gpu.block_id" or not _defined_by(ops[5].result, "arith.index_cast"):
+        if ops[6].name != "gpu.block_id" or not _defined_by(ops[7].result, "arith.index_cast", ops[6].result):
             return None
-        block = ops[5].result
-    return ThreadIndices(ops[0], tid, lane, warp, block)
+        block = ops[7].result
+    return ThreadIndices(ops[2], tid, lane, warp, block), ops[size]
 
 
 class KernelBuilder:
     """Emits the SIMT code of one op, before it, inside its kernel.
 
     It uses the kernel's thread indices (`find_thread_indices`; made before the op when they are
-    not there). Integer constants are made once per rewrite, before the thread indices, with the
-    kernel's location, so that they dominate everything the rewrite emits (also inside `scf.if`);
-    canonicalize merges what several rewrites share.
+    not there). Integer constants are made once per rewrite, right after the kernel's thread
+    indices (or before the ones made here), with the kernel's location, so that they dominate
+    everything the rewrite emits (also inside `scf.if`); canonicalize merges what several
+    rewrites share.
     """
 
     def __init__(self, op: ir.OpView, launch: Launch) -> None:
@@ -216,8 +218,12 @@ class KernelBuilder:
         self.thread_bases: dict[LinearLayout, tuple[ir.Value, ir.Value]] = {}
         self.predicates: dict[tuple, ir.Value | None] = {}
         found = find_thread_indices(kernel, launch) if kernel is not None else None
-        indices = found or emit_thread_indices(launch, self._anchored_i32, ir.InsertionPoint(op))
-        self.constant_ip = ir.InsertionPoint(indices.anchor)
+        if found is not None:
+            indices, after = found
+            self.constant_ip = ir.InsertionPoint(after)
+        else:
+            indices = emit_thread_indices(launch, self._anchored_i32, ir.InsertionPoint(op))
+            self.constant_ip = ir.InsertionPoint(indices.anchor)
         self.lane, self.warp, self.block = indices.lane, indices.warp, indices.block
         # known_block_size is 32 * num_warps threads, so tid < 32 * num_warps and
         # lane | warp << 5 is tid itself: index math packing (lane, warp) uses tid.
