@@ -264,8 +264,7 @@ class _Cursor:
         index, depth = self.pos, 0
         while index < len(self.tokens):
             token = self.tokens[index]
-            if depth == 0 and index > self.pos and token.text in (",", "->", "*", "{", ")", "]") and not (
-                    token.text == ")" and depth > 0):
+            if depth == 0 and index > self.pos and token.text in (",", "->", "*", "{", ")", "]"):
                 break
             if token.text in ("(", "[", "{", "<"):
                 depth += 1
