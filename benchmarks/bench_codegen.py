@@ -358,14 +358,15 @@ def run_case(case, lowering90: str, lowering80: str) -> dict:
     ptx, smem, lowered = our_compile(text, "sm_90", lowering90)
     ptx80, _, _ = our_compile(text, "sm_80", lowering80)
     wave, floor, ideal = measure(lowered, shape, dtype)
-    plan = plan_conversion(src, dst, None, BITS[dtype])
+    chip = re.search(r"chip=(\w+)", lowering90)
+    plan = plan_conversion(src, dst, None, BITS[dtype], chip=chip.group(1) if chip else None)  # what ran
     tt = triton_compile(triton_kernel(a, b, shape, dtype, w), 90)
     tt80 = triton_compile(triton_kernel(a, b, shape, dtype, w), 80)
     return dict(name=name, strategy=plan.strategy, smem=smem, o=stats(ptx), o80=stats(ptx80),
                 tsmem=tt[1] if isinstance(tt, tuple) else None, t=stats(tt[0]) if isinstance(tt, tuple) else None,
                 t80=stats(tt80[0]) if isinstance(tt80, tuple) else None, error=None if isinstance(tt, tuple) else tt,
                 wave=wave, floor=floor, ideal=ideal, reasons=floor_of(plan).reasons,
-                matrix=matrix_plan(src, dst, dtype))
+                matrix=plan.matrix or matrix_plan(src, dst, dtype))
 
 
 def print_row(r: dict) -> None:
@@ -395,7 +396,8 @@ def main(argv=None) -> int:
     print(f"Conversion kernels: ours ({lowering90} + stock NVVM pipeline, LLVM flags: {' '.join(LLVM_FLAGS) or 'defaults'})"
           f" | Triton 3.9, sm_90 unless noted; {len(cases)} kernels")
     print("shared instr = ld/st.shared + ldmatrix + stmatrix per thread ([n]: matrix ones); wavefronts measured / "
-          "floor / per-access minimum; last column: the sm_90 ldmatrix/stmatrix plan (wavefronts = its floor)")
+          "floor / per-access minimum; last column: the ldmatrix/stmatrix plan that ran, else the best sm_90 one "
+          "(its wavefronts)")
     print(f"{'kernel':<34}{'strategy':<9}{'smem B':>16}{'shared instr':>18}{'bar':>8}{'shfl':>8}{'total':>11}"
           f"{'total sm80':>12}{'wave/floor/min':>16}  matrix plan (sm_90)")
     rows = []
@@ -427,12 +429,12 @@ def summary(rows) -> None:
     fewer = [r for r in matrix if r["o"]["shared"] <= r["t"]["shared"]]
     planned = [r for r in matrix if r["matrix"] is not None]
     print(f"  Triton uses ldmatrix/stmatrix on {len(matrix)}: ours at the floor on {len(at_floor)}, shared "
-          f"instructions <= Triton on {len(fewer)}; planning/matrix.py has a floor plan for {len(planned)}")
+          f"instructions <= Triton on {len(fewer)}; planning/matrix.py has a matrix plan for {len(planned)}")
     above = [r for r in rows if r["wave"] != r["floor"]]
     print(f"  measured wavefronts = floor on {len(rows) - len(above)}/{len(rows)}")
     for r in above:
         why = "; ".join(r["reasons"]) or "not a shared-memory plan"
-        plan = f" (matrix plan at the floor: {_matrix_cell(r['matrix'])})" if r["matrix"] else ""
+        plan = f" (matrix plan: {_matrix_cell(r['matrix'])})" if r["matrix"] else ""
         print(f"    {r['name']}: {r['wave']} > {r['floor']}: {why}{plan}")
     smem = _losses(both, lambda s, r: r["smem"] if s is r["o"] else r["tsmem"])
     print(f"  shared bytes: ours <= Triton on {len(both) - len(smem)}/{len(both)}"
