@@ -132,3 +132,17 @@ def test_docs_show_the_current_report_of_the_bundled_kernel(doc):
     text = (root / doc).read_text()
     shown = text.split("linear-layout-report examples/matmul.ttgir\n```\n\n```text\n", 1)[1].split("```", 1)[0]
     assert shown == format_text(report_ttgir((root / "examples" / "matmul.ttgir").read_text()))
+
+
+def test_report_of_a_module_alone_uses_its_printed_ttgir():
+    from linear_layout.tools.report import build_report
+    from linear_layout.ttgir import parse_ttgir, print_ttgir
+
+    text = (CORPUS / "attention_fwd.sm90.ttgir").read_text()
+    module = parse_ttgir(text)
+    with module.context:
+        alone = build_report(module)
+        written = print_ttgir(module).splitlines()
+    assert [r.cost for r in alone.rows] == [r.cost for r in report_ttgir(text).rows]
+    assert all(" = ttg." in written[r.mlir_line - 1] or "ttg." in written[r.mlir_line - 1] for r in alone.rows)
+    assert all(r.op in written[r.mlir_line - 1] for r in alone.rows)

@@ -33,7 +33,7 @@ from ..patterns.kernel import pad_to_launch
 from ..patterns.vectors import element_bits
 from ..planning import PlannerError, bank_conflicts, plan_conversion, plan_local_access
 from ..planning.floor import access_bytes, floor_of, floor_wavefronts
-from ..ttgir import TtgirError, parse_ttgir
+from ..ttgir import TtgirError, parse_ttgir, print_ttgir
 from ..ttgir.formats import FORMATS, parse_custom
 from ..ttgir.syntax import Op, Region, TtgirSyntaxError, parse_file
 from ..ttgir.types import split_parameters
@@ -240,8 +240,11 @@ def _row(source: str, syntax_op: Op, op: ir.Operation, launch: _Launch) -> Repor
         return ReportRow(**base, cost=None, note=" ".join(str(error).split()))
 
 
-def build_report(module: ir.Module, ttgir: str, kernel: str = "") -> KernelReport:
-    """The report of `module`, read from the TTGIR text `ttgir` (its lines and spellings)."""
+def build_report(module: ir.Module, ttgir: str | None = None, kernel: str = "") -> KernelReport:
+    """The report of `module`. Lines and layout spellings come from `ttgir`, the TTGIR text the
+    module was read from; without it, from `print_ttgir(module)`."""
+    if ttgir is None:
+        ttgir = print_ttgir(module)
     syntax_ops: list[Op] = []
     _walk_syntax([item for item in parse_file(ttgir).items if isinstance(item, Op)], syntax_ops)
     module_ops = _module_ops(module)
