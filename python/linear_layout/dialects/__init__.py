@@ -16,7 +16,7 @@ typed accessors and `verify_rules()`; `verify(op)` checks a whole module.
 
 from ..ir._dialects import DIALECTS, dialect_file, load_dialects
 from . import ll, ttg
-from ._base import LayoutOp
+from ._base import LayoutOp, ops_of
 from .verifier import LaunchFacts, verify
 
-__all__ = ["DIALECTS", "LaunchFacts", "LayoutOp", "dialect_file", "ll", "load_dialects", "ttg", "verify"]
+__all__ = ["DIALECTS", "LaunchFacts", "LayoutOp", "dialect_file", "ll", "load_dialects", "ops_of", "ttg", "verify"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from mlir import ir
 from mlir._mlir_libs import _mlir as _cext
 
-__all__ = ["LayoutOp", "register_dialect", "register_operation"]
+__all__ = ["LayoutOp", "ops_of", "register_dialect", "register_operation"]
 
 register_operation = _cext.register_operation
 
@@ -25,6 +25,20 @@ def register_dialect(namespace: str) -> type:
 
     _Dialect.__name__ = _Dialect.__qualname__ = f"_{namespace.capitalize()}Dialect"
     return _cext.register_dialect(_Dialect)
+
+
+def ops_of(root: ir.Operation, op_class: type[ir.OpView]) -> list:
+    """Every op of class `op_class` in `root` (itself included), in pre-order (`Operation.walk`)."""
+    name = op_class.OPERATION_NAME
+    found = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name == name:
+            found.append(op.opview)
+        return ir.WalkResult.ADVANCE
+
+    root.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
 
 
 class LayoutOp(ir.OpView):

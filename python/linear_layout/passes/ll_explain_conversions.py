@@ -20,6 +20,7 @@ import dataclasses
 
 from mlir import ir
 
+from ..dialects import ops_of
 from ..dialects.ttg import ConvertLayoutOp
 from ..ir.bridge import from_attribute, layout_of, memdesc_of
 from ..planning import bank_conflicts, plan_conversion
@@ -29,18 +30,6 @@ from . import Pass
 from .ll_to_simt import CHIP_HELP, check_chip
 
 ATTRIBUTE = "ll.explain"
-
-
-def _conversions(op: ir.Operation) -> list[ConvertLayoutOp]:
-    found = []
-
-    def visit(child: ir.Operation) -> ir.WalkResult:
-        if child.name == ConvertLayoutOp.OPERATION_NAME:
-            found.append(child.opview)
-        return ir.WalkResult.ADVANCE
-
-    op.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return found
 
 
 def _summary(op: ConvertLayoutOp, chip: str | None) -> str:
@@ -100,7 +89,7 @@ class LLExplainConversions(Pass):
 
     def problems(self, op: ir.Operation) -> list[tuple[ir.Location, str]]:
         errors = []
-        for conversion in _conversions(op):
+        for conversion in ops_of(op, ConvertLayoutOp):
             try:
                 _summary(conversion, self.chip or None)
             except ValueError as error:
@@ -108,7 +97,7 @@ class LLExplainConversions(Pass):
         return errors
 
     def apply(self, op: ir.Operation) -> None:
-        for conversion in _conversions(op):
+        for conversion in ops_of(op, ConvertLayoutOp):
             conversion.operation.attributes[ATTRIBUTE] = ir.StringAttr.get(_summary(conversion, self.chip or None),
                                                                            context=op.context)
         for access in _local_accesses(op):

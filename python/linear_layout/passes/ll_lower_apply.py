@@ -11,21 +11,10 @@ import dataclasses
 from mlir import ir
 from mlir.rewrite import RewritePatternSet, walk_and_apply_patterns
 
+from ..dialects import ops_of
 from ..dialects.ll import ApplyOp
 from ..patterns.lower_apply import apply_lowering, populate_lower_apply_patterns
 from . import Pass
-
-
-def _apply_ops(op: ir.Operation) -> list[ApplyOp]:
-    found = []
-
-    def visit(child: ir.Operation) -> ir.WalkResult:
-        if child.name == ApplyOp.OPERATION_NAME:
-            found.append(child.opview)
-        return ir.WalkResult.ADVANCE
-
-    op.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return found
 
 
 @dataclasses.dataclass(frozen=True)
@@ -36,7 +25,7 @@ class LLLowerApply(Pass):
     def problems(self, op: ir.Operation) -> list[tuple[ir.Location, str]]:
         errors = []
         with op.context:
-            for apply_op in _apply_ops(op):
+            for apply_op in ops_of(op, ApplyOp):
                 try:
                     apply_lowering(apply_op)
                 except ValueError as error:
