@@ -31,13 +31,13 @@ def test_verify_diagnostics_relative_and_absolute_lines(capsys, tmp_path):
     bad = f"func.func @b(%x: tensor<4x4xf32, {BLOCKED}>) {{\n  return\n}}\n"
     text = ("// expected-error@+1 {{has rank 1}}\n" + bad + "// -----\n" + bad +
             "// expected-error@-3 {{has rank 1}}\n// -----\n// expected-error@13 {{has rank 1}}\n\n" + bad)
-    code, out, err = run(capsys, tmp_path, text, "--split-input-file", "--verify-diagnostics")
+    code, _out, err = run(capsys, tmp_path, text, "--split-input-file", "--verify-diagnostics")
     assert (code, err) == (0, "")
 
 
 def test_verify_diagnostics_reports_unmet_and_unexpected(capsys, tmp_path):
     text = "// expected-error@+1 {{never}}\nfunc.func @a() {\n  return\n}\n"
-    code, out, err = run(capsys, tmp_path, text, "--verify-diagnostics")
+    code, _out, err = run(capsys, tmp_path, text, "--verify-diagnostics")
     assert code == 1
     assert ':2: error: expected error "never" was not produced' in err
 
@@ -54,7 +54,7 @@ def test_diagnostic_positions_inside_other_locations(capsys, tmp_path, location_
     loc = {"name": 'loc("n"("f.mlir":7:3))', "fused": 'loc(fused["f.mlir":7:3, "g":1:1])',
            "callsite": 'loc(callsite("f.mlir":7:3 at "g":1:1))'}[location_kind]
     text = f"func.func @b(%x: tensor<4x4xf32, {BLOCKED}>) {{\n  return\n}} {loc}\n"
-    code, out, err = run(capsys, tmp_path, text)
+    code, _out, err = run(capsys, tmp_path, text)
     assert code == 1 and ":7:3: error:" in err
 
 

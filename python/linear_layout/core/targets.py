@@ -83,7 +83,7 @@ def nvptx_target(chip: object) -> NvptxTarget:
     """The target for ``chip``; a :class:`TargetError` listing the known chips otherwise."""
     if not isinstance(chip, str) or chip not in NVPTX_CHIPS:
         raise TargetError(f"unknown NVPTX chip {chip!r}; known chips: {_known_chips()}")
-    sm = int(re.fullmatch(r"sm_(\d+)[af]?", chip).group(1))
+    sm = int(chip[3:].rstrip("af"))
     return NvptxTarget(chip, sm, NVPTX_CHIPS[chip])
 
 

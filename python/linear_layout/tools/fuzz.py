@@ -156,7 +156,7 @@ _SNIPPETS = ("[", "]", "{", "}", "(", ")", "<", ">", ",", "=", ":", "\"", "#", "
 
 def load_seeds(directories: list[Path]) -> list[str]:
     """The `// -----`-separated chunks of every .mlir file under ``directories``, without RUN lines."""
-    chunks = []
+    chunks: list[str] = []
     for directory in directories:
         for path in sorted(directory.rglob("*.mlir")):
             text = "\n".join(line for line in path.read_text().splitlines() if "RUN:" not in line)
@@ -441,6 +441,7 @@ class _LineReader:
     """Lines from a worker's stdout with a timeout (unbuffered: no line hides in a Python buffer)."""
 
     def __init__(self, process: subprocess.Popen) -> None:
+        assert process.stdout is not None
         self.fd = process.stdout.fileno()
         self.buffer = b""
 
@@ -491,6 +492,7 @@ def _run_batch(batch: list[Case], timeout: float) -> list[Outcome]:
     """Outcomes of a batch; a crash or hang ends the batch early (the rest run in a new worker)."""
     process = _start_worker()
     reader = _LineReader(process)
+    assert process.stdin is not None
     outcomes: list[Outcome] = []
     try:
         for case in batch:

@@ -325,6 +325,8 @@ class _Driver:
 
         if not any(op.operation.name == "gpu.module" for op in module.body.operations):
             raise UserError("--emit-ptx: the module has no gpu.module (lower it first, e.g. with ll-lower)")
+        target = self.ptx_target
+        assert target is not None  # _ptx runs only with --emit-ptx
         op_names: set[str] = set()
 
         def record(op) -> ir.WalkResult:
@@ -333,14 +335,14 @@ class _Driver:
 
         module.operation.walk(record)
         try:
-            features = ptx_features(self.ptx_target, op_names, self.args.ptx_features)
+            features = ptx_features(target, op_names, self.args.ptx_features)
         except TargetError as error:
             raise UserError(f"--emit-ptx: {error}") from None
         # An explicit PTX version is required: without one, LLVM aborts the process.
         build_pass_manager(
-            f"builtin.module(gpu-lower-to-nvvm-pipeline{{cubin-chip={self.ptx_target.chip} "
+            f"builtin.module(gpu-lower-to-nvvm-pipeline{{cubin-chip={target.chip} "
             f"cubin-features={features} cubin-format=isa}})", self.context).run(module.operation)
-        texts = []
+        texts: list[str] = []
         for op in module.body.operations:
             if op.operation.name == "gpu.binary":
                 texts.extend(gpu.ObjectAttr(o).object.decode() for o in op.attributes["objects"])
