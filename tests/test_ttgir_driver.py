@@ -37,6 +37,7 @@ def _target(stem: str):
 def test_explained_kernel_is_annotated_and_compiles_unchanged(stem, tmp_path, monkeypatch):
     pytest.importorskip("triton", reason="triton compiles the annotated TTGIR")
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("TRITON_DEFAULT_FP_FUSION", "1")
     source = CORPUS / f"{stem}.ttgir"
     out = tmp_path / "explained.ttgir"
     assert main([str(source), "-p", "builtin.module(ll-explain-conversions)", "-o", str(out)]) == 0
