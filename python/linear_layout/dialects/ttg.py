@@ -33,11 +33,8 @@ def _of_memdesc(memdesc: MemDesc) -> tuple[list[int], ir.Type]:
     return list(memdesc.shape), memdesc.element_type
 
 
-@register_operation(_Dialect)
-class ConvertLayoutOp(LayoutOp):
-    """`ttg.convert_layout`: the same tensor in another layout."""
-
-    OPERATION_NAME = "ttg.convert_layout"
+class _OneToOne(LayoutOp):
+    """An op from one operand `src` to one result."""
 
     def __init__(self, result: ir.Type, src: ir.Value, *, loc=None, ip=None) -> None:
         super().__init__(self._create([result], [src], loc=loc, ip=ip))
@@ -49,6 +46,13 @@ class ConvertLayoutOp(LayoutOp):
     @property
     def result(self) -> ir.Value:
         return self.operation.results[0]
+
+
+@register_operation(_Dialect)
+class ConvertLayoutOp(_OneToOne):
+    """`ttg.convert_layout`: the same tensor in another layout."""
+
+    OPERATION_NAME = "ttg.convert_layout"
 
     def verify_rules(self) -> str | None:
         return same_shape_and_element(_shape_and_element(self.src.type), _shape_and_element(self.result.type),
@@ -83,21 +87,10 @@ class LocalAllocOp(LayoutOp):
 
 
 @register_operation(_Dialect)
-class LocalLoadOp(LayoutOp):
+class LocalLoadOp(_OneToOne):
     """`ttg.local_load`: a whole shared-memory buffer as a distributed tensor."""
 
     OPERATION_NAME = "ttg.local_load"
-
-    def __init__(self, result: ir.Type, src: ir.Value, *, loc=None, ip=None) -> None:
-        super().__init__(self._create([result], [src], loc=loc, ip=ip))
-
-    @property
-    def src(self) -> ir.Value:
-        return self.operation.operands[0]
-
-    @property
-    def result(self) -> ir.Value:
-        return self.operation.results[0]
 
     def verify_rules(self) -> str | None:
         memdesc, problem = memdesc_or_problem(self.src.type)
