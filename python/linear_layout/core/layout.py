@@ -1722,7 +1722,7 @@ def _divide(A: LinearLayout, B: LinearLayout, b_is_minor: bool) -> LinearLayout 
         new = []
         for basis in own:
             coords = []
-            for (out, size), value in zip(A._outs, basis):
+            for (out, _), value in zip(A._outs, basis):
                 scale = b_out.get(out, 1) if b_is_minor else 1
                 if value % scale:
                     return None
