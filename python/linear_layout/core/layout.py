@@ -1151,23 +1151,23 @@ class LinearLayout:
         >>> L.sublayout(["a"], ["y"]).bases
         (('a', ((1,),)),)
         """
-        in_dims = _require_names(in_dims, "LinearLayout.sublayout", "in_dims")
-        out_dims = _require_names(out_dims, "LinearLayout.sublayout", "out_dims")
-        in_dims, out_dims = set(in_dims), set(out_dims)
-        missing = (in_dims - set(self.get_in_dim_names())) | (out_dims - set(self.get_out_dim_names()))
+        in_set = set(_require_names(in_dims, "LinearLayout.sublayout", "in_dims"))
+        out_set = set(_require_names(out_dims, "LinearLayout.sublayout", "out_dims"))
+        missing = (in_set - set(self.get_in_dim_names())) | (out_set - set(self.get_out_dim_names()))
         if missing:
             raise ValueError(f"sublayout: {_join_dims(sorted(missing))} are not dimensions of this layout")
-        outs = tuple((n, s) for n, s in self._outs if n in out_dims)
+        outs = tuple((n, s) for n, s in self._outs if n in out_set)
         target = {}
         shift = 0
         for name, size in outs:
             target[name] = (shift, 0)
             shift += size.bit_length() - 1
         repack = self._repacker(target)
-        ins, cols = [], []
+        ins: list[tuple[str, int]] = []
+        cols: list[int] = []
         start = 0
         for name, count in self._ins:
-            if name in in_dims:
+            if name in in_set:
                 ins.append((name, count))
                 cols.extend(repack(self._cols[start:start + count]))
             start += count
@@ -1380,9 +1380,10 @@ class LinearLayout:
         (('i', ((1,), (0,))),)
         """
         n = _log2_exact(new_size, f"new size of '{in_dim}'")
-        start, count = self._in_slices().get(in_dim, (None, None))
-        if start is None:
+        found = self._in_slices().get(in_dim)
+        if found is None:
             raise ValueError(f"resize_in_dim: {_short(in_dim)} is not an input dimension")
+        start, count = found
         kept = self._cols[start:start + min(n, count)] + (0,) * max(0, n - count)
         cols = self._cols[:start] + kept + self._cols[start + count:]
         ins = tuple((name, n if name == in_dim else c) for name, c in self._ins)
@@ -1434,9 +1435,10 @@ class LinearLayout:
         >>> LinearLayout.from_bases([("r", [[1], [0], [2]])], ["o"]).remove_zero_bases_along_dim("r").bases
         (('r', ((1,), (2,))),)
         """
-        start, count = self._in_slices().get(dim, (None, None))
-        if start is None:
+        found = self._in_slices().get(dim)
+        if found is None:
             raise ValueError(f"remove_zero_bases_along_dim: {_short(dim)} is not an input dimension")
+        start, count = found
         kept = tuple(c for c in self._cols[start:start + count] if c)
         ins = tuple((n, len(kept) if n == dim else c) for n, c in self._ins)
         result = LinearLayout._make(ins, self._outs, self._cols[:start] + kept + self._cols[start + count:])
@@ -1630,7 +1632,7 @@ def _plan_product(inner: LinearLayout, outer: LinearLayout) -> tuple:
     repack = (inner._repacker(inner_target), outer._repacker(outer_target))
     slices = (inner._in_slices(), outer._in_slices())
     ins = []
-    segments = []
+    segments: list[tuple[int, int, int, Any]] = []
     for name in in_names:
         count = 0
         for which in (0, 1):
@@ -1686,7 +1688,7 @@ def _solve(A: LinearLayout, B: LinearLayout, identity_dims: tuple[str, ...]) -> 
         if name not in identity_dims:
             for index in range(start, start + count):
                 reduced.insert(a_cols[index], index)
-    cols = []
+    cols: list[int] = []
     for name, count in B._ins:
         if name in identity_dims:
             start = a_slices[name][0]
