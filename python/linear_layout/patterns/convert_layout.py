@@ -19,6 +19,7 @@ not unroll away (docs/passes.md has the measured PTX).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 from mlir import ir
@@ -38,12 +39,18 @@ from .vectors import element_bits, select_tree, shuffle_casts
 __all__ = ["CONVERT_LAYOUT", "check_convert_layout", "conversion_plan", "emitter_of"]
 
 
+@functools.lru_cache(maxsize=4096)
+def _plan(src: LinearLayout, dst: LinearLayout, bits: int, chip) -> ConversionPlan:
+    """The planner's plan (frozen), cached per arguments (errors are raised, not cached)."""
+    return plan_conversion(src, dst, bitwidth=bits, chip=chip)
+
+
 def conversion_plan(op: ConvertLayoutOp, launch: Launch) -> ConversionPlan:
     """The planner's answer for `op` on `launch` (LoweringError when it has none)."""
     src_type, dst_type = op.src.type, op.result.type
     src, dst = hardware_layout(src_type, launch), hardware_layout(dst_type, launch)
     try:
-        return plan_conversion(src, dst, bitwidth=element_bits(src_type.element_type), chip=launch.chip)
+        return _plan(src, dst, element_bits(src_type.element_type), launch.chip)
     except ValueError as error:
         raise LoweringError(f"cannot convert {src_type} to {dst_type}: {error}") from None
 
