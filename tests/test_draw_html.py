@@ -16,6 +16,7 @@ import resvg_py
 from linear_layout import plan_conversion
 from linear_layout.encodings import parse_encoding
 from linear_layout.draw import PageRow, conversion_rows, draw_layout, html_page
+from linear_layout.draw.grids import PAGE_LIMITS
 from linear_layout.draw.html import CONVERSION_COLUMNS
 
 BLOCKED = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>"
@@ -123,3 +124,13 @@ def test_escaping_and_row_width():
     assert "<h1>&lt;a &amp; b&gt;</h1>" in page and "<td>&lt;script&gt;</td>" in page
     with pytest.raises(ValueError, match="row 1 has 2 cells for 1 columns"):
         html_page("t", ["x"], [PageRow(("a", "b"))])
+
+
+def test_page_pictures_stay_within_the_page_limits():
+    big = conversion_rows([("big", BLOCKED, TRANSPOSED, (256, 256), 16)])[0].picture
+    source, stored, loaded, destination = big.panels
+    assert (destination.rows, destination.cols) == (PAGE_LIMITS.cells, PAGE_LIMITS.cells)
+    assert (source.rows, source.cols) == (PAGE_LIMITS.cells, PAGE_LIMITS.cells)  # 4x4 tiles
+    assert source.titles[0].startswith("tile (0, 0)..(3, 3): (0, 0) T0 r0 lane 0 warp 0;")
+    assert stored.rows == loaded.rows == PAGE_LIMITS.shared_rows
+    assert any(note.startswith(f"bank rows 0-{PAGE_LIMITS.shared_rows - 1} of") for note in stored.notes)
