@@ -1275,7 +1275,9 @@ class LinearLayout:
                 f"2**{self.get_total_out_dim_size_log2()} outputs"
             )
         # The packed column *is* the flattened output, so only the dimension list changes.
-        return LinearLayout._make(self._ins, outs, self._cols)
+        result = LinearLayout._make(self._ins, outs, self._cols)
+        result._cache_rank = self._cache_rank  # the same columns
+        return result
 
     def flatten_ins(self) -> LinearLayout:
         """Merge all inputs into the first one (first dimension minor).
@@ -1367,7 +1369,9 @@ class LinearLayout:
         if dim is not None and self.get_out_dim_size(dim) != 1:
             raise ValueError(f"squeeze_outs: '{dim}' must have size 1, but has size {self.get_out_dim_size(dim)}")
         keep = (lambda d: d[0] != dim) if dim is not None else (lambda d: d[1] > 1)
-        return LinearLayout._make(self._ins, tuple(d for d in self._outs if keep(d)), self._cols)
+        result = LinearLayout._make(self._ins, tuple(d for d in self._outs if keep(d)), self._cols)
+        result._cache_rank = self._cache_rank  # the same columns
+        return result
 
     def resize_in_dim(self, in_dim: str, new_size: int) -> LinearLayout:
         """Grow ``in_dim`` with zero (broadcast) bases, or shrink it by dropping its top bases.
