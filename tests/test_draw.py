@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from linear_layout import LinearLayout, bank_conflicts, plan_conversion
 from linear_layout import encodings as E
-from linear_layout.encodings.amd import WMMA_INSTR_SHAPES
+from linear_layout.encodings.amd import WMMA_INSTR_SHAPES, WMMA_K_WIDTHS
 from linear_layout.draw import Picture, draw_conversion, draw_layout, draw_shared
 from linear_layout.draw.conversion import conversion_rounds
 from linear_layout.draw.grids import MAX_CELLS
@@ -83,8 +83,14 @@ def mma(draw, version=None):
 
 @st.composite
 def dot(draw):
-    parent = draw(mma(version=2))
-    return E.DotOperandLayout(draw(st.integers(0, 1)), parent, draw(pow2(0, 3)))
+    """Dot operands of MMA v2, blocked (FMA), MFMA and WMMA parents."""
+    kind = draw(st.sampled_from(["mma", "blocked", "mfma", "wmma"]))
+    if kind == "blocked":
+        return E.DotOperandLayout(draw(st.integers(0, 1)), draw(blocked(rank=2)), 0)
+    parent = draw({"mma": mma(version=2), "mfma": mfma(), "wmma": wmma()}[kind])
+    widths = WMMA_K_WIDTHS.get(parent.version) if kind == "wmma" else None
+    k_width = draw(st.sampled_from(widths) if widths else pow2(0, 3))
+    return E.DotOperandLayout(draw(st.integers(0, 1)), parent, k_width)
 
 
 @st.composite
