@@ -79,10 +79,22 @@ from .matrix import MatrixPlan, choose_matrix_plan, matrix_instructions
 from .shared import SharedPlan, plan_shared
 from .triton_scratch import triton_scratch_bytes
 
-__all__ = ["STRATEGIES", "ConversionPlan", "minimal_conversion", "plan_conversion"]
+__all__ = ["STRATEGIES", "ConversionPlan", "ExchangeCosts", "minimal_conversion", "plan_conversion"]
 
 #: The strategies, cheapest first.
 STRATEGIES = ("noop", "register", "shuffle", "shared")
+
+
+@dataclass(frozen=True)
+class ExchangeCosts:
+    """The shared-memory costs of a plan, per CTA (zero for plans that do not use shared memory)."""
+
+    scratch_bytes: int
+    barriers: int
+    bank_conflicts: int
+    store_wavefronts: int
+    load_wavefronts: int
+    index_ops: int
 
 
 @dataclass(frozen=True)
@@ -114,39 +126,28 @@ class ConversionPlan:
     _repr_html_ = display.repr_html
 
     # flat views (zero when not applicable) -----------------------------------------
-    @property
-    def scratch_bytes(self) -> int:
-        if self.matrix is not None:
-            return self.matrix.scratch_bytes
-        return self.shared.scratch_bytes if self.shared else 0
+    def costs(self) -> ExchangeCosts:
+        """The shared-memory costs of what runs: the matrix plan when there is one, else the
+        shared plan (all zero for in-warp plans)."""
+        matrix, shared = self.matrix, self.shared
+        if matrix is not None:
+            store, load = (matrix.matrix, matrix.other) if matrix.store_side == "matrix" else (matrix.other, matrix.matrix)
+            conflicts = matrix.wavefronts - matrix.matrix.ideal_wavefronts - matrix.other.ideal_wavefronts
+            index_ops = shared.index_ops if shared else 0
+            return ExchangeCosts(matrix.scratch_bytes, matrix.barriers, conflicts, store.wavefronts, load.wavefronts,
+                                 index_ops)
+        if shared is None:
+            return ExchangeCosts(0, 0, 0, 0, 0, 0)
+        return ExchangeCosts(shared.scratch_bytes, shared.barriers,
+                             shared.store.bank_conflicts + shared.load.bank_conflicts, shared.store.wavefronts,
+                             shared.load.wavefronts, shared.index_ops)
 
-    @property
-    def barriers(self) -> int:
-        if self.matrix is not None:
-            return self.matrix.barriers
-        return self.shared.barriers if self.shared else 0
-
-    @property
-    def bank_conflicts(self) -> int:
-        if self.matrix is not None:
-            return self.matrix.wavefronts - self.matrix.matrix.ideal_wavefronts - self.matrix.other.ideal_wavefronts
-        return self.shared.store.bank_conflicts + self.shared.load.bank_conflicts if self.shared else 0
-
-    @property
-    def store_wavefronts(self) -> int:
-        if self.matrix is not None:
-            return (self.matrix.matrix if self.matrix.store_side == "matrix" else self.matrix.other).wavefronts
-        return self.shared.store.wavefronts if self.shared else 0
-
-    @property
-    def load_wavefronts(self) -> int:
-        if self.matrix is not None:
-            return (self.matrix.other if self.matrix.store_side == "matrix" else self.matrix.matrix).wavefronts
-        return self.shared.load.wavefronts if self.shared else 0
-
-    @property
-    def index_ops(self) -> int:
-        return self.shared.index_ops if self.shared else 0
+    scratch_bytes = property(lambda self: self.costs().scratch_bytes, doc="Scratch bytes of one round.")
+    barriers = property(lambda self: self.costs().barriers, doc="Barriers per conversion.")
+    bank_conflicts = property(lambda self: self.costs().bank_conflicts, doc="Wavefronts above the per-access minimum.")
+    store_wavefronts = property(lambda self: self.costs().store_wavefronts, doc="Wavefronts of the stores.")
+    load_wavefronts = property(lambda self: self.costs().load_wavefronts, doc="Wavefronts of the loads.")
+    index_ops = property(lambda self: self.costs().index_ops, doc="Predicted index operations.")
 
     def summary(self) -> str:
         """One line: the strategy and its cost."""
