@@ -183,13 +183,16 @@ def _in_warp_picture(src: LinearLayout, dst: LinearLayout, plan: Any, color_by: 
 
 
 def conversion_picture(
-    plan: Any, src_name: str = "", dst_name: str = "", color_by: str = "warp", limits: Limits = DEFAULT_LIMITS
+    plan: Any, src_name: str = "", dst_name: str = "", color_by: str | None = None, limits: Limits = DEFAULT_LIMITS
 ) -> Picture:
     """The picture of a :class:`~linear_layout.planning.ConversionPlan` (see the module docstring).
 
-    A plan that uses ``ldmatrix``/``stmatrix`` (``plan.matrix``) is drawn with the plain shared
-    memory accesses it was compared against (``plan.shared``), and a note says so."""
+    Cells are coloured by ``color_by``; by default the warp for a conversion through shared memory
+    and the lane for one inside a warp. A plan that uses ``ldmatrix``/``stmatrix``
+    (``plan.matrix``) is drawn with the plain shared memory accesses it was compared against
+    (``plan.shared``), and a note says so."""
     src, dst, bitwidth = plan.src, plan.dst, plan.bitwidth
+    color_by = color_by or ("warp" if plan.strategy == "shared" else "lane")
     if plan.strategy == "shared":
         panels, cells, notes = _shared_picture(src, dst, plan, bitwidth, color_by, limits)
     else:
@@ -214,7 +217,7 @@ def draw_conversion(
     shape: Sequence[int] | None = None,
     bitwidth: int = 32,
     *,
-    color_by: str = "warp",
+    color_by: str | None = None,
     limits: Limits = DEFAULT_LIMITS,
 ) -> Picture:
     """The conversion from ``src`` to ``dst`` (LinearLayouts, encodings or encoding text) of a

@@ -124,7 +124,7 @@ def _picture(args: argparse.Namespace) -> Picture:
             _encoding(args.dst, "--dst"),
             shape,
             args.bitwidth or 32,
-            color_by=args.color_by or "warp",
+            color_by=args.color_by,
         )
     if not args.encoding:
         raise UserError("nothing to draw: give an encoding, or --src and --dst")

@@ -103,6 +103,9 @@ def _types(line: str) -> list[TypeText]:
 
 
 def _bitwidth(element: str) -> int:
+    """Bits of an element type: ``f16`` 16, ``i1`` 8 (a byte in memory), a ``!tt.ptr`` 64."""
+    if element.startswith("!tt.ptr"):
+        return 64
     match = _WIDTH.match(element)
     if not match:
         raise KernelLineError(f"unknown element type {element!r}")
@@ -155,7 +158,7 @@ def kernel_picture(line: KernelLine, color_by: str | None = None, limits: Limits
     (a load from a view of a bigger buffer draws the buffer alone, with a note)."""
     if line.op == "ttg.convert_layout":
         return draw_conversion(
-            line.distributed, line.other, line.shape, line.bitwidth, color_by=color_by or "warp", limits=limits
+            line.distributed, line.other, line.shape, line.bitwidth, color_by=color_by, limits=limits
         )
     kind = "load" if line.op == "ttg.local_load" else "store"
     if line.alloc_shape and line.alloc_shape != line.shape:
