@@ -156,11 +156,6 @@ def layout_panels(
     return tuple(panels), cells
 
 
-def _describe(layout: Any, name: str, shape: Sequence[int]) -> str:
-    size = "x".join(map(str, shape))
-    return f"{name} on {size}" if name != "LinearLayout" else f"LinearLayout on {size}"
-
-
 def draw_layout(
     layout_or_encoding: Any,
     shape: Sequence[int] | None = None,
@@ -195,7 +190,7 @@ def draw_layout(
     if unowned:
         extra.append(f"{unowned} element(s) held by no thread (white)")
     return Picture(
-        title=_describe(layout_or_encoding, name, owned.shape) + f", coloured by {color_by}",
+        title=f"{name} on {'x'.join(map(str, owned.shape))}, coloured by {color_by}",
         panels=panels,
         legend=legend,
         notes=notes + tuple(extra),
