@@ -132,19 +132,19 @@ def emit_matrix(op: ConvertLayoutOp, launch: Launch, plan: MatrixPlan) -> ir.Val
     for rep in range(plan.num_reps):
         if rep:
             gpu.barrier()  # the previous repetition's loads are done (WAR)
-        stores = [i for i in store.instructions if i.rep == rep]
         if isinstance(store, MatrixSide):
-            for ins in stores:
+            for ins in (i for i in store.instructions if i.rep == rep):
                 _stmatrix(rows[id(store)], value, ins)
         else:
-            emit_stores(builder, buffer, value, store, stores, bases[id(store)])
+            emit_stores(builder, buffer, value, store, [i for i in store.instructions if i.rep == rep],
+                        bases[id(store)])
         gpu.barrier()
-        loads = [i for i in load.instructions if i.rep == rep]
         if isinstance(load, MatrixSide):
-            for ins in loads:
+            for ins in (i for i in load.instructions if i.rep == rep):
                 pieces += _ldmatrix(rows[id(load)], ins)
         else:
-            pieces += emit_loads(builder, buffer, element, load, loads, bases[id(load)])
+            pieces += emit_loads(builder, buffer, element, load, [i for i in load.instructions if i.rep == rep],
+                                 bases[id(load)])
     result_type = builder.vector_type(op.result.type)
     if not isinstance(load, MatrixSide):
         return assemble(load, pieces, element, result_type)

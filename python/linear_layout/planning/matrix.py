@@ -230,7 +230,7 @@ class MatrixPlan:
 
 def _extend(base: Sequence[int], candidates: Sequence[int]) -> list[int]:
     """``base`` followed by the candidates independent of everything before them."""
-    basis, out = EchelonBasis(), []
+    basis, out = EchelonBasis(), list[int]()
     for v in list(base) + list(candidates):
         if v and basis.insert(v, len(out)):
             out.append(v)
@@ -247,7 +247,7 @@ def _intersect(a: Sequence[int], b: Sequence[int]) -> list[int]:
         residual = span_a.reduce(v)[0]
         if residuals.insert(residual, j):
             continue
-        combination = residuals.solve(residual)
+        combination = residuals.solve(residual) or 0  # dependent: a combination exists
         element = v
         for k in range(j):
             if combination >> k & 1:
@@ -601,6 +601,7 @@ def _candidate(src: _Sides, dst: _Sides, kind: str, choice: _Choice, bitwidth: i
     element_bytes = bitwidth // 8
     matrix = _matrix_side(m, choice, geometry, coords, kind, element_bytes)
     other_kind = "load" if kind == "store" else "store"
+    second: VectorSide | MatrixSide | None
     if other is None:
         second = _vector_side(o, geometry, coords, other_kind, element_bytes)
     else:

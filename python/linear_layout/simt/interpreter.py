@@ -1451,10 +1451,12 @@ def _shared_rows(ex, op, addresses: np.ndarray) -> tuple[Buffer, np.ndarray]:
         t = int(np.argmax(misaligned))
         raise MemoryAccessError(f"{op.name}: row address {int(addresses[t])} of thread {t} is not 16-byte aligned")
     first = int(addresses[0])
-    buf = next((b for b in ex.shared
-                if b.base_address <= first < b.base_address + len(b.data) * b.elem.mem_bytes), None)
-    end = buf.base_address + len(buf.data) * buf.elem.mem_bytes if buf else 0
-    outside = (addresses < buf.base_address) | (addresses + MATRIX_ROW_BYTES > end) if buf else addresses == addresses
+    found = [b for b in ex.shared if b.base_address <= first < b.base_address + len(b.data) * b.elem.mem_bytes]
+    if not found:
+        raise MemoryAccessError(f"{op.name}: row address {first} of thread 0 is in no workgroup buffer")
+    buf = found[0]
+    end = buf.base_address + len(buf.data) * buf.elem.mem_bytes
+    outside = (addresses < buf.base_address) | (addresses + MATRIX_ROW_BYTES > end)
     if outside.any():
         t = int(np.argmax(outside))
         raise MemoryAccessError(f"{op.name}: row address {int(addresses[t])} of thread {t} is outside the "
