@@ -59,8 +59,13 @@ COL = BlockedLayout((4, 1), (8, 4), (1, 4), (0, 1))
     (ROW, COL, (128, 128), 768, 512, "load"),
 ])
 def test_issue_table_floor(src, dst, shape, wavefronts, floor, side):
-    report = floor_of(plan_conversion(src, dst, shape, 16))
+    plan = plan_conversion(src, dst, shape, 16)
+    report = floor_of(plan)
     assert (report.wavefronts, report.floor, report.bytes) == (wavefronts, floor, 2 * shape[0] * shape[1] * 2)
+    assert plan.floor_wavefronts == floor and plan.store_wavefronts + plan.load_wavefronts == wavefronts
+    # With the chip, the planner reaches the floor (ldmatrix/stmatrix, tests/test_matrix_plan.py).
+    sm90 = plan_conversion(src, dst, shape, 16, chip="sm_90")
+    assert sm90.store_wavefronts + sm90.load_wavefronts == sm90.floor_wavefronts == floor
     assert not report.reaches_floor
     # The side with 2-byte accesses is the one above its floor, and the report says why.
     assert report.reasons == (f"{side}: 2-byte accesses move 64 of 128 bytes per wavefront",)

@@ -74,6 +74,7 @@ from ..core.hardware import MAX_REGISTERS_PER_THREAD
 from ..core.layout import LinearLayout
 from .in_warp import (InWarpPlan, InWarpRefusal, RegisterMap, Round, WarpDecomposition, in_warp_rounds,
                       register_maps, warp_decomposition)
+from .floor import floor_of
 from .layouts import PlannerError, as_hardware_layout
 from .matrix import MatrixPlan, choose_matrix_plan, matrix_instructions
 from .shared import SharedPlan, plan_shared
@@ -148,6 +149,12 @@ class ConversionPlan:
     store_wavefronts = property(lambda self: self.costs().store_wavefronts, doc="Wavefronts of the stores.")
     load_wavefronts = property(lambda self: self.costs().load_wavefronts, doc="Wavefronts of the loads.")
     index_ops = property(lambda self: self.costs().index_ops, doc="Predicted index operations.")
+
+    @property
+    def floor_wavefronts(self) -> int:
+        """The bandwidth floor of what runs: ``ceil(stored bytes / 128) + ceil(loaded bytes / 128)``
+        (``planning/floor.py``: ``floor_of(plan)`` also says why a plan is above it)."""
+        return floor_of(self).floor
 
     def summary(self) -> str:
         """One line: the strategy and its cost."""
