@@ -15,6 +15,11 @@ store):
    each kernel once and compare its output with the expected tile, then time `--repeat` launches
    of each between CUDA events and print microseconds per launch side by side.
 
+A kernel the driver refuses (ours keep their scratch in static `.shared` arrays, and a CUDA
+module cannot load more than 48 KiB of static shared memory: the 64 KiB f32 transposes of the
+suite) is reported as FAILED and counted; the check goes on. The exit code is 1 when any
+kernel failed or computed a wrong output.
+
 Without a GPU (no `libcuda`, or no device) the script still builds every kernel (steps 1-3),
 checks the PTX has its entry point and prints what it would run; `--cpu-only` forces that.
 
@@ -264,7 +269,12 @@ def main(argv=None) -> int:
             status = "built" if isinstance(theirs, Kernel) else f"built (Triton: {theirs})"
             print(f"  {case[0]:<40} ours {ours.name}({ours.num_params} params)  {status}")
             continue
-        ok, micro = run_on_gpu(cuda, ours, x, expected, args.repeat)
+        try:
+            ok, micro = run_on_gpu(cuda, ours, x, expected, args.repeat)
+        except CudaError as error:  # e.g. more than 48 KiB of static shared memory: report, go on
+            print(f"  {case[0]:<40} ours FAILED: {error}")
+            failures += 1
+            continue
         line = f"  {case[0]:<40} ours {'ok' if ok else 'WRONG'} {micro:8.2f} us"
         failures += not ok
         if isinstance(theirs, Kernel):
