@@ -84,3 +84,13 @@ def test_size_limit_is_a_value_error_not_memory_error():
     just_over = LinearLayout.identity_1d(2 * MAX_MATERIALISED, "i", "o")
     with pytest.raises(ValueError, match="more than the limit of 2\\*\\*30"):
         just_over.tabulate()
+
+
+@pytest.mark.parametrize("call, exception", [
+    (lambda: L.resize_in_dim({"i": [[[[1]]]]}, L), TypeError),
+    (lambda: L.rename_in_dim("i", [1]), TypeError),
+    (lambda: L.get_out_dim_size({"a": [[[]]]}), ValueError),
+])
+def test_names_of_the_wrong_type_are_user_errors(call, exception):
+    with pytest.raises(exception):
+        call()

@@ -1245,7 +1245,7 @@ class LinearLayout:
         >>> LinearLayout.identity_1d(8, "i", "o").reshape_ins([("a", 2), ("b", 4)]).bases
         (('a', ((1,),)), ('b', ((2,), (4,))))
         """
-        new_in_dims = tuple((name, _log2_exact(size, f"size of input dimension '{name}'"))
+        new_in_dims = tuple((name, _log2_exact(size, f"size of input dimension {_short(name)}"))
                             for name, size in _require_dim_sizes(new_in_dims, "reshape_ins", "new_in_dims"))
         _check_names([n for n, _ in new_in_dims], "input dimension")
         if sum(n for _, n in new_in_dims) != len(self._cols):
@@ -1265,7 +1265,7 @@ class LinearLayout:
         >>> LinearLayout.identity_1d(8, "i", "o").reshape_outs([("a", 2), ("b", 4)]).bases
         (('i', ((1, 0), (0, 1), (0, 2))),)
         """
-        outs = tuple((name, 1 << _log2_exact(size, f"size of output dimension '{name}'"))
+        outs = tuple((name, 1 << _log2_exact(size, f"size of output dimension {_short(name)}"))
                      for name, size in _require_dim_sizes(new_out_dims, "reshape_outs", "new_out_dims"))
         _check_names([n for n, _ in outs], "output dimension")
         total = sum(s.bit_length() - 1 for _, s in outs)
@@ -1383,7 +1383,7 @@ class LinearLayout:
         >>> LinearLayout.identity_1d(2, "i", "o").resize_in_dim("i", 4).bases
         (('i', ((1,), (0,))),)
         """
-        n = _log2_exact(new_size, f"new size of '{in_dim}'")
+        n = _log2_exact(new_size, f"new size of {_short(in_dim)}")
         found = self._in_slices().get(in_dim)
         if found is None:
             raise ValueError(f"resize_in_dim: {_short(in_dim)} is not an input dimension")
@@ -1406,7 +1406,7 @@ class LinearLayout:
         >>> LinearLayout.identity_1d(4, "i", "o").resize_out_dim("o", 2).bases
         (('i', ((1,), (0,))),)
         """
-        _log2_exact(new_size, f"new size of '{out_dim}'")
+        _log2_exact(new_size, f"new size of {_short(out_dim)}")
         index = self.get_out_dim_index(out_dim)
         outs = tuple((n, int(new_size) if k == index else s) for k, (n, s) in enumerate(self._outs))
         limit = int(new_size)
@@ -1423,6 +1423,7 @@ class LinearLayout:
         >>> LinearLayout.identity_1d(2, "i", "o").rename_in_dim("i", "lane").get_in_dim_names()
         ('lane',)
         """
+        _check_names((new,), "input dimension")
         if not self.has_in_dim(old):
             raise ValueError(f"rename_in_dim: {_short(old)} is not an input dimension")
         if old != new and self.has_in_dim(new):
