@@ -50,6 +50,23 @@ def test_reference_8_swizzled_shared():
         (0, 1), (0, 2), (0, 4), (0, 8), (0, 16), (1, 1), (2, 2), (4, 0), (8, 0), (16, 0)]
 
 
+def test_reference_amd_rotating_shared():
+    # As swizzled_shared, but every block of per_phase * max_phase = 4 rows XORs its phase with the
+    # block number: rows 1, 2 -> phase 1, 2 (block 0); rows 4, 8 -> phase 0 ^ 1, 0 ^ 2 = 1, 2;
+    # row 16 -> block (16 // 4) % 4 = 0 -> phase 0.
+    layout = E.AMDRotatingSharedLayout(1, 1, 4, (1, 0))
+    assert bases(layout, (32, 32))["offset"] == [
+        (0, 1), (0, 2), (0, 4), (0, 8), (0, 16), (1, 1), (2, 2), (4, 1), (8, 2), (16, 0)]
+    assert layout != E.SwizzledSharedLayout(1, 1, 4, (1, 0))
+    text = "#ttg.amd_rotating_shared<{vec = 1, perPhase = 1, maxPhase = 4, order = [1, 0]}>"
+    assert str(layout) == text and E.parse_encoding(text) == layout
+
+
+def test_amd_rotating_shared_has_no_gluon_counterpart():
+    with pytest.raises(ValueError, match="AMDRotatingSharedLayout has no Gluon counterpart"):
+        E.to_gluon(E.AMDRotatingSharedLayout(1, 1, 4, (1, 0)))
+
+
 def test_reference_9_mma_v2():
     # One m16n8 tile, k_width 2: register bit 0 -> next column (0,1); 4 lanes along
     # n scaled by 2 -> (0,2) (0,4); 8 lanes along m -> (1,0) (2,0) (4,0); m/8 = 2
@@ -248,6 +265,8 @@ def test_module_sizes():
     (lambda: E.DotOperandLayout(1, E.NVMMADistributedLayout((3, 0), (4, 1), (16, 64, 16)), 2), "Hopper"),
     (lambda: E.DotOperandLayout(0, E.NVMMADistributedLayout((2, 0), (4, 1), (16, 8)), 0), "k_width"),
     (lambda: E.SwizzledSharedLayout(0, 1, 1, (1, 0)), "vec"),
+    (lambda: E.AMDRotatingSharedLayout(1, 0, 1, (1, 0)), "per_phase"),
+    (lambda: E.AMDRotatingSharedLayout(1, 1, 1, (1, 1)), "permutation"),
     (lambda: E.NVMMASharedLayout(16, 16), "swizzle_byte_width"),
     (lambda: E.NVMMASharedLayout(128, 16, fp4_padded=True), "fp4_padded"),
     (lambda: E.SharedLinearLayout(()), "offset_bases"),
@@ -303,6 +322,7 @@ TRITON_TEXTS = [
     "#ttg.linear<{register = [[0, 1]], lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = [[8, 0], [16, 0]], "
     "block = []}>",
     "#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], CGALayout = [[0, 1]]}>",
+    "#ttg.amd_rotating_shared<{vec = 4, perPhase = 2, maxPhase = 8, order = [0, 1], CGALayout = [[0, 1]]}>",
     "#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = true, elementBitWidth = 8, fp4Padded = true}>",
     "#ttg.shared_linear<{offset = [[0, 1], [0, 2], [1, 0]]}, alignment = 16>",
     "#ttg.padded_shared<[32:+4, 64:+8] {order = [1, 0], shape = [64, 64]}>",

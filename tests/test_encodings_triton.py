@@ -333,6 +333,81 @@ def test_amd_dot_operand(data):
 
 # ---------------------------------------------------------------- shared families
 
+def triton_accepts_as_equal(layout, shape, offsets, blocks):
+    """Triton's own verdict that ``layout`` on ``shape`` is the shared_linear layout with these
+    bases: ``ttg.memdesc_reshape`` to the same shape verifies that the declared result encoding is
+    equivalent (by Triton's ``toLinearLayout``) to the one it infers from the source.  For the
+    families Gluon cannot build (amd_rotating_shared)."""
+    shape_txt = "x".join(map(str, shape))
+    target = E.SharedLinearLayout(tuple(map(tuple, offsets)), tuple(map(tuple, blocks)))
+    src_ty = f"!ttg.memdesc<{shape_txt}xf16, {layout}, #ttg.shared_memory, mutable>"
+    dst_ty = f"!ttg.memdesc<{shape_txt}xf16, {target}, #ttg.shared_memory, mutable>"
+    src = (f'module attributes {{"ttg.num-ctas" = {1 << len(blocks)} : i32, "ttg.num-warps" = 4 : i32, '
+           f'"ttg.threads-per-warp" = 64 : i32}} {{\n  tt.func public @f(%x: {src_ty}) {{\n'
+           f"    %y = ttg.memdesc_reshape %x : {src_ty} -> {dst_ty}\n    tt.return\n  }}\n}}\n")
+    path = _TMP / "reshape.mlir"
+    path.write_text(src)
+    try:
+        ir.parse_mlir_module(str(path), _CTX)
+    except RuntimeError:
+        return False
+    return True
+
+
+def rotating_layouts(rank):
+    return st.builds(E.AMDRotatingSharedLayout, pow2(0, 4), pow2(0, 3), pow2(0, 4),
+                     st.permutations(range(rank)).map(tuple), cga_layouts(rank))
+
+
+@EXAMPLES
+@given(st.data())
+def test_amd_rotating_shared(data):
+    rank = data.draw(st.integers(1, 4))
+    layout = data.draw(rotating_layouts(rank))
+    cga = cga_sizes(layout.cga_layout, rank)
+    shape = tuple(c * s for c, s in zip(cga, data.draw(shapes(rank, 0, 6).filter(lambda s: max(s) > 1))))
+    ours = our_bases(layout, shape)
+    check_print(layout, shape)
+    # The oracle needs a #ttg.shared_linear equal to the layout, and shared_linear must be bijective once
+    # its zero bases are dropped; Triton's rotating tile is built on the whole shape and cut to one CTA,
+    # which can fold two offsets onto one element (a CGA split on a swizzled dim): those draws are skipped.
+    nonzero = [b for b in ours["offset"] + ours["block"] if any(b)]
+    hypothesis.assume(len(set(map(tuple, nonzero))) == len(nonzero) == sum(s.bit_length() - 1 for s in shape))
+    assert triton_accepts_as_equal(layout, shape, ours["offset"], ours["block"]), (str(layout), shape)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.data())
+def test_amd_rotating_oracle_rejects_other_layouts(data):
+    """The reshape oracle discriminates: the same layout with one offset basis changed
+    (swapped with another, or a rotating row phase replaced by the plain swizzled one) is refused."""
+    rank = data.draw(st.integers(2, 3))
+    layout = E.AMDRotatingSharedLayout(data.draw(pow2(0, 4)), data.draw(pow2(0, 3)), data.draw(pow2(1, 4)),
+                                       tuple(data.draw(st.permutations(range(rank)))))
+    shape = data.draw(shapes(rank, 1, 6))
+    offsets = our_bases(layout, shape)["offset"]
+    swizzled = E.SwizzledSharedLayout(layout.vec, layout.per_phase, layout.max_phase, layout.order)
+    other = our_bases(swizzled, shape)["offset"]
+    if other == offsets:  # too few rows for the rotation to show: perturb a basis instead
+        i, j = data.draw(st.permutations(range(len(offsets))))[:2]
+        hypothesis.assume(offsets[i] != offsets[j])
+        other = list(offsets)
+        other[i], other[j] = offsets[j], offsets[i]
+    assert not triton_accepts_as_equal(layout, shape, other, [])
+
+
+def test_amd_rotating_differs_from_swizzled_where_triton_says_so():
+    """One hand-checked case: vec 2, per_phase 1, max_phase 4 on 16x16: rows 4 and 8 start a new
+    block of 4 rows, so their phase is the block number (1, 2), where the swizzled layout has 0."""
+    layout = E.AMDRotatingSharedLayout(2, 1, 4, (1, 0))
+    offsets = our_bases(layout, (16, 16))["offset"]
+    assert offsets[4:] == [[1, 2], [2, 4], [4, 2], [8, 4]]
+    assert triton_accepts_as_equal(layout, (16, 16), offsets, [])
+    swizzled = our_bases(E.SwizzledSharedLayout(2, 1, 4, (1, 0)), (16, 16))["offset"]
+    assert swizzled[4:] == [[1, 2], [2, 4], [4, 0], [8, 0]]
+    assert not triton_accepts_as_equal(layout, (16, 16), swizzled, [])
+
+
 @EXAMPLES
 @given(st.data())
 def test_swizzled_shared(data):
@@ -475,9 +550,9 @@ def _ttgir_kernels():
     ]
 
 
-# Families this module covers; TTGIR for AMD also holds amd_rotating_shared.
+# Families this module covers.
 _COVERED = ("blocked", "slice", "linear", "nvidia_mma", "dot_op", "amd_mfma", "amd_wmma", "swizzled_shared",
-            "nvmma_shared", "shared_linear")
+            "amd_rotating_shared", "nvmma_shared", "shared_linear")
 
 
 def _expand(text: str, aliases: dict) -> str:
@@ -554,6 +629,6 @@ def test_ensure_not_larger_is_a_threshold_as_in_triton():
 def test_ttgir_encodings_round_trip(compiled_encodings):
     names = {re.match(r"#ttg\.(\w+)<", t).group(1) for t in compiled_encodings}
     assert {"blocked", "slice", "nvidia_mma", "dot_op", "swizzled_shared", "nvmma_shared", "amd_mfma",
-            "amd_wmma"} <= names
+            "amd_wmma", "amd_rotating_shared"} <= names
     for text in compiled_encodings:
         assert str(E.parse_encoding(text)) == text

@@ -11,8 +11,7 @@ import pytest
 from linear_layout.tools.opt import main
 
 CORPUS = Path(__file__).parent / "ttgir_corpus"
-# matmul_*.gfx942 uses #ttg.amd_rotating_shared, which linear_layout.encodings cannot read yet (ll-verify
-# rejects it), and ll-explain-conversions plans 32-lane warps only, so the AMD kernel here is wave32.
+# ll-explain-conversions plans 32-lane warps only, so the AMD kernel compiled here is wave32.
 # The round trip (test_ttgir.py) covers every file.
 EXPLAINED = ["matmul_f16.sm80", "attention_fwd.sm90", "reductions.gfx1100", "transpose.sm90"]
 
@@ -91,11 +90,7 @@ def test_verifier_errors_point_at_the_python_source(tmp_path):
     assert any(e.startswith("generate.py:") and "ttg.num-warps = 4" in e for e in errors), errors
 
 
-ROTATING = "#ttg.amd_rotating_shared"  # not readable by linear_layout.encodings yet: ll-verify rejects it
-
-
-@pytest.mark.parametrize("path", sorted(p for p in CORPUS.glob("*.ttgir") if ROTATING not in p.read_text()),
-                         ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", sorted(CORPUS.glob("*.ttgir")), ids=lambda p: p.stem)
 def test_every_conversion_and_access_is_explained(path, tmp_path):
     out = tmp_path / "explained.ttgir"
     assert main([str(path), "-p", "builtin.module(ll-explain-conversions)", "-o", str(out)]) == 0

@@ -10,7 +10,7 @@ Distributed layouts map (register, lane, warp, block) to (dim0, ..., dimN-1); sh
 
 Modules: ``base`` (errors, checks, the CGA combination, the cache, views), ``blocked``
 (blocked, slice, linear), ``nvidia`` (nvidia_mma), ``amd`` (amd_mfma, amd_wmma), ``dot`` (dot_op),
-``shared`` (swizzled, nvmma, shared_linear, padded), ``syntax`` (the text syntax), ``gluon``
+``shared`` (swizzled, amd_rotating, nvmma, shared_linear, padded), ``syntax`` (the text syntax), ``gluon``
 (``to_gluon``).  Pure: never imports ``mlir``.
 """
 
@@ -31,12 +31,12 @@ from .blocked import BlockedLayout, DistributedLinearLayout, SliceLayout
 from .dot import DotOperandLayout
 from .gluon import to_gluon
 from .nvidia import NVMMADistributedLayout
-from .shared import NVMMASharedLayout, PaddedSharedLayout, SharedLinearLayout, SwizzledSharedLayout
+from .shared import AMDRotatingSharedLayout, NVMMASharedLayout, PaddedSharedLayout, SharedLinearLayout, SwizzledSharedLayout
 from .syntax import ENCODING_NAMES, collect_aliases, parse_encoding
 
 __all__ = [
     "BlockedLayout", "SliceLayout", "DistributedLinearLayout", "NVMMADistributedLayout",
-    "DotOperandLayout", "AMDMFMALayout", "AMDWMMALayout", "SwizzledSharedLayout",
+    "DotOperandLayout", "AMDMFMALayout", "AMDWMMALayout", "SwizzledSharedLayout", "AMDRotatingSharedLayout",
     "NVMMASharedLayout", "SharedLinearLayout", "PaddedSharedLayout", "DistributedLayout",
     "SharedLayout", "Layout", "to_linear_layout", "parse_encoding", "collect_aliases", "ENCODING_NAMES",
     "format_tensor_view", "format_hardware_view", "verify_module_sizes", "to_gluon",

@@ -1,9 +1,9 @@
-"""Shared-memory layouts: ``#ttg.swizzled_shared``, ``#ttg.nvmma_shared``, ``#ttg.shared_linear`` and
-``#ttg.padded_shared``.  They map (offset, block) to tensor coordinates.
+"""Shared-memory layouts: ``#ttg.swizzled_shared``, ``#ttg.amd_rotating_shared``, ``#ttg.nvmma_shared``,
+``#ttg.shared_linear`` and ``#ttg.padded_shared``.  They map (offset, block) to tensor coordinates.
 
-Built as Triton 3.9's ``swizzledSharedToLinearLayout`` and ``nvmmaSharedToLinearLayout``: the
-swizzled core matrix as explicit offset bases, the rest from ``identity_1d`` / ``identity_standard_nd``
-and ``*``, fitted with ``ensure_layout_not_smaller_than`` and the CGA layout.
+Built as Triton 3.9's ``swizzledSharedToLinearLayout``, ``sharedToLinearLayoutAMDRotating`` and
+``nvmmaSharedToLinearLayout``: the swizzled core matrix as explicit offset bases, the rest from
+``identity_1d`` / ``identity_standard_nd`` and ``*``, fitted with ``ensure_layout_not_smaller_than`` and the CGA layout.
 """
 
 from __future__ import annotations
@@ -36,26 +36,28 @@ from .base import (
     shape_per_cta,
 )
 
-__all__ = ["NVMMASharedLayout", "PaddedSharedLayout", "SharedLinearLayout", "SwizzledSharedLayout"]
+__all__ = ["AMDRotatingSharedLayout", "NVMMASharedLayout", "PaddedSharedLayout", "SharedLinearLayout",
+           "SwizzledSharedLayout"]
 
 
 @dataclass(frozen=True)
-class SwizzledSharedLayout(SharedLayout):
-    """Row-major tile (order[0] fastest) whose rows XOR-permute groups of ``vec`` columns:
-    element (r, c) lives at column ((c // vec) ^ ((r // per_phase) % max_phase)) * vec + c % vec.
+class _RowSwizzledLayout(SharedLayout):
+    """Common part of the row-swizzled families (``swizzled_shared``, ``amd_rotating_shared``): a
+    row-major tile (order[0] fastest) whose row r XOR-permutes groups of ``vec`` columns by
+    :meth:`row_phase` (r); the families differ only in that phase.
 
-    Formula: offset bases columns (0, 2^i); rows (2^i, (vec * ((2^i // per_phase) % max_phase)) % num_cols);
+    Formula: offset bases columns (0, 2^i); rows (2^i, (vec * row_phase(2^i)) % num_cols);
     then ``identity_1d`` over the further dims in order[2:], fitted with the CGA layout.
     Requires: vec, per_phase, max_phase positive; ``order`` a permutation.
-
-    >>> SwizzledSharedLayout(1, 1, 4, (1, 0)).to_linear_layout((4, 4)).bases[0][1]
-    ((0, 1), (0, 2), (1, 1), (2, 2))
     """
     vec: int
     per_phase: int
     max_phase: int
     order: tuple[int, ...]
     cga_layout: BasisList = ()
+
+    #: The attribute name in Triton's syntax (``#ttg.<MNEMONIC><{...}>``).
+    MNEMONIC = ""
 
     def __post_init__(self) -> None:
         for n in ("vec", "per_phase", "max_phase"):
@@ -74,16 +76,23 @@ class SwizzledSharedLayout(SharedLayout):
     def rank(self) -> int:
         return len(self.order)
 
+    def row_phase(self, row: int) -> int:
+        """The group of ``vec`` columns row ``row`` XORs its column groups with (before ``% num_cols``)."""
+        return (row // self.per_phase) % self.max_phase
+
+    def tile_shape(self, shape: tuple[int, ...]) -> Sequence[int]:
+        """The shape the swizzled tile is built on before the CGA layout fits it: one CTA's share."""
+        return shape_per_cta(shape, self.cga_layout)
+
     def _build(self, shape: tuple[int, ...]) -> LinearLayout:
-        per_cta = shape_per_cta(shape, self.cga_layout)
+        per_cta = self.tile_shape(shape)
         names = dim_names(self.rank)
         if self.rank == 1:
             return combine_cta_cga(LinearLayout.identity_1d(per_cta[0], "offset", "dim0"), self.cga_layout, shape)
         col, row = self.order[0], self.order[1]
         num_cols, num_rows = per_cta[col], per_cta[row]
         offsets = [(0, 1 << k) for k in range(log2(num_cols))]
-        offsets += [(1 << k, (self.vec * (((1 << k) // self.per_phase) % self.max_phase)) % num_cols)
-                    for k in range(log2(num_rows))]
+        offsets += [(1 << k, (self.vec * self.row_phase(1 << k)) % num_cols) for k in range(log2(num_rows))]
         cta = LinearLayout.from_bases([("offset", offsets)], [names[row], names[col]], [num_rows, num_cols],
                                       require_surjective=False)
         for d in self.order[2:]:
@@ -91,8 +100,45 @@ class SwizzledSharedLayout(SharedLayout):
         return combine_cta_cga(cta, self.cga_layout, shape)
 
     def __str__(self) -> str:
-        return (f"#ttg.swizzled_shared<{{vec = {self.vec}, perPhase = {self.per_phase}, "
+        return (f"#ttg.{self.MNEMONIC}<{{vec = {self.vec}, perPhase = {self.per_phase}, "
                 f"maxPhase = {self.max_phase}, order = {fmt(self.order)}{cga_suffix(self.cga_layout)}}}>")
+
+
+@dataclass(frozen=True)
+class SwizzledSharedLayout(_RowSwizzledLayout):
+    """``#ttg.swizzled_shared``: element (r, c) lives at column
+    ((c // vec) ^ ((r // per_phase) % max_phase)) * vec + c % vec (Triton's ``swizzledSharedToLinearLayout``).
+
+    >>> SwizzledSharedLayout(1, 1, 4, (1, 0)).to_linear_layout((4, 4)).bases[0][1]
+    ((0, 1), (0, 2), (1, 1), (2, 2))
+    """
+
+    MNEMONIC = "swizzled_shared"
+
+
+@dataclass(frozen=True)
+class AMDRotatingSharedLayout(_RowSwizzledLayout):
+    """``#ttg.amd_rotating_shared`` (Triton's ``sharedToLinearLayoutAMDRotating``): the swizzled
+    layout whose phase also rotates from one block of ``per_phase * max_phase`` rows to the next,
+    so that rows ``max_phase * per_phase`` apart do not share a phase:
+    row_phase(r) = ((r // per_phase) % max_phase) ^ ((r // (per_phase * max_phase)) % max_phase),
+    the tile built on the whole shape, then cut to one CTA by the CGA layout.
+
+    >>> AMDRotatingSharedLayout(1, 1, 2, (1, 0)).to_linear_layout((4, 4)).bases[0][1]
+    ((0, 1), (0, 2), (1, 1), (2, 1))
+    """
+
+    MNEMONIC = "amd_rotating_shared"
+
+    def tile_shape(self, shape: tuple[int, ...]) -> Sequence[int]:
+        """Triton 3.9 builds this family's rank >= 2 tile on the whole shape (not one CTA's share, as
+        for ``swizzled_shared``); ``combine_cta_cga`` then cuts it down to one CTA.  Rank 1: one CTA's share."""
+        return shape if self.rank > 1 else shape_per_cta(shape, self.cga_layout)
+
+    def row_phase(self, row: int) -> int:
+        phase = (row // self.per_phase) % self.max_phase
+        block = (row // self.max_phase // self.per_phase) % self.max_phase
+        return phase ^ block
 
 
 @dataclass(frozen=True)

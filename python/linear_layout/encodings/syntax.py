@@ -34,6 +34,7 @@ from .blocked import BlockedLayout, DistributedLinearLayout, SliceLayout
 from .dot import DotOperandLayout
 from .nvidia import NVMMADistributedLayout
 from .shared import (
+    AMDRotatingSharedLayout,
     NVMMASharedLayout,
     PaddedSharedLayout,
     SharedLinearLayout,
@@ -129,6 +130,10 @@ _FAMILIES: dict[str, tuple[tuple[str, ...], tuple[str, ...], _Builder]] = {
                         ("vec", "perPhase", "maxPhase", "order", "CGALayout"),
                         lambda f, _: SwizzledSharedLayout(f["vec"], f["perPhase"], f["maxPhase"], f["order"],
                                                           f.get("CGALayout", ()))),
+    "amd_rotating_shared": (("vec", "perPhase", "maxPhase", "order"),
+                            ("vec", "perPhase", "maxPhase", "order", "CGALayout"),
+                            lambda f, _: AMDRotatingSharedLayout(f["vec"], f["perPhase"], f["maxPhase"], f["order"],
+                                                                 f.get("CGALayout", ()))),
     "nvmma_shared": (("swizzlingByteWidth", "elementBitWidth"),
                      ("swizzlingByteWidth", "elementBitWidth", "transposed", "fp4Padded", "rank", "CGALayout"),
                      _nvmma_shared),

@@ -199,6 +199,7 @@ _ALIAS_NAMES = {
     "ttg.amd_mfma": "mma",
     "ttg.amd_wmma": "mma",
     "ttg.swizzled_shared": "shared",
+    "ttg.amd_rotating_shared": "shared",
     "ttg.nvmma_shared": "shared",
     "ttg.shared_linear": "shared",
     "ttg.shared_memory": "smem",
