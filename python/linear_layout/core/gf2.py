@@ -91,8 +91,14 @@ def rank(columns: Iterable[int]) -> int:
     >>> rank([0b011, 0b110, 0b101]), rank([1 << 100, 1 << 100])
     (2, 1)
     """
+    return len(_rows_by_lead(columns))
+
+
+def _rows_by_lead(vectors: Iterable[int]) -> dict[int, int]:
+    """Gaussian elimination of ``vectors`` in order: each independent one, reduced by the rows
+    before it, keyed by its leading bit (a basis of their span)."""
     rows: dict[int, int] = {}
-    for vector in columns:
+    for vector in vectors:
         while vector:
             lead = vector.bit_length() - 1
             row = rows.get(lead)
@@ -100,7 +106,7 @@ def rank(columns: Iterable[int]) -> int:
                 rows[lead] = vector
                 break
             vector ^= row
-    return len(rows)
+    return rows
 
 
 def pivot_columns(columns: Sequence[int]) -> int:
@@ -202,15 +208,7 @@ def intersect(a: Sequence[int], b: Sequence[int]) -> list[int]:
     [3]
     """
     width = max([v.bit_length() for v in list(a) + list(b)] + [1])
-    rows: dict[int, int] = {}
-    for vector in [(v << width) | v for v in a] + [v << width for v in b]:
-        while vector:
-            lead = vector.bit_length() - 1
-            row = rows.get(lead)
-            if row is None:
-                rows[lead] = vector
-                break
-            vector ^= row
+    rows = _rows_by_lead([(v << width) | v for v in a] + [v << width for v in b])
     return sorted(r for lead, r in rows.items() if lead < width)
 
 

@@ -105,21 +105,16 @@ def _shared_picture(src: LinearLayout, dst: LinearLayout, plan: Any, bitwidth: i
         ownership(src), color_by, "source", _element_marks(src, store, shared.store), limits=limits
     )
     keys = src_cells.key_values
-    stored, _ = shared_panels(
-        scratch,
-        bitwidth,
-        title="scratch: warp 0 stores",
-        marks=phase_marks(store, offsets),
-        element_keys=keys,
-        limits=limits,
-    )
-    loaded, _ = shared_panels(
-        scratch,
-        bitwidth,
-        title="scratch: warp 0 loads",
-        marks=phase_marks(load, offsets),
-        element_keys=keys,
-        limits=limits,
+    stored, loaded = (
+        shared_panels(
+            scratch,
+            bitwidth,
+            title=f"scratch: warp 0 {verb}",
+            marks=phase_marks(phases, offsets),
+            element_keys=keys,
+            limits=limits,
+        )[0]
+        for verb, phases in (("stores", store), ("loads", load))
     )
     dst_panels, _ = layout_panels(
         ownership(dst), color_by, "destination", _element_marks(dst, load, shared.load), limits=limits

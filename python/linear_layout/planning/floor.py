@@ -40,8 +40,9 @@ names in :attr:`FloorReport.reasons` when the plan does not reach the floor:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 from ..core.gf2 import rank
 from ..core.hardware import BANK_BYTES, NUM_BANKS, WAVEFRONT_BYTES, WARP_SIZE
@@ -88,6 +89,24 @@ class SideFloor:
         return tuple(out)
 
 
+class _SideTotal:
+    """A read-only attribute of :class:`FloorReport`: ``measure`` summed over the sides it has."""
+
+    def __init__(self, measure: Callable[[SideFloor], int]) -> None:
+        self.measure = measure
+
+    @overload
+    def __get__(self, report: None, owner: type | None = None) -> _SideTotal: ...
+
+    @overload
+    def __get__(self, report: FloorReport, owner: type | None = None) -> int: ...
+
+    def __get__(self, report: FloorReport | None, owner: type | None = None) -> _SideTotal | int:
+        if report is None:  # looked up on the class (help(), inspect)
+            return self
+        return sum(self.measure(side) for side in report.sides())
+
+
 @dataclass(frozen=True)
 class FloorReport:
     """Both sides of a conversion against the floor. ``store``/``load`` are None for plans that
@@ -96,32 +115,22 @@ class FloorReport:
     store: SideFloor | None
     load: SideFloor | None
 
-    def _sides(self) -> tuple[SideFloor, ...]:
+    bytes = _SideTotal(lambda side: side.bytes)
+    floor = _SideTotal(lambda side: side.floor)
+    wavefronts = _SideTotal(lambda side: side.wavefronts)
+    ideal_wavefronts = _SideTotal(lambda side: side.ideal_wavefronts)
+
+    def sides(self) -> tuple[SideFloor, ...]:
+        """The sides that touch shared memory: store, then load."""
         return tuple(s for s in (self.store, self.load) if s is not None)
 
     @property
-    def bytes(self) -> int:
-        return sum(s.bytes for s in self._sides())
-
-    @property
-    def floor(self) -> int:
-        return sum(s.floor for s in self._sides())
-
-    @property
-    def wavefronts(self) -> int:
-        return sum(s.wavefronts for s in self._sides())
-
-    @property
-    def ideal_wavefronts(self) -> int:
-        return sum(s.ideal_wavefronts for s in self._sides())
-
-    @property
     def reaches_floor(self) -> bool:
-        return all(s.reaches_floor for s in self._sides())
+        return all(s.reaches_floor for s in self.sides())
 
     @property
     def reasons(self) -> tuple[str, ...]:
-        return tuple(r for s in self._sides() for r in s.reasons())
+        return tuple(r for s in self.sides() for r in s.reasons())
 
     def summary(self) -> str:
         """``wavefronts W (floor F, per-access minimum M)`` and the reasons when ``W > F``."""

@@ -72,11 +72,12 @@ from typing import Any
 
 import numpy as np
 
-from ..core.gf2 import EchelonBasis, rank
+from ..core.gf2 import EchelonBasis, extend, rank
 from ..core.hardware import BANK_BYTES, NUM_BANKS, WAVEFRONT_BYTES
 from ..core.layout import LinearLayout
 from ..core.targets import nvptx_target
 from .floor import access_bytes
+from .layouts import PlannerError
 
 __all__ = [
     "MATRIX_CHIPS",
@@ -228,17 +229,11 @@ class MatrixPlan:
 # ============================================================================ GF(2) helpers
 
 
-def _extend(base: Sequence[int], candidates: Sequence[int]) -> list[int]:
-    """``base`` followed by the candidates independent of everything before them."""
-    basis, out = EchelonBasis(), list[int]()
-    for v in list(base) + list(candidates):
-        if v and basis.insert(v, len(out)):
-            out.append(v)
-    return out
-
-
 def _intersect(a: Sequence[int], b: Sequence[int]) -> list[int]:
-    """A basis of ``span(a) ∩ span(b)`` (``b`` independent)."""
+    """A basis of ``span(a) ∩ span(b)`` (``b`` independent), in the order of ``b``: element ``j``
+    is ``b[j]`` plus a combination of earlier ``b`` vectors. Not :func:`..core.gf2.intersect`,
+    whose basis is sorted: callers here truncate the basis (``[:max_reps]``), so its order is part
+    of the plan."""
     span_a = EchelonBasis()
     for i, v in enumerate(a):
         span_a.insert(v, i)
@@ -258,17 +253,17 @@ def _intersect(a: Sequence[int], b: Sequence[int]) -> list[int]:
 
 def _complement(sub: Sequence[int], space: Sequence[int]) -> list[int]:
     """Vectors of ``space`` completing a basis of ``sub`` to one of ``span(space)``."""
-    base = _extend([], sub)
-    return _extend(base, space)[len(base):]
+    base = extend([], sub)
+    return extend(base, space)[len(base):]
 
 
 def _common_complement(a: Sequence[int], b: Sequence[int], space: Sequence[int]) -> list[int]:
     """A common complement of ``span(a)`` and ``span(b)`` (equal dimensions) in ``span(space)``."""
     both = _intersect(a, b)
-    a1 = _extend(both, a)[len(both):]
-    b1 = _extend(both, b)[len(both):]
+    a1 = extend(both, a)[len(both):]
+    b1 = extend(both, b)[len(both):]
     pairs = [x ^ y for x, y in zip(a1, b1, strict=True)]
-    return pairs + _complement(_extend(a, b), space)
+    return pairs + _complement(extend(a, b), space)
 
 
 # ============================================================================ layouts as vectors
@@ -392,11 +387,11 @@ def _geometry(m: _Sides, o: _Sides, choice: _Choice, bitwidth: int, max_reps: in
     # R: register directions of both sides outside the tiles and the vector, looped over.
     used = _tile_registers(choice)
     instruction_regs = [m.reg[k] for k in range(len(m.reg)) if k not in used]
-    reps = _intersect(_extend([], instruction_regs), _extend([], other_regs))[:max_reps]
+    reps = _intersect(extend([], instruction_regs), extend([], other_regs))[:max_reps]
     # Q': the directions addressed per lane (rows, matrix bits, warps first), less R.
-    fixed = _extend([], _addressed(m, choice, rows) + other_fixed)
+    fixed = extend([], _addressed(m, choice, rows) + other_fixed)
     q_space = [x for x in m.reg + m.lane + m.warp if x and x not in contents]
-    extended = _extend(fixed + reps, q_space)
+    extended = extend(fixed + reps, q_space)
     if len(extended) != len(q_space) or len(fixed) + len(reps) > len(extended):
         return None
     q_prime = fixed + extended[len(fixed) + len(reps):]
@@ -407,7 +402,7 @@ def _geometry(m: _Sides, o: _Sides, choice: _Choice, bitwidth: int, max_reps: in
     b_space = _intersect(q_prime, tile)
     if len(b_space) > len(rows):
         return None
-    b_space = _extend(b_space, q_prime)[: len(rows)]  # fewer when lanes repeat data: any extension
+    b_space = extend(b_space, q_prime)[: len(rows)]  # fewer when lanes repeat data: any extension
     segment = _common_complement(rows, b_space, q_prime)
     basis = tuple(contents + rows + segment + reps)
     if rank(basis) != len(q_space) + len(contents):
@@ -427,7 +422,7 @@ class _Coordinates:
     def __call__(self, v: int) -> tuple[int, int]:
         combination = self.basis.solve(v)
         if combination is None:
-            raise AssertionError("a layout vector outside the shared layout")
+            raise PlannerError("a layout vector outside the shared layout")
         return combination & ((1 << self.offset_bits) - 1), combination >> self.offset_bits
 
 
@@ -571,7 +566,7 @@ def _choices(m: _Sides, o: _Sides, bitwidth: int, trans_allowed: bool) -> list[_
     other side does not share (shared ones can become repetitions), then in order."""
     out = []
     registers = range(len(m.reg))
-    shared = _extend([], o.reg)
+    shared = extend([], o.reg)
     betas = list(registers) if bitwidth == 8 else [None]
     rhos = [None] if bitwidth == 32 else list(registers)
     for trans in (False, True) if trans_allowed else (False,):

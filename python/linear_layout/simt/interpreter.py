@@ -191,6 +191,8 @@ class UndefinedBehaviorError(SimtError):
 class RaceError(SimtError):
     """Two warps touched the same workgroup element in one barrier interval (see module doc)."""
 
+    race: Race | None = None  # the race found, set by the interpreter when it raises
+
 
 # --------------------------------------------------------------------------------------------
 # Element types
@@ -321,6 +323,21 @@ def _vector_shape(t: ir.Type) -> tuple[int, ...]:
 # Memory
 
 
+@dataclasses.dataclass(frozen=True, eq=False)
+class RaceTracking:
+    """Race tracking of one workgroup buffer: per element, bit w set if warp w wrote / read it
+    since the last barrier; ``initialized`` is set once any thread has written the element.
+    The arrays are updated in place (the tracking is per-buffer scratch state, never cached)."""
+
+    writers: np.ndarray
+    readers: np.ndarray
+    initialized: np.ndarray
+
+    @classmethod
+    def of_size(cls, size: int) -> RaceTracking:
+        return cls(np.zeros(size, np.uint64), np.zeros(size, np.uint64), np.zeros(size, bool))
+
+
 @dataclasses.dataclass(eq=False)
 class Buffer:
     """A memref: a flat numpy array plus the strided indexing of its MLIR type."""
@@ -333,16 +350,18 @@ class Buffer:
     strides: tuple[int, ...]
     offset: int
     base_address: int
-    # Race tracking (workgroup only): per element, bit w set if warp w wrote / read it since the
-    # last barrier; ``initialized`` is set once any thread has written the element.
-    writers: np.ndarray | None = None
-    readers: np.ndarray | None = None
-    initialized: np.ndarray | None = None
+    tracking: RaceTracking | None = None  # workgroup buffers only
 
     def start_interval(self) -> None:
-        if self.writers is not None:
-            self.writers[:] = 0
-            self.readers[:] = 0
+        if self.tracking is not None:
+            self.tracking.writers[:] = 0
+            self.tracking.readers[:] = 0
+
+    def race_tracking(self) -> RaceTracking:
+        """The race tracking of a workgroup buffer."""
+        if self.tracking is None:
+            raise SimtError(f"{self.name} is {self.space} memory: no race tracking")
+        return self.tracking
 
     def multi_index(self, flat: int) -> tuple[int, ...]:
         """Indices of a flat element offset, for messages."""
@@ -394,8 +413,8 @@ def _instruction_bytes(row_bytes: int, elem_bytes: int, alignment: int | None) -
 
 
 @dataclasses.dataclass(frozen=True)
-class SharedAccess:
-    """One warp's execution of one workgroup-memory load or store."""
+class MemoryAccess:
+    """What every access record holds: one warp's execution of one load or store."""
 
     op: str
     location: str
@@ -406,6 +425,12 @@ class SharedAccess:
     bytes_per_thread: int
     instruction_bytes: int
     instructions: int
+
+
+@dataclasses.dataclass(frozen=True)
+class SharedAccess(MemoryAccess):
+    """One warp's execution of one workgroup-memory load or store."""
+
     wavefronts: int
     ideal_wavefronts: int
     bytes: int  # distinct bytes of the buffer this warp's active threads moved
@@ -416,18 +441,9 @@ class SharedAccess:
 
 
 @dataclasses.dataclass(frozen=True)
-class GlobalAccess:
+class GlobalAccess(MemoryAccess):
     """One warp's execution of one global-memory load or store."""
 
-    op: str
-    location: str
-    kind: str
-    buffer: str
-    block: int
-    warp: int
-    bytes_per_thread: int
-    instruction_bytes: int
-    instructions: int
     sectors: int  # distinct 32-byte sectors touched, summed over the instructions
 
 
@@ -625,8 +641,7 @@ class _Executor:
         self.shared_top = base + size * elem.mem_bytes
         buf = Buffer(
             name, "workgroup", elem, elem.garbage(size), shape, strides, offset, base,
-            writers=np.zeros(size, np.uint64), readers=np.zeros(size, np.uint64),
-            initialized=np.zeros(size, bool),
+            tracking=RaceTracking.of_size(size),
         )
         self.shared.append(buf)
         return buf
@@ -722,27 +737,29 @@ class _Executor:
     # ---- race detection
 
     def track_read(self, op, buf: Buffer, offsets: np.ndarray) -> None:
+        tracking = buf.race_tracking()
         warp_bits = self._warp_bits(offsets)
         flat = offsets.ravel()
-        if self.check_uninitialized and not buf.initialized[flat].all():
-            bad = flat[~buf.initialized[flat]][0]
+        if self.check_uninitialized and not tracking.initialized[flat].all():
+            bad = flat[~tracking.initialized[flat]][0]
             raise MemoryAccessError(
                 f"read of uninitialised workgroup memory {buf.name} element {list(buf.multi_index(int(bad)))}"
             )
-        writers = buf.writers[flat]
+        writers = tracking.writers[flat]
         racing = ((writers & ~warp_bits) != 0) & ((writers & warp_bits) == 0)
         if racing.any():
             self.race(op, "read-after-write", buf, flat, warp_bits, writers & ~warp_bits, racing)
-        np.bitwise_or.at(buf.readers, flat, warp_bits)
+        np.bitwise_or.at(tracking.readers, flat, warp_bits)
 
     def track_write(self, op, buf: Buffer, offsets: np.ndarray, values: np.ndarray) -> None:
+        tracking = buf.race_tracking()
         warp_bits = self._warp_bits(offsets)
         flat = offsets.ravel()
         new_bits = buf.elem.to_bits(values).ravel()
-        readers = buf.readers[flat] & ~warp_bits
+        readers = tracking.readers[flat] & ~warp_bits
         if (readers != 0).any():
             self.race(op, "write-after-read", buf, flat, warp_bits, readers, readers != 0)
-        other_writers = buf.writers[flat] & ~warp_bits
+        other_writers = tracking.writers[flat] & ~warp_bits
         differs = buf.elem.to_bits(buf.data[flat]).ravel() != new_bits
         racing = (other_writers != 0) & differs
         if racing.any():
@@ -757,8 +774,8 @@ class _Executor:
             others = np.zeros(len(flat), np.uint64)
             others[order[1:][clash]] = warp_bits[order[:-1][clash]]
             self.race(op, "write-after-write", buf, flat, warp_bits, others, mask)
-        np.bitwise_or.at(buf.writers, flat, warp_bits)
-        buf.initialized[flat] = True
+        np.bitwise_or.at(tracking.writers, flat, warp_bits)
+        tracking.initialized[flat] = True
 
     def _warp_bits(self, offsets: np.ndarray) -> np.ndarray:
         """Bit ``1 << warp`` for each element access, flattened like ``offsets``."""
@@ -1650,8 +1667,11 @@ def _find_kernel(root, kernel: str | None):
 def _triple(value, default: int) -> tuple[int, int, int]:
     if isinstance(value, (int, np.integer)):
         return (int(value), default, default)
-    values = tuple(int(v) for v in value)
-    return values + (default,) * (3 - len(values))
+    values = [int(v) for v in value]
+    if len(values) > 3:
+        raise ValueError(f"a grid position has at most 3 dimensions, got {values}")
+    x, y, z = values + [default] * (3 - len(values))
+    return (x, y, z)
 
 
 def _bind_argument(index: int, block_arg: ir.BlockArgument, value, num_threads: int):
@@ -1692,9 +1712,12 @@ def _positional(args: Sequence | Mapping, num_inputs: int) -> list:
     by_position = {}
     for key, value in args.items():
         match = re.fullmatch(r"%?arg(\d+)", key) if isinstance(key, str) else None
-        if not isinstance(key, int) and match is None:
+        if isinstance(key, int):
+            by_position[key] = value
+        elif match is not None:
+            by_position[int(match.group(1))] = value
+        else:
             raise ValueError(f"argument key {key!r} is neither a position nor 'argN'")
-        by_position[key if isinstance(key, int) else int(match.group(1))] = value
     if sorted(by_position) != list(range(num_inputs)):
         raise ValueError(f"arguments given for positions {sorted(by_position)}, kernel takes {num_inputs}")
     return [by_position[i] for i in range(num_inputs)]
@@ -1726,13 +1749,13 @@ def run_kernel(
     """
     if on_race not in ("raise", "record"):
         raise ValueError("on_race must be 'raise' or 'record'")
-    options = dict(
-        num_warps=num_warps, threads_per_warp=threads_per_warp, block_id=block_id, num_blocks=num_blocks,
-        kernel=kernel, on_race=on_race, check_uninitialized=check_uninitialized,
-    )
     if isinstance(module_or_func, str):
         with ir.Context():
-            return run_kernel(ir.Module.parse(module_or_func), args, **options)
+            return run_kernel(
+                ir.Module.parse(module_or_func), args,
+                num_warps=num_warps, threads_per_warp=threads_per_warp, block_id=block_id, num_blocks=num_blocks,
+                kernel=kernel, on_race=on_race, check_uninitialized=check_uninitialized,
+            )
 
     func = _find_kernel(module_or_func, kernel)
     attributes = func.attributes

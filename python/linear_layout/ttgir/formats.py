@@ -104,7 +104,10 @@ def _compile(format_text: str) -> tuple[_Element, ...]:
         else:
             anchor = token.endswith("^")
             token = token.rstrip("^")
-            name = re.search(r"\$(\w+)", token).group(1)
+            reference = re.search(r"\$(\w+)", token)
+            if reference is None:
+                raise ValueError(f"format directive {token!r} names no $operand")
+            name = reference.group(1)
             if token.startswith("$"):
                 stack[-1].append(_Element("ref", name, anchor=anchor))
             else:
@@ -244,6 +247,16 @@ class _Cursor:
     def peek(self) -> Token | None:
         return self.tokens[self.pos] if self.pos < len(self.tokens) else None
 
+    def at(self, text: str) -> bool:
+        """Whether the next token is `text`."""
+        token = self.peek()
+        return token is not None and token.text == text
+
+    def at_kind(self, kind: str) -> bool:
+        """Whether the next token is of `kind`."""
+        token = self.peek()
+        return token is not None and token.kind == kind
+
     def error(self, message: str) -> TtgirSyntaxError:
         token = self.peek() or (self.tokens[-1] if self.tokens else None)
         line, column = (token.line, token.column) if token else (0, 0)
@@ -290,7 +303,7 @@ class _Cursor:
 
     def parse_type_list(self) -> list[str]:
         types = [self.parse_type()]
-        while self.peek() is not None and self.peek().text == "," and self._type_follows():
+        while self.at(",") and self._type_follows():
             self.pos += 1
             types.append(self.parse_type())
         return types
@@ -331,9 +344,9 @@ def _parse_attribute(cursor: _Cursor, name: str, kind: str) -> str | None:
         return f"{cursor.take().text} : i32"
     if kind == "i32list":
         numbers = []
-        while cursor.peek() is not None and cursor.peek().kind == "number":
+        while cursor.at_kind("number"):
             numbers.append(cursor.take().text)
-            if cursor.peek() is not None and cursor.peek().text == ",":
+            if cursor.at(","):
                 cursor.pos += 1
         return f"array<i32: {', '.join(numbers)}>"
     return cursor.take().text
@@ -345,7 +358,7 @@ def _parse_ref(cursor: _Cursor, entry: OpFormat, name: str, parsed: Parsed) -> N
         value = _parse_attribute(cursor, name, entry.attributes.get(name, "plain"))
         parsed.attributes.append((name, value if value is not None else "unit"))
         return
-    values = []
+    values: list[str] = []
     while True:
         token = cursor.peek()
         if token is None or token.kind != "value":
@@ -356,8 +369,7 @@ def _parse_ref(cursor: _Cursor, entry: OpFormat, name: str, parsed: Parsed) -> N
         if kind != "variadic":
             break
         following = cursor.tokens[cursor.pos + 1] if cursor.pos + 1 < len(cursor.tokens) else None
-        if cursor.peek() is not None and cursor.peek().text == "," and following is not None \
-                and following.kind == "value":
+        if cursor.at(",") and following is not None and following.kind == "value":
             cursor.pos += 1
             continue
         break
@@ -367,16 +379,18 @@ def _parse_ref(cursor: _Cursor, entry: OpFormat, name: str, parsed: Parsed) -> N
 def _parse_functional(cursor: _Cursor, parsed: Parsed) -> None:
     if cursor.take().text != "(":
         raise cursor.error("expected '(' of a functional type")
-    operand_types = []
-    if cursor.peek() is not None and cursor.peek().text != ")":
+    operand_types: list[str] = []
+    if cursor.peek() is not None and not cursor.at(")"):
         operand_types = cursor.parse_type_list()
     if cursor.take().text != ")":
         raise cursor.error("expected ')' in a functional type")
     if cursor.take().text != "->":
         raise cursor.error("expected '->' in a functional type")
-    if cursor.peek() is not None and cursor.peek().text == "(":
+    if cursor.at("("):
         cursor.pos += 1
-        results = [] if cursor.peek().text == ")" else cursor.parse_type_list()
+        if cursor.peek() is None:
+            raise cursor.error("expected ')' in a functional type")
+        results = [] if cursor.at(")") else cursor.parse_type_list()
         cursor.take()
     else:
         results = [cursor.parse_type()]
@@ -400,7 +414,7 @@ def _parse_elements(elements, cursor: _Cursor, entry: OpFormat, parsed: Parsed) 
             parsed.types[element.text] = cursor.parse_type_list() if variadic else [cursor.parse_type()]
         elif element.kind == "ftype":
             _parse_functional(cursor, parsed)
-        elif element.kind == "attrdict" and cursor.peek() is not None and cursor.peek().text == "{":
+        elif element.kind == "attrdict" and cursor.at("{"):
             open_index = cursor.pos
             depth, index = 0, open_index
             while True:
@@ -419,8 +433,9 @@ def parse_custom(entry: OpFormat, text: str, tokens: tuple[Token, ...]) -> Parse
     cursor = _Cursor(text, tokens, entry.name)
     parsed = Parsed()
     _parse_elements(entry.elements, cursor, entry, parsed)
-    if cursor.peek() is not None:
-        raise cursor.error(f"unexpected '{cursor.peek().text}'")
+    extra = cursor.peek()
+    if extra is not None:
+        raise cursor.error(f"unexpected '{extra.text}'")
     return parsed
 
 
@@ -447,10 +462,12 @@ def _enum_keyword(kind: str, value: str) -> str:
 
 
 def _print_attribute(kind: str, value: str | None) -> str:
-    if kind.startswith("enum:"):
-        return _enum_keyword(kind, value)
     if kind == "unit":
         return ""
+    if value is None:
+        raise ValueError(f"a {kind} attribute has no value")
+    if kind.startswith("enum:"):
+        return _enum_keyword(kind, value)
     if kind == "i32":
         return value.split(":")[0].strip()
     if kind == "i32list":

@@ -172,8 +172,9 @@ class _Converter:
                                 for k in range(op.result_count)] if op.results else []
                 groups = split_top_level(tokens[index + 2:close], ",")
                 for k, group in enumerate(groups):
-                    if k < len(result_types):
-                        self.types[group[0].text] = result_types[k]
+                    result_type = result_types[k] if k < len(result_types) else None
+                    if result_type is not None:
+                        self.types[group[0].text] = result_type
                 break
 
     def convert_custom(self, op: Op, entry: OpFormat) -> None:

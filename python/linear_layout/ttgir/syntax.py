@@ -70,6 +70,8 @@ def tokenize(text: str) -> tuple[Token, ...]:
         if match is None:
             raise TtgirSyntaxError(f"unexpected character {text[pos]!r}", line, column)
         kind = match.lastgroup
+        if kind is None:
+            raise TtgirSyntaxError(f"unexpected character {text[pos]!r}", line, column)
         if kind != "space":
             tokens.append(Token(kind, match.group(), pos, match.end(), line, column))
         pos = match.end()
@@ -148,6 +150,18 @@ class _Parser:
         index = self.pos + offset
         return self.tokens[index] if index < len(self.tokens) else None
 
+    def current(self) -> Token:
+        """The next token; a syntax error at the end of the input."""
+        token = self.peek()
+        if token is None:
+            raise self.error("unexpected end of input")
+        return token
+
+    def at(self, text: str) -> bool:
+        """Whether the next token is `text`."""
+        token = self.peek()
+        return token is not None and token.text == text
+
     def error(self, message: str, token: Token | None = None) -> TtgirSyntaxError:
         token = token or self.peek() or (self.tokens[-1] if self.tokens else None)
         if token is None:
@@ -172,7 +186,7 @@ class _Parser:
     def parse_file(self) -> ParsedFile:
         items: list[Op | AliasDef] = []
         while self.peek() is not None:
-            token = self.peek()
+            token = self.current()
             after = self.peek(1)
             if token.kind == "hash" and after is not None and after.text == "=":
                 items.append(self.parse_alias())
@@ -181,7 +195,7 @@ class _Parser:
         return ParsedFile(tuple(items))
 
     def parse_alias(self) -> AliasDef:
-        name = self.peek().text
+        name = self.current().text
         self.pos += 2
         start = self.peek()
         if start is None:
@@ -219,7 +233,7 @@ class _Parser:
                 raise self.error("expected a result name")
             self.pos += 1
             count = 1
-            if self.peek() is not None and self.peek().text == ":":
+            if self.at(":"):
                 self.pos += 1
                 number = self.peek()
                 if number is None or number.kind != "number":
@@ -227,7 +241,7 @@ class _Parser:
                 count = int(number.text)
                 self.pos += 1
             results.append((token.text, count))
-            if self.peek() is not None and self.peek().text == ",":
+            if self.at(","):
                 self.pos += 1
                 continue
             self.expect("=")
@@ -241,7 +255,7 @@ class _Parser:
         return index < len(self.tokens) and self.tokens[index].text == "=" and self.tokens[self.pos].kind == "value"
 
     def parse_op(self) -> Op:
-        first = self.peek()
+        first = self.current()
         results = self.parse_results() if self.has_results() else ()
         name_token = self.peek()
         if name_token is None:
@@ -290,7 +304,10 @@ class _Parser:
 
     def parse_region(self) -> Region:
         blocks: list[Block] = []
-        header, arguments, ops, line = "", (), [], 0
+        header = ""
+        arguments: tuple[tuple[str, str, str], ...] = ()
+        ops: list[Op] = []
+        line = 0
         while True:
             token = self.peek()
             if token is None:
@@ -310,10 +327,10 @@ class _Parser:
         return Region(tuple(blocks), token.line)
 
     def parse_block_header(self) -> tuple[str, tuple[tuple[str, str, str], ...]]:
-        label = self.peek()
+        label = self.current()
         self.pos += 1
         arguments: list[tuple[str, str, str]] = []
-        if self.peek() is not None and self.peek().text == "(":
+        if self.at("("):
             open_index = self.pos
             end = _matching(self.tokens, open_index)
             inner = self.tokens[open_index + 1:end]
@@ -395,7 +412,7 @@ def _split_location(text: str, pieces: list, tokens: list[Token]) -> tuple[list,
 def attribute_entries(text: str, tokens: list[Token]) -> list[tuple[str, str | None]]:
     """The entries of an attribute dictionary's tokens (without the braces): (key, value text),
     value None for a unit attribute."""
-    entries = []
+    entries: list[tuple[str, str | None]] = []
     for group in split_top_level(tokens, ","):
         if not group:
             continue

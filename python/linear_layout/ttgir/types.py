@@ -93,6 +93,8 @@ def _memdesc_to_mlir(_prefix: str, body: str) -> str:
     if len(parts) < 3:
         raise TypeTextError(f"!ttg.memdesc<{body}> needs a shape, an encoding and a memory space")
     shape_match = re.fullmatch(r"((?:\d+x)*)(.+)", parts[0])
+    if shape_match is None:
+        raise TypeTextError(f"!ttg.memdesc<{body}> has no element type")
     dims = _dims(shape_match.group(1)[:-1]) if shape_match.group(1) else []
     element = shape_match.group(2)
     encoding, space = parts[1], parts[2]

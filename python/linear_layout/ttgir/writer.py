@@ -97,6 +97,8 @@ def _generic_parts(source: str, op: Op):
         index = end + 1
     colon = _last_top_level(tokens, ":")
     arrow = _last_top_level(tokens, "->")
+    if colon is None or arrow is None:
+        raise ValueError(f"generic '{op.name}' has no functional type")
     operand_types = _type_list(source, tokens[colon + 1:arrow])
     result_types = _type_list(source, tokens[arrow + 1:])
     return operands, properties, attributes, operand_types, result_types
