@@ -33,8 +33,12 @@ FAMILIES = {
         (E.SliceLayout(0, E.NVMMADistributedLayout((2, 0), (2, 2), (16, 8))), (128,)),
     ],
     "linear": [
-        (E.DistributedLinearLayout(((0, 1),), ((0, 2), (0, 4), (1, 0), (2, 0), (4, 0)), ((8, 0), (16, 0)), (),
-                                   (32, 8)), (64, 16)),
+        (
+            E.DistributedLinearLayout(
+                ((0, 1),), ((0, 2), (0, 4), (1, 0), (2, 0), (4, 0)), ((8, 0), (16, 0)), (), (32, 8)
+            ),
+            (64, 16),
+        ),
     ],
     "nvidia_mma": [
         (E.NVMMADistributedLayout((2, 0), (2, 2), (16, 8)), (128, 128)),
@@ -90,8 +94,9 @@ def _time_interleaved(runs, rounds=7):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=2000)
-    parser.add_argument("--family", action="append", choices=sorted(FAMILIES),
-                        help="time only these families (repeatable)")
+    parser.add_argument(
+        "--family", action="append", choices=sorted(FAMILIES), help="time only these families (repeatable)"
+    )
     args = parser.parse_args()
 
     try:
@@ -124,12 +129,15 @@ def main():
             def warm_call(layout=layout, shape=shape):
                 layout.to_linear_layout(shape)
 
-            t, c, w = _time_interleaved([(triton_call, args.repeat // 4), (cold_call, args.repeat // 4),
-                                         (warm_call, args.repeat)])
+            t, c, w = _time_interleaved(
+                [(triton_call, args.repeat // 4), (cold_call, args.repeat // 4), (warm_call, args.repeat)]
+            )
             tri, cold, warm = tri + t, cold + c, warm + w
         n = len(cases)
-        print(f"{family:<16} {tri / n * 1e6:>10.2f} {cold / n * 1e6:>13.2f} {warm / n * 1e6:>13.2f} "
-              f"{cold / tri:>9.2f} {warm / tri:>9.2f}")
+        print(
+            f"{family:<16} {tri / n * 1e6:>10.2f} {cold / n * 1e6:>13.2f} {warm / n * 1e6:>13.2f} "
+            f"{cold / tri:>9.2f} {warm / tri:>9.2f}"
+        )
 
 
 if __name__ == "__main__":

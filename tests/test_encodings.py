@@ -15,6 +15,7 @@ def bases(layout, shape):
 
 # ---------------------------------------------------------------- reference cases
 
+
 def test_reference_7_blocked_with_cga():
     # order [0, 1]: dim0 is minor, so each level fills dim0 before dim1.
     #   registers: size_per_thread dim0 = 8            -> (1,0) (2,0) (4,0)
@@ -37,8 +38,7 @@ def test_reference_7_blocked_broadcast():
     # 4 regs x 4 lanes x 4 warps cover 64 elements, the tensor only 8: the largest
     # bases, 32 and 16 (warps) and 8 (lane 2), are zeroed, i.e. broadcast.
     layout = E.BlockedLayout((4,), (4,), (4,), (0,))
-    assert bases(layout, (8,)) == {"register": [(1,), (2,)], "lane": [(4,), (0,)], "warp": [(0,), (0,)],
-                                   "block": []}
+    assert bases(layout, (8,)) == {"register": [(1,), (2,)], "lane": [(4,), (0,)], "warp": [(0,), (0,)], "block": []}
 
 
 def test_reference_8_swizzled_shared():
@@ -47,7 +47,17 @@ def test_reference_8_swizzled_shared():
     # rows 4, 8, 16 -> 0 (the phase wraps every 4 rows).
     layout = E.SwizzledSharedLayout(1, 1, 4, (1, 0))
     assert bases(layout, (32, 32))["offset"] == [
-        (0, 1), (0, 2), (0, 4), (0, 8), (0, 16), (1, 1), (2, 2), (4, 0), (8, 0), (16, 0)]
+        (0, 1),
+        (0, 2),
+        (0, 4),
+        (0, 8),
+        (0, 16),
+        (1, 1),
+        (2, 2),
+        (4, 0),
+        (8, 0),
+        (16, 0),
+    ]
 
 
 def test_reference_amd_rotating_shared():
@@ -56,7 +66,17 @@ def test_reference_amd_rotating_shared():
     # row 16 -> block (16 // 4) % 4 = 0 -> phase 0.
     layout = E.AMDRotatingSharedLayout(1, 1, 4, (1, 0))
     assert bases(layout, (32, 32))["offset"] == [
-        (0, 1), (0, 2), (0, 4), (0, 8), (0, 16), (1, 1), (2, 2), (4, 1), (8, 2), (16, 0)]
+        (0, 1),
+        (0, 2),
+        (0, 4),
+        (0, 8),
+        (0, 16),
+        (1, 1),
+        (2, 2),
+        (4, 1),
+        (8, 2),
+        (16, 0),
+    ]
     assert layout != E.SwizzledSharedLayout(1, 1, 4, (1, 0))
     text = "#ttg.amd_rotating_shared<{vec = 1, perPhase = 1, maxPhase = 4, order = [1, 0]}>"
     assert str(layout) == text and E.parse_encoding(text) == layout
@@ -89,6 +109,7 @@ def test_reference_10_nvmma_shared_32b():
 
 
 # ---------------------------------------------------------------- AMD and NVMMA cases (hand derivations)
+
 
 def test_wmma_v1_tile_and_warps():
     # WMMA v1 (RDNA3, 32 lanes), one 16x16 tile: lanes 0-15 walk N (dim1) -> (0,1)..(0,8);
@@ -163,7 +184,15 @@ def test_nvmma_unswizzled_transposed_rank3():
     # (0,0,2).  The short dims then wrap, last first: dim2 (0,0,4), dim1 (0,2,0).
     layout = E.NVMMASharedLayout(0, 16, rank=3, transposed=True)
     assert bases(layout, (2, 4, 8))["offset"] == [
-        (0, 1, 0), (1, 0, 0), (0, 0, 0), (0, 0, 0), (0, 0, 1), (0, 0, 2), (0, 0, 4), (0, 2, 0)]
+        (0, 1, 0),
+        (1, 0, 0),
+        (0, 0, 0),
+        (0, 0, 0),
+        (0, 0, 1),
+        (0, 0, 2),
+        (0, 0, 4),
+        (0, 2, 0),
+    ]
     # At rank 2 the same rule is the plain column-major walk.
     assert bases(E.NVMMASharedLayout(0, 16, transposed=True), (4, 2))["offset"] == [(1, 0), (2, 0), (0, 1)]
 
@@ -180,13 +209,13 @@ def _doc_examples():
         lines = block.rstrip("\n").split("\n")
         if not lines[1].startswith("shape "):
             continue
-        shape = tuple(ast.literal_eval(lines[1][len("shape "):]))
+        shape = tuple(ast.literal_eval(lines[1][len("shape ") :]))
         bases, i = {}, 2
         while i < len(lines) and lines[i]:
             name, value = lines[i].split(": ", 1)
             bases[name] = [tuple(b) for b in ast.literal_eval(value)]
             i += 1
-        view = "\n".join(lines[i + 1:]) or None
+        view = "\n".join(lines[i + 1 :]) or None
         yield pytest.param(lines[0], shape, bases, view, id=lines[0][:40])
 
 
@@ -201,17 +230,22 @@ def test_doc_examples_are_current(text, shape, expected, view):
 
 # ---------------------------------------------------------------- conversions
 
+
 def test_to_linear_layout_is_the_algebra_value():
     layout = E.BlockedLayout((1, 1), (1, 32), (2, 2), (1, 0))
     ll = E.to_linear_layout(layout, (64, 64))
     assert isinstance(ll, LinearLayout)
     assert ll is layout.to_linear_layout([64, 64])  # cached per (layout, shape)
     expected = LinearLayout.from_bases(
-        [("register", [(2, 0), (4, 0), (8, 0), (16, 0), (32, 0)]),
-         ("lane", [(0, 1), (0, 2), (0, 4), (0, 8), (0, 16)]),
-         ("warp", [(0, 32), (1, 0)]),
-         ("block", [])],
-        ("dim0", "dim1"), (64, 64))
+        [
+            ("register", [(2, 0), (4, 0), (8, 0), (16, 0), (32, 0)]),
+            ("lane", [(0, 1), (0, 2), (0, 4), (0, 8), (0, 16)]),
+            ("warp", [(0, 32), (1, 0)]),
+            ("block", []),
+        ],
+        ("dim0", "dim1"),
+        (64, 64),
+    )
     assert ll == expected
 
 
@@ -224,8 +258,12 @@ def test_slice_of_slice():
     parent = E.BlockedLayout((1, 2, 1), (2, 4, 4), (1, 2, 2), (2, 1, 0))
     outer = E.SliceLayout(0, E.SliceLayout(2, parent))
     assert outer.rank == 1
-    assert bases(outer, (16,)) == {"register": [(1,)], "lane": [(0,), (0,), (2,), (4,), (0,)],
-                                   "warp": [(0,), (8,)], "block": []}
+    assert bases(outer, (16,)) == {
+        "register": [(1,)],
+        "lane": [(0,), (0,), (2,), (4,), (0,)],
+        "warp": [(0,), (8,)],
+        "block": [],
+    }
 
 
 def test_dot_operand_fma_broadcasts_along_k():
@@ -252,39 +290,43 @@ def test_module_sizes():
 
 # ---------------------------------------------------------------- verifier rules
 
-@pytest.mark.parametrize("make, rule", [
-    (lambda: E.BlockedLayout((1, 1), (32,), (4, 1), (1, 0)), "same rank"),
-    (lambda: E.BlockedLayout((1, 1), (4, 8), (4, 1), (1, 1)), "permutation"),
-    (lambda: E.BlockedLayout((3, 1), (4, 8), (4, 1), (1, 0)), "powers of two"),
-    (lambda: E.BlockedLayout((1, 1), (4, 8), (4, 1), (1, 0), ((1,),)), "cga_layout"),
-    (lambda: E.SliceLayout(2, E.BlockedLayout((1, 1), (4, 8), (4, 1), (1, 0))), "slice dim"),
-    (lambda: E.NVMMADistributedLayout((1, 0), (4, 1), (16, 8)), "version"),
-    (lambda: E.NVMMADistributedLayout((3, 0), (4, 1), (16, 64)), r"\[m, n, k\]"),
-    (lambda: E.DotOperandLayout(2, E.BlockedLayout((1, 1), (4, 8), (4, 1), (1, 0)), 0), "operand_index"),
-    (lambda: E.DotOperandLayout(0, E.BlockedLayout((1, 1), (4, 8), (4, 1), (1, 0)), 2), "k_width must be 0"),
-    (lambda: E.DotOperandLayout(1, E.NVMMADistributedLayout((3, 0), (4, 1), (16, 64, 16)), 2), "Hopper"),
-    (lambda: E.DotOperandLayout(0, E.NVMMADistributedLayout((2, 0), (4, 1), (16, 8)), 0), "k_width"),
-    (lambda: E.SwizzledSharedLayout(0, 1, 1, (1, 0)), "vec"),
-    (lambda: E.AMDRotatingSharedLayout(1, 0, 1, (1, 0)), "per_phase"),
-    (lambda: E.AMDRotatingSharedLayout(1, 1, 1, (1, 1)), "permutation"),
-    (lambda: E.NVMMASharedLayout(16, 16), "swizzle_byte_width"),
-    (lambda: E.NVMMASharedLayout(128, 16, fp4_padded=True), "fp4_padded"),
-    (lambda: E.SharedLinearLayout(()), "offset_bases"),
-    (lambda: E.SharedLinearLayout(((0, 1),), alignment=12), "alignment"),
-    (lambda: E.DistributedLinearLayout(((0, 4),), (), (), (), (4, 4)), "out of range"),
-    (lambda: E.AMDMFMALayout(3, (64, 64, 8), False, (2, 2)), "instr_shape"),
-    (lambda: E.AMDMFMALayout(3, (64, 4, 4), False, (2, 2)).to_linear_layout((64, 64)), "64x4 MFMA .* transposed"),
-    (lambda: E.AMDWMMALayout(1, False, ((0, 1),), (), (16, 16, 32)), "invalid WMMA v1 instruction shape"),
-    (lambda: E.AMDWMMALayout(2, False, ((0, 2),)), "surjective"),
-    (lambda: E.AMDWMMALayout(2, False, ((0, 1, 0),)), "rank"),
-    (lambda: E.AMDWMMALayout(1, False, ((0, 0, 0, 1),), rank=4).to_linear_layout((1, 1, 16, 32)), "rank 2 or 3"),
-    (lambda: E.BlockedLayout((1, 1), (4, 8), (4, 1), (1, 0), ((1, 1),)), "permutation matrix"),
-    (lambda: E.BlockedLayout((1, 1), (4, 8), (4, 1), (1, 0), ((2, 0),)), "skips a bit"),
-    (lambda: E.DotOperandLayout(0, E.AMDWMMALayout(1, False, ((0, 1),)), 4), "8/16 for WMMA v1"),
-    (lambda: E.DotOperandLayout(1, E.AMDWMMALayout(2, False, ((0, 1),)), 2), "4/8/16 for WMMA v2"),
-    (lambda: E.DotOperandLayout(0, E.AMDMFMALayout(3, (32, 32, 8), False, (2, 2)), 0), "power of two"),
-    (lambda: E.PaddedSharedLayout(((3, 1),), (), (), (4,)), "powers of two"),
-])
+
+@pytest.mark.parametrize(
+    "make, rule",
+    [
+        (lambda: E.BlockedLayout((1, 1), (32,), (4, 1), (1, 0)), "same rank"),
+        (lambda: E.BlockedLayout((1, 1), (4, 8), (4, 1), (1, 1)), "permutation"),
+        (lambda: E.BlockedLayout((3, 1), (4, 8), (4, 1), (1, 0)), "powers of two"),
+        (lambda: E.BlockedLayout((1, 1), (4, 8), (4, 1), (1, 0), ((1,),)), "cga_layout"),
+        (lambda: E.SliceLayout(2, E.BlockedLayout((1, 1), (4, 8), (4, 1), (1, 0))), "slice dim"),
+        (lambda: E.NVMMADistributedLayout((1, 0), (4, 1), (16, 8)), "version"),
+        (lambda: E.NVMMADistributedLayout((3, 0), (4, 1), (16, 64)), r"\[m, n, k\]"),
+        (lambda: E.DotOperandLayout(2, E.BlockedLayout((1, 1), (4, 8), (4, 1), (1, 0)), 0), "operand_index"),
+        (lambda: E.DotOperandLayout(0, E.BlockedLayout((1, 1), (4, 8), (4, 1), (1, 0)), 2), "k_width must be 0"),
+        (lambda: E.DotOperandLayout(1, E.NVMMADistributedLayout((3, 0), (4, 1), (16, 64, 16)), 2), "Hopper"),
+        (lambda: E.DotOperandLayout(0, E.NVMMADistributedLayout((2, 0), (4, 1), (16, 8)), 0), "k_width"),
+        (lambda: E.SwizzledSharedLayout(0, 1, 1, (1, 0)), "vec"),
+        (lambda: E.AMDRotatingSharedLayout(1, 0, 1, (1, 0)), "per_phase"),
+        (lambda: E.AMDRotatingSharedLayout(1, 1, 1, (1, 1)), "permutation"),
+        (lambda: E.NVMMASharedLayout(16, 16), "swizzle_byte_width"),
+        (lambda: E.NVMMASharedLayout(128, 16, fp4_padded=True), "fp4_padded"),
+        (lambda: E.SharedLinearLayout(()), "offset_bases"),
+        (lambda: E.SharedLinearLayout(((0, 1),), alignment=12), "alignment"),
+        (lambda: E.DistributedLinearLayout(((0, 4),), (), (), (), (4, 4)), "out of range"),
+        (lambda: E.AMDMFMALayout(3, (64, 64, 8), False, (2, 2)), "instr_shape"),
+        (lambda: E.AMDMFMALayout(3, (64, 4, 4), False, (2, 2)).to_linear_layout((64, 64)), "64x4 MFMA .* transposed"),
+        (lambda: E.AMDWMMALayout(1, False, ((0, 1),), (), (16, 16, 32)), "invalid WMMA v1 instruction shape"),
+        (lambda: E.AMDWMMALayout(2, False, ((0, 2),)), "surjective"),
+        (lambda: E.AMDWMMALayout(2, False, ((0, 1, 0),)), "rank"),
+        (lambda: E.AMDWMMALayout(1, False, ((0, 0, 0, 1),), rank=4).to_linear_layout((1, 1, 16, 32)), "rank 2 or 3"),
+        (lambda: E.BlockedLayout((1, 1), (4, 8), (4, 1), (1, 0), ((1, 1),)), "permutation matrix"),
+        (lambda: E.BlockedLayout((1, 1), (4, 8), (4, 1), (1, 0), ((2, 0),)), "skips a bit"),
+        (lambda: E.DotOperandLayout(0, E.AMDWMMALayout(1, False, ((0, 1),)), 4), "8/16 for WMMA v1"),
+        (lambda: E.DotOperandLayout(1, E.AMDWMMALayout(2, False, ((0, 1),)), 2), "4/8/16 for WMMA v2"),
+        (lambda: E.DotOperandLayout(0, E.AMDMFMALayout(3, (32, 32, 8), False, (2, 2)), 0), "power of two"),
+        (lambda: E.PaddedSharedLayout(((3, 1),), (), (), (4,)), "powers of two"),
+    ],
+)
 def test_invalid_parameters_raise(make, rule):
     with pytest.raises(ValueError, match=rule):
         make()
@@ -357,17 +399,23 @@ def test_parse_wmma_rank_and_defaults():
     # rank from the bases.  Missing isTranspose / instrShape take Triton's defaults.
     text = "#ttg.amd_wmma<{version = 2, isTranspose = false, ctaLayout = {warp = [[0, 1, 0], [0, 0, 1]]}}>"
     assert E.parse_encoding(text).rank == 3
-    assert E.parse_encoding("#ttg.amd_wmma<{version = 1, ctaLayout = {warp = [[1, 0]]}}>") == \
-        E.AMDWMMALayout(1, False, ((1, 0),), (), (16, 16, 16))
+    assert E.parse_encoding("#ttg.amd_wmma<{version = 1, ctaLayout = {warp = [[1, 0]]}}>") == E.AMDWMMALayout(
+        1, False, ((1, 0),), (), (16, 16, 16)
+    )
 
 
-@pytest.mark.parametrize("text, rule", [
-    ("#ttg.blocked<{sizePerThread = [1, 1]}>", "missing the field"),
-    ("#ttg.unknown<{a = 1}>", "unknown encoding"),
-    ("#ttg.blocked<{sizePerThread = [1, 1}>", "cannot parse"),
-    ("#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [2, 2], order = [0, 0]}>",
-     "permutation"),
-])
+@pytest.mark.parametrize(
+    "text, rule",
+    [
+        ("#ttg.blocked<{sizePerThread = [1, 1]}>", "missing the field"),
+        ("#ttg.unknown<{a = 1}>", "unknown encoding"),
+        ("#ttg.blocked<{sizePerThread = [1, 1}>", "cannot parse"),
+        (
+            "#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [2, 2], order = [0, 0]}>",
+            "permutation",
+        ),
+    ],
+)
 def test_parse_errors(text, rule):
     with pytest.raises(ValueError, match=rule):
         E.parse_encoding(text)

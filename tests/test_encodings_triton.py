@@ -39,6 +39,7 @@ EXAMPLES = settings(max_examples=300, deadline=None)
 
 # ---------------------------------------------------------------- the oracle
 
+
 def triton_bases(layout, shape):
     """Triton's GluonOpBuilder.to_linear_layout, as {in_dim: [[...], ...]}."""
     ll = _BUILDER.to_linear_layout(to_gluon(layout)._to_ir(_BUILDER), list(shape))
@@ -59,8 +60,10 @@ def triton_print(layout, shape):
         ty = f"!ttg.memdesc<{shape_txt}xf16, {layout}, #ttg.shared_memory, mutable>"
     else:
         ty = f"tensor<{shape_txt}xf16, {layout}>"
-    src = (f'module attributes {{"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, '
-           f'"ttg.threads-per-warp" = 32 : i32}} {{\n  tt.func public @f(%x: {ty}) {{ tt.return }}\n}}\n')
+    src = (
+        f'module attributes {{"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, '
+        f'"ttg.threads-per-warp" = 32 : i32}} {{\n  tt.func public @f(%x: {ty}) {{ tt.return }}\n}}\n'
+    )
     path = _TMP / "m.mlir"
     path.write_text(src)
     text = ir.parse_mlir_module(str(path), _CTX).str_nodebug()
@@ -68,8 +71,9 @@ def triton_print(layout, shape):
     arg = re.search(r"%arg0: (?:tensor|!ttg\.memdesc)<[^,]*, (.*?)(?:, #smem, mutable|, #smem)?>\)", text).group(1)
 
     def expand(s):
-        return re.sub(r"#[\w]+(?![\w.<])", lambda m: expand(aliases[m.group(0)]) if m.group(0) in aliases
-                      else m.group(0), s)
+        return re.sub(
+            r"#[\w]+(?![\w.<])", lambda m: expand(aliases[m.group(0)]) if m.group(0) in aliases else m.group(0), s
+        )
 
     return expand(arg)
 
@@ -82,6 +86,7 @@ def triton_attr_print(layout, shape):
 
 
 # ---------------------------------------------------------------- strategies
+
 
 def pow2(lo, hi):
     return st.integers(lo, hi).map(lambda k: 1 << k)
@@ -158,8 +163,11 @@ def linear_layouts(draw):
     """A random permutation of unit bits over the hardware dims, plus broadcast (zero) bases."""
     rank = draw(st.integers(1, 3))
     shape = draw(shapes(rank, 0, 5).filter(lambda s: max(s) > 1))  # #ttg.linear needs a basis
-    bits = [tuple((1 << k) if d == dim else 0 for d in range(rank))
-            for dim in range(rank) for k in range(shape[dim].bit_length() - 1)]
+    bits = [
+        tuple((1 << k) if d == dim else 0 for d in range(rank))
+        for dim in range(rank)
+        for k in range(shape[dim].bit_length() - 1)
+    ]
     bits = draw(st.permutations(bits))
     groups = {"register": [], "lane": [], "warp": [], "block": []}
     for b in bits:
@@ -170,8 +178,11 @@ def linear_layouts(draw):
     return E.DistributedLinearLayout(groups["register"], groups["lane"], groups["warp"], groups["block"], shape)
 
 
-MFMA_INSTR_SHAPES = [(32, 32, k) for k in (8, 16, 32)] + [(16, 16, k) for k in (16, 32, 64)] + \
-    [(64, 4, 4), (64, 4, 16), (4, 64, 4), (4, 64, 16)]
+MFMA_INSTR_SHAPES = (
+    [(32, 32, k) for k in (8, 16, 32)]
+    + [(16, 16, k) for k in (16, 32, 64)]
+    + [(64, 4, 4), (64, 4, 16), (4, 64, 4), (4, 64, 16)]
+)
 
 
 @st.composite
@@ -181,8 +192,15 @@ def mfma_layouts(draw):
     warps = draw(split_bits(draw(st.integers(0, 3)), rank))
     tiles = (1,) * rank if rank == 3 else draw(st.tuples(pow2(0, 1), pow2(0, 1)))
     transposed = instr[:2] == (64, 4) or draw(st.booleans())  # Triton only converts 64x4 transposed
-    return E.AMDMFMALayout(draw(st.integers(1, 4)), instr, transposed, warps,
-                           draw(st.sampled_from([32, 64])), tiles, draw(cga_layouts(rank)))
+    return E.AMDMFMALayout(
+        draw(st.integers(1, 4)),
+        instr,
+        transposed,
+        warps,
+        draw(st.sampled_from([32, 64])),
+        tiles,
+        draw(cga_layouts(rank)),
+    )
 
 
 @st.composite
@@ -232,6 +250,7 @@ def check_print(layout, shape):
 
 
 # ---------------------------------------------------------------- distributed families
+
 
 @EXAMPLES
 @given(st.data())
@@ -333,6 +352,7 @@ def test_amd_dot_operand(data):
 
 # ---------------------------------------------------------------- shared families
 
+
 def triton_accepts_as_equal(layout, shape, offsets, blocks):
     """Triton's own verdict that ``layout`` on ``shape`` is the shared_linear layout with these
     bases: ``ttg.memdesc_reshape`` to the same shape verifies that the declared result encoding is
@@ -342,9 +362,11 @@ def triton_accepts_as_equal(layout, shape, offsets, blocks):
     target = E.SharedLinearLayout(tuple(map(tuple, offsets)), tuple(map(tuple, blocks)))
     src_ty = f"!ttg.memdesc<{shape_txt}xf16, {layout}, #ttg.shared_memory, mutable>"
     dst_ty = f"!ttg.memdesc<{shape_txt}xf16, {target}, #ttg.shared_memory, mutable>"
-    src = (f'module attributes {{"ttg.num-ctas" = {1 << len(blocks)} : i32, "ttg.num-warps" = 4 : i32, '
-           f'"ttg.threads-per-warp" = 64 : i32}} {{\n  tt.func public @f(%x: {src_ty}) {{\n'
-           f"    %y = ttg.memdesc_reshape %x : {src_ty} -> {dst_ty}\n    tt.return\n  }}\n}}\n")
+    src = (
+        f'module attributes {{"ttg.num-ctas" = {1 << len(blocks)} : i32, "ttg.num-warps" = 4 : i32, '
+        f'"ttg.threads-per-warp" = 64 : i32}} {{\n  tt.func public @f(%x: {src_ty}) {{\n'
+        f"    %y = ttg.memdesc_reshape %x : {src_ty} -> {dst_ty}\n    tt.return\n  }}\n}}\n"
+    )
     path = _TMP / "reshape.mlir"
     path.write_text(src)
     try:
@@ -355,8 +377,14 @@ def triton_accepts_as_equal(layout, shape, offsets, blocks):
 
 
 def rotating_layouts(rank):
-    return st.builds(E.AMDRotatingSharedLayout, pow2(0, 4), pow2(0, 3), pow2(0, 4),
-                     st.permutations(range(rank)).map(tuple), cga_layouts(rank))
+    return st.builds(
+        E.AMDRotatingSharedLayout,
+        pow2(0, 4),
+        pow2(0, 3),
+        pow2(0, 4),
+        st.permutations(range(rank)).map(tuple),
+        cga_layouts(rank),
+    )
 
 
 @EXAMPLES
@@ -382,8 +410,12 @@ def test_amd_rotating_oracle_rejects_other_layouts(data):
     """The reshape oracle discriminates: the same layout with one offset basis changed
     (swapped with another, or a rotating row phase replaced by the plain swizzled one) is refused."""
     rank = data.draw(st.integers(2, 3))
-    layout = E.AMDRotatingSharedLayout(data.draw(pow2(0, 4)), data.draw(pow2(0, 3)), data.draw(pow2(1, 4)),
-                                       tuple(data.draw(st.permutations(range(rank)))))
+    layout = E.AMDRotatingSharedLayout(
+        data.draw(pow2(0, 4)),
+        data.draw(pow2(0, 3)),
+        data.draw(pow2(1, 4)),
+        tuple(data.draw(st.permutations(range(rank)))),
+    )
     shape = data.draw(shapes(rank, 1, 6))
     offsets = our_bases(layout, shape)["offset"]
     swizzled = E.SwizzledSharedLayout(layout.vec, layout.per_phase, layout.max_phase, layout.order)
@@ -412,8 +444,13 @@ def test_amd_rotating_differs_from_swizzled_where_triton_says_so():
 @given(st.data())
 def test_swizzled_shared(data):
     rank = data.draw(st.integers(1, 4))
-    layout = E.SwizzledSharedLayout(data.draw(pow2(0, 4)), data.draw(pow2(0, 3)), data.draw(pow2(0, 4)),
-                                    tuple(data.draw(st.permutations(range(rank)))), data.draw(cga_layouts(rank)))
+    layout = E.SwizzledSharedLayout(
+        data.draw(pow2(0, 4)),
+        data.draw(pow2(0, 3)),
+        data.draw(pow2(0, 4)),
+        tuple(data.draw(st.permutations(range(rank)))),
+        data.draw(cga_layouts(rank)),
+    )
     cga = cga_sizes(layout.cga_layout, rank)
     # Triton's Python wrapper rejects an empty offset list, so keep at least 2 elements per CTA.
     shape = tuple(c * s for c, s in zip(cga, data.draw(shapes(rank, 0, 6).filter(lambda s: max(s) > 1))))
@@ -449,8 +486,11 @@ def test_nvmma_shared(data):
 def test_shared_linear(data):
     rank = data.draw(st.integers(1, 3))
     shape = data.draw(shapes(rank, 0, 5).filter(lambda s: max(s) > 1))
-    bits = [tuple((1 << k) if d == dim else 0 for d in range(rank))
-            for dim in range(rank) for k in range(shape[dim].bit_length() - 1)]
+    bits = [
+        tuple((1 << k) if d == dim else 0 for d in range(rank))
+        for dim in range(rank)
+        for k in range(shape[dim].bit_length() - 1)
+    ]
     bits = data.draw(st.permutations(bits))
     n_block = data.draw(st.integers(0, min(2, len(bits) - 1)))
     layout = E.SharedLinearLayout(bits[n_block:], bits[:n_block], data.draw(pow2(4, 10)))
@@ -464,8 +504,11 @@ def test_padded_shared_print(data):
     # Triton has no linear layout for padded_shared (it aborts), so only the text is compared.
     rank = data.draw(st.integers(1, 2))
     shape = data.draw(shapes(rank, 1, 6))
-    bits = [tuple((1 << k) if d == dim else 0 for d in range(rank))
-            for dim in range(rank) for k in range(shape[dim].bit_length() - 1)]
+    bits = [
+        tuple((1 << k) if d == dim else 0 for d in range(rank))
+        for dim in range(rank)
+        for k in range(shape[dim].bit_length() - 1)
+    ]
     if data.draw(st.booleans()):
         bits = data.draw(st.permutations(bits))
     intervals = data.draw(st.lists(pow2(1, 7), min_size=1, max_size=2, unique=True))
@@ -475,6 +518,7 @@ def test_padded_shared_print(data):
 
 
 # ---------------------------------------------------------------- views
+
 
 @settings(max_examples=70, deadline=None)
 @given(st.data())
@@ -487,13 +531,18 @@ def test_views_match_triton(data):
     elif family == "mma":
         layout = data.draw(mma_layouts(version=2, rank=2))
     elif family == "dot":
-        layout = E.DotOperandLayout(data.draw(st.integers(0, 1)), data.draw(mma_layouts(version=2, rank=2)),
-                                    data.draw(pow2(0, 3)))
+        layout = E.DotOperandLayout(
+            data.draw(st.integers(0, 1)), data.draw(mma_layouts(version=2, rank=2)), data.draw(pow2(0, 3))
+        )
     elif family == "slice":
         layout = E.SliceLayout(data.draw(st.integers(0, 1)), data.draw(blocked_layouts(rank=2)))
     elif family == "swizzled":
-        layout = E.SwizzledSharedLayout(data.draw(pow2(0, 3)), data.draw(pow2(0, 2)), data.draw(pow2(0, 3)),
-                                        tuple(data.draw(st.permutations(range(2)))))
+        layout = E.SwizzledSharedLayout(
+            data.draw(pow2(0, 3)),
+            data.draw(pow2(0, 2)),
+            data.draw(pow2(0, 3)),
+            tuple(data.draw(st.permutations(range(2)))),
+        )
     else:
         layout = E.NVMMASharedLayout(data.draw(st.sampled_from([0, 32, 64])), 16)
     if family == "nvmma":  # at least 8 rows and one 64-byte swizzle of fp16
@@ -506,6 +555,7 @@ def test_views_match_triton(data):
 
 
 # ---------------------------------------------------------------- real TTGIR
+
 
 def _ttgir_kernels():
     import triton
@@ -551,14 +601,28 @@ def _ttgir_kernels():
 
 
 # Families this module covers.
-_COVERED = ("blocked", "slice", "linear", "nvidia_mma", "dot_op", "amd_mfma", "amd_wmma", "swizzled_shared",
-            "amd_rotating_shared", "nvmma_shared", "shared_linear")
+_COVERED = (
+    "blocked",
+    "slice",
+    "linear",
+    "nvidia_mma",
+    "dot_op",
+    "amd_mfma",
+    "amd_wmma",
+    "swizzled_shared",
+    "amd_rotating_shared",
+    "nvmma_shared",
+    "shared_linear",
+)
 
 
 def _expand(text: str, aliases: dict) -> str:
     """``text`` with every alias reference replaced by its (expanded) value."""
-    return re.sub(r"#\w+(?![\w.<])", lambda m: _expand(aliases[m.group(0)], aliases)
-                  if m.group(0) in aliases else m.group(0), text)
+    return re.sub(
+        r"#\w+(?![\w.<])",
+        lambda m: _expand(aliases[m.group(0)], aliases) if m.group(0) in aliases else m.group(0),
+        text,
+    )
 
 
 def _encodings_in(ttgir: str) -> list[str]:
@@ -574,7 +638,7 @@ def _encodings_in(ttgir: str) -> list[str]:
                 break
             i += 1
         if m.group(1) in _COVERED:
-            found.add(text[m.start():i + 1])
+            found.add(text[m.start() : i + 1])
     return sorted(found)
 
 
@@ -585,8 +649,14 @@ def compiled_ttgir():
     from triton.backends.compiler import GPUTarget
 
     modules = []
-    targets = (("cuda", 90, 32), ("cuda", 80, 32), ("hip", "gfx942", 64),  # gfx11xx/12xx/1250: WMMA v1/v2/v3
-               ("hip", "gfx1100", 32), ("hip", "gfx1200", 32), ("hip", "gfx1250", 32))
+    targets = (
+        ("cuda", 90, 32),
+        ("cuda", 80, 32),
+        ("hip", "gfx942", 64),  # gfx11xx/12xx/1250: WMMA v1/v2/v3
+        ("hip", "gfx1100", 32),
+        ("hip", "gfx1200", 32),
+        ("hip", "gfx1250", 32),
+    )
     for target in targets:
         for fn, signature, constexprs in _ttgir_kernels():
             src = triton.compiler.ASTSource(fn=fn, signature=signature, constexprs=constexprs)
@@ -628,7 +698,16 @@ def test_ensure_not_larger_is_a_threshold_as_in_triton():
 
 def test_ttgir_encodings_round_trip(compiled_encodings):
     names = {re.match(r"#ttg\.(\w+)<", t).group(1) for t in compiled_encodings}
-    assert {"blocked", "slice", "nvidia_mma", "dot_op", "swizzled_shared", "nvmma_shared", "amd_mfma",
-            "amd_wmma", "amd_rotating_shared"} <= names
+    assert {
+        "blocked",
+        "slice",
+        "nvidia_mma",
+        "dot_op",
+        "swizzled_shared",
+        "nvmma_shared",
+        "amd_mfma",
+        "amd_wmma",
+        "amd_rotating_shared",
+    } <= names
     for text in compiled_encodings:
         assert str(E.parse_encoding(text)) == text

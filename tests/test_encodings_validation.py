@@ -27,6 +27,7 @@ def one_line_error(exc_type, fn, *args, **kwargs):
 
 # ---------------------------------------------------------------- the exception classes
 
+
 def test_error_classes_are_value_errors():
     assert issubclass(EncodingError, ValueError)
     assert issubclass(EncodingSyntaxError, EncodingError)
@@ -34,6 +35,7 @@ def test_error_classes_are_value_errors():
 
 
 # ---------------------------------------------------------------- unknown keys and names
+
 
 def test_unknown_key_is_an_error_with_a_suggestion():
     text = BLOCKED.replace("}>", ", sizePerWarp = [2, 2]}>")
@@ -65,11 +67,14 @@ def test_duplicate_key():
     assert "duplicate key 'order'" in one_line_error(EncodingSyntaxError, E.parse_encoding, text)
 
 
-@pytest.mark.parametrize("text, near", [
-    ("#ttg.bloked<{sizePerThread = [1]}>", "#ttg.blocked"),
-    ("#ttg.nvidia_mmaa<{versionMajor = 2}>", "#ttg.nvidia_mma"),
-    ("#ttng.tensor_memory_encoding<{blockM = 128}>", None),
-])
+@pytest.mark.parametrize(
+    "text, near",
+    [
+        ("#ttg.bloked<{sizePerThread = [1]}>", "#ttg.blocked"),
+        ("#ttg.nvidia_mmaa<{versionMajor = 2}>", "#ttg.nvidia_mma"),
+        ("#ttng.tensor_memory_encoding<{blockM = 128}>", None),
+    ],
+)
 def test_unknown_encoding_name_lists_the_known_ones(text, near):
     message = one_line_error(EncodingSyntaxError, E.parse_encoding, text)
     assert "unknown encoding" in message
@@ -83,32 +88,40 @@ def test_a_non_layout_attribute_is_not_an_encoding():
     assert "#ttg.shared_memory is not a layout encoding" in message
 
 
-@pytest.mark.parametrize("text, rule", [
-    ("", "empty"),
-    (BLOCKED + " x", "trailing"),
-    ("#ttg.blocked<{sizePerThread = [1, 1],", "expected"),
-    ("#ttg.blocked<{sizePerThread = @}>", "unexpected"),
-    ("[1, 2]", "not an encoding"),
-    ("#ttg.blocked<{sizePerThread = true, threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>",
-     "size_per_thread must be a sequence of integers, got bool"),
-    ("#ttg.padded_shared<[x:+4] {order = [0], shape = [4]}>", "expected an integer"),
-])
+@pytest.mark.parametrize(
+    "text, rule",
+    [
+        ("", "empty"),
+        (BLOCKED + " x", "trailing"),
+        ("#ttg.blocked<{sizePerThread = [1, 1],", "expected"),
+        ("#ttg.blocked<{sizePerThread = @}>", "unexpected"),
+        ("[1, 2]", "not an encoding"),
+        (
+            "#ttg.blocked<{sizePerThread = true, threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>",
+            "size_per_thread must be a sequence of integers, got bool",
+        ),
+        ("#ttg.padded_shared<[x:+4] {order = [0], shape = [4]}>", "expected an integer"),
+    ],
+)
 def test_syntax_errors_are_one_line_value_errors(text, rule):
     assert rule in one_line_error(EncodingSyntaxError, E.parse_encoding, text)
 
 
 def test_syntax_errors_give_the_column():
-    assert "at column 31" in one_line_error(EncodingSyntaxError, E.parse_encoding,
-                                            "#ttg.blocked<{sizePerThread = @}>")
+    assert "at column 31" in one_line_error(EncodingSyntaxError, E.parse_encoding, "#ttg.blocked<{sizePerThread = @}>")
 
 
 # ---------------------------------------------------------------- Triton's verifier rules
 
-@pytest.mark.parametrize("text", [
-    "#ttg.linear<{register = [[0, 3]], lane = [], warp = [], block = []}>",  # elements 1 and 2 have no owner
-    "#ttg.linear<{register = [[1], [1]], lane = [[4]], warp = [], block = []}>",  # 2 and 6 have no owner
-    "#ttg.linear<{register = [], lane = [[0, 0], [2, 0]], warp = [], block = []}>",
-])
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "#ttg.linear<{register = [[0, 3]], lane = [], warp = [], block = []}>",  # elements 1 and 2 have no owner
+        "#ttg.linear<{register = [[1], [1]], lane = [[4]], warp = [], block = []}>",  # 2 and 6 have no owner
+        "#ttg.linear<{register = [], lane = [[0, 0], [2, 0]], warp = [], block = []}>",
+    ],
+)
 def test_non_surjective_distributed_linear_is_rejected(text):
     assert "must be surjective" in one_line_error(EncodingError, E.parse_encoding, text)
 
@@ -151,8 +164,9 @@ def layouts_and_shapes(draw):
         lanes = [1] * rank
         for _ in range(5):
             lanes[draw(st.integers(0, rank - 1))] *= 2
-        layout = E.BlockedLayout(tuple(draw(pow2) for _ in range(rank)), tuple(lanes),
-                                 tuple(draw(pow2) for _ in range(rank)), order)
+        layout = E.BlockedLayout(
+            tuple(draw(pow2) for _ in range(rank)), tuple(lanes), tuple(draw(pow2) for _ in range(rank)), order
+        )
     elif kind == "swizzled":
         layout = E.SwizzledSharedLayout(draw(pow2), draw(pow2), draw(pow2), order)
     else:
@@ -176,36 +190,39 @@ def test_to_linear_layout_is_always_surjective(case):
 LAYOUT = E.BlockedLayout((1,), (32,), (1,), (0,))
 
 
-@pytest.mark.parametrize("call, argument, got", [
-    (lambda: E.parse_encoding(None), "text", "NoneType"),
-    (lambda: E.parse_encoding(b"#ttg.blocked<{}>"), "text", "bytes"),
-    (lambda: E.parse_encoding(BLOCKED, aliases=[("#a", BLOCKED)]), "aliases", "list"),
-    (lambda: E.parse_encoding("#a", aliases={"#a": 3}), "aliases['#a']", "int"),
-    (lambda: E.collect_aliases(None), "module_text", "NoneType"),
-    (lambda: E.to_linear_layout(None, (4,)), "layout", "NoneType"),
-    (lambda: E.to_linear_layout("#ttg.blocked", (4,)), "layout", "str"),
-    (lambda: E.to_linear_layout(LAYOUT, 4), "shape", "int"),
-    (lambda: E.to_linear_layout(LAYOUT, "ab"), "shape", "str"),
-    (lambda: E.to_linear_layout(LAYOUT, (4.0,)), "shape", "float"),
-    (lambda: E.to_linear_layout(LAYOUT, (True,)), "shape", "bool"),
-    (lambda: LAYOUT.to_linear_layout(None), "shape", "NoneType"),
-    (lambda: E.BlockedLayout(1, (32,), (1,), (0,)), "size_per_thread", "int"),
-    (lambda: E.BlockedLayout((1.5,), (32,), (1,), (0,)), "size_per_thread", "float"),
-    (lambda: E.BlockedLayout((1,), (32,), (1,), "0"), "order", "str"),
-    (lambda: E.BlockedLayout((1,), (32,), (1,), (0,), cga_layout=5), "cga_layout", "int"),
-    (lambda: E.SliceLayout(0, None), "parent", "NoneType"),
-    (lambda: E.SliceLayout("0", LAYOUT), "dim", "str"),
-    (lambda: E.DotOperandLayout(0, "blocked", 0), "parent", "str"),
-    (lambda: E.DotOperandLayout(0.0, LAYOUT, 0), "operand_index", "float"),
-    (lambda: E.NVMMADistributedLayout((2, 0), (2, 2), None), "instr_shape", "NoneType"),
-    (lambda: E.AMDMFMALayout("3", (32, 32, 8), True, (2, 2)), "version", "str"),
-    (lambda: E.AMDWMMALayout(2, "yes", ((0, 1),)), "transposed", "str"),
-    (lambda: E.SwizzledSharedLayout(8, None, 8, (1, 0)), "per_phase", "NoneType"),
-    (lambda: E.NVMMASharedLayout(128.0, 16), "swizzle_byte_width", "float"),
-    (lambda: E.SharedLinearLayout(((0, 1),), alignment="16"), "alignment", "str"),
-    (lambda: E.DistributedLinearLayout((("a",),), (), (), (), (2,)), "reg_bases", "str"),
-    (lambda: E.verify_module_sizes("blocked", 4), "layout", "str"),
-])
+@pytest.mark.parametrize(
+    "call, argument, got",
+    [
+        (lambda: E.parse_encoding(None), "text", "NoneType"),
+        (lambda: E.parse_encoding(b"#ttg.blocked<{}>"), "text", "bytes"),
+        (lambda: E.parse_encoding(BLOCKED, aliases=[("#a", BLOCKED)]), "aliases", "list"),
+        (lambda: E.parse_encoding("#a", aliases={"#a": 3}), "aliases['#a']", "int"),
+        (lambda: E.collect_aliases(None), "module_text", "NoneType"),
+        (lambda: E.to_linear_layout(None, (4,)), "layout", "NoneType"),
+        (lambda: E.to_linear_layout("#ttg.blocked", (4,)), "layout", "str"),
+        (lambda: E.to_linear_layout(LAYOUT, 4), "shape", "int"),
+        (lambda: E.to_linear_layout(LAYOUT, "ab"), "shape", "str"),
+        (lambda: E.to_linear_layout(LAYOUT, (4.0,)), "shape", "float"),
+        (lambda: E.to_linear_layout(LAYOUT, (True,)), "shape", "bool"),
+        (lambda: LAYOUT.to_linear_layout(None), "shape", "NoneType"),
+        (lambda: E.BlockedLayout(1, (32,), (1,), (0,)), "size_per_thread", "int"),
+        (lambda: E.BlockedLayout((1.5,), (32,), (1,), (0,)), "size_per_thread", "float"),
+        (lambda: E.BlockedLayout((1,), (32,), (1,), "0"), "order", "str"),
+        (lambda: E.BlockedLayout((1,), (32,), (1,), (0,), cga_layout=5), "cga_layout", "int"),
+        (lambda: E.SliceLayout(0, None), "parent", "NoneType"),
+        (lambda: E.SliceLayout("0", LAYOUT), "dim", "str"),
+        (lambda: E.DotOperandLayout(0, "blocked", 0), "parent", "str"),
+        (lambda: E.DotOperandLayout(0.0, LAYOUT, 0), "operand_index", "float"),
+        (lambda: E.NVMMADistributedLayout((2, 0), (2, 2), None), "instr_shape", "NoneType"),
+        (lambda: E.AMDMFMALayout("3", (32, 32, 8), True, (2, 2)), "version", "str"),
+        (lambda: E.AMDWMMALayout(2, "yes", ((0, 1),)), "transposed", "str"),
+        (lambda: E.SwizzledSharedLayout(8, None, 8, (1, 0)), "per_phase", "NoneType"),
+        (lambda: E.NVMMASharedLayout(128.0, 16), "swizzle_byte_width", "float"),
+        (lambda: E.SharedLinearLayout(((0, 1),), alignment="16"), "alignment", "str"),
+        (lambda: E.DistributedLinearLayout((("a",),), (), (), (), (2,)), "reg_bases", "str"),
+        (lambda: E.verify_module_sizes("blocked", 4), "layout", "str"),
+    ],
+)
 def test_wrong_argument_types_are_type_errors_naming_the_argument(call, argument, got):
     message = one_line_error(TypeError, call)
     assert argument in message and got in message
@@ -220,12 +237,16 @@ def test_numpy_integers_are_integers():
 
 # ---------------------------------------------------------------- size and depth limits
 
-@pytest.mark.parametrize("call", [
-    lambda: E.to_linear_layout(LAYOUT, (1 << 41,)),
-    lambda: E.to_linear_layout(E.BlockedLayout((1, 1), (1, 32), (1, 1), (1, 0)), (1 << 30, 1 << 30)),
-    lambda: E.parse_encoding("#ttg.linear<{register = [[1099511627776]], lane = [], warp = [], block = []}>"),
-    lambda: E.SharedLinearLayout(((1 << 45,),)),
-])
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: E.to_linear_layout(LAYOUT, (1 << 41,)),
+        lambda: E.to_linear_layout(E.BlockedLayout((1, 1), (1, 32), (1, 1), (1, 0)), (1 << 30, 1 << 30)),
+        lambda: E.parse_encoding("#ttg.linear<{register = [[1099511627776]], lane = [], warp = [], block = []}>"),
+        lambda: E.SharedLinearLayout(((1 << 45,),)),
+    ],
+)
 def test_huge_shapes_are_a_value_error_naming_the_limit(call):
     assert "limit of 2**40 elements" in one_line_error(LimitError, call)
 
@@ -234,11 +255,14 @@ def test_rank_is_limited():
     assert "rank limit" in one_line_error(LimitError, E.BlockedLayout, (1,) * 40, (1,) * 40, (1,) * 40, range(40))
 
 
-@pytest.mark.parametrize("text", [
-    "[" * 10000 + "]" * 10000,
-    "#ttg.slice<{dim = 0, parent = " * 500 + BLOCKED + "}>" * 500,
-    "#ttg.blocked<{sizePerThread = " + "[" * 3000,
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[" * 10000 + "]" * 10000,
+        "#ttg.slice<{dim = 0, parent = " * 500 + BLOCKED + "}>" * 500,
+        "#ttg.blocked<{sizePerThread = " + "[" * 3000,
+    ],
+)
 def test_deep_nesting_is_a_value_error_not_a_recursion_error(text):
     assert "nesting deeper than 64 levels (the limit)" in one_line_error(EncodingSyntaxError, E.parse_encoding, text)
 
@@ -289,8 +313,9 @@ def test_alias_values_may_be_layouts_and_names_may_omit_the_hash():
 
 def test_unknown_alias_lists_the_known_ones():
     aliases = E.collect_aliases(MODULE)
-    message = one_line_error(EncodingSyntaxError, E.parse_encoding,
-                             "#ttg.slice<{dim = 1, parent = #blocked1}>", aliases)
+    message = one_line_error(
+        EncodingSyntaxError, E.parse_encoding, "#ttg.slice<{dim = 1, parent = #blocked1}>", aliases
+    )
     assert "unknown alias #blocked1 (did you mean #blocked?)" in message
     assert "#blocked, #dot, #loc, #mma, #shared, #smem" in message
 

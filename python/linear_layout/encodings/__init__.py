@@ -31,14 +31,40 @@ from .blocked import BlockedLayout, DistributedLinearLayout, SliceLayout
 from .dot import DotOperandLayout
 from .gluon import to_gluon
 from .nvidia import NVMMADistributedLayout
-from .shared import AMDRotatingSharedLayout, NVMMASharedLayout, PaddedSharedLayout, SharedLinearLayout, SwizzledSharedLayout
+from .shared import (
+    AMDRotatingSharedLayout,
+    NVMMASharedLayout,
+    PaddedSharedLayout,
+    SharedLinearLayout,
+    SwizzledSharedLayout,
+)
 from .syntax import ENCODING_NAMES, collect_aliases, parse_encoding
 
 __all__ = [
-    "BlockedLayout", "SliceLayout", "DistributedLinearLayout", "NVMMADistributedLayout",
-    "DotOperandLayout", "AMDMFMALayout", "AMDWMMALayout", "SwizzledSharedLayout", "AMDRotatingSharedLayout",
-    "NVMMASharedLayout", "SharedLinearLayout", "PaddedSharedLayout", "DistributedLayout",
-    "SharedLayout", "Layout", "to_linear_layout", "parse_encoding", "collect_aliases", "ENCODING_NAMES",
-    "format_tensor_view", "format_hardware_view", "verify_module_sizes", "to_gluon",
-    "EncodingError", "EncodingSyntaxError", "MAX_RANK",
+    "BlockedLayout",
+    "SliceLayout",
+    "DistributedLinearLayout",
+    "NVMMADistributedLayout",
+    "DotOperandLayout",
+    "AMDMFMALayout",
+    "AMDWMMALayout",
+    "SwizzledSharedLayout",
+    "AMDRotatingSharedLayout",
+    "NVMMASharedLayout",
+    "SharedLinearLayout",
+    "PaddedSharedLayout",
+    "DistributedLayout",
+    "SharedLayout",
+    "Layout",
+    "to_linear_layout",
+    "parse_encoding",
+    "collect_aliases",
+    "ENCODING_NAMES",
+    "format_tensor_view",
+    "format_hardware_view",
+    "verify_module_sizes",
+    "to_gluon",
+    "EncodingError",
+    "EncodingSyntaxError",
+    "MAX_RANK",
 ]

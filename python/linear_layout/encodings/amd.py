@@ -31,8 +31,7 @@ from .base import (
     times,
 )
 
-__all__ = ["WMMA_INSTR_SHAPES", "WMMA_K_WIDTHS", "AMDMFMALayout", "AMDWMMALayout", "mfma_dot_layout",
-           "wmma_dot_layout"]
+__all__ = ["WMMA_INSTR_SHAPES", "WMMA_K_WIDTHS", "AMDMFMALayout", "AMDWMMALayout", "mfma_dot_layout", "wmma_dot_layout"]
 
 MFMA_WAVE = 64  # MFMA lanes per warp
 WMMA_WAVE = 32  # WMMA lanes per warp
@@ -78,6 +77,7 @@ class AMDMFMALayout(DistributedLayout):
     Requires: version 1-4, (M, N) one of the four shapes, element_bitwidth 32 or 64;
     converting a 64x4 layout also needs ``transposed`` (Triton asserts it).
     """
+
     version: int
     instr_shape: tuple[int, ...]
     transposed: bool
@@ -109,9 +109,15 @@ class AMDMFMALayout(DistributedLayout):
         check_pow2("tiles_per_warp", tiles)
         cga = basis_list("cga_layout", self.cga_layout)
         check_cga(cga, rank)
-        for n, v in (("version", version), ("instr_shape", instr), ("warps_per_cta", warps),
-                     ("element_bitwidth", bitwidth), ("tiles_per_warp", tiles),
-                     ("transposed", flag("transposed", self.transposed)), ("cga_layout", cga)):
+        for n, v in (
+            ("version", version),
+            ("instr_shape", instr),
+            ("warps_per_cta", warps),
+            ("element_bitwidth", bitwidth),
+            ("tiles_per_warp", tiles),
+            ("transposed", flag("transposed", self.transposed)),
+            ("cga_layout", cga),
+        ):
             set_field(self, n, v)
 
     @property
@@ -157,13 +163,16 @@ class AMDMFMALayout(DistributedLayout):
             extra += f", tilesPerWarp = {fmt(self.tiles_per_warp)}"
         if self.element_bitwidth != 32:
             extra += f", elementBitWidth = {self.element_bitwidth}"
-        return (f"#ttg.amd_mfma<{{version = {self.version}, warpsPerCTA = {fmt(self.warps_per_cta)}, "
-                f"instrShape = {fmt(self.instr_shape)}, isTransposed = {fmt(self.transposed)}"
-                f"{cga_suffix(self.cga_layout)}{extra}}}>")
+        return (
+            f"#ttg.amd_mfma<{{version = {self.version}, warpsPerCTA = {fmt(self.warps_per_cta)}, "
+            f"instrShape = {fmt(self.instr_shape)}, isTransposed = {fmt(self.transposed)}"
+            f"{cga_suffix(self.cga_layout)}{extra}}}>"
+        )
 
 
-def mfma_dot_layout(operand_index: int, mfma: AMDMFMALayout, k_width: int, k_dim: int,
-                    shape: tuple[int, ...]) -> LinearLayout:
+def mfma_dot_layout(
+    operand_index: int, mfma: AMDMFMALayout, k_width: int, k_dim: int, shape: tuple[int, ...]
+) -> LinearLayout:
     """Triton's mfmaDotToLinearLayout: k_width registers along K, lanes along the non-K dim then K,
     registers over the whole K extent, then tiles_per_warp along the non-K dim.  Warps use the
     parent's grid unchanged: those along K land past the K extent and are zeroed (broadcast) by
@@ -202,6 +211,7 @@ class AMDWMMALayout(DistributedLayout):
     ``rank`` entries that together reach every tile of the box they span.
     Converting needs rank 2 or 3 (Triton asserts it).
     """
+
     version: int
     transposed: bool
     warp_bases: BasisList
@@ -226,8 +236,15 @@ class AMDWMMALayout(DistributedLayout):
         _check_surjective("ctaLayout (reg_bases with warp_bases)", reg + warp, rank)
         cga = basis_list("cga_layout", self.cga_layout)
         check_cga(cga, rank)
-        for n, v in (("version", version), ("warp_bases", warp), ("reg_bases", reg), ("instr_shape", instr),
-                     ("cga_layout", cga), ("transposed", flag("transposed", self.transposed)), ("rank", rank)):
+        for n, v in (
+            ("version", version),
+            ("warp_bases", warp),
+            ("reg_bases", reg),
+            ("instr_shape", instr),
+            ("cga_layout", cga),
+            ("transposed", flag("transposed", self.transposed)),
+            ("rank", rank),
+        ):
             set_field(self, n, v)
 
     def _tile(self) -> LinearLayout:
@@ -257,8 +274,12 @@ class AMDWMMALayout(DistributedLayout):
             regs = tuple(tuple(0 if d == project_dim else v for d, v in enumerate(b)) for b in regs)
             warps = tuple(tuple(0 if d == project_dim else v for d, v in enumerate(b)) for b in warps)
         rank = self.rank or 2
-        return LinearLayout.from_bases([("register", regs), ("warp", warps)], dim_names(rank),
-                                       box_sizes(regs + warps, rank), require_surjective=False)
+        return LinearLayout.from_bases(
+            [("register", regs), ("warp", warps)],
+            dim_names(rank),
+            box_sizes(regs + warps, rank),
+            require_surjective=False,
+        )
 
     def _build(self, shape: tuple[int, ...]) -> LinearLayout:
         # Triton lists the out dims row-major (last dim first), which decides where
@@ -275,18 +296,22 @@ class AMDWMMALayout(DistributedLayout):
             cta.append(f"warp = {fmt(self.warp_bases)}")
         instr = f", instrShape = {fmt(self.instr_shape)}" if self.instr_shape != (16, 16, 16) else ""
         # Triton 3.9 does not print `rank` (and so cannot read its own rank-3 text back).
-        return (f"#ttg.amd_wmma<{{version = {self.version}, isTranspose = {fmt(self.transposed)}, "
-                f"ctaLayout = {{{', '.join(cta)}}}{cga_suffix(self.cga_layout)}{instr}}}>")
+        return (
+            f"#ttg.amd_wmma<{{version = {self.version}, isTranspose = {fmt(self.transposed)}, "
+            f"ctaLayout = {{{', '.join(cta)}}}{cga_suffix(self.cga_layout)}{instr}}}>"
+        )
 
 
 def _check_surjective(name: str, bases: BasisList, rank: int) -> None:
     """Triton's LinearLayout constructor (requireSurjective): the bases must reach every
     point of the box their largest entries imply."""
-    layout = LinearLayout.from_bases([("bases", bases)], dim_names(rank), box_sizes(bases, rank),
-                                     require_surjective=False)
+    layout = LinearLayout.from_bases(
+        [("bases", bases)], dim_names(rank), box_sizes(bases, rank), require_surjective=False
+    )
     if not layout.is_surjective():
-        raise EncodingError(f"{name} must be surjective (reach every point of the box its bases span), "
-                            f"got {[list(b) for b in bases]}")
+        raise EncodingError(
+            f"{name} must be surjective (reach every point of the box its bases span), got {[list(b) for b in bases]}"
+        )
 
 
 def _drop_spanned_registers(cta: LinearLayout) -> LinearLayout:
@@ -300,8 +325,9 @@ def _drop_spanned_registers(cta: LinearLayout) -> LinearLayout:
     return ColumnAction(kept, "register", count).apply(cta)
 
 
-def wmma_dot_layout(operand_index: int, wmma: AMDWMMALayout, k_width: int, k_dim: int,
-                    cga_layout: BasisList, shape: tuple[int, ...]) -> LinearLayout:
+def wmma_dot_layout(
+    operand_index: int, wmma: AMDWMMALayout, k_width: int, k_dim: int, cga_layout: BasisList, shape: tuple[int, ...]
+) -> LinearLayout:
     """Triton's wmmaDotOperandToLinearLayout: k_width registers along K, 16 lanes along the non-K
     dim, the other half-wave along K (version 1: a copy of the first), registers up to the
     instruction's K, and (32x16) a second 16-row group; then the parent's ctaLayout with its K

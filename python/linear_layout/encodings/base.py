@@ -29,8 +29,17 @@ from ..core.layout import (
 from ..core.limits import MAX_ELEMENTS, LimitError
 
 __all__ = [
-    "MAX_RANK", "Basis", "BasisList", "DistributedLayout", "EncodingError", "EncodingSyntaxError",
-    "SharedLayout", "format_hardware_view", "format_tensor_view", "to_linear_layout", "verify_module_sizes",
+    "MAX_RANK",
+    "Basis",
+    "BasisList",
+    "DistributedLayout",
+    "EncodingError",
+    "EncodingSyntaxError",
+    "SharedLayout",
+    "format_hardware_view",
+    "format_tensor_view",
+    "to_linear_layout",
+    "verify_module_sizes",
 ]
 
 Basis = tuple[int, ...]
@@ -51,6 +60,7 @@ class EncodingSyntaxError(EncodingError):
 # ----------------------------------------------------------------------------
 # Argument checks (every message names the argument and the rule it broke)
 # ----------------------------------------------------------------------------
+
 
 def type_name(value: object) -> str:
     return type(value).__name__
@@ -136,13 +146,16 @@ def check_cga(cga_layout: BasisList, rank: int) -> None:
         if not nonzero:
             continue
         if len(nonzero) != 1 or not is_pow2(nonzero[0][1]) or nonzero[0][1] in seen[nonzero[0][0]]:
-            raise EncodingError("cga_layout without its zero bases must be a permutation matrix "
-                                f"(each basis one distinct power of two), got {[list(b) for b in cga_layout]}")
+            raise EncodingError(
+                "cga_layout without its zero bases must be a permutation matrix "
+                f"(each basis one distinct power of two), got {[list(b) for b in cga_layout]}"
+            )
         seen[nonzero[0][0]].add(nonzero[0][1])
     for d, powers in enumerate(seen):
         if powers and max(powers) >= 1 << len(powers):
-            raise EncodingError(f"cga_layout must be surjective: dim {d} is split by {sorted(powers)}, "
-                                "which skips a bit")
+            raise EncodingError(
+                f"cga_layout must be surjective: dim {d} is split by {sorted(powers)}, which skips a bit"
+            )
 
 
 def box_sizes(bases: Sequence[Basis], rank: int) -> tuple[int, ...]:
@@ -166,8 +179,9 @@ def check_shape(shape: object, rank: int) -> tuple[int, ...]:
     check_pow2("shape", dims)
     total = sum(log2(s) for s in dims)
     if 1 << total > MAX_ELEMENTS:
-        raise LimitError(f"shape {list(dims)} holds 2**{total} elements, more than the limit of "
-                         f"2**{log2(MAX_ELEMENTS)} elements")
+        raise LimitError(
+            f"shape {list(dims)} holds 2**{total} elements, more than the limit of 2**{log2(MAX_ELEMENTS)} elements"
+        )
     return dims
 
 
@@ -179,6 +193,7 @@ def set_field(obj: object, name: str, value: object) -> None:
 # ----------------------------------------------------------------------------
 # Building blocks shared by the families (Triton's helpers of the same names)
 # ----------------------------------------------------------------------------
+
 
 def dim_names(rank: int) -> tuple[str, ...]:
     return standard_out_dim_names(rank)
@@ -245,8 +260,7 @@ def combine_cta_cga(cta: LinearLayout, cga_layout: BasisList, shape: Sequence[in
     labeled = dict(zip(names, shape))
     if not cga_layout:  # one CTA: fit the tile to the whole shape, then add a block in-dim without bases
         return _fit(cta, labeled).transpose_outs(names) * _ONE_CTA[rank]
-    cga = LinearLayout.from_bases([("block", cga_layout)], names, cga_sizes(cga_layout, rank),
-                                  require_surjective=False)
+    cga = LinearLayout.from_bases([("block", cga_layout)], names, cga_sizes(cga_layout, rank), require_surjective=False)
     cga = ensure_layout_not_larger_than(cga, labeled).transpose_outs(cta.get_out_dim_names())
     cta_shape = {n: max(1, labeled[n] // size) for n, size in cga.out_dims}
     return (_fit(cta, cta_shape) * cga).transpose_outs(names)
@@ -276,6 +290,7 @@ _ONE_CTA = tuple(_one_cta(rank) for rank in range(MAX_RANK + 1))
 # Printing helpers (Triton's attribute syntax)
 # ----------------------------------------------------------------------------
 
+
 def fmt(values: Any) -> str:
     if isinstance(values, (tuple, list)):
         return "[" + ", ".join(fmt(v) for v in values) + "]"
@@ -291,6 +306,7 @@ def cga_suffix(cga_layout: BasisList) -> str:
 # ----------------------------------------------------------------------------
 # The two kinds of encoding, and the conversion entry points
 # ----------------------------------------------------------------------------
+
 
 class _Encoding:
     """Shared methods of every encoding; subclasses define ``rank``, ``IN_DIMS`` and ``_build``."""
@@ -351,8 +367,9 @@ def _finish(layout: _Encoding, built: LinearLayout, shape: tuple[int, ...]) -> L
     if sizes != shape:
         raise EncodingError(f"{layout} does not fit shape {list(shape)}: it covers {list(sizes)}")
     if not built.is_surjective():
-        raise EncodingError(f"{layout} leaves elements of shape {list(shape)} without an owner "
-                            "(the layout is not surjective)")
+        raise EncodingError(
+            f"{layout} leaves elements of shape {list(shape)} without an owner (the layout is not surjective)"
+        )
     return built
 
 
@@ -397,8 +414,9 @@ def to_linear_layout(layout: Layout, shape: Sequence[int]) -> LinearLayout:
     return linear_layout_of(layout, shape)
 
 
-def verify_module_sizes(layout: DistributedLayout, num_warps: int, threads_per_warp: int = 32,
-                        num_ctas: int = 1) -> None:
+def verify_module_sizes(
+    layout: DistributedLayout, num_warps: int, threads_per_warp: int = 32, num_ctas: int = 1
+) -> None:
     """Check a distributed layout against a module's warp size, warp count and CTA count
     (Triton's module-level rule).  Raises EncodingError naming the mismatch."""
     if not isinstance(layout, DistributedLayout):
@@ -407,13 +425,16 @@ def verify_module_sizes(layout: DistributedLayout, num_warps: int, threads_per_w
     for dim, expected in (("lane", threads_per_warp), ("warp", num_warps), ("block", num_ctas)):
         got = ll.get_in_dim_size(dim)
         if got != integer(dim, expected):
-            raise EncodingError(f"the layout has {got} {dim}s, but the module has {expected} "
-                                f"({'threads per warp' if dim == 'lane' else dim + 's'})")
+            raise EncodingError(
+                f"the layout has {got} {dim}s, but the module has {expected} "
+                f"({'threads per warp' if dim == 'lane' else dim + 's'})"
+            )
 
 
 # ----------------------------------------------------------------------------
 # Views (Triton's get_layout_view text)
 # ----------------------------------------------------------------------------
+
 
 def _view(layout: _Encoding, shape: Sequence[int], use_hw: bool) -> str:
     ll = linear_layout_of(layout, shape)

@@ -7,7 +7,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..core.layout import LinearLayout, ensure_layout_not_larger_than, ensure_layout_not_smaller_than, identity_standard_nd
+from ..core.layout import (
+    LinearLayout,
+    ensure_layout_not_larger_than,
+    ensure_layout_not_smaller_than,
+    identity_standard_nd,
+)
 from .base import (
     BasisList,
     DistributedLayout,
@@ -45,6 +50,7 @@ class BlockedLayout(DistributedLayout):
     >>> BlockedLayout((1, 4), (8, 4), (2, 1), (1, 0)).to_linear_layout((16, 16)).get_in_dim_size("register")
     4
     """
+
     size_per_thread: tuple[int, ...]
     threads_per_warp: tuple[int, ...]
     warps_per_cta: tuple[int, ...]
@@ -58,15 +64,22 @@ class BlockedLayout(DistributedLayout):
         order = ints("order", self.order)
         rank = len(spt)
         if not (len(tpw) == len(wpc) == len(order) == rank):
-            raise EncodingError("size_per_thread, threads_per_warp, warps_per_cta and order must all have the same rank")
+            raise EncodingError(
+                "size_per_thread, threads_per_warp, warps_per_cta and order must all have the same rank"
+            )
         check_order(order, rank)
         check_pow2("size_per_thread", spt)
         check_pow2("threads_per_warp", tpw)
         check_pow2("warps_per_cta", wpc)
         cga = basis_list("cga_layout", self.cga_layout)
         check_cga(cga, rank)
-        for n, v in (("size_per_thread", spt), ("threads_per_warp", tpw), ("warps_per_cta", wpc),
-                     ("order", order), ("cga_layout", cga)):
+        for n, v in (
+            ("size_per_thread", spt),
+            ("threads_per_warp", tpw),
+            ("warps_per_cta", wpc),
+            ("order", order),
+            ("cga_layout", cga),
+        ):
             set_field(self, n, v)
 
     @property
@@ -74,15 +87,19 @@ class BlockedLayout(DistributedLayout):
         return len(self.order)
 
     def _build(self, shape: tuple[int, ...]) -> LinearLayout:
-        cta = (identity_standard_nd("register", self.size_per_thread, self.order)
-               * identity_standard_nd("lane", self.threads_per_warp, self.order)
-               * identity_standard_nd("warp", self.warps_per_cta, self.order))
+        cta = (
+            identity_standard_nd("register", self.size_per_thread, self.order)
+            * identity_standard_nd("lane", self.threads_per_warp, self.order)
+            * identity_standard_nd("warp", self.warps_per_cta, self.order)
+        )
         return combine_cta_cga(cta, self.cga_layout, shape).remove_zero_bases_along_dim("register")
 
     def __str__(self) -> str:
-        return (f"#ttg.blocked<{{sizePerThread = {fmt(self.size_per_thread)}, "
-                f"threadsPerWarp = {fmt(self.threads_per_warp)}, warpsPerCTA = {fmt(self.warps_per_cta)}, "
-                f"order = {fmt(self.order)}{cga_suffix(self.cga_layout)}}}>")
+        return (
+            f"#ttg.blocked<{{sizePerThread = {fmt(self.size_per_thread)}, "
+            f"threadsPerWarp = {fmt(self.threads_per_warp)}, warpsPerCTA = {fmt(self.warps_per_cta)}, "
+            f"order = {fmt(self.order)}{cga_suffix(self.cga_layout)}}}>"
+        )
 
 
 @dataclass(frozen=True)
@@ -96,6 +113,7 @@ class SliceLayout(DistributedLayout):
     >>> SliceLayout(1, BlockedLayout((1, 1), (4, 8), (1, 1), (1, 0))).to_linear_layout((4,)).bases[1]
     ('lane', ((0,), (0,), (0,), (1,), (2,)))
     """
+
     dim: int
     parent: DistributedLayout
 
@@ -113,10 +131,10 @@ class SliceLayout(DistributedLayout):
 
     @property
     def cga_layout(self) -> BasisList:
-        return tuple(b[:self.dim] + b[self.dim + 1:] for b in self.parent.cga_layout)  # type: ignore[attr-defined]
+        return tuple(b[: self.dim] + b[self.dim + 1 :] for b in self.parent.cga_layout)  # type: ignore[attr-defined]
 
     def _build(self, shape: tuple[int, ...]) -> LinearLayout:
-        parent_shape = shape[:self.dim] + (1,) + shape[self.dim:]
+        parent_shape = shape[: self.dim] + (1,) + shape[self.dim :]
         parent = self.parent._build(parent_shape)  # the slice's own result is checked, not the parent's
         squeezed = parent.squeeze_outs(f"dim{self.dim}")
         renamed = squeezed.reshape_outs(list(zip(dim_names(len(shape)), shape)))
@@ -126,20 +144,24 @@ class SliceLayout(DistributedLayout):
         return f"#ttg.slice<{{dim = {self.dim}, parent = {self.parent}}}>"
 
 
-def _linear_base(name: str, reg: BasisList, lane: BasisList, warp: BasisList, block: BasisList,
-                 shape: tuple[int, ...]) -> LinearLayout:
+def _linear_base(
+    name: str, reg: BasisList, lane: BasisList, warp: BasisList, block: BasisList, shape: tuple[int, ...]
+) -> LinearLayout:
     """The layout an explicit ``#ttg.linear`` holds, checked surjective onto ``shape``."""
     names = dim_names(len(shape))
     for in_dim, bases in (("register", reg), ("lane", lane), ("warp", warp), ("block", block)):
         for b in bases:
             if any(v >= s for v, s in zip(b, shape)):
                 raise EncodingError(f"{in_dim} basis {list(b)} of {name} is out of range for shape {list(shape)}")
-    layout = LinearLayout.from_bases([("register", reg), ("lane", lane), ("warp", warp), ("block", block)],
-                                     names, shape, require_surjective=False)
+    layout = LinearLayout.from_bases(
+        [("register", reg), ("lane", lane), ("warp", warp), ("block", block)], names, shape, require_surjective=False
+    )
     if not layout.is_surjective():
-        raise EncodingError(f"{name} must be surjective onto its shape {list(shape)} (every element owned by some "
-                            f"register, lane, warp or block), but its bases reach only 2**{layout.rank()} of the "
-                            f"2**{layout.get_total_out_dim_size_log2()} elements")
+        raise EncodingError(
+            f"{name} must be surjective onto its shape {list(shape)} (every element owned by some "
+            f"register, lane, warp or block), but its bases reach only 2**{layout.rank()} of the "
+            f"2**{layout.get_total_out_dim_size_log2()} elements"
+        )
     return layout
 
 
@@ -153,6 +175,7 @@ class DistributedLinearLayout(DistributedLayout):
     Requires: bases of ``len(shape)`` non-negative entries inside ``shape``, together surjective
     onto ``shape`` (every element has an owner), as Triton's verifier requires.
     """
+
     reg_bases: BasisList
     lane_bases: BasisList
     warp_bases: BasisList
@@ -163,13 +186,19 @@ class DistributedLinearLayout(DistributedLayout):
     def __post_init__(self) -> None:
         shape = check_shape(self.shape, len(ints("shape", self.shape)))
         rank = len(shape)
-        named = {n: basis_list(n, getattr(self, n), rank)
-                 for n in ("reg_bases", "lane_bases", "warp_bases", "block_bases")}
+        named = {
+            n: basis_list(n, getattr(self, n), rank) for n in ("reg_bases", "lane_bases", "warp_bases", "block_bases")
+        }
         for n, v in named.items():
             set_field(self, n, v)
         set_field(self, "shape", shape)
-        set_field(self, "_layout", _linear_base("#ttg.linear", named["reg_bases"], named["lane_bases"],
-                                                named["warp_bases"], named["block_bases"], shape))
+        set_field(
+            self,
+            "_layout",
+            _linear_base(
+                "#ttg.linear", named["reg_bases"], named["lane_bases"], named["warp_bases"], named["block_bases"], shape
+            ),
+        )
 
     @property
     def rank(self) -> int:
@@ -200,5 +229,7 @@ class DistributedLinearLayout(DistributedLayout):
         return layout.transpose_outs(names)
 
     def __str__(self) -> str:
-        return (f"#ttg.linear<{{register = {fmt(self.reg_bases)}, lane = {fmt(self.lane_bases)}, "
-                f"warp = {fmt(self.warp_bases)}, block = {fmt(self.block_bases)}}}>")
+        return (
+            f"#ttg.linear<{{register = {fmt(self.reg_bases)}, lane = {fmt(self.lane_bases)}, "
+            f"warp = {fmt(self.warp_bases)}, block = {fmt(self.block_bases)}}}>"
+        )

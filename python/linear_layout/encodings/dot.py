@@ -41,6 +41,7 @@ class DotOperandLayout(DistributedLayout):
     Requires: k_width 0 for blocked parents, else a power of two (WMMA v1: 8 or 16,
     v2: 4, 8 or 16); Hopper parents take only operand A from registers.
     """
+
     operand_index: int
     parent: DistributedLayout
     k_width: int
@@ -67,13 +68,15 @@ class DotOperandLayout(DistributedLayout):
             raise EncodingError(f"dot_op k_width must be a positive power of two for an MMA parent, got {k_width}")
         if isinstance(parent, NVMMADistributedLayout):
             if parent.is_hopper and op != 0:
-                raise EncodingError("dot_op operand_index must be 0 for a Hopper MMA parent "
-                                    "(wgmma only takes operand A in registers)")
+                raise EncodingError(
+                    "dot_op operand_index must be 0 for a Hopper MMA parent (wgmma only takes operand A in registers)"
+                )
         elif isinstance(parent, AMDWMMALayout) and parent.version in WMMA_K_WIDTHS:
             allowed = WMMA_K_WIDTHS[parent.version]
             if k_width not in allowed:
-                raise EncodingError(f"dot_op k_width must be {'/'.join(map(str, allowed))} for WMMA "
-                                    f"v{parent.version}, got {k_width}")
+                raise EncodingError(
+                    f"dot_op k_width must be {'/'.join(map(str, allowed))} for WMMA v{parent.version}, got {k_width}"
+                )
 
     @property
     def rank(self) -> int:
@@ -87,8 +90,7 @@ class DotOperandLayout(DistributedLayout):
     def cga_layout(self) -> BasisList:
         """The parent's CGA layout with the K component dropped: CTAs never split K."""
         k = self.k_dim
-        return tuple(tuple(0 if d == k else v for d, v in enumerate(b))
-                     for b in self.parent.cga_layout)  # type: ignore[attr-defined]
+        return tuple(tuple(0 if d == k else v for d, v in enumerate(b)) for b in self.parent.cga_layout)  # type: ignore[attr-defined]
 
     def _fma_layout(self, parent: BlockedLayout, shape: tuple[int, ...]) -> LinearLayout:
         """Triton's fmaDotToLinearLayout: every thread holds the whole K extent; lanes and warps

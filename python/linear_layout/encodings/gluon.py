@@ -18,8 +18,18 @@ from .shared import NVMMASharedLayout, SharedLinearLayout, SwizzledSharedLayout
 
 __all__ = ["to_gluon"]
 
-_CONVERTIBLE = (BlockedLayout, SliceLayout, DistributedLinearLayout, NVMMADistributedLayout, DotOperandLayout,
-                AMDMFMALayout, AMDWMMALayout, SwizzledSharedLayout, NVMMASharedLayout, SharedLinearLayout)
+_CONVERTIBLE = (
+    BlockedLayout,
+    SliceLayout,
+    DistributedLinearLayout,
+    NVMMADistributedLayout,
+    DotOperandLayout,
+    AMDMFMALayout,
+    AMDWMMALayout,
+    SwizzledSharedLayout,
+    NVMMASharedLayout,
+    SharedLinearLayout,
+)
 
 
 def _lists(bases: BasisList | None) -> list[list[int]]:
@@ -37,33 +47,64 @@ def _gluon_modules() -> tuple[Any, Any]:
 
 def _distributed(layout: Any, G: Any, GA: Any) -> Any:
     if isinstance(layout, BlockedLayout):
-        return G.BlockedLayout(list(layout.size_per_thread), list(layout.threads_per_warp),
-                               list(layout.warps_per_cta), list(layout.order), _lists(layout.cga_layout))
+        return G.BlockedLayout(
+            list(layout.size_per_thread),
+            list(layout.threads_per_warp),
+            list(layout.warps_per_cta),
+            list(layout.order),
+            _lists(layout.cga_layout),
+        )
     if isinstance(layout, SliceLayout):
         return G.SliceLayout(layout.dim, to_gluon(layout.parent))
     if isinstance(layout, DistributedLinearLayout):
-        return G.DistributedLinearLayout(_lists(layout.reg_bases), _lists(layout.lane_bases),
-                                         _lists(layout.warp_bases), _lists(layout.block_bases), list(layout.shape))
+        return G.DistributedLinearLayout(
+            _lists(layout.reg_bases),
+            _lists(layout.lane_bases),
+            _lists(layout.warp_bases),
+            _lists(layout.block_bases),
+            list(layout.shape),
+        )
     if isinstance(layout, NVMMADistributedLayout):
-        return G.NVMMADistributedLayout(list(layout.version), list(layout.warps_per_cta), list(layout.instr_shape),
-                                        _lists(layout.cga_layout))
+        return G.NVMMADistributedLayout(
+            list(layout.version), list(layout.warps_per_cta), list(layout.instr_shape), _lists(layout.cga_layout)
+        )
     if isinstance(layout, DotOperandLayout):
         return G.DotOperandLayout(layout.operand_index, to_gluon(layout.parent), layout.k_width)
     if isinstance(layout, AMDMFMALayout):
-        return GA.AMDMFMALayout(layout.version, list(layout.instr_shape), layout.transposed,
-                                list(layout.warps_per_cta), layout.element_bitwidth, list(layout.tiles_per_warp or ()),
-                                _lists(layout.cga_layout))
-    return GA.AMDWMMALayout(layout.version, layout.transposed, _lists(layout.warp_bases), _lists(layout.reg_bases),
-                            list(layout.instr_shape), _lists(layout.cga_layout), layout.rank)
+        return GA.AMDMFMALayout(
+            layout.version,
+            list(layout.instr_shape),
+            layout.transposed,
+            list(layout.warps_per_cta),
+            layout.element_bitwidth,
+            list(layout.tiles_per_warp or ()),
+            _lists(layout.cga_layout),
+        )
+    return GA.AMDWMMALayout(
+        layout.version,
+        layout.transposed,
+        _lists(layout.warp_bases),
+        _lists(layout.reg_bases),
+        list(layout.instr_shape),
+        _lists(layout.cga_layout),
+        layout.rank,
+    )
 
 
 def _shared(layout: Any, G: Any) -> Any:
     if isinstance(layout, SwizzledSharedLayout):
-        return G.SwizzledSharedLayout(layout.vec, layout.per_phase, layout.max_phase, list(layout.order),
-                                      _lists(layout.cga_layout))
+        return G.SwizzledSharedLayout(
+            layout.vec, layout.per_phase, layout.max_phase, list(layout.order), _lists(layout.cga_layout)
+        )
     if isinstance(layout, NVMMASharedLayout):
-        return G.NVMMASharedLayout(layout.swizzle_byte_width, layout.element_bitwidth, layout.rank,
-                                   layout.transposed, layout.fp4_padded, _lists(layout.cga_layout))
+        return G.NVMMASharedLayout(
+            layout.swizzle_byte_width,
+            layout.element_bitwidth,
+            layout.rank,
+            layout.transposed,
+            layout.fp4_padded,
+            _lists(layout.cga_layout),
+        )
     return G.SharedLinearLayout(_lists(layout.offset_bases), _lists(layout.block_bases), layout.alignment)
 
 

@@ -44,8 +44,13 @@ def mma_tile(tile_shape: Sequence[int], k_width: int, order: Sequence[int], rep_
     inner, outer = names[order[0]], names[order[1]]
     m, n = tile_shape[order[1]], tile_shape[order[0]]
     tile = identity_standard_nd("register", [1] * len(rep_order), rep_order)
-    for size, in_dim, out_dim in ((k_width, "register", inner), (4, "lane", inner), (8, "lane", outer),
-                                  (m // 8, "register", outer), (n // (4 * k_width), "register", inner)):
+    for size, in_dim, out_dim in (
+        (k_width, "register", inner),
+        (4, "lane", inner),
+        (8, "lane", outer),
+        (m // 8, "register", outer),
+        (n // (4 * k_width), "register", inner),
+    ):
         if size > 1:  # a step of 1 (or 0) adds no basis to dims the tile already lists
             tile = tile * LinearLayout.identity_1d(size, in_dim, out_dim)
     return tile
@@ -65,6 +70,7 @@ class NVMMADistributedLayout(DistributedLayout):
     >>> NVMMADistributedLayout((2, 0), (1, 1), (16, 8)).to_linear_layout((16, 8)).get_in_dim_size("lane")
     32
     """
+
     version: tuple[int, int]
     warps_per_cta: tuple[int, ...]
     instr_shape: tuple[int, ...]
@@ -75,8 +81,9 @@ class NVMMADistributedLayout(DistributedLayout):
         warps = ints("warps_per_cta", self.warps_per_cta)
         instr = ints("instr_shape", self.instr_shape)
         if len(version) != 2 or version[0] not in (2, 3):
-            raise EncodingError(f"version must be [major, minor] with major 2 (Ampere) or 3 (Hopper), "
-                                f"got {list(version)}")
+            raise EncodingError(
+                f"version must be [major, minor] with major 2 (Ampere) or 3 (Hopper), got {list(version)}"
+            )
         rank = len(warps)
         if rank < 2:
             raise EncodingError("warps_per_cta of an MMA layout must have rank >= 2")
@@ -114,13 +121,21 @@ class NVMMADistributedLayout(DistributedLayout):
         return combine_cta_cga(cta, self.cga_layout, shape)
 
     def __str__(self) -> str:
-        return (f"#ttg.nvidia_mma<{{versionMajor = {self.version[0]}, versionMinor = {self.version[1]}, "
-                f"warpsPerCTA = {fmt(self.warps_per_cta)}{cga_suffix(self.cga_layout)}, "
-                f"instrShape = {fmt(self.instr_shape)}}}>")
+        return (
+            f"#ttg.nvidia_mma<{{versionMajor = {self.version[0]}, versionMinor = {self.version[1]}, "
+            f"warpsPerCTA = {fmt(self.warps_per_cta)}{cga_suffix(self.cga_layout)}, "
+            f"instrShape = {fmt(self.instr_shape)}}}>"
+        )
 
 
-def nvidia_dot_layout(operand_index: int, parent: NVMMADistributedLayout, k_width: int, k_dim: int,
-                      cga_layout: BasisList, shape: tuple[int, ...]) -> LinearLayout:
+def nvidia_dot_layout(
+    operand_index: int,
+    parent: NVMMADistributedLayout,
+    k_width: int,
+    k_dim: int,
+    cga_layout: BasisList,
+    shape: tuple[int, ...],
+) -> LinearLayout:
     """Triton's nvidiaDotToLinearLayout: a 16 x 8*k_width (A) or 8*k_width x 8 (B) tile per warp
     (``mma_tile`` with K the inner dim), times the parent's warps broadcast along K."""
     rank = parent.rank

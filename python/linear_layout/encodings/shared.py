@@ -36,8 +36,13 @@ from .base import (
     shape_per_cta,
 )
 
-__all__ = ["AMDRotatingSharedLayout", "NVMMASharedLayout", "PaddedSharedLayout", "SharedLinearLayout",
-           "SwizzledSharedLayout"]
+__all__ = [
+    "AMDRotatingSharedLayout",
+    "NVMMASharedLayout",
+    "PaddedSharedLayout",
+    "SharedLinearLayout",
+    "SwizzledSharedLayout",
+]
 
 
 @dataclass(frozen=True)
@@ -50,6 +55,7 @@ class _RowSwizzledLayout(SharedLayout):
     then ``identity_1d`` over the further dims in order[2:], fitted with the CGA layout.
     Requires: vec, per_phase, max_phase positive; ``order`` a permutation.
     """
+
     vec: int
     per_phase: int
     max_phase: int
@@ -93,15 +99,18 @@ class _RowSwizzledLayout(SharedLayout):
         num_cols, num_rows = per_cta[col], per_cta[row]
         offsets = [(0, 1 << k) for k in range(log2(num_cols))]
         offsets += [(1 << k, (self.vec * self.row_phase(1 << k)) % num_cols) for k in range(log2(num_rows))]
-        cta = LinearLayout.from_bases([("offset", offsets)], [names[row], names[col]], [num_rows, num_cols],
-                                      require_surjective=False)
+        cta = LinearLayout.from_bases(
+            [("offset", offsets)], [names[row], names[col]], [num_rows, num_cols], require_surjective=False
+        )
         for d in self.order[2:]:
             cta = cta * LinearLayout.identity_1d(per_cta[d], "offset", names[d])
         return combine_cta_cga(cta, self.cga_layout, shape)
 
     def __str__(self) -> str:
-        return (f"#ttg.{self.MNEMONIC}<{{vec = {self.vec}, perPhase = {self.per_phase}, "
-                f"maxPhase = {self.max_phase}, order = {fmt(self.order)}{cga_suffix(self.cga_layout)}}}>")
+        return (
+            f"#ttg.{self.MNEMONIC}<{{vec = {self.vec}, perPhase = {self.per_phase}, "
+            f"maxPhase = {self.max_phase}, order = {fmt(self.order)}{cga_suffix(self.cga_layout)}}}>"
+        )
 
 
 @dataclass(frozen=True)
@@ -155,6 +164,7 @@ class NVMMASharedLayout(SharedLayout):
     Requires: swizzle in {0, 32, 64, 128}, bitwidth in {8, 16, 32, 64};
     fp4_padded only with 128-byte swizzle and 8-bit elements.
     """
+
     swizzle_byte_width: int
     element_bitwidth: int
     rank: int = 2
@@ -177,8 +187,14 @@ class NVMMASharedLayout(SharedLayout):
             raise EncodingError("fp4_padded requires swizzle_byte_width 128 and element_bitwidth 8")
         cga = basis_list("cga_layout", self.cga_layout)
         check_cga(cga, rank)
-        for n, v in (("swizzle_byte_width", swizzle), ("element_bitwidth", bitwidth), ("rank", rank),
-                     ("cga_layout", cga), ("transposed", flag("transposed", self.transposed)), ("fp4_padded", fp4)):
+        for n, v in (
+            ("swizzle_byte_width", swizzle),
+            ("element_bitwidth", bitwidth),
+            ("rank", rank),
+            ("cga_layout", cga),
+            ("transposed", flag("transposed", self.transposed)),
+            ("fp4_padded", fp4),
+        ):
             set_field(self, n, v)
 
     @property
@@ -203,8 +219,10 @@ class NVMMASharedLayout(SharedLayout):
         if self.swizzle_byte_width:
             width = 8 * self.swizzle_byte_width // self.element_bitwidth
             if box[contig] < width:
-                raise EncodingError(f"shape {list(per_cta)} per CTA is narrower along dim {contig} than one "
-                                    f"{self.swizzle_byte_width}-byte swizzle ({width} elements)")
+                raise EncodingError(
+                    f"shape {list(per_cta)} per CTA is narrower along dim {contig} than one "
+                    f"{self.swizzle_byte_width}-byte swizzle ({width} elements)"
+                )
             box[contig] = width
         if self.fp4_padded:
             box[contig] //= 2
@@ -248,8 +266,9 @@ class NVMMASharedLayout(SharedLayout):
 
         offsets = [(0, packed(1 << k)) for k in range(log2(tile_cols))]
         offsets += [(r, packed(self.vec * ((r // self.per_phase) % self.max_phase))) for r in (1, 2, 4)]
-        tile = LinearLayout.from_bases([("offset", offsets)], ["dim0", "dim1"], [8, tile_cols // packing],
-                                       require_surjective=False)
+        tile = LinearLayout.from_bases(
+            [("offset", offsets)], ["dim0", "dim1"], [8, tile_cols // packing], require_surjective=False
+        )
         tile = ensure_layout_not_smaller_than(tile, {"dim0": collapsed[0], "dim1": collapsed[1]})
         # flat = row * cols + col, split row-major over the (rotated if transposed) box; the
         # rotation moves the last (contiguous) dim back to position 0.
@@ -272,9 +291,11 @@ class NVMMASharedLayout(SharedLayout):
         extra = ", fp4Padded = true" if self.fp4_padded else ""
         if self.rank != 2 and not self.cga_layout:  # otherwise the CGA layout implies the rank
             extra += f", rank = {self.rank}"
-        return (f"#ttg.nvmma_shared<{{swizzlingByteWidth = {self.swizzle_byte_width}, "
-                f"transposed = {fmt(self.transposed)}, elementBitWidth = {self.element_bitwidth}"
-                f"{extra}{cga_suffix(self.cga_layout)}}}>")
+        return (
+            f"#ttg.nvmma_shared<{{swizzlingByteWidth = {self.swizzle_byte_width}, "
+            f"transposed = {fmt(self.transposed)}, elementBitWidth = {self.element_bitwidth}"
+            f"{extra}{cga_suffix(self.cga_layout)}}}>"
+        )
 
 
 @dataclass(frozen=True)
@@ -285,6 +306,7 @@ class SharedLinearLayout(SharedLayout):
     Requires: at least one offset basis; bases of equal length; ``alignment`` a power of two.
     Postcondition: ``to_linear_layout(self.shape)`` is the layout itself.
     """
+
     offset_bases: BasisList
     block_bases: BasisList = ()
     alignment: int = 16
@@ -305,8 +327,13 @@ class SharedLinearLayout(SharedLayout):
         set_field(self, "offset_bases", offs)
         set_field(self, "block_bases", block)
         set_field(self, "alignment", alignment)
-        set_field(self, "_layout", LinearLayout.from_bases([("offset", offs), ("block", block)], dim_names(rank),
-                                                           sizes, require_surjective=False))
+        set_field(
+            self,
+            "_layout",
+            LinearLayout.from_bases(
+                [("offset", offs), ("block", block)], dim_names(rank), sizes, require_surjective=False
+            ),
+        )
 
     @property
     def rank(self) -> int:
@@ -322,7 +349,9 @@ class SharedLinearLayout(SharedLayout):
 
     def _build(self, shape: tuple[int, ...]) -> LinearLayout:
         if shape != self.shape:
-            raise EncodingError(f"shape {list(shape)} does not match the shared_linear layout's shape {list(self.shape)}")
+            raise EncodingError(
+                f"shape {list(shape)} does not match the shared_linear layout's shape {list(self.shape)}"
+            )
         return self._layout
 
     def __str__(self) -> str:
@@ -346,12 +375,15 @@ def _linear_component(offsets: BasisList, cga: BasisList, shape: tuple[int, ...]
         for b in bases:
             if any(v >= s for v, s in zip(b, shape)):
                 raise EncodingError(f"padded_shared {name} basis {list(b)} is out of range for shape {list(shape)}")
-    layout = LinearLayout.from_bases([("offset", offsets), ("block", cga)], dim_names(len(shape)), shape,
-                                     require_surjective=False)
+    layout = LinearLayout.from_bases(
+        [("offset", offsets), ("block", cga)], dim_names(len(shape)), shape, require_surjective=False
+    )
     if not layout.is_surjective():
-        raise EncodingError(f"padded_shared bases must be surjective onto the shape {list(shape)} (every element "
-                            f"stored), but they reach only 2**{layout.rank()} of its 2**"
-                            f"{layout.get_total_out_dim_size_log2()} elements")
+        raise EncodingError(
+            f"padded_shared bases must be surjective onto the shape {list(shape)} (every element "
+            f"stored), but they reach only 2**{layout.rank()} of its 2**"
+            f"{layout.get_total_out_dim_size_log2()} elements"
+        )
     return layout
 
 
@@ -364,6 +396,7 @@ class PaddedSharedLayout(SharedLayout):
     ``padded_offset(offset)`` maps a linear offset to its padded position.
     Requires: unique power-of-two intervals, power-of-two paddings, bases inside ``shape``.
     """
+
     interval_padding_pairs: tuple[tuple[int, int], ...]
     offset_bases: BasisList
     cga_layout: BasisList
@@ -375,8 +408,9 @@ class PaddedSharedLayout(SharedLayout):
         if not shape:
             raise EncodingError("shape must not be empty")
         shape = check_shape(shape, len(shape))
-        pairs = tuple(ints("interval_padding_pairs", p) for p in basis_list("interval_padding_pairs",
-                                                                            self.interval_padding_pairs))
+        pairs = tuple(
+            ints("interval_padding_pairs", p) for p in basis_list("interval_padding_pairs", self.interval_padding_pairs)
+        )
         if not pairs:
             raise EncodingError("interval_padding_pairs must have at least one [interval, padding] pair")
         if any(len(p) != 2 for p in pairs):
@@ -408,7 +442,9 @@ class PaddedSharedLayout(SharedLayout):
 
     def _build(self, shape: tuple[int, ...]) -> LinearLayout:
         if shape != self.shape:
-            raise EncodingError(f"shape {list(shape)} does not match the padded_shared layout's shape {list(self.shape)}")
+            raise EncodingError(
+                f"shape {list(shape)} does not match the padded_shared layout's shape {list(self.shape)}"
+            )
         return self._layout
 
     def identity_order(self) -> tuple[int, ...] | None:

@@ -55,6 +55,7 @@ Pairs = list[tuple[int, int]]
 # The families: required keys, optional keys, and how to build each from its fields
 # ----------------------------------------------------------------------------
 
+
 def _linear(f: Fields, _: Pairs | None) -> Layout:
     by_dim = (f["register"], f["lane"], f["warp"], f["block"])
     sample = next((b for bs in by_dim for b in bs), None)
@@ -62,8 +63,9 @@ def _linear(f: Fields, _: Pairs | None) -> Layout:
         raise EncodingError("a #ttg.linear layout needs at least one basis to know its rank")
     wrong = next((b for bs in by_dim for b in bs if len(b) != len(sample)), None)
     if wrong is not None:
-        raise EncodingError(f"#ttg.linear bases must all have the rank of the first one ({len(sample)}), "
-                            f"got {list(wrong)}")
+        raise EncodingError(
+            f"#ttg.linear bases must all have the rank of the first one ({len(sample)}), got {list(wrong)}"
+        )
     shape = box_sizes([b for bs in by_dim for b in bs], len(sample))
     return DistributedLinearLayout(*by_dim, shape)
 
@@ -78,15 +80,17 @@ def _wmma(f: Fields, _: Pairs | None) -> Layout:
     # cannot read back its rank-3 text).
     sample = next(iter(reg + warp + cga), None)
     rank = f.get("rank", 2 if sample is None else len(sample))
-    return AMDWMMALayout(f["version"], f.get("isTranspose", False), warp, reg, f.get("instrShape", (16, 16, 16)),
-                         cga, rank)
+    return AMDWMMALayout(
+        f["version"], f.get("isTranspose", False), warp, reg, f.get("instrShape", (16, 16, 16)), cga, rank
+    )
 
 
 def _nvmma_shared(f: Fields, _: Pairs | None) -> Layout:
     cga = f.get("CGALayout", ())
     rank = f.get("rank", len(cga[0]) if cga else 2)
-    return NVMMASharedLayout(f["swizzlingByteWidth"], f["elementBitWidth"], rank, f.get("transposed", False),
-                             f.get("fp4Padded", False), cga)
+    return NVMMASharedLayout(
+        f["swizzlingByteWidth"], f["elementBitWidth"], rank, f.get("transposed", False), f.get("fp4Padded", False), cga
+    )
 
 
 def _padded_shared(f: Fields, pairs: Pairs | None) -> Layout:
@@ -106,39 +110,67 @@ _Builder = Callable[[Fields, "Pairs | None"], Layout]
 
 # name -> (required keys, all keys, builder)
 _FAMILIES: dict[str, tuple[tuple[str, ...], tuple[str, ...], _Builder]] = {
-    "blocked": (("sizePerThread", "threadsPerWarp", "warpsPerCTA", "order"),
-                ("sizePerThread", "threadsPerWarp", "warpsPerCTA", "order", "CGALayout"),
-                lambda f, _: BlockedLayout(f["sizePerThread"], f["threadsPerWarp"], f["warpsPerCTA"], f["order"],
-                                           f.get("CGALayout", ()))),
+    "blocked": (
+        ("sizePerThread", "threadsPerWarp", "warpsPerCTA", "order"),
+        ("sizePerThread", "threadsPerWarp", "warpsPerCTA", "order", "CGALayout"),
+        lambda f, _: BlockedLayout(
+            f["sizePerThread"], f["threadsPerWarp"], f["warpsPerCTA"], f["order"], f.get("CGALayout", ())
+        ),
+    ),
     "slice": (("dim", "parent"), ("dim", "parent"), lambda f, _: SliceLayout(f["dim"], f["parent"])),
     "linear": (("register", "lane", "warp", "block"), ("register", "lane", "warp", "block"), _linear),
-    "nvidia_mma": (("versionMajor", "versionMinor", "warpsPerCTA", "instrShape"),
-                   ("versionMajor", "versionMinor", "warpsPerCTA", "instrShape", "CGALayout"),
-                   lambda f, _: NVMMADistributedLayout((f["versionMajor"], f["versionMinor"]), f["warpsPerCTA"],
-                                                       f["instrShape"], f.get("CGALayout", ()))),
-    "dot_op": (("opIdx", "parent"), ("opIdx", "parent", "kWidth"),
-               lambda f, _: DotOperandLayout(f["opIdx"], f["parent"], f.get("kWidth", 0))),
-    "amd_mfma": (("version", "warpsPerCTA", "instrShape"),
-                 ("version", "warpsPerCTA", "instrShape", "isTransposed", "elementBitWidth", "tilesPerWarp",
-                  "CGALayout"),
-                 lambda f, _: AMDMFMALayout(f["version"], f["instrShape"], f.get("isTransposed", False),
-                                            f["warpsPerCTA"], f.get("elementBitWidth"), f.get("tilesPerWarp"),
-                                            f.get("CGALayout", ()))),
-    "amd_wmma": (("version", "ctaLayout"), ("version", "isTranspose", "ctaLayout", "instrShape", "CGALayout", "rank"),
-                 _wmma),
-    "swizzled_shared": (("vec", "perPhase", "maxPhase", "order"),
-                        ("vec", "perPhase", "maxPhase", "order", "CGALayout"),
-                        lambda f, _: SwizzledSharedLayout(f["vec"], f["perPhase"], f["maxPhase"], f["order"],
-                                                          f.get("CGALayout", ()))),
-    "amd_rotating_shared": (("vec", "perPhase", "maxPhase", "order"),
-                            ("vec", "perPhase", "maxPhase", "order", "CGALayout"),
-                            lambda f, _: AMDRotatingSharedLayout(f["vec"], f["perPhase"], f["maxPhase"], f["order"],
-                                                                 f.get("CGALayout", ()))),
-    "nvmma_shared": (("swizzlingByteWidth", "elementBitWidth"),
-                     ("swizzlingByteWidth", "elementBitWidth", "transposed", "fp4Padded", "rank", "CGALayout"),
-                     _nvmma_shared),
-    "shared_linear": (("offset",), ("offset", "block", "alignment"),
-                      lambda f, _: SharedLinearLayout(f["offset"], f.get("block", ()), f.get("alignment", 16))),
+    "nvidia_mma": (
+        ("versionMajor", "versionMinor", "warpsPerCTA", "instrShape"),
+        ("versionMajor", "versionMinor", "warpsPerCTA", "instrShape", "CGALayout"),
+        lambda f, _: NVMMADistributedLayout(
+            (f["versionMajor"], f["versionMinor"]), f["warpsPerCTA"], f["instrShape"], f.get("CGALayout", ())
+        ),
+    ),
+    "dot_op": (
+        ("opIdx", "parent"),
+        ("opIdx", "parent", "kWidth"),
+        lambda f, _: DotOperandLayout(f["opIdx"], f["parent"], f.get("kWidth", 0)),
+    ),
+    "amd_mfma": (
+        ("version", "warpsPerCTA", "instrShape"),
+        ("version", "warpsPerCTA", "instrShape", "isTransposed", "elementBitWidth", "tilesPerWarp", "CGALayout"),
+        lambda f, _: AMDMFMALayout(
+            f["version"],
+            f["instrShape"],
+            f.get("isTransposed", False),
+            f["warpsPerCTA"],
+            f.get("elementBitWidth"),
+            f.get("tilesPerWarp"),
+            f.get("CGALayout", ()),
+        ),
+    ),
+    "amd_wmma": (
+        ("version", "ctaLayout"),
+        ("version", "isTranspose", "ctaLayout", "instrShape", "CGALayout", "rank"),
+        _wmma,
+    ),
+    "swizzled_shared": (
+        ("vec", "perPhase", "maxPhase", "order"),
+        ("vec", "perPhase", "maxPhase", "order", "CGALayout"),
+        lambda f, _: SwizzledSharedLayout(f["vec"], f["perPhase"], f["maxPhase"], f["order"], f.get("CGALayout", ())),
+    ),
+    "amd_rotating_shared": (
+        ("vec", "perPhase", "maxPhase", "order"),
+        ("vec", "perPhase", "maxPhase", "order", "CGALayout"),
+        lambda f, _: AMDRotatingSharedLayout(
+            f["vec"], f["perPhase"], f["maxPhase"], f["order"], f.get("CGALayout", ())
+        ),
+    ),
+    "nvmma_shared": (
+        ("swizzlingByteWidth", "elementBitWidth"),
+        ("swizzlingByteWidth", "elementBitWidth", "transposed", "fp4Padded", "rank", "CGALayout"),
+        _nvmma_shared,
+    ),
+    "shared_linear": (
+        ("offset",),
+        ("offset", "block", "alignment"),
+        lambda f, _: SharedLinearLayout(f["offset"], f.get("block", ()), f.get("alignment", 16)),
+    ),
     "padded_shared": ((), ("order", "shape", "offset", "block"), _padded_shared),
 }
 
@@ -163,8 +195,9 @@ def _build(name: str, fields: Fields, pairs: Pairs | None) -> Layout:
     if family is None:
         close = difflib.get_close_matches(f"#ttg.{name}", ENCODING_NAMES, n=1)
         hint = f" (did you mean {close[0]}?)" if close else ""
-        raise EncodingSyntaxError(f"unknown encoding #ttg.{name}{hint}; the known encodings are "
-                                  f"{', '.join(ENCODING_NAMES)}")
+        raise EncodingSyntaxError(
+            f"unknown encoding #ttg.{name}{hint}; the known encodings are {', '.join(ENCODING_NAMES)}"
+        )
     required, known, build = family
     _check_keys(f"#ttg.{name}", fields, required, known)
     try:
@@ -177,8 +210,10 @@ def _build(name: str, fields: Fields, pairs: Pairs | None) -> Layout:
 # The reader
 # ----------------------------------------------------------------------------
 
-_TOKEN = re.compile(r"\s*(#[A-Za-z_][\w$]*\.[A-Za-z_][\w$]*<|#[A-Za-z_][\w.$-]*|[\[\]{}<>=,:+]|-?\d+"
-                    r"|[A-Za-z_][A-Za-z0-9_]*)")
+_TOKEN = re.compile(
+    r"\s*(#[A-Za-z_][\w$]*\.[A-Za-z_][\w$]*<|#[A-Za-z_][\w.$-]*|[\[\]{}<>=,:+]|-?\d+"
+    r"|[A-Za-z_][A-Za-z0-9_]*)"
+)
 
 
 def _tokenize(text: str) -> list[tuple[str, int]]:
@@ -191,8 +226,9 @@ def _tokenize(text: str) -> list[tuple[str, int]]:
             if not rest:
                 break
             pos = len(text) - len(rest)
-            raise EncodingSyntaxError(f"cannot parse encoding at column {pos + 1}: unexpected "
-                                      f"{text[pos:pos + 20]!r} in {text!r:.120}")
+            raise EncodingSyntaxError(
+                f"cannot parse encoding at column {pos + 1}: unexpected {text[pos : pos + 20]!r} in {text!r:.120}"
+            )
         tokens.append((match.group(1), match.start(1)))
         pos = match.end()
     return tokens
@@ -307,8 +343,9 @@ class _Parser:
             self.i = start
             close = difflib.get_close_matches(f"#ttg.{name}", ENCODING_NAMES, n=1)
             hint = f" (did you mean {close[0]}?)" if close else ""
-            raise self.error(f"unknown encoding #{dialect}.{name}{hint}; the known encodings are "
-                             f"{', '.join(ENCODING_NAMES)}")
+            raise self.error(
+                f"unknown encoding #{dialect}.{name}{hint}; the known encodings are {', '.join(ENCODING_NAMES)}"
+            )
         pairs = self.padding_pairs() if name == "padded_shared" else None
         fields = self.dictionary()
         while self.peek() == ",":  # trailing parameters outside the dictionary (alignment)
@@ -324,10 +361,10 @@ class _Aliases:
 
     def __init__(self, table: Mapping[str, object] | None) -> None:
         if table is not None and not isinstance(table, Mapping):
-            raise TypeError(f"aliases must be a mapping from '#name' to encoding text or an encoding, "
-                            f"got {type_name(table)}")
-        self.table = {(k if k.startswith("#") else "#" + k): v for k, v in (table or {}).items()
-                      if isinstance(k, str)}
+            raise TypeError(
+                f"aliases must be a mapping from '#name' to encoding text or an encoding, got {type_name(table)}"
+            )
+        self.table = {(k if k.startswith("#") else "#" + k): v for k, v in (table or {}).items() if isinstance(k, str)}
         if table is not None and len(self.table) != len(table):
             raise TypeError("aliases keys must be strings such as '#blocked'")
         self.resolved: dict[str, Layout] = {}
@@ -337,8 +374,9 @@ class _Aliases:
         if name in self.resolved:
             return self.resolved[name]
         if name not in self.table and "." in name:  # `#ttg.shared_memory`: an attribute, not an alias
-            raise EncodingSyntaxError(f"{name} is not a layout encoding; the known encodings are "
-                                      f"{', '.join(ENCODING_NAMES)}")
+            raise EncodingSyntaxError(
+                f"{name} is not a layout encoding; the known encodings are {', '.join(ENCODING_NAMES)}"
+            )
         if name not in self.table:
             known = ", ".join(sorted(self.table)) or "none"
             close = difflib.get_close_matches(name, list(self.table), n=1)
