@@ -94,12 +94,49 @@ class BlockedLayout(DistributedLayout):
         )
         return combine_cta_cga(cta, self.cga_layout, shape).remove_zero_bases_along_dim("register")
 
+    def build_sliced(self, dim: int, cga_layout: BasisList, shape: tuple[int, ...]) -> LinearLayout:
+        """The layout of ``#ttg.slice<{dim, parent = self}>`` on ``shape``, without building the parent.
+
+        Formula: the parent on a shape of size 1 at ``dim`` keeps its tile's other bases, turns the
+        lane and warp bases along ``dim`` into zeros (broadcast) and its register bases along ``dim``
+        into zeros the slice then drops; so the CTA tile is ``_sliced_identity`` of each in-dim
+        (registers without ``dim``), fitted to ``shape`` with the slice's CGA layout.
+        Postcondition: equal to the parent built on the shape with a 1 at ``dim``, squeezed.
+        """
+        cta = (
+            _sliced_identity("register", self.size_per_thread, self.order, dim, keep_zeros=False)
+            * _sliced_identity("lane", self.threads_per_warp, self.order, dim, keep_zeros=True)
+            * _sliced_identity("warp", self.warps_per_cta, self.order, dim, keep_zeros=True)
+        )
+        return combine_cta_cga(cta, cga_layout, shape).remove_zero_bases_along_dim("register")
+
     def __str__(self) -> str:
         return (
             f"#ttg.blocked<{{sizePerThread = {fmt(self.size_per_thread)}, "
             f"threadsPerWarp = {fmt(self.threads_per_warp)}, warpsPerCTA = {fmt(self.warps_per_cta)}, "
             f"order = {fmt(self.order)}{cga_suffix(self.cga_layout)}}}>"
         )
+
+
+def _sliced_identity(
+    in_dim: str, sizes: tuple[int, ...], order: tuple[int, ...], dim: int, *, keep_zeros: bool
+) -> LinearLayout:
+    """``identity_standard_nd(in_dim, sizes, order)`` with out dim ``dim`` removed (later dims renamed
+    down by one): its bases become zero bases in place (``keep_zeros``) or are left out.
+
+    Formula: the product over ``order`` of ``identity_1d(sizes[d], in_dim, name(d))``, with
+    ``zeros_1d(sizes[dim], in_dim, first kept name)`` (or nothing) for ``dim``.
+    Requires: ``order`` a permutation with at least one dim besides ``dim``.
+    """
+    kept = [d for d in order if d != dim]
+    first = f"dim{kept[0] - (kept[0] > dim)}"
+    layout = LinearLayout.empty()
+    for d in order:
+        if d != dim:
+            layout = layout * LinearLayout.identity_1d(sizes[d], in_dim, f"dim{d - (d > dim)}")
+        elif keep_zeros:
+            layout = layout * LinearLayout.zeros_1d(sizes[d], in_dim, first)
+    return layout
 
 
 @dataclass(frozen=True)
@@ -134,6 +171,8 @@ class SliceLayout(DistributedLayout):
         return tuple(b[: self.dim] + b[self.dim + 1 :] for b in self.parent.cga_layout)  # type: ignore[attr-defined]
 
     def _build(self, shape: tuple[int, ...]) -> LinearLayout:
+        if isinstance(self.parent, BlockedLayout) and self.rank > 0:  # built directly (same result)
+            return self.parent.build_sliced(self.dim, self.cga_layout, shape)
         parent_shape = shape[: self.dim] + (1,) + shape[self.dim :]
         parent = self.parent._build(parent_shape)  # the slice's own result is checked, not the parent's
         squeezed = parent.squeeze_outs(f"dim{self.dim}")
