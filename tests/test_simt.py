@@ -169,8 +169,10 @@ def test_shared_transpose_padded_is_conflict_free():
 
 
 def test_missing_barrier_is_a_read_after_write_race():
-    with pytest.raises(simt.RaceError, match=r"read-after-write race on workgroup buffer .* a gpu.barrier is missing"):
+    with pytest.raises(simt.RaceError, match=r"read-after-write race on workgroup buffer .* a gpu.barrier is missing") as raised:
         transpose(stride=32, barrier="")
+    race = raised.value.race  # the raised error carries the structured race, as a recorded one would
+    assert race is not None and race.kind == "read-after-write" and race.warp not in race.other_warps
 
 
 def test_races_can_be_recorded_instead_of_raised():

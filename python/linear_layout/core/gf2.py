@@ -212,8 +212,9 @@ def intersect(a: Sequence[int], b: Sequence[int]) -> list[int]:
     return sorted(r for lead, r in rows.items() if lead < width)
 
 
-def extend(base: Sequence[int], candidates: Iterable[int], target: int | None = None,
-           within: Span | None = None) -> list[int]:
+def extend(
+    base: Sequence[int], candidates: Iterable[int], target: int | None = None, within: Span | None = None
+) -> list[int]:
     """The independent vectors of ``base``, then the ``candidates`` (in order) independent of
     everything before them and inside ``within`` (when given), up to ``target`` vectors.
 

@@ -22,8 +22,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["MAX_ELEMENTS", "MAX_MATERIALISED", "MAX_NESTING_DEPTH", "LimitError", "TextPosition",
-           "check_materialised", "check_text_limits"]
+__all__ = [
+    "MAX_ELEMENTS",
+    "MAX_MATERIALISED",
+    "MAX_NESTING_DEPTH",
+    "LimitError",
+    "TextPosition",
+    "check_materialised",
+    "check_text_limits",
+]
 
 #: The deepest nesting of brackets ``( [ { <`` accepted in text, and of lists in Python values.
 MAX_NESTING_DEPTH = 256
@@ -69,9 +76,9 @@ def _is_bracket(text: str, index: int) -> bool:
     """``<``/``>`` are brackets except in ``->``, ``<=``, ``>=``."""
     char = text[index]
     if char == "<":
-        return text[index + 1:index + 2] != "="
+        return text[index + 1 : index + 2] != "="
     if char == ">":
-        return text[index - 1:index] != "-" and text[index + 1:index + 2] != "="
+        return text[index - 1 : index] != "-" and text[index + 1 : index + 2] != "="
     return True
 
 
@@ -122,8 +129,10 @@ def check_text_limits(text: str, *, max_depth: int = MAX_NESTING_DEPTH, max_elem
     oversized = _oversized_shape(text, max_elements)
     if oversized is not None:
         offset, count = oversized
-        raise LimitError(f"{_position(text, offset)}: a shape of {count} elements is larger than the limit of "
-                         f"2**{max_elements.bit_length() - 1} elements")
+        raise LimitError(
+            f"{_position(text, offset)}: a shape of {count} elements is larger than the limit of "
+            f"2**{max_elements.bit_length() - 1} elements"
+        )
 
 
 def check_materialised(count: int, what: str) -> None:
@@ -132,5 +141,6 @@ def check_materialised(count: int, what: str) -> None:
     Requires: ``count >= 0``. Postcondition: on return, ``count <= 2**30`` (no MemoryError from the size alone).
     """
     if count > MAX_MATERIALISED:
-        raise LimitError(f"{what} would enumerate {count} points, more than the limit of "
-                         f"2**{MAX_MATERIALISED.bit_length() - 1}")
+        raise LimitError(
+            f"{what} would enumerate {count} points, more than the limit of 2**{MAX_MATERIALISED.bit_length() - 1}"
+        )

@@ -24,23 +24,86 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-__all__ = ["INSTRUCTION_REQUIREMENTS", "NVPTX_CHIPS", "PTX_VERSIONS", "TargetError", "nvptx_target",
-           "ptx_features"]
+__all__ = ["INSTRUCTION_REQUIREMENTS", "NVPTX_CHIPS", "PTX_VERSIONS", "TargetError", "nvptx_target", "ptx_features"]
 
 #: chip -> minimum PTX ISA version, as ``major * 10 + minor`` (LLVM 22.1.8's NVPTX processors).
 NVPTX_CHIPS: dict[str, int] = {
-    "sm_20": 32, "sm_21": 32, "sm_30": 32, "sm_32": 40, "sm_35": 32, "sm_37": 41,
-    "sm_50": 40, "sm_52": 41, "sm_53": 42, "sm_60": 50, "sm_61": 50, "sm_62": 50,
-    "sm_70": 60, "sm_72": 61, "sm_75": 63, "sm_80": 70, "sm_86": 71, "sm_87": 74, "sm_88": 90, "sm_89": 78,
-    "sm_90": 78, "sm_90a": 80,
-    "sm_100": 86, "sm_100a": 86, "sm_100f": 88, "sm_101": 86, "sm_101a": 86, "sm_101f": 88,
-    "sm_103": 88, "sm_103a": 88, "sm_103f": 88, "sm_110": 90, "sm_110a": 90, "sm_110f": 90,
-    "sm_120": 87, "sm_120a": 87, "sm_120f": 88, "sm_121": 88, "sm_121a": 88, "sm_121f": 88,
+    "sm_20": 32,
+    "sm_21": 32,
+    "sm_30": 32,
+    "sm_32": 40,
+    "sm_35": 32,
+    "sm_37": 41,
+    "sm_50": 40,
+    "sm_52": 41,
+    "sm_53": 42,
+    "sm_60": 50,
+    "sm_61": 50,
+    "sm_62": 50,
+    "sm_70": 60,
+    "sm_72": 61,
+    "sm_75": 63,
+    "sm_80": 70,
+    "sm_86": 71,
+    "sm_87": 74,
+    "sm_88": 90,
+    "sm_89": 78,
+    "sm_90": 78,
+    "sm_90a": 80,
+    "sm_100": 86,
+    "sm_100a": 86,
+    "sm_100f": 88,
+    "sm_101": 86,
+    "sm_101a": 86,
+    "sm_101f": 88,
+    "sm_103": 88,
+    "sm_103a": 88,
+    "sm_103f": 88,
+    "sm_110": 90,
+    "sm_110a": 90,
+    "sm_110f": 90,
+    "sm_120": 87,
+    "sm_120a": 87,
+    "sm_120f": 88,
+    "sm_121": 88,
+    "sm_121a": 88,
+    "sm_121f": 88,
 }
 
 #: The PTX ISA versions LLVM 22.1.8 accepts as ``+ptxNN`` features.
-PTX_VERSIONS: tuple[int, ...] = (32, 40, 41, 42, 43, 50, 60, 61, 62, 63, 64, 65, 70, 71, 72, 73, 74, 75, 76, 77,
-                                 78, 80, 81, 82, 83, 84, 85, 86, 87, 88, 90)
+PTX_VERSIONS: tuple[int, ...] = (
+    32,
+    40,
+    41,
+    42,
+    43,
+    50,
+    60,
+    61,
+    62,
+    63,
+    64,
+    65,
+    70,
+    71,
+    72,
+    73,
+    74,
+    75,
+    76,
+    77,
+    78,
+    80,
+    81,
+    82,
+    83,
+    84,
+    85,
+    86,
+    87,
+    88,
+    90,
+)
 
 
 @dataclass(frozen=True)
@@ -101,8 +164,10 @@ def _check_instructions(target: NvptxTarget, op_names: Iterable[str]) -> int:
     for name in sorted(set(op_names) & INSTRUCTION_REQUIREMENTS.keys()):
         requirement = INSTRUCTION_REQUIREMENTS[name]
         if target.sm < requirement.min_sm:
-            raise TargetError(f"{name} becomes {requirement.instruction}, which needs sm_{requirement.min_sm} "
-                              f"or newer; the target is {target.chip}")
+            raise TargetError(
+                f"{name} becomes {requirement.instruction}, which needs sm_{requirement.min_sm} "
+                f"or newer; the target is {target.chip}"
+            )
         needed = max(needed, requirement.min_ptx)
     return needed
 
@@ -119,6 +184,7 @@ def ptx_features(target: NvptxTarget, op_names: Iterable[str] = (), features: st
         return f"+ptx{needed}"
     given = _parse_ptx_feature(features)
     if given < needed:
-        raise TargetError(f"PTX features '{features}' are too old: {target.chip} and the ops used need "
-                          f"at least +ptx{needed}")
+        raise TargetError(
+            f"PTX features '{features}' are too old: {target.chip} and the ops used need at least +ptx{needed}"
+        )
     return f"+ptx{given}"

@@ -77,8 +77,15 @@ class ViewableLayout(Protocol):
     def apply(self, ins: Mapping[str, Any]) -> dict[str, Any]: ...
 
 
-_VIEW_METHODS = ("out_dims", "num_out_dims", "get_in_dim_names", "get_in_dim_size", "get_total_out_dim_size",
-                 "transpose_ins", "apply")
+_VIEW_METHODS = (
+    "out_dims",
+    "num_out_dims",
+    "get_in_dim_names",
+    "get_in_dim_size",
+    "get_total_out_dim_size",
+    "transpose_ins",
+    "apply",
+)
 
 
 def distributed_view(layout: ViewableLayout, use_hw_point_of_view: bool) -> str:
@@ -88,9 +95,7 @@ def distributed_view(layout: ViewableLayout, use_hw_point_of_view: bool) -> str:
     there is at least one output dimension. Otherwise raises ValueError (Triton aborts).
     """
     _check_dims(layout, HW_DIMS, "distributed")
-    num_registers, num_lanes, num_warps, num_blocks = (
-        layout.get_in_dim_size(name) for name in HW_DIMS
-    )
+    num_registers, num_lanes, num_warps, num_blocks = (layout.get_in_dim_size(name) for name in HW_DIMS)
     shape = [size for _, size in layout.out_dims]
     # Row n of the table is the input with register fastest, then lane, warp, block: the order
     # in which Triton visits the hardware, which fixes the order of holders within a cell.
@@ -107,7 +112,7 @@ def distributed_view(layout: ViewableLayout, use_hw_point_of_view: bool) -> str:
                 lines.append(f"Warp{warp}:\n")
                 # One line per register, lanes across: point (lane, register) sits at row
                 # register + lane * num_registers within this warp.
-                warp_points = points[row:row + num_lanes * num_registers]
+                warp_points = points[row : row + num_lanes * num_registers]
                 for register in range(num_registers):
                     lines.append(", ".join(warp_points[register::num_registers]) + "\n")
                 row += num_lanes * num_registers
@@ -219,6 +224,6 @@ def _tensor_picture(cells: Sequence[str], shape: Sequence[int], separator: str) 
     for start in range(0, len(cells), row_length):
         opened = trailing_zero_indices(start)
         closed = trailing_zero_indices(start + row_length)
-        row = separator.join(cells[start:start + row_length])
+        row = separator.join(cells[start : start + row_length])
         lines.append("[" * opened + " " * (rank - opened) + row + "]" * closed + "\n")
     return "".join(lines)

@@ -19,6 +19,20 @@ from .plan import STRATEGIES, ConversionPlan, minimal_conversion, plan_conversio
 from .shared import Access, Instruction, SharedPlan, plan_local_access
 from .triton_scratch import triton_scratch_bytes
 
-__all__ = ["STRATEGIES", "Access", "BankConflicts", "ConversionPlan", "Instruction", "PlannerError",
-           "RegisterMap", "Round", "SharedPlan", "bank_conflicts", "minimal_conversion", "plan_conversion",
-           "plan_local_access", "register_maps", "triton_scratch_bytes"]
+__all__ = [
+    "STRATEGIES",
+    "Access",
+    "BankConflicts",
+    "ConversionPlan",
+    "Instruction",
+    "PlannerError",
+    "RegisterMap",
+    "Round",
+    "SharedPlan",
+    "bank_conflicts",
+    "minimal_conversion",
+    "plan_conversion",
+    "plan_local_access",
+    "register_maps",
+    "triton_scratch_bytes",
+]

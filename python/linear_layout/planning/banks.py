@@ -22,8 +22,16 @@ from ..core.hardware import BANK_BYTES, MAX_ACCESS_BYTES, NUM_BANKS, SHARED_DIMS
 from ..core.layout import LinearLayout
 from .layouts import PlannerError, as_hardware_layout
 
-__all__ = ["BankConflicts", "Wavefronts", "access_layouts", "active_offset_bits", "bank_conflicts", "count_wavefronts",
-           "threads_per_phase_log2", "widest_vector"]
+__all__ = [
+    "BankConflicts",
+    "Wavefronts",
+    "access_layouts",
+    "active_offset_bits",
+    "bank_conflicts",
+    "count_wavefronts",
+    "threads_per_phase_log2",
+    "widest_vector",
+]
 
 
 @dataclass(frozen=True)
@@ -75,8 +83,14 @@ def _phase_cost(lane_offsets: Sequence[int], vector_bits: int, bitwidth: int) ->
     return cost, ideal
 
 
-def count_wavefronts(lane_offsets: Sequence[int], lane_active: Sequence[bool], warp_active: Sequence[bool],
-                     vector_bits: int, bitwidth: int, num_instructions: int) -> Wavefronts:
+def count_wavefronts(
+    lane_offsets: Sequence[int],
+    lane_active: Sequence[bool],
+    warp_active: Sequence[bool],
+    vector_bits: int,
+    bitwidth: int,
+    num_instructions: int,
+) -> Wavefronts:
     """Wavefronts of ``num_instructions`` accesses per thread by the active lanes and warps.
 
     ``lane_offsets``: the element offset each lane bit adds (linear in the lane); inactive lanes
@@ -97,14 +111,18 @@ def widest_vector(register_offsets: Sequence[int], thread_bits: int, bitwidth: i
     element_bytes = max(1, bitwidth // 8)
     offsets = set(register_offsets)
     bits = 0
-    while (1 << bits) in offsets and not thread_bits & ((2 << bits) - 1) and \
-            (2 << bits) * element_bytes <= MAX_ACCESS_BYTES:
+    while (
+        (1 << bits) in offsets
+        and not thread_bits & ((2 << bits) - 1)
+        and (2 << bits) * element_bytes <= MAX_ACCESS_BYTES
+    ):
         bits += 1
     return bits
 
 
-def access_layouts(distributed: Any, shared: Any, shape: Sequence[int] | None,
-                   kind: str) -> tuple[LinearLayout, LinearLayout]:
+def access_layouts(
+    distributed: Any, shared: Any, shape: Sequence[int] | None, kind: str
+) -> tuple[LinearLayout, LinearLayout]:
     """The (distributed, shared) LinearLayouts of a register <-> shared-memory access."""
     if kind not in ("load", "store"):
         raise PlannerError("kind must be 'load' or 'store'")
@@ -124,8 +142,9 @@ def active_offset_bits(offsets: Sequence[int], mask: int) -> int:
     return bits
 
 
-def bank_conflicts(distributed: Any, shared: Any, bitwidth: int, shape: Sequence[int] | None = None, *,
-                   kind: str = "load") -> BankConflicts:
+def bank_conflicts(
+    distributed: Any, shared: Any, bitwidth: int, shape: Sequence[int] | None = None, *, kind: str = "load"
+) -> BankConflicts:
     """Wavefronts of ``ld.shared``/``st.shared`` moving a distributed tensor to/from a shared layout.
 
     ``distributed``: encoding or LinearLayout (register, lane, warp, block); ``shared``: encoding
@@ -150,5 +169,11 @@ def bank_conflicts(distributed: Any, shared: Any, bitwidth: int, shape: Sequence
     lane_active = [not lane_mask >> k & 1 for k in range(len(offsets["lane"]))]
     warp_active = [not warp_mask >> k & 1 for k in range(len(offsets["warp"]))]
     waves = count_wavefronts(offsets["lane"], lane_active, warp_active, vector_bits, bitwidth, instructions)
-    return BankConflicts(waves.wavefronts, waves.ideal_wavefronts, instructions, 1 << vector_bits,
-                         (1 << vector_bits) * element_bytes, waves.phase_cost)
+    return BankConflicts(
+        waves.wavefronts,
+        waves.ideal_wavefronts,
+        instructions,
+        1 << vector_bits,
+        (1 << vector_bits) * element_bytes,
+        waves.phase_cost,
+    )

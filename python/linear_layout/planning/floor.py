@@ -79,11 +79,14 @@ class SideFloor:
             out.append(f"{self.kind}: {self.wavefronts - self.ideal_wavefronts} wavefronts of bank conflicts")
         if 0 < self.instruction_bytes < BANK_BYTES:
             moved = WARP_SIZE * self.instruction_bytes
-            out.append(f"{self.kind}: {self.instruction_bytes}-byte accesses move {moved} of "
-                       f"{WAVEFRONT_BYTES} bytes per wavefront")
+            out.append(
+                f"{self.kind}: {self.instruction_bytes}-byte accesses move {moved} of "
+                f"{WAVEFRONT_BYTES} bytes per wavefront"
+            )
         if self.broadcast_lanes:
-            out.append(f"{self.kind}: broadcast, {self.broadcast_lanes} lane(s) per phase repeat another "
-                       "lane's element")
+            out.append(
+                f"{self.kind}: broadcast, {self.broadcast_lanes} lane(s) per phase repeat another lane's element"
+            )
         if not out:
             out.append(f"{self.kind}: a phase holds fewer than {WAVEFRONT_BYTES} distinct bytes")
         return tuple(out)
@@ -158,8 +161,9 @@ def _active(columns: list[int], mask: int) -> list[int]:
     return [c for k, c in enumerate(columns) if not mask >> k & 1]
 
 
-def access_bytes(thread_offset: LinearLayout, predicate: dict[str, int] | Any, vector: int, instructions: int,
-                 element_bytes: int) -> int:
+def access_bytes(
+    thread_offset: LinearLayout, predicate: dict[str, int] | Any, vector: int, instructions: int, element_bytes: int
+) -> int:
     """Distinct bytes one side moves per CTA: per instruction and active warp, the lanes'
     ``vector``-element rows cover ``2**rank(active lane offsets + vector offsets)`` elements.
 
@@ -190,11 +194,15 @@ def _broadcast_lanes(thread_offset: LinearLayout, predicate: Any, instruction_by
 
 def _side(kind: str, access: Any) -> SideFloor:
     element_bytes = max(1, access.instruction_bytes // max(1, access.vector))
-    moved = access_bytes(access.thread_offset, access.predicate, access.vector, len(access.instructions),
-                         element_bytes)
-    return SideFloor(kind=kind, bytes=moved, wavefronts=access.wavefronts, ideal_wavefronts=access.ideal_wavefronts,
-                     instruction_bytes=access.instruction_bytes if access.instructions else 0,
-                     broadcast_lanes=_broadcast_lanes(access.thread_offset, access.predicate, access.instruction_bytes))
+    moved = access_bytes(access.thread_offset, access.predicate, access.vector, len(access.instructions), element_bytes)
+    return SideFloor(
+        kind=kind,
+        bytes=moved,
+        wavefronts=access.wavefronts,
+        ideal_wavefronts=access.ideal_wavefronts,
+        instruction_bytes=access.instruction_bytes if access.instructions else 0,
+        broadcast_lanes=_broadcast_lanes(access.thread_offset, access.predicate, access.instruction_bytes),
+    )
 
 
 def _matrix_sides(plan: Any) -> FloorReport:
@@ -203,10 +211,16 @@ def _matrix_sides(plan: Any) -> FloorReport:
     matrix_kind = "store" if matrix.instruction == "stmatrix" else "load"
     sides = {
         matrix_kind: SideFloor(matrix_kind, matrix.bytes, matrix.wavefronts, matrix.ideal_wavefronts, 16, 0),
-        other.kind: SideFloor(other.kind, other.bytes, other.wavefronts, other.ideal_wavefronts,
-                              other.instruction_bytes,
-                              _broadcast_lanes(other.thread_offset, {}, other.instruction_bytes)
-                              if hasattr(other, "thread_offset") else 0),
+        other.kind: SideFloor(
+            other.kind,
+            other.bytes,
+            other.wavefronts,
+            other.ideal_wavefronts,
+            other.instruction_bytes,
+            _broadcast_lanes(other.thread_offset, {}, other.instruction_bytes)
+            if hasattr(other, "thread_offset")
+            else 0,
+        ),
     }
     return FloorReport(sides["store"], sides["load"])
 

@@ -51,8 +51,16 @@ from ..core.hardware import HW_DIMS
 from ..core.layout import LinearLayout
 from .layouts import flat_columns
 
-__all__ = ["InWarpPlan", "InWarpRefusal", "RegisterMap", "Round", "WarpDecomposition", "in_warp_rounds",
-           "register_maps", "warp_decomposition"]
+__all__ = [
+    "InWarpPlan",
+    "InWarpRefusal",
+    "RegisterMap",
+    "Round",
+    "WarpDecomposition",
+    "in_warp_rounds",
+    "register_maps",
+    "warp_decomposition",
+]
 
 
 # ============================================================================ decision
@@ -244,8 +252,9 @@ def _gather_map(src: LinearLayout, dst: LinearLayout) -> LinearLayout | InWarpRe
                 basis[gather.get_out_dim_index(out)] = (1 << k) if name == out else 0
             vectors.append(basis)
         bases.append((name, vectors))
-    gather = LinearLayout.from_bases(bases, list(gather.get_out_dim_names()), [s for _, s in gather.out_dims],
-                                     require_surjective=False)
+    gather = LinearLayout.from_bases(
+        bases, list(gather.get_out_dim_names()), [s for _, s in gather.out_dims], require_surjective=False
+    )
     if not gather.sublayout_is_zero(["warp", "block"], ["register", "lane"]):
         return InWarpRefusal("data moves between warps")
     if not np.array_equal(_composed_table(src, gather), _composed_table(dst, None)):
@@ -254,9 +263,14 @@ def _gather_map(src: LinearLayout, dst: LinearLayout) -> LinearLayout | InWarpRe
 
 
 def _gather_blocks(gather: LinearLayout, dst: LinearLayout) -> GatherBlocks:
-    return GatherBlocks(_columns(gather, "register", "register"), _columns(gather, "register", "lane"),
-                        _columns(gather, "lane", "register"), _columns(gather, "lane", "lane"),
-                        dst.get_in_dim_size_log2("lane"), dst.get_in_dim_size_log2("register"))
+    return GatherBlocks(
+        _columns(gather, "register", "register"),
+        _columns(gather, "register", "lane"),
+        _columns(gather, "lane", "register"),
+        _columns(gather, "lane", "lane"),
+        dst.get_in_dim_size_log2("lane"),
+        dst.get_in_dim_size_log2("register"),
+    )
 
 
 def _choose_reindexing(blocks: GatherBlocks) -> list[int]:
@@ -305,8 +319,7 @@ def _solve_h(gl: list[int], grl: list[int], lane_bits: int) -> list[int] | None:
 
 
 def _lane_layout(columns: list[int], out_name: str, out_size: int) -> LinearLayout:
-    return LinearLayout.from_bases([("lane", [[c] for c in columns])], [out_name], [out_size],
-                                   require_surjective=False)
+    return LinearLayout.from_bases([("lane", [[c] for c in columns])], [out_name], [out_size], require_surjective=False)
 
 
 def _select_layout(columns: list[int]) -> tuple[tuple[int, ...], LinearLayout | None]:
@@ -349,8 +362,14 @@ def _rounds(blocks: GatherBlocks, maps: _LaneMaps, num_registers: int) -> InWarp
         base = apply_columns(blocks.gr, k) ^ apply_columns(maps.select, lane_xor)
         rounds.append(Round(None if local else source_lane, lane_xor, identity_lanes, base, select_layout))
     selects_per_element = ((1 << len(select_basis)) - 1) + ((1 << len(reader_basis)) - 1)
-    return InWarpPlan(tuple(rounds), sum(1 for r in rounds if r.source_lane is not None),
-                      num_registers * selects_per_element, select_basis, reader_basis, reader_select)
+    return InWarpPlan(
+        tuple(rounds),
+        sum(1 for r in rounds if r.source_lane is not None),
+        num_registers * selects_per_element,
+        select_basis,
+        reader_basis,
+        reader_select,
+    )
 
 
 def in_warp_rounds(src: LinearLayout, dst: LinearLayout, bitwidth: int) -> InWarpPlan | InWarpRefusal:
@@ -376,8 +395,9 @@ def in_warp_rounds(src: LinearLayout, dst: LinearLayout, bitwidth: int) -> InWar
 
 def _rounds_reproduce(src: LinearLayout, dst: LinearLayout, plan: InWarpPlan, maps: _LaneMaps) -> bool:
     """Simulate the rounds on every (register, lane, warp, block) of ``dst`` and compare elements."""
-    warp_grid, block_grid = np.meshgrid(np.arange(dst.get_in_dim_size("warp")),
-                                        np.arange(dst.get_in_dim_size("block")), indexing="ij")
+    warp_grid, block_grid = np.meshgrid(
+        np.arange(dst.get_in_dim_size("warp")), np.arange(dst.get_in_dim_size("block")), indexing="ij"
+    )
     warps, blocks = warp_grid.reshape(-1), block_grid.reshape(-1)
     n = len(warps)
     for register in range(dst.get_in_dim_size("register")):
@@ -385,10 +405,17 @@ def _rounds_reproduce(src: LinearLayout, dst: LinearLayout, plan: InWarpPlan, ma
             r = plan.rounds[register ^ apply_columns(maps.reindex, lane)]
             source_lane = lane if r.source_lane is None else apply_columns(maps.lanes, lane) ^ r.lane_xor
             source_register = r.register_base ^ apply_columns(maps.select, source_lane)
-            want = dst.apply({"register": np.full(n, register), "lane": np.full(n, lane), "warp": warps,
-                              "block": blocks})
-            got = src.apply({"register": np.full(n, source_register), "lane": np.full(n, source_lane),
-                             "warp": warps, "block": blocks})
+            want = dst.apply(
+                {"register": np.full(n, register), "lane": np.full(n, lane), "warp": warps, "block": blocks}
+            )
+            got = src.apply(
+                {
+                    "register": np.full(n, source_register),
+                    "lane": np.full(n, source_lane),
+                    "warp": warps,
+                    "block": blocks,
+                }
+            )
             if any(not np.array_equal(want[d], got[d]) for d in dst.get_out_dim_names()):
                 return False
     return True

@@ -24,8 +24,9 @@ class PlannerError(ValueError):
     or a shared layout cannot serve the access asked for. A user error, reported in one line."""
 
 
-def as_hardware_layout(layout: Any, shape: Sequence[int] | None, what: str,
-                       in_dims: Sequence[str] = HW_DIMS) -> LinearLayout:
+def as_hardware_layout(
+    layout: Any, shape: Sequence[int] | None, what: str, in_dims: Sequence[str] = HW_DIMS
+) -> LinearLayout:
     """``layout`` (a LinearLayout or an encoding with ``to_linear_layout``) with exactly the
     input dimensions ``in_dims``, in that order (missing ones have size 1).
 
@@ -35,7 +36,9 @@ def as_hardware_layout(layout: Any, shape: Sequence[int] | None, what: str,
         linear = layout
     else:
         if not hasattr(layout, "to_linear_layout"):
-            raise TypeError(f"{what} must be a LinearLayout or a linear_layout.encodings layout, got {type(layout).__name__}")
+            raise TypeError(
+                f"{what} must be a LinearLayout or a linear_layout.encodings layout, got {type(layout).__name__}"
+            )
         if shape is None:
             raise PlannerError(f"{what}: an encoding needs a shape")
         linear = layout.to_linear_layout(shape)
@@ -45,8 +48,12 @@ def as_hardware_layout(layout: Any, shape: Sequence[int] | None, what: str,
     if tuple(linear.get_in_dim_names()) == tuple(in_dims):
         return linear
     bases = dict(linear.bases)
-    return LinearLayout.from_bases([(d, bases.get(d, ())) for d in in_dims], list(linear.get_out_dim_names()),
-                                   [s for _, s in linear.out_dims], require_surjective=False)
+    return LinearLayout.from_bases(
+        [(d, bases.get(d, ())) for d in in_dims],
+        list(linear.get_out_dim_names()),
+        [s for _, s in linear.out_dims],
+        require_surjective=False,
+    )
 
 
 def flat_columns(layout: LinearLayout) -> dict[str, list[int]]:
@@ -90,8 +97,15 @@ def side_columns(layout: LinearLayout) -> SideColumns:
     """The :class:`SideColumns` of a hardware layout."""
     columns = flat_columns(layout)
     free = layout.get_free_variable_masks()
-    return SideColumns(tuple(columns["register"]), tuple(columns["lane"]), tuple(columns["warp"]),
-                       free["register"], free["lane"], free["warp"], free["block"])
+    return SideColumns(
+        tuple(columns["register"]),
+        tuple(columns["lane"]),
+        tuple(columns["warp"]),
+        free["register"],
+        free["lane"],
+        free["warp"],
+        free["block"],
+    )
 
 
 def _active(columns: Sequence[int], mask: int) -> list[int]:

@@ -218,12 +218,17 @@ class MatrixPlan:
     def summary(self) -> str:
         m, o = self.matrix, self.other
         name = m.name()
-        second = f"{len(o.instructions)} x {o.name()}" if isinstance(o, MatrixSide) else \
-            f"{o.kind} {len(o.instructions)} x {o.instruction_bytes} B"
+        second = (
+            f"{len(o.instructions)} x {o.name()}"
+            if isinstance(o, MatrixSide)
+            else f"{o.kind} {len(o.instructions)} x {o.instruction_bytes} B"
+        )
         names = name + (f" + {o.name()}" if isinstance(o, MatrixSide) else "")
-        return (f"shared ({names}): {self.scratch_bytes} B scratch, {self.num_reps} rep(s), {self.barriers} "
-                f"barrier(s); {len(m.instructions)} x {name} ({m.wavefronts} wavefronts); {second} "
-                f"({o.wavefronts} wavefronts)")
+        return (
+            f"shared ({names}): {self.scratch_bytes} B scratch, {self.num_reps} rep(s), {self.barriers} "
+            f"barrier(s); {len(m.instructions)} x {name} ({m.wavefronts} wavefronts); {second} "
+            f"({o.wavefronts} wavefronts)"
+        )
 
 
 # ============================================================================ GF(2) helpers
@@ -254,14 +259,14 @@ def _intersect(a: Sequence[int], b: Sequence[int]) -> list[int]:
 def _complement(sub: Sequence[int], space: Sequence[int]) -> list[int]:
     """Vectors of ``space`` completing a basis of ``sub`` to one of ``span(space)``."""
     base = extend([], sub)
-    return extend(base, space)[len(base):]
+    return extend(base, space)[len(base) :]
 
 
 def _common_complement(a: Sequence[int], b: Sequence[int], space: Sequence[int]) -> list[int]:
     """A common complement of ``span(a)`` and ``span(b)`` (equal dimensions) in ``span(space)``."""
     both = _intersect(a, b)
-    a1 = extend(both, a)[len(both):]
-    b1 = extend(both, b)[len(both):]
+    a1 = extend(both, a)[len(both) :]
+    b1 = extend(both, b)[len(both) :]
     pairs = [x ^ y for x, y in zip(a1, b1, strict=True)]
     return pairs + _complement(extend(a, b), space)
 
@@ -353,8 +358,7 @@ def _addressed(side: _Sides, choice: _Choice, rows: Sequence[int]) -> list[int]:
     return list(rows) + [side.reg[k] for k in choice.matrix_bits] + [w for w in side.warp if w]
 
 
-def _other_tile(m: _Sides, o: _Sides, choice: _Choice, other: _Choice | None, contents: list[int],
-                element_bytes: int):
+def _other_tile(m: _Sides, o: _Sides, choice: _Choice, other: _Choice | None, contents: list[int], element_bytes: int):
     """(registers of ``o`` outside its tile, directions ``o`` addresses, its phase tile before R,
     vector registers) for a vector side (``other`` None) or a second matrix side; None when the
     other side cannot use ``C``."""
@@ -363,8 +367,12 @@ def _other_tile(m: _Sides, o: _Sides, choice: _Choice, other: _Choice | None, co
         if other_contents != contents or rank(other_contents + other_rows) != len(contents) + len(other_rows):
             return None
         used = _tile_registers(other)
-        return ([o.reg[k] for k in range(len(o.reg)) if k not in used], _addressed(o, other, other_rows),
-                other_rows, ())
+        return (
+            [o.reg[k] for k in range(len(o.reg)) if k not in used],
+            _addressed(o, other, other_rows),
+            other_rows,
+            (),
+        )
     vector_registers = _vector_prefix(o, contents)
     v = len(vector_registers)
     if (1 << v) * element_bytes < BANK_BYTES:
@@ -373,8 +381,9 @@ def _other_tile(m: _Sides, o: _Sides, choice: _Choice, other: _Choice | None, co
     return other_regs, [], _phase_lanes(o, 1 << v, element_bytes) + contents[:v], vector_registers
 
 
-def _geometry(m: _Sides, o: _Sides, choice: _Choice, bitwidth: int, max_reps: int,
-              other: _Choice | None = None) -> _Geometry | None:
+def _geometry(
+    m: _Sides, o: _Sides, choice: _Choice, bitwidth: int, max_reps: int, other: _Choice | None = None
+) -> _Geometry | None:
     """``(C, Rw, S, R)`` for one tile choice (see the module docstring), or None. ``other``: the
     tile of the other side when it uses matrix instructions too (else it uses vectors)."""
     contents, rows = _contents_and_rows(m, choice)
@@ -394,7 +403,7 @@ def _geometry(m: _Sides, o: _Sides, choice: _Choice, bitwidth: int, max_reps: in
     extended = extend(fixed + reps, q_space)
     if len(extended) != len(q_space) or len(fixed) + len(reps) > len(extended):
         return None
-    q_prime = fixed + extended[len(fixed) + len(reps):]
+    q_prime = fixed + extended[len(fixed) + len(reps) :]
     # S: a common complement in Q' of the rows and of the other side's phase tile (or rows).
     tile = list(tile) + reps
     if rank(tile) != len(tile):
@@ -466,8 +475,10 @@ def _table(layout: LinearLayout, lanes: int, warps: int) -> np.ndarray:
     table = np.zeros((warps, lanes), dtype=np.int64)
     for w in range(warps):
         for lane in range(lanes):
-            table[w, lane] = _register_point([(c, 0) for c in warp_cols], w)[0] ^ \
-                _register_point([(c, 0) for c in lane_cols], lane)[0]
+            table[w, lane] = (
+                _register_point([(c, 0) for c in warp_cols], w)[0]
+                ^ _register_point([(c, 0) for c in lane_cols], lane)[0]
+            )
     return table
 
 
@@ -475,12 +486,17 @@ def _table(layout: LinearLayout, lanes: int, warps: int) -> np.ndarray:
 
 
 def _thread_layout(lanes: Sequence[int], warps: Sequence[int], offset_bits: int) -> LinearLayout:
-    return LinearLayout.from_bases([("lane", [[v] for v in lanes]), ("warp", [[v] for v in warps])],
-                                   ["offset"], [1 << offset_bits], require_surjective=False)
+    return LinearLayout.from_bases(
+        [("lane", [[v] for v in lanes]), ("warp", [[v] for v in warps])],
+        ["offset"],
+        [1 << offset_bits],
+        require_surjective=False,
+    )
 
 
-def _matrix_side(m: _Sides, choice: _Choice, geometry: _Geometry, coords: _Coordinates, kind: str,
-                 element_bytes: int) -> MatrixSide | None:
+def _matrix_side(
+    m: _Sides, choice: _Choice, geometry: _Geometry, coords: _Coordinates, kind: str, element_bytes: int
+) -> MatrixSide | None:
     num = 1 << len(choice.matrix_bits)
     reg = [coords(v) for v in m.reg]
     row_offsets = [coords(v)[0] for v in _contents_and_rows(m, choice)[1]]  # this side's own rows
@@ -509,12 +525,21 @@ def _matrix_side(m: _Sides, choice: _Choice, geometry: _Geometry, coords: _Coord
     addresses = (table[None] ^ offsets[:, None, None]) * element_bytes
     waves, ideal = _phases_cost(addresses.reshape(-1, ROWS), ROW_BYTES)  # one phase per matrix
     moved = len(instructions) * num * ROWS * ROW_BYTES * len(table)
-    return MatrixSide("stmatrix" if kind == "store" else "ldmatrix", choice.trans, num, address,
-                      tuple(sorted(instructions, key=lambda x: x.rep)), waves, ideal, moved)
+    return MatrixSide(
+        "stmatrix" if kind == "store" else "ldmatrix",
+        choice.trans,
+        num,
+        address,
+        tuple(sorted(instructions, key=lambda x: x.rep)),
+        waves,
+        ideal,
+        moved,
+    )
 
 
-def _vector_side(o: _Sides, geometry: _Geometry, coords: _Coordinates, kind: str,
-                 element_bytes: int) -> VectorSide | None:
+def _vector_side(
+    o: _Sides, geometry: _Geometry, coords: _Coordinates, kind: str, element_bytes: int
+) -> VectorSide | None:
     v = len(geometry.vector_registers)
     reg = [coords(x) for x in o.reg]
     lane_offsets = [coords(x)[0] for x in o.lane]
@@ -532,7 +557,8 @@ def _vector_side(o: _Sides, geometry: _Geometry, coords: _Coordinates, kind: str
         groups.setdefault((rep, offset & ~((1 << v) - 1)), {})[offset & ((1 << v) - 1)] = r
     instructions = tuple(
         VectorInstruction(rep, tuple(members[k] for k in range(1 << v)), base, not base & thread_bits)
-        for (rep, base), members in sorted(groups.items()))
+        for (rep, base), members in sorted(groups.items())
+    )
     if any(len(ins.registers) != 1 << v for ins in instructions):
         return None
     thread = _thread_layout(lane_offsets, warp_offsets, coords.offset_bits)
@@ -553,9 +579,13 @@ def _smem_layout(geometry: _Geometry, out_dims, coords: _Coordinates) -> LinearL
         return out
 
     offsets = [unflatten(v) for v in geometry.basis[: coords.offset_bits]]
-    reps = [unflatten(v) for v in geometry.basis[coords.offset_bits:]]
-    return LinearLayout.from_bases([("offset", offsets), ("reps", reps)], [d for d, _ in out_dims],
-                                   [s for _, s in out_dims], require_surjective=False)
+    reps = [unflatten(v) for v in geometry.basis[coords.offset_bits :]]
+    return LinearLayout.from_bases(
+        [("offset", offsets), ("reps", reps)],
+        [d for d, _ in out_dims],
+        [s for _, s in out_dims],
+        require_surjective=False,
+    )
 
 
 # ============================================================================ the planner
@@ -584,8 +614,16 @@ def _choices(m: _Sides, o: _Sides, bitwidth: int, trans_allowed: bool) -> list[_
     return out
 
 
-def _candidate(src: _Sides, dst: _Sides, kind: str, choice: _Choice, bitwidth: int, max_reps: int, out_dims,
-               other: _Choice | None = None):
+def _candidate(
+    src: _Sides,
+    dst: _Sides,
+    kind: str,
+    choice: _Choice,
+    bitwidth: int,
+    max_reps: int,
+    out_dims,
+    other: _Choice | None = None,
+):
     """The plan for a matrix side ``kind`` with tile ``choice``; the other side uses vectors, or
     ``ldmatrix`` with tile ``other`` (when ``kind`` is ``"store"``)."""
     m, o = (src, dst) if kind == "store" else (dst, src)
@@ -604,8 +642,9 @@ def _candidate(src: _Sides, dst: _Sides, kind: str, choice: _Choice, bitwidth: i
     if matrix is None or second is None:
         return None
     scratch = (1 << coords.offset_bits) * element_bytes
-    return MatrixPlan(matrix, second, _smem_layout(geometry, out_dims, coords), 1 << len(geometry.reps), scratch,
-                      bitwidth)
+    return MatrixPlan(
+        matrix, second, _smem_layout(geometry, out_dims, coords), 1 << len(geometry.reps), scratch, bitwidth
+    )
 
 
 def _key(plan: MatrixPlan) -> tuple:
@@ -623,8 +662,9 @@ def _reps_needed(layout: LinearLayout, bitwidth: int, max_scratch_bytes: int | N
     return needed
 
 
-def plan_matrix_conversion(src: LinearLayout, dst: LinearLayout, bitwidth: int, chip: str | None, *,
-                           max_scratch_bytes: int | None = None) -> MatrixPlan | None:
+def plan_matrix_conversion(
+    src: LinearLayout, dst: LinearLayout, bitwidth: int, chip: str | None, *, max_scratch_bytes: int | None = None
+) -> MatrixPlan | None:
     """The best conversion of ``src`` to ``dst`` (hardware layouts of one CTA) with one matrix side,
     or None when the chip has no matrix instruction, the element type is not 8, 16 or 32 bits, a
     layout broadcasts, or no candidate reaches the floor within ``max_scratch_bytes``. Cached.
@@ -639,8 +679,9 @@ def plan_matrix_conversion(src: LinearLayout, dst: LinearLayout, bitwidth: int, 
 
 
 @functools.lru_cache(maxsize=1024)
-def _plan_cached(src: LinearLayout, dst: LinearLayout, bitwidth: int, chip: str | None,
-                 max_scratch_bytes: int | None) -> MatrixPlan | None:
+def _plan_cached(
+    src: LinearLayout, dst: LinearLayout, bitwidth: int, chip: str | None, max_scratch_bytes: int | None
+) -> MatrixPlan | None:
     available = matrix_instructions(chip)
     if bitwidth not in (8, 16, 32) or not available:
         return None
@@ -650,7 +691,10 @@ def _plan_cached(src: LinearLayout, dst: LinearLayout, bitwidth: int, chip: str 
     reps = _reps_needed(src, bitwidth, max_scratch_bytes)
     best = None
     for kind, choice, other in _candidates(src_cols, dst_cols, bitwidth, available):
-        if best is not None and _fewest_instructions(src_cols, dst_cols, kind, choice, other) > best.shared_instructions:
+        if (
+            best is not None
+            and _fewest_instructions(src_cols, dst_cols, kind, choice, other) > best.shared_instructions
+        ):
             continue  # cannot beat the best plan found so far
         plan = _candidate(src_cols, dst_cols, kind, choice, bitwidth, reps, src.out_dims, other)
         if plan is None or not _conflict_free(plan) or plan.num_reps != 1 << reps:
@@ -708,6 +752,8 @@ def choose_matrix_plan(plan: Any, chip: str | None, max_scratch_bytes: int | Non
     if matrix is None:
         return None
     shared = plan.shared
-    current = (shared.store.wavefronts + shared.load.wavefronts,
-               len(shared.store.instructions) + len(shared.load.instructions))
+    current = (
+        shared.store.wavefronts + shared.load.wavefronts,
+        len(shared.store.instructions) + len(shared.load.instructions),
+    )
     return matrix if (matrix.wavefronts, matrix.shared_instructions) < current else None

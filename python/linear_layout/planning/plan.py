@@ -72,8 +72,16 @@ import numpy as np
 from ..core import display
 from ..core.hardware import MAX_REGISTERS_PER_THREAD
 from ..core.layout import LinearLayout
-from .in_warp import (InWarpPlan, InWarpRefusal, RegisterMap, Round, WarpDecomposition, in_warp_rounds,
-                      register_maps, warp_decomposition)
+from .in_warp import (
+    InWarpPlan,
+    InWarpRefusal,
+    RegisterMap,
+    Round,
+    WarpDecomposition,
+    in_warp_rounds,
+    register_maps,
+    warp_decomposition,
+)
 from .floor import floor_of
 from .layouts import PlannerError, as_hardware_layout
 from .matrix import MatrixPlan, choose_matrix_plan, matrix_instructions
@@ -132,16 +140,24 @@ class ConversionPlan:
         shared plan (all zero for in-warp plans)."""
         matrix, shared = self.matrix, self.shared
         if matrix is not None:
-            store, load = (matrix.matrix, matrix.other) if matrix.store_side == "matrix" else (matrix.other, matrix.matrix)
+            store, load = (
+                (matrix.matrix, matrix.other) if matrix.store_side == "matrix" else (matrix.other, matrix.matrix)
+            )
             conflicts = matrix.wavefronts - matrix.matrix.ideal_wavefronts - matrix.other.ideal_wavefronts
             index_ops = shared.index_ops if shared else 0
-            return ExchangeCosts(matrix.scratch_bytes, matrix.barriers, conflicts, store.wavefronts, load.wavefronts,
-                                 index_ops)
+            return ExchangeCosts(
+                matrix.scratch_bytes, matrix.barriers, conflicts, store.wavefronts, load.wavefronts, index_ops
+            )
         if shared is None:
             return ExchangeCosts(0, 0, 0, 0, 0, 0)
-        return ExchangeCosts(shared.scratch_bytes, shared.barriers,
-                             shared.store.bank_conflicts + shared.load.bank_conflicts, shared.store.wavefronts,
-                             shared.load.wavefronts, shared.index_ops)
+        return ExchangeCosts(
+            shared.scratch_bytes,
+            shared.barriers,
+            shared.store.bank_conflicts + shared.load.bank_conflicts,
+            shared.store.wavefronts,
+            shared.load.wavefronts,
+            shared.index_ops,
+        )
 
     scratch_bytes = property(lambda self: self.costs().scratch_bytes, doc="Scratch bytes of one round.")
     barriers = property(lambda self: self.costs().barriers, doc="Barriers per conversion.")
@@ -162,12 +178,14 @@ class ConversionPlan:
             return self.matrix.summary()
         if self.shared is not None:
             s = self.shared
-            return (f"shared: {s.scratch_bytes} B scratch, {s.num_reps} rep(s), {s.barriers} barrier(s); "
-                    f"store {len(s.store.instructions)} x {s.store.instruction_bytes} B "
-                    f"({s.store.wavefronts} wavefronts, ideal {s.store.ideal_wavefronts}); "
-                    f"load {len(s.load.instructions)} x {s.load.instruction_bytes} B "
-                    f"({s.load.wavefronts} wavefronts, ideal {s.load.ideal_wavefronts}); "
-                    f"{s.index_ops} index ops")
+            return (
+                f"shared: {s.scratch_bytes} B scratch, {s.num_reps} rep(s), {s.barriers} barrier(s); "
+                f"store {len(s.store.instructions)} x {s.store.instruction_bytes} B "
+                f"({s.store.wavefronts} wavefronts, ideal {s.store.ideal_wavefronts}); "
+                f"load {len(s.load.instructions)} x {s.load.instruction_bytes} B "
+                f"({s.load.wavefronts} wavefronts, ideal {s.load.ideal_wavefronts}); "
+                f"{s.index_ops} index ops"
+            )
         if self.strategy == "shuffle":
             return f"shuffle: {self.shuffles} shuffles, {self.selects} selects per thread"
         return f"{self.strategy} ({self.reason})"
@@ -203,14 +221,15 @@ def _is_int(value: object) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
 
 
-def _check_arguments(shape: object, bitwidth: object, threads_per_warp: object, max_reps: object,
-                     chip: object) -> None:
+def _check_arguments(shape: object, bitwidth: object, threads_per_warp: object, max_reps: object, chip: object) -> None:
     """TypeError naming the argument for values of the wrong type (the public boundary)."""
+
     def wrong(name: str, what: str, value: object) -> TypeError:
         return TypeError(f"plan_conversion: argument '{name}' must be {what}, got {type(value).__name__}")
 
-    if shape is not None and (isinstance(shape, (str, bytes)) or not isinstance(shape, Sequence)
-                              or not all(_is_int(s) for s in shape)):
+    if shape is not None and (
+        isinstance(shape, (str, bytes)) or not isinstance(shape, Sequence) or not all(_is_int(s) for s in shape)
+    ):
         raise wrong("shape", "a sequence of integers or None (the element width is bitwidth=...)", shape)
     for name, value in (("bitwidth", bitwidth), ("threads_per_warp", threads_per_warp)):
         if not _is_int(value):
@@ -233,8 +252,9 @@ def _validate(src: LinearLayout, dst: LinearLayout, bitwidth: int, threads_per_w
         raise PlannerError(f"the layouts cover different shapes: {list(src.out_dims)} vs {list(dst.out_dims)}")
     for d in ("lane", "warp", "block"):
         if src.get_in_dim_size(d) != dst.get_in_dim_size(d):
-            raise PlannerError(f"the layouts use different numbers of {d}s: "
-                               f"{src.get_in_dim_size(d)} vs {dst.get_in_dim_size(d)}")
+            raise PlannerError(
+                f"the layouts use different numbers of {d}s: {src.get_in_dim_size(d)} vs {dst.get_in_dim_size(d)}"
+            )
     if threads_per_warp is not None and src.get_in_dim_size("lane") != threads_per_warp:
         raise PlannerError(f"the layouts have {src.get_in_dim_size('lane')} lanes, expected {threads_per_warp}")
     if not src.is_surjective() or not dst.is_surjective():
@@ -242,14 +262,24 @@ def _validate(src: LinearLayout, dst: LinearLayout, bitwidth: int, threads_per_w
     for what, layout in (("src", src), ("dst", dst)):
         registers = -(-layout.get_in_dim_size("register") * bitwidth // 32)
         if registers > MAX_PLANNED_REGISTERS:
-            raise PlannerError(f"{what} needs {registers} 32-bit registers per thread, more than the planner's "
-                               f"limit of {MAX_PLANNED_REGISTERS} (a thread has {MAX_REGISTERS_PER_THREAD}; Triton "
-                               "would spill it to local memory)")
+            raise PlannerError(
+                f"{what} needs {registers} 32-bit registers per thread, more than the planner's "
+                f"limit of {MAX_PLANNED_REGISTERS} (a thread has {MAX_REGISTERS_PER_THREAD}; Triton "
+                "would spill it to local memory)"
+            )
 
 
-def plan_conversion(src: Any, dst: Any, shape: Sequence[int] | None = None, bitwidth: int = 32, *,
-                    threads_per_warp: int = 32, max_reps: int | None = None,
-                    in_warp: bool = True, chip: str | None = None) -> ConversionPlan:
+def plan_conversion(
+    src: Any,
+    dst: Any,
+    shape: Sequence[int] | None = None,
+    bitwidth: int = 32,
+    *,
+    threads_per_warp: int = 32,
+    max_reps: int | None = None,
+    in_warp: bool = True,
+    chip: str | None = None,
+) -> ConversionPlan:
     """Plan ``convert_layout`` from ``src`` to ``dst`` (encodings or distributed LinearLayouts).
 
     ``shape`` is needed for encodings; ``bitwidth`` is the element width in bits (a power of two
@@ -275,17 +305,39 @@ def plan_conversion(src: Any, dst: Any, shape: Sequence[int] | None = None, bitw
         raise PlannerError(str(error)) from None
     src_ll = as_hardware_layout(src, shape, "src")
     dst_ll = as_hardware_layout(dst, shape, "dst")
-    return _plan(src_ll, dst_ll, int(bitwidth), int(threads_per_warp), None if max_reps is None else int(max_reps),
-                 bool(in_warp), chip)
+    return _plan(
+        src_ll,
+        dst_ll,
+        int(bitwidth),
+        int(threads_per_warp),
+        None if max_reps is None else int(max_reps),
+        bool(in_warp),
+        chip,
+    )
 
 
 @functools.lru_cache(maxsize=4096)
-def _plan(src: LinearLayout, dst: LinearLayout, bitwidth: int, threads_per_warp: int | None,
-          max_reps: int | None, in_warp: bool, chip: str | None = None) -> ConversionPlan:
+def _plan(
+    src: LinearLayout,
+    dst: LinearLayout,
+    bitwidth: int,
+    threads_per_warp: int | None,
+    max_reps: int | None,
+    in_warp: bool,
+    chip: str | None = None,
+) -> ConversionPlan:
     """The cached planner: plans are immutable; errors are raised, never cached."""
     _validate(src, dst, bitwidth, threads_per_warp)
-    request = _Request(src, dst, src.remove_zero_bases_along_dim("register"),
-                       dst.remove_zero_bases_along_dim("register"), bitwidth, max_reps, in_warp, chip)
+    request = _Request(
+        src,
+        dst,
+        src.remove_zero_bases_along_dim("register"),
+        dst.remove_zero_bases_along_dim("register"),
+        bitwidth,
+        max_reps,
+        in_warp,
+        chip,
+    )
     cvt = minimal_conversion(request.src_reduced, request.dst_reduced)
     names = cvt.get_in_dim_names()
     if "block" in names or "warp" in names:
@@ -320,22 +372,52 @@ def _lane_exchange(request: _Request, cvt: LinearLayout) -> ConversionPlan:
     return _in_warp(request, cvt, strategy, f"{mixed} mixed transposition(s)", rounds, decomposition)
 
 
-def _in_warp(request: _Request, cvt: LinearLayout, strategy: str, reason: str, rounds: InWarpPlan,
-             decomposition: WarpDecomposition | None) -> ConversionPlan:
-    return ConversionPlan(strategy, reason, request.src, request.dst, cvt, request.bitwidth,
-                          register_maps(request.src), register_maps(request.dst), None, decomposition,
-                          rounds.rounds, rounds.shuffles, rounds.selects, rounds.select_basis, rounds.reader_basis,
-                          rounds.reader_select)
+def _in_warp(
+    request: _Request,
+    cvt: LinearLayout,
+    strategy: str,
+    reason: str,
+    rounds: InWarpPlan,
+    decomposition: WarpDecomposition | None,
+) -> ConversionPlan:
+    return ConversionPlan(
+        strategy,
+        reason,
+        request.src,
+        request.dst,
+        cvt,
+        request.bitwidth,
+        register_maps(request.src),
+        register_maps(request.dst),
+        None,
+        decomposition,
+        rounds.rounds,
+        rounds.shuffles,
+        rounds.selects,
+        rounds.select_basis,
+        rounds.reader_basis,
+        rounds.reader_select,
+    )
 
 
 def _shared(request: _Request, cvt: LinearLayout, reason: str) -> ConversionPlan:
     shared = plan_shared(request.src, request.dst, request.bitwidth, request.max_reps)
-    plan = ConversionPlan("shared", reason, request.src, request.dst, cvt, request.bitwidth,
-                          register_maps(request.src), register_maps(request.dst), shared)
+    plan = ConversionPlan(
+        "shared",
+        reason,
+        request.src,
+        request.dst,
+        cvt,
+        request.bitwidth,
+        register_maps(request.src),
+        register_maps(request.dst),
+        shared,
+    )
     available = matrix_instructions(request.chip)
     if not available or request.max_reps is not None:
         return plan
-    bound = triton_scratch_bytes(request.src, request.dst, request.bitwidth, ldmatrix="ldmatrix" in available,
-                                 stmatrix="stmatrix" in available)
+    bound = triton_scratch_bytes(
+        request.src, request.dst, request.bitwidth, ldmatrix="ldmatrix" in available, stmatrix="stmatrix" in available
+    )
     matrix = choose_matrix_plan(plan, request.chip, bound)
     return plan if matrix is None else dataclasses.replace(plan, matrix=matrix)

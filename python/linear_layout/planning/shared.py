@@ -104,8 +104,9 @@ class SharedCoordinates:
         return [o for o, _ in self.warps]
 
 
-def _shared_coordinates(layout: LinearLayout, side: SideColumns, offset_bases: Sequence[int],
-                        rep_bases: Sequence[int]) -> SharedCoordinates:
+def _shared_coordinates(
+    layout: LinearLayout, side: SideColumns, offset_bases: Sequence[int], rep_bases: Sequence[int]
+) -> SharedCoordinates:
     blocks = flat_columns(layout)["block"]
     echelon = EchelonBasis()
     for index, column in enumerate([*offset_bases, *rep_bases, *(c for c in blocks if c)]):
@@ -118,8 +119,14 @@ def _shared_coordinates(layout: LinearLayout, side: SideColumns, offset_bases: S
             raise PlannerError("the shared layout does not hold every element of the tensor")
         return combination & ((1 << n_offset) - 1), (combination >> n_offset) & ((1 << n_rep) - 1)
 
-    coordinates = SharedCoordinates(tuple(map(split, side.registers)), tuple(map(split, side.lanes)),
-                                    tuple(map(split, side.warps)), tuple(map(split, blocks)), n_offset, n_rep)
+    coordinates = SharedCoordinates(
+        tuple(map(split, side.registers)),
+        tuple(map(split, side.lanes)),
+        tuple(map(split, side.warps)),
+        tuple(map(split, blocks)),
+        n_offset,
+        n_rep,
+    )
     if any(rep for _, rep in coordinates.lanes + coordinates.warps):
         raise PlannerError("thread offsets must not select repetitions")
     return coordinates
@@ -146,8 +153,9 @@ class RegisterGroups:
     copies: tuple[tuple[int, int], ...]
 
 
-def _register_groups(coordinates: SharedCoordinates, free_register: int, vector_bits: int, thread_bits: int,
-                     is_store: bool) -> RegisterGroups:
+def _register_groups(
+    coordinates: SharedCoordinates, free_register: int, vector_bits: int, thread_bits: int, is_store: bool
+) -> RegisterGroups:
     """Skip free registers (store: written once; load: copies of an earlier register), group the
     others by ``(rep, offset without the vector bits)``."""
     vector_mask = (1 << vector_bits) - 1
@@ -170,8 +178,9 @@ def _register_groups(coordinates: SharedCoordinates, free_register: int, vector_
     for (rep, base), members in sorted(groups.items()):
         if len(members) != 1 << vector_bits:
             raise PlannerError(f"the registers do not fill whole {1 << vector_bits}-element vectors")
-        instructions.append(Instruction(rep, tuple(members[k] for k in range(1 << vector_bits)), base,
-                                        not (base & thread_bits)))
+        instructions.append(
+            Instruction(rep, tuple(members[k] for k in range(1 << vector_bits)), base, not (base & thread_bits))
+        )
     return RegisterGroups(tuple(instructions), tuple(copies))
 
 
@@ -179,18 +188,36 @@ def _offset_layouts(coordinates: SharedCoordinates) -> tuple[LinearLayout, Linea
     """``(register, lane, warp, block) -> (offset, reps)`` and ``(lane, warp) -> offset``."""
     sizes = [1 << coordinates.offset_bits, 1 << coordinates.rep_bits]
     offsets = LinearLayout.from_bases(
-        [(d, [[o, r] for o, r in cols]) for d, cols in (("register", coordinates.registers),
-                                                        ("lane", coordinates.lanes), ("warp", coordinates.warps),
-                                                        ("block", coordinates.blocks))],
-        ["offset", "reps"], sizes, require_surjective=False)
-    thread_offset = LinearLayout.from_bases([("lane", [[o] for o in coordinates.lane_offsets]),
-                                             ("warp", [[o] for o in coordinates.warp_offsets])],
-                                            ["offset"], sizes[:1], require_surjective=False)
+        [
+            (d, [[o, r] for o, r in cols])
+            for d, cols in (
+                ("register", coordinates.registers),
+                ("lane", coordinates.lanes),
+                ("warp", coordinates.warps),
+                ("block", coordinates.blocks),
+            )
+        ],
+        ["offset", "reps"],
+        sizes,
+        require_surjective=False,
+    )
+    thread_offset = LinearLayout.from_bases(
+        [("lane", [[o] for o in coordinates.lane_offsets]), ("warp", [[o] for o in coordinates.warp_offsets])],
+        ["offset"],
+        sizes[:1],
+        require_surjective=False,
+    )
     return offsets, thread_offset
 
 
-def plan_access(layout: LinearLayout, offset_bases: Sequence[int], rep_bases: Sequence[int], vector_bits: int,
-                bitwidth: int, is_store: bool) -> Access:
+def plan_access(
+    layout: LinearLayout,
+    offset_bases: Sequence[int],
+    rep_bases: Sequence[int],
+    vector_bits: int,
+    bitwidth: int,
+    is_store: bool,
+) -> Access:
     """Offsets, instructions and wavefronts of one side: ``layout`` moving to (``is_store``) or
     from a shared layout with flattened offset bases ``offset_bases`` (low bits first) and
     repetition bases ``rep_bases``, with ``2**vector_bits``-element vectors.
@@ -206,13 +233,22 @@ def plan_access(layout: LinearLayout, offset_bases: Sequence[int], rep_bases: Se
     groups = _register_groups(coordinates, side.free_register, vector_bits, thread_bits, is_store)
     lane_active = [not predicate["lane"] >> k & 1 for k in range(len(coordinates.lanes))]
     warp_active = [not predicate["warp"] >> k & 1 for k in range(len(coordinates.warps))]
-    waves = count_wavefronts(coordinates.lane_offsets, lane_active, warp_active, vector_bits, bitwidth,
-                             len(groups.instructions))
+    waves = count_wavefronts(
+        coordinates.lane_offsets, lane_active, warp_active, vector_bits, bitwidth, len(groups.instructions)
+    )
     offsets, thread_offset = _offset_layouts(coordinates)
-    return Access(vector=1 << vector_bits, instruction_bytes=(1 << vector_bits) * bitwidth // 8,
-                  instructions=groups.instructions, offsets=offsets, thread_offset=thread_offset,
-                  predicate=predicate, copies=groups.copies, wavefronts=waves.wavefronts,
-                  ideal_wavefronts=waves.ideal_wavefronts, phase_cost=waves.phase_cost)
+    return Access(
+        vector=1 << vector_bits,
+        instruction_bytes=(1 << vector_bits) * bitwidth // 8,
+        instructions=groups.instructions,
+        offsets=offsets,
+        thread_offset=thread_offset,
+        predicate=predicate,
+        copies=groups.copies,
+        wavefronts=waves.wavefronts,
+        ideal_wavefronts=waves.ideal_wavefronts,
+        phase_cost=waves.phase_cost,
+    )
 
 
 # ---------------------------------------------------------------------------- index-op model
@@ -250,14 +286,21 @@ def _index_ops(store: Access, load: Access, lane_bits: int, warp_bits: int) -> i
 
 def _smem_layout(bases: SmemBases, src: LinearLayout) -> LinearLayout:
     out_dims = src.out_dims
-    items = [(name, [unflatten(v, out_dims) for v in vectors])
-             for name, vectors in (("vector", bases.vector), ("bank", bases.bank), ("segment", bases.segment),
-                                   ("reps", bases.reps))]
+    items = [
+        (name, [unflatten(v, out_dims) for v in vectors])
+        for name, vectors in (
+            ("vector", bases.vector),
+            ("bank", bases.bank),
+            ("segment", bases.segment),
+            ("reps", bases.reps),
+        )
+    ]
     blocks = flat_columns(src)["block"]
     if blocks:
         items.append(("block", [unflatten(v, out_dims) for v in blocks]))
-    return LinearLayout.from_bases(items, list(src.get_out_dim_names()), [s for _, s in out_dims],
-                                   require_surjective=False)
+    return LinearLayout.from_bases(
+        items, list(src.get_out_dim_names()), [s for _, s in out_dims], require_surjective=False
+    )
 
 
 def _candidate_plan(src: LinearLayout, dst: LinearLayout, bitwidth: int, bases: SmemBases) -> SharedPlan:
@@ -266,15 +309,27 @@ def _candidate_plan(src: LinearLayout, dst: LinearLayout, bitwidth: int, bases: 
     reps = 1 << len(bases.reps)
     index_ops = _index_ops(store, load, src.get_in_dim_size_log2("lane"), src.get_in_dim_size_log2("warp"))
     scratch = max(1, (1 << len(bases.offset_bases)) * bitwidth // 8)
-    return SharedPlan(smem=_smem_layout(bases, src), num_reps=reps, scratch_bytes=scratch, store=store, load=load,
-                      barriers=2 * reps - 1, index_ops=index_ops)
+    return SharedPlan(
+        smem=_smem_layout(bases, src),
+        num_reps=reps,
+        scratch_bytes=scratch,
+        store=store,
+        load=load,
+        barriers=2 * reps - 1,
+        index_ops=index_ops,
+    )
 
 
 def _cost(plan: SharedPlan) -> tuple[int, int, int, int, int]:
     """(bank conflicts, wavefronts, instructions, index ops, scratch): smaller is better."""
     store, load = plan.store, plan.load
-    return (store.bank_conflicts + load.bank_conflicts, store.wavefronts + load.wavefronts,
-            len(store.instructions) + len(load.instructions), plan.index_ops, plan.scratch_bytes)
+    return (
+        store.bank_conflicts + load.bank_conflicts,
+        store.wavefronts + load.wavefronts,
+        len(store.instructions) + len(load.instructions),
+        plan.index_ops,
+        plan.scratch_bytes,
+    )
 
 
 def plan_shared(src: LinearLayout, dst: LinearLayout, bitwidth: int, max_reps: int | None) -> SharedPlan:
@@ -313,8 +368,9 @@ def plan_shared(src: LinearLayout, dst: LinearLayout, bitwidth: int, max_reps: i
     return best[1]
 
 
-def plan_local_access(distributed: Any, shared: Any, bitwidth: int, shape: Sequence[int] | None = None, *,
-                      kind: str = "load") -> Access:
+def plan_local_access(
+    distributed: Any, shared: Any, bitwidth: int, shape: Sequence[int] | None = None, *, kind: str = "load"
+) -> Access:
     """The accesses of ``ttg.local_store`` (``kind="store"``) or ``ttg.local_load`` (``"load"``)
     between a distributed layout and an explicit shared layout (``offset[, block] -> dim0..``).
 
@@ -341,8 +397,8 @@ def plan_local_access(distributed: Any, shared: Any, bitwidth: int, shape: Seque
     register_offsets = [o for k, o in enumerate(to_offset[:n_registers]) if not side.free_register >> k & 1]
     lane_mask = side.free_lane if kind == "store" else 0
     warp_mask = side.free_warp if kind == "store" else 0
-    thread_bits = active_offset_bits(to_offset[n_registers:n_registers + n_lanes], lane_mask) | \
-        active_offset_bits(to_offset[n_registers + n_lanes:], warp_mask)
+    thread_bits = active_offset_bits(to_offset[n_registers : n_registers + n_lanes], lane_mask) | active_offset_bits(
+        to_offset[n_registers + n_lanes :], warp_mask
+    )
     vector_bits = widest_vector(register_offsets, thread_bits, bitwidth)
     return plan_access(registers, offset_columns, (), vector_bits, bitwidth, kind == "store")
-

@@ -44,8 +44,12 @@ class CandidateConfig:
     bank_source: str  # "store" or "load"
 
 
-CANDIDATE_CONFIGS = tuple(CandidateConfig(e, f, b) for e in (None, "store", "load")
-                          for f in ("both", "store", "load") for b in ("store", "load"))
+CANDIDATE_CONFIGS = tuple(
+    CandidateConfig(e, f, b)
+    for e in (None, "store", "load")
+    for f in ("both", "store", "load")
+    for b in ("store", "load")
+)
 
 
 @dataclass(frozen=True)
@@ -103,9 +107,19 @@ def _exchange_spaces(src: LinearLayout, dst: LinearLayout, bitwidth: int) -> Exc
     src_threads = s.active_threads()
     dst_threads = _nonzero(d.lanes + d.warps)
     common = intersect(s.active_registers(), d.active_registers())
-    return ExchangeSpaces(s, d, tuple(s.active_registers()), tuple(d.active_registers()), Span(src_threads),
-                          Span(dst_threads), Span(src_threads + dst_threads), tuple(common), Span(common),
-                          bitwidth, src.get_total_out_dim_size_log2())
+    return ExchangeSpaces(
+        s,
+        d,
+        tuple(s.active_registers()),
+        tuple(d.active_registers()),
+        Span(src_threads),
+        Span(dst_threads),
+        Span(src_threads + dst_threads),
+        tuple(common),
+        Span(common),
+        bitwidth,
+        src.get_total_out_dim_size_log2(),
+    )
 
 
 def _nonzero(columns: Sequence[int]) -> list[int]:
@@ -165,8 +179,9 @@ def _per_cta_space(spaces: ExchangeSpaces) -> Span:
     return src_space
 
 
-def _swizzled_part(spaces: ExchangeSpaces, per_cta: Span, extended_side: str | None, extension: list[int],
-                   low: list[int]) -> list[int]:
+def _swizzled_part(
+    spaces: ExchangeSpaces, per_cta: Span, extended_side: str | None, extension: list[int], low: list[int]
+) -> list[int]:
     """``H``: a complement of ``low = V + E + R`` in the per-CTA space, starting with the threads
     of the extended side (the source's when none is extended), then the other threads outside
     ``own threads + E``, then unit vectors."""
@@ -221,12 +236,16 @@ class Decomposition:
         return out
 
 
-def _word_fill(fill_preference: str, projected_store: list[int], projected_load: list[int], swizzled: list[int],
-               count: int) -> list[int]:
+def _word_fill(
+    fill_preference: str, projected_store: list[int], projected_load: list[int], swizzled: list[int], count: int
+) -> list[int]:
     """``F``: the ``H`` bases that complete a 32-bit word for sub-word elements."""
     both = intersect(projected_store, projected_load)
-    order = {"both": both + projected_store + projected_load, "store": projected_store + both + projected_load,
-             "load": projected_load + both + projected_store}[fill_preference]
+    order = {
+        "both": both + projected_store + projected_load,
+        "store": projected_store + both + projected_load,
+        "load": projected_load + both + projected_store,
+    }[fill_preference]
     return extend([], order + swizzled, target=count, within=Span(swizzled))[:count]
 
 
@@ -238,8 +257,15 @@ class BankTiles:
     load: tuple[int, ...]
 
 
-def _bank_tiles(decomposition: Decomposition, tiles: PhaseTiles, word: list[int], fill: list[int],
-                swizzled: list[int], bank_bits: int, n_bits: int) -> BankTiles:
+def _bank_tiles(
+    decomposition: Decomposition,
+    tiles: PhaseTiles,
+    word: list[int],
+    fill: list[int],
+    swizzled: list[int],
+    bank_bits: int,
+    n_bits: int,
+) -> BankTiles:
     swizzled_span = Span(swizzled)
     units = [u for u in (1 << i for i in range(n_bits)) if u in swizzled_span]
     store_parts = _nonzero(Span(decomposition.project(Span([*tiles.store, *word]).basis) or []).basis)
@@ -251,18 +277,19 @@ def _bank_tiles(decomposition: Decomposition, tiles: PhaseTiles, word: list[int]
     return BankTiles(tuple(store), tuple(load))
 
 
-def _bank_and_segment(config: CandidateConfig, bank_tiles: BankTiles, fill: list[int], swizzled: list[int],
-                      n_bits: int) -> tuple[list[int], list[int]] | None:
+def _bank_and_segment(
+    config: CandidateConfig, bank_tiles: BankTiles, fill: list[int], swizzled: list[int], n_bits: int
+) -> tuple[list[int], list[int]] | None:
     """(bank, segment) bases of ``H``, or None when they do not make up ``H``."""
     store, load = list(bank_tiles.store), list(bank_tiles.load)
     common = intersect(store, load)
     # Both tiles hold exactly ``bank_bits`` vectors (H itself is among the candidates), so the
     # two leftovers have the same length and pair up.
-    store_only = extend(common, store)[len(common):]
-    load_only = extend(common, load)[len(common):]
+    store_only = extend(common, store)[len(common) :]
+    load_only = extend(common, load)[len(common) :]
     swizzled_span = Span(swizzled)
     units = [u for u in (1 << i for i in range(n_bits)) if u in swizzled_span]
-    rest = extend(store + load, units + swizzled)[len(Span(store + load)):]
+    rest = extend(store + load, units + swizzled)[len(Span(store + load)) :]
     segment = sorted(a ^ b for a, b in zip(store_only, load_only)) + sorted(rest)
     source = store if config.bank_source == "store" else load
     bank = extend(fill, fill + sorted(x for x in source if x not in fill))
@@ -288,8 +315,9 @@ class _Low:
     reps: list[int]
 
 
-def _low_bases(spaces: ExchangeSpaces, config: CandidateConfig, max_reps: int | None,
-               vec_cap: int | None) -> _Low | None:
+def _low_bases(
+    spaces: ExchangeSpaces, config: CandidateConfig, max_reps: int | None, vec_cap: int | None
+) -> _Low | None:
     max_bits = max_vector_bits(spaces.bitwidth)
     vector = _common_vector(spaces, max_bits if vec_cap is None else min(max_bits, vec_cap))
     extension: list[int] = []
@@ -300,8 +328,14 @@ def _low_bases(spaces: ExchangeSpaces, config: CandidateConfig, max_reps: int | 
     return _Low(vector, extension, _repetitions(spaces, vector, extension, max_reps))
 
 
-def smem_bases(src: LinearLayout, dst: LinearLayout, bitwidth: int, config: CandidateConfig,
-               max_reps: int | None, vec_cap: int | None = None) -> SmemBases | None:
+def smem_bases(
+    src: LinearLayout,
+    dst: LinearLayout,
+    bitwidth: int,
+    config: CandidateConfig,
+    max_reps: int | None,
+    vec_cap: int | None = None,
+) -> SmemBases | None:
     """One candidate shared layout for ``config``, or None when the candidate is infeasible.
 
     ``vec_cap`` limits how many common register directions go into the vector; the others
@@ -330,8 +364,7 @@ def smem_bases(src: LinearLayout, dst: LinearLayout, bitwidth: int, config: Cand
         return None
     in_word, in_wavefront = _word_bits(bitwidth)
     fill_count = max(0, in_word - len(low.vector) - len(low.extension))
-    fill = _word_fill(config.fill_preference, _nonzero(projected_store), _nonzero(projected_load), swizzled,
-                      fill_count)
+    fill = _word_fill(config.fill_preference, _nonzero(projected_store), _nonzero(projected_load), swizzled, fill_count)
     word = (low.vector + low.extension + fill)[:in_word]
     bank_bits = max(0, min(len(swizzled), in_wavefront - len(low.vector) - len(low.extension)))
     bank_tiles = _bank_tiles(decomposition, tiles, word, fill, swizzled, bank_bits, spaces.n_bits)
@@ -339,5 +372,12 @@ def smem_bases(src: LinearLayout, dst: LinearLayout, bitwidth: int, config: Cand
     if split is None:
         return None
     bank, segment = split
-    return SmemBases(tuple(low.vector), tuple(low.extension + bank), tuple(segment), tuple(low.reps),
-                     config.extended_side, len(store_vector), len(load_vector))
+    return SmemBases(
+        tuple(low.vector),
+        tuple(low.extension + bank),
+        tuple(segment),
+        tuple(low.reps),
+        config.extended_side,
+        len(store_vector),
+        len(load_vector),
+    )

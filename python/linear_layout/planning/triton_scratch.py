@@ -77,7 +77,7 @@ def _compute_segment(bank_src: Sequence[int], bank_dst: Sequence[int], dim: int,
     src_set, dst_set = set(bank_src) - {0}, set(bank_dst) - {0}
     segment = [1 << b for b in range(dim) if (1 << b) not in src_set and (1 << b) not in dst_set]
     if len(segment) >= length:
-        return segment[:max(length, 0)]
+        return segment[: max(length, 0)]
     only_src = sorted(v for v in src_set if v not in dst_set)
     only_dst = sorted(v for v in dst_set if v not in src_set)
     if len(only_src) > len(only_dst):
@@ -87,8 +87,9 @@ def _compute_segment(bank_src: Sequence[int], bank_dst: Sequence[int], dim: int,
     return segment[:length]
 
 
-def _optimal_swizzling(sides: ConversionSides, vbasis: Sequence[int], tile_src: Sequence[int],
-                       tile_dst: Sequence[int], leave_reps: int) -> tuple[list[int], int]:
+def _optimal_swizzling(
+    sides: ConversionSides, vbasis: Sequence[int], tile_src: Sequence[int], tile_dst: Sequence[int], leave_reps: int
+) -> tuple[list[int], int]:
     """Triton's ``optimalSwizzling`` + ``buildReps``: (segment without reps, number of reps)."""
     bank_bits = min(log2(max(1, 1024 // ((1 << len(vbasis)) * sides.bitwidth))), sides.dim - len(vbasis))
     segment_bits = sides.dim - bank_bits - len(vbasis)
@@ -125,8 +126,9 @@ def _hardware_coordinates(layout: LinearLayout, vector: int) -> tuple[int, int]:
     return registers, lanes
 
 
-def _tile_vbasis(a: LinearLayout, b: LinearLayout, n_a: int, n_b: int, ids_a: Sequence[int],
-                 ids_b: Sequence[int]) -> list[int] | None:
+def _tile_vbasis(
+    a: LinearLayout, b: LinearLayout, n_a: int, n_b: int, ids_a: Sequence[int], ids_b: Sequence[int]
+) -> list[int] | None:
     """The vector basis of a tile pair (``n_a``/``n_b`` vector bits, address lanes ``ids_*``),
     or None when the layouts cannot use it."""
     if n_a < n_b:
@@ -141,14 +143,15 @@ def _tile_vbasis(a: LinearLayout, b: LinearLayout, n_a: int, n_b: int, ids_a: Se
         return None
     if any(not _hardware_coordinates(a, columns_b["lane"][ids_b[i]])[0] for i in range(n_a - n_b)):
         return None
-    for ia, ib in zip(ids_a, list(ids_b)[len(ids_b) - len(ids_a):]):
+    for ia, ib in zip(ids_a, list(ids_b)[len(ids_b) - len(ids_a) :]):
         if _hardware_coordinates(a, columns_b["lane"][ib])[1] != 1 << ia:
             return None
     return vbasis[:n_b] + lanes_b
 
 
-def _get_tile(tile: InstructionTile, registers: Sequence[int], lanes: Sequence[int],
-              vbasis: Sequence[int]) -> list[int] | None:
+def _get_tile(
+    tile: InstructionTile, registers: Sequence[int], lanes: Sequence[int], vbasis: Sequence[int]
+) -> list[int] | None:
     """The tile's bases: registers outside the vector for the address bits, then its lanes."""
     need = 3 - len(tile.tile_lanes)
     chosen = [r for r in registers if r not in vbasis][:need]
@@ -169,24 +172,34 @@ def _instruction_tiles(bitwidth: int, matrix: bool) -> list[InstructionTile]:
 def _tile_pair(sides: ConversionSides, tile_src: InstructionTile, tile_dst: InstructionTile) -> SwizzleChoice | None:
     """The outcome of one (store tile, load tile) pair, or None when it does not apply."""
     total = log2(max(1, 128 // sides.bitwidth))
-    vbasis = _tile_vbasis(sides.src, sides.dst, total - len(tile_src.address_lanes),
-                          total - len(tile_dst.address_lanes), tile_src.address_lanes, tile_dst.address_lanes)
+    vbasis = _tile_vbasis(
+        sides.src,
+        sides.dst,
+        total - len(tile_src.address_lanes),
+        total - len(tile_dst.address_lanes),
+        tile_src.address_lanes,
+        tile_dst.address_lanes,
+    )
     if vbasis is None:
         return None
     bases_src = _get_tile(tile_src, sides.src_registers, sides.src_lanes, vbasis)
     bases_dst = _get_tile(tile_dst, sides.dst_registers, sides.dst_lanes, vbasis)
     if bases_src is None or bases_dst is None:
         return None
-    leave = min(len(tile_src.address_lanes) + len(tile_src.tile_lanes) - 3,
-                len(tile_dst.address_lanes) + len(tile_dst.tile_lanes) - 3)
+    leave = min(
+        len(tile_src.address_lanes) + len(tile_src.tile_lanes) - 3,
+        len(tile_dst.address_lanes) + len(tile_dst.tile_lanes) - 3,
+    )
     segment, reps = _optimal_swizzling(sides, vbasis, bases_src, bases_dst, leave)
-    conflicts = (1 << len(_intersection_basis(segment, bases_src))) + \
-        (1 << len(_intersection_basis(segment, bases_dst))) - 2
+    conflicts = (
+        (1 << len(_intersection_basis(segment, bases_src))) + (1 << len(_intersection_basis(segment, bases_dst))) - 2
+    )
     return SwizzleChoice(conflicts, reps)
 
 
-def _vectors_after_bank0(registers: Sequence[int], vbasis: Sequence[int], other_lanes: set[int],
-                         bitwidth: int) -> list[int]:
+def _vectors_after_bank0(
+    registers: Sequence[int], vbasis: Sequence[int], other_lanes: set[int], bitwidth: int
+) -> list[int]:
     """Registers (outside ``vbasis``) that are lanes of the other side, up to a 16-byte vector."""
     out: list[int] = []
     cap = log2(128 // max(bitwidth, 32))
@@ -210,12 +223,12 @@ def _get_vbasis(sides: ConversionSides) -> list[int]:
     bitwidth = sides.bitwidth
     reg_src, reg_dst = list(sides.src_registers), list(sides.dst_registers)
     lanes_src, lanes_dst = set(sides.src_lanes), set(sides.dst_lanes)
-    vbasis = _intersection_basis(reg_src, reg_dst)[:log2(max(1, 128 // bitwidth))]
+    vbasis = _intersection_basis(reg_src, reg_dst)[: log2(max(1, 128 // bitwidth))]
     per_bank = 0 if bitwidth > 32 else log2(32 // bitwidth)
     vectorise_src = True
     if (1 << len(vbasis)) * bitwidth < 32:
-        src_prefix = reg_src[:len(vbasis)] == vbasis
-        dst_prefix = reg_dst[:len(vbasis)] == vbasis
+        src_prefix = reg_src[: len(vbasis)] == vbasis
+        dst_prefix = reg_dst[: len(vbasis)] == vbasis
         if vbasis and not src_prefix and not dst_prefix:
             reg_src = vbasis + [r for r in reg_src if r not in vbasis]
             reg_dst = vbasis + [r for r in reg_dst if r not in vbasis]
@@ -247,7 +260,7 @@ def _fallback(sides: ConversionSides) -> SwizzleChoice:
         tile = list(lanes)
         width = (1 << _vector_prefix(registers, vbasis)) * sides.bitwidth
         if width > 32:
-            tile = tile[:len(tile) - log2(width // 32)]
+            tile = tile[: len(tile) - log2(width // 32)]
         tiles.append([b for b in tile if b not in vbasis])
     _, reps = _optimal_swizzling(sides, vbasis, tiles[0], tiles[1], 0)
     return SwizzleChoice(0, reps)
@@ -257,13 +270,27 @@ def _sides(src: Any, dst: Any, bitwidth: int, shape: Sequence[int] | None) -> Co
     src_ll = as_hardware_layout(src, shape, "src").remove_zero_bases_along_dim("register")
     dst_ll = as_hardware_layout(dst, shape, "dst").remove_zero_bases_along_dim("register")
     columns_src, columns_dst = flat_columns(src_ll), flat_columns(dst_ll)
-    return ConversionSides(src_ll, dst_ll, tuple(columns_src["register"]), tuple(columns_dst["register"]),
-                           tuple(columns_src["lane"]), tuple(columns_dst["lane"]), bitwidth,
-                           src_ll.get_total_out_dim_size_log2())
+    return ConversionSides(
+        src_ll,
+        dst_ll,
+        tuple(columns_src["register"]),
+        tuple(columns_dst["register"]),
+        tuple(columns_src["lane"]),
+        tuple(columns_dst["lane"]),
+        bitwidth,
+        src_ll.get_total_out_dim_size_log2(),
+    )
 
 
-def triton_scratch_bytes(src: Any, dst: Any, bitwidth: int, shape: Sequence[int] | None = None, *,
-                         ldmatrix: bool = True, stmatrix: bool = True) -> int:
+def triton_scratch_bytes(
+    src: Any,
+    dst: Any,
+    bitwidth: int,
+    shape: Sequence[int] | None = None,
+    *,
+    ldmatrix: bool = True,
+    stmatrix: bool = True,
+) -> int:
     """The scratch bytes Triton 3.9 allocates for a shared-memory ``convert_layout`` (a model of
     ``optimalSwizzling`` over its instruction tiles, ``buildReps`` and
     ``getNumScratchElemsSwizzledCvt``; sm_90 has ``ldmatrix`` and ``stmatrix``, sm_80 only

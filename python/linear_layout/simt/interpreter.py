@@ -120,7 +120,7 @@ one barrier interval it is a race when
 
 Within one warp, a later op always sees an earlier one (the warp runs in lockstep), so only pairs
 of different warps race. With ``on_race="raise"`` (the default) the first race raises
-:class:`RaceError`; with ``on_race="record"`` races are collected in :attr:`Report.races` and
+:class:`RaceError` (its ``race`` attribute is the :class:`Race`); with ``on_race="record"`` races are collected in :attr:`Report.races` and
 execution goes on.
 """
 
@@ -640,7 +640,14 @@ class _Executor:
         base = -(-self.shared_top // SHARED_BASE_ALIGNMENT) * SHARED_BASE_ALIGNMENT
         self.shared_top = base + size * elem.mem_bytes
         buf = Buffer(
-            name, "workgroup", elem, elem.garbage(size), shape, strides, offset, base,
+            name,
+            "workgroup",
+            elem,
+            elem.garbage(size),
+            shape,
+            strides,
+            offset,
+            base,
             tracking=RaceTracking.of_size(size),
         )
         self.shared.append(buf)
@@ -716,8 +723,13 @@ class _Executor:
         warps = self.warp_of_thread[active]
         addresses = addresses[active]
         common = dict(
-            op=op.name, location=_location(op), kind=kind, buffer=buf.name,
-            block=_linear_block(self.block_id, self.grid), instruction_bytes=width, instructions=num_instructions,
+            op=op.name,
+            location=_location(op),
+            kind=kind,
+            buffer=buf.name,
+            block=_linear_block(self.block_id, self.grid),
+            instruction_bytes=width,
+            instructions=num_instructions,
             bytes_per_thread=int(np.prod(vshape, dtype=np.int64)) * elem_bytes,
         )
         if buf.space == "global":
@@ -730,8 +742,9 @@ class _Executor:
         moved = _distinct_elements(warps, offsets[active], self.num_warps) * elem_bytes
         for w in np.unique(warps):
             self.report.shared_accesses.append(
-                SharedAccess(warp=int(w), wavefronts=int(wave[w]), ideal_wavefronts=int(ideal[w]),
-                             bytes=int(moved[w]), **common)
+                SharedAccess(
+                    warp=int(w), wavefronts=int(wave[w]), ideal_wavefronts=int(ideal[w]), bytes=int(moved[w]), **common
+                )
             )
 
     # ---- race detection
@@ -1364,6 +1377,7 @@ def _scf_for(ex, op):
     if "unsignedCmp" in op.attributes:
         compare = np.less
     else:
+
         def compare(a, b):
             return elem.signed(a) < elem.signed(b)
 
@@ -1476,8 +1490,10 @@ def _shared_rows(ex, op, addresses: np.ndarray) -> tuple[Buffer, np.ndarray]:
     outside = (addresses < buf.base_address) | (addresses + MATRIX_ROW_BYTES > end)
     if outside.any():
         t = int(np.argmax(outside))
-        raise MemoryAccessError(f"{op.name}: row address {int(addresses[t])} of thread {t} is outside the "
-                                "workgroup buffer of thread 0's row (rows must lie in one workgroup buffer)")
+        raise MemoryAccessError(
+            f"{op.name}: row address {int(addresses[t])} of thread {t} is outside the "
+            "workgroup buffer of thread 0's row (rows must lie in one workgroup buffer)"
+        )
     if MATRIX_ROW_BYTES % buf.elem.mem_bytes:
         raise UnsupportedOp(f"{op.name} on a buffer of {buf.elem.name}: elements must divide a 16-byte row")
     per_row = MATRIX_ROW_BYTES // buf.elem.mem_bytes
@@ -1507,19 +1523,33 @@ def _fragment_source(ex, form: _MatrixForm, matrix: int, half: int) -> tuple[np.
     return ex.warp_of_thread * ex.threads_per_warp + 8 * matrix + row, col
 
 
-def _account_matrix(ex, op, kind: str, buf: Buffer, addresses: np.ndarray, offsets: np.ndarray,
-                    form: _MatrixForm) -> None:
+def _account_matrix(
+    ex, op, kind: str, buf: Buffer, addresses: np.ndarray, offsets: np.ndarray, form: _MatrixForm
+) -> None:
     """Wavefronts per 8x8 matrix: its 8 row addresses (16 bytes each) are served as one phase."""
     providing = ex.lane_of_thread < 8 * form.num
     warps, lanes = ex.warp_of_thread[providing], ex.lane_of_thread[providing]
-    wave, ideal = _wavefronts(warps, lanes, addresses[providing][:, None], MATRIX_ROW_BYTES, ex.num_warps, ex.threads_per_warp)
+    wave, ideal = _wavefronts(
+        warps, lanes, addresses[providing][:, None], MATRIX_ROW_BYTES, ex.num_warps, ex.threads_per_warp
+    )
     moved = _distinct_elements(warps, offsets[providing], ex.num_warps) * buf.elem.mem_bytes
     for w in np.unique(warps):
-        ex.report.shared_accesses.append(SharedAccess(
-            op=op.name, location=_location(op), kind=kind, buffer=buf.name,
-            block=_linear_block(ex.block_id, ex.grid), warp=int(w), bytes_per_thread=4 * form.num,
-            instruction_bytes=MATRIX_ROW_BYTES, instructions=1, wavefronts=int(wave[w]),
-            ideal_wavefronts=int(ideal[w]), bytes=int(moved[w])))
+        ex.report.shared_accesses.append(
+            SharedAccess(
+                op=op.name,
+                location=_location(op),
+                kind=kind,
+                buffer=buf.name,
+                block=_linear_block(ex.block_id, ex.grid),
+                warp=int(w),
+                bytes_per_thread=4 * form.num,
+                instruction_bytes=MATRIX_ROW_BYTES,
+                instructions=1,
+                wavefronts=int(wave[w]),
+                ideal_wavefronts=int(ideal[w]),
+                bytes=int(moved[w]),
+            )
+        )
 
 
 def _matrix_rows(ex, op, pointer, form: _MatrixForm) -> tuple[Buffer, np.ndarray, np.ndarray]:
@@ -1752,9 +1782,15 @@ def run_kernel(
     if isinstance(module_or_func, str):
         with ir.Context():
             return run_kernel(
-                ir.Module.parse(module_or_func), args,
-                num_warps=num_warps, threads_per_warp=threads_per_warp, block_id=block_id, num_blocks=num_blocks,
-                kernel=kernel, on_race=on_race, check_uninitialized=check_uninitialized,
+                ir.Module.parse(module_or_func),
+                args,
+                num_warps=num_warps,
+                threads_per_warp=threads_per_warp,
+                block_id=block_id,
+                num_blocks=num_blocks,
+                kernel=kernel,
+                on_race=on_race,
+                check_uninitialized=check_uninitialized,
             )
 
     func = _find_kernel(module_or_func, kernel)
@@ -1796,9 +1832,15 @@ def run_kernel(
     bound = [_bind_argument(i, a, v, num_threads) for i, (a, v) in enumerate(zip(body.arguments, args))]
     with np.errstate(all="ignore"):  # overflow, NaN, ... are part of the semantics, not warnings
         for b in blocks:
-            ex = _Executor(num_warps=num_warps, threads_per_warp=threads_per_warp, block_id=b, grid=grid,
-                           report=report, on_race=on_race, check_uninitialized=check_uninitialized)
-            workgroup = [ex.new_shared(f"workgroup#{i} ({a.get_name()})", a.type)
-                         for i, a in enumerate(attributions)]
+            ex = _Executor(
+                num_warps=num_warps,
+                threads_per_warp=threads_per_warp,
+                block_id=b,
+                grid=grid,
+                report=report,
+                on_race=on_race,
+                check_uninitialized=check_uninitialized,
+            )
+            workgroup = [ex.new_shared(f"workgroup#{i} ({a.get_name()})", a.type) for i, a in enumerate(attributions)]
             ex.run_block(body, bound + workgroup)
     return report

@@ -73,12 +73,12 @@ class Cost:
 class ReportRow:
     op: str
     mlir_line: int
-    python: str          # "file.py:52" from the op's location, or ""
-    src: str             # the layout as the kernel writes it
+    python: str  # "file.py:52" from the op's location, or ""
+    src: str  # the layout as the kernel writes it
     dst: str
     shape: tuple[int, ...]
     element_bits: int
-    cost: Cost | None    # None: not modelled, `note` says why
+    cost: Cost | None  # None: not modelled, `note` says why
     note: str = ""
     layouts: tuple[LinearLayout, LinearLayout] | None = field(default=None, compare=False, repr=False)
 
@@ -144,7 +144,7 @@ def _module_ops(module: ir.Module) -> list[ir.Operation]:
 
 def _encoding_text(type_text: str) -> str:
     """The layout part of a tensor or memdesc type as written (`#blocked`)."""
-    body = type_text[type_text.index("<") + 1:type_text.rindex(">")]
+    body = type_text[type_text.index("<") + 1 : type_text.rindex(">")]
     parts = split_parameters(body)
     return parts[1] if len(parts) > 1 else ""
 
@@ -155,8 +155,11 @@ def _written_types(source: str, op: Op) -> list[str]:
     if parsed.functional is not None:
         return [*parsed.functional[0][:1], *parsed.functional[1]]
     types = parsed.types
-    order = {"ttg.convert_layout": ("src", "result"), "ttg.local_load": ("src", "result"),
-             "ttg.local_store": ("src", "dst")}[op.name]
+    order = {
+        "ttg.convert_layout": ("src", "result"),
+        "ttg.local_load": ("src", "result"),
+        "ttg.local_store": ("src", "dst"),
+    }[op.name]
     return [types[name][0] for name in order]
 
 
@@ -170,11 +173,18 @@ def _conversion_cost(src: LinearLayout, dst: LinearLayout, bits: int, threads: i
         return Cost(plan.strategy, shuffles=plan.shuffles, selects=plan.selects)
     shared = plan.shared
     floor = floor_of(plan.shared)
-    return Cost(plan.strategy, scratch_bytes=shared.scratch_bytes, barriers=shared.barriers,
-                store_bytes=shared.store.instruction_bytes, load_bytes=shared.load.instruction_bytes,
-                store_wavefronts=shared.store.wavefronts, load_wavefronts=shared.load.wavefronts,
-                ideal=shared.store.ideal_wavefronts + shared.load.ideal_wavefronts, floor=floor.floor,
-                above_floor=floor.reasons)
+    return Cost(
+        plan.strategy,
+        scratch_bytes=shared.scratch_bytes,
+        barriers=shared.barriers,
+        store_bytes=shared.store.instruction_bytes,
+        load_bytes=shared.load.instruction_bytes,
+        store_wavefronts=shared.store.wavefronts,
+        load_wavefronts=shared.load.wavefronts,
+        ideal=shared.store.ideal_wavefronts + shared.load.ideal_wavefronts,
+        floor=floor.floor,
+        above_floor=floor.reasons,
+    )
 
 
 def _access_cost(distributed: LinearLayout, memdesc_type: ir.Type, bits: int, kind: str) -> Cost:
@@ -185,17 +195,27 @@ def _access_cost(distributed: LinearLayout, memdesc_type: ir.Type, bits: int, ki
     shape = list(memdesc.shape)
     banks = bank_conflicts(distributed, shared, bits, shape, kind=kind)
     access = plan_local_access(distributed, shared, bits, shape, kind=kind)
-    moved = access_bytes(access.thread_offset, access.predicate, access.vector, len(access.instructions),
-                         max(1, bits // 8))
+    moved = access_bytes(
+        access.thread_offset, access.predicate, access.vector, len(access.instructions), max(1, bits // 8)
+    )
     width = banks.instruction_bytes
     floor = floor_wavefronts(moved)
-    reasons = () if banks.wavefronts == floor else (
-        ("bank conflicts",) if banks.wavefronts > banks.ideal_wavefronts else ()) + (
-        ("sub-word or broadcast accesses",) if banks.ideal_wavefronts > floor else ())
-    return Cost("access", store_bytes=width if kind == "store" else 0, load_bytes=width if kind == "load" else 0,
-                store_wavefronts=banks.wavefronts if kind == "store" else 0,
-                load_wavefronts=banks.wavefronts if kind == "load" else 0, ideal=banks.ideal_wavefronts,
-                floor=floor, above_floor=reasons)
+    reasons = (
+        ()
+        if banks.wavefronts == floor
+        else (("bank conflicts",) if banks.wavefronts > banks.ideal_wavefronts else ())
+        + (("sub-word or broadcast accesses",) if banks.ideal_wavefronts > floor else ())
+    )
+    return Cost(
+        "access",
+        store_bytes=width if kind == "store" else 0,
+        load_bytes=width if kind == "load" else 0,
+        store_wavefronts=banks.wavefronts if kind == "store" else 0,
+        load_wavefronts=banks.wavefronts if kind == "load" else 0,
+        ideal=banks.ideal_wavefronts,
+        floor=floor,
+        above_floor=reasons,
+    )
 
 
 @dataclass(frozen=True)
@@ -209,6 +229,7 @@ def _launch(module: ir.Module) -> _Launch:
 
     def value(name: str, default: int) -> int:
         return ir.IntegerAttr(attributes[name]).value if name in attributes else default
+
     return _Launch(value("ttg.num-warps", 4), value("ttg.threads-per-warp", 32))
 
 
@@ -219,12 +240,20 @@ def _row(source: str, syntax_op: Op, op: ir.Operation, launch: _Launch) -> Repor
     src_text, dst_text = (_encoding_text(t) for t in written)
     tensor_type = op.operands[0].type if op.name != "ttg.local_load" else op.results[0].type
     bits = element_bits(ir.RankedTensorType(tensor_type).element_type)
-    base = {"op": op.name, "mlir_line": syntax_op.line, "python": python_line(op.location), "src": src_text,
-            "dst": dst_text, "shape": _shape(tensor_type), "element_bits": bits}
+    base = {
+        "op": op.name,
+        "mlir_line": syntax_op.line,
+        "python": python_line(op.location),
+        "src": src_text,
+        "dst": dst_text,
+        "shape": _shape(tensor_type),
+        "element_bits": bits,
+    }
     wide = launch.threads_per_warp != 32
     if wide and op.name != "ttg.convert_layout":
-        return ReportRow(**base, cost=None, note=f"{launch.threads_per_warp}-lane warps: the bank model is for "
-                                                 "32-lane warps")
+        return ReportRow(
+            **base, cost=None, note=f"{launch.threads_per_warp}-lane warps: the bank model is for 32-lane warps"
+        )
     try:
         distributed = pad_to_launch(layout_of(tensor_type), launch.threads_per_warp, launch.num_warps)
         if op.name == "ttg.convert_layout":
@@ -232,8 +261,13 @@ def _row(source: str, syntax_op: Op, op: ir.Operation, launch: _Launch) -> Repor
             cost = _conversion_cost(distributed, other, bits, launch.threads_per_warp)
             note = f"{launch.threads_per_warp}-lane plan, not checked by execution" if wide else ""
             return ReportRow(**base, cost=cost, note=note, layouts=(distributed, other))
-        memdesc_type = op.operands[0].type if op.name == "ttg.local_load" else op.results[0].type \
-            if op.name == "ttg.local_alloc" else op.operands[1].type
+        memdesc_type = (
+            op.operands[0].type
+            if op.name == "ttg.local_load"
+            else op.results[0].type
+            if op.name == "ttg.local_alloc"
+            else op.operands[1].type
+        )
         kind = "load" if op.name == "ttg.local_load" else "store"
         return ReportRow(**base, cost=_access_cost(distributed, memdesc_type, bits, kind))
     except (PlannerError, ValueError, TypeError) as error:
@@ -251,8 +285,7 @@ def build_report(module: ir.Module, ttgir: str | None = None, kernel: str = "") 
     if [o.name for o in syntax_ops] != [o.name for o in module_ops]:
         raise ValueError("the module is not the one the TTGIR text describes")
     launch = _launch(module)
-    rows = tuple(row for row in (_row(ttgir, s, o, launch) for s, o in zip(syntax_ops, module_ops))
-                 if row is not None)
+    rows = tuple(row for row in (_row(ttgir, s, o, launch) for s, o in zip(syntax_ops, module_ops)) if row is not None)
     return KernelReport(kernel, launch.num_warps, launch.threads_per_warp, rows)
 
 
@@ -266,8 +299,19 @@ def report_ttgir(text: str, kernel: str = "") -> KernelReport:
 
 # -- formatting -------------------------------------------------------------------------------
 
-_COLUMNS = ("line", "python", "op", "layouts", "strategy", "shfl", "scratch", "bar", "vec st/ld", "wavefronts/floor",
-            "above the floor")
+_COLUMNS = (
+    "line",
+    "python",
+    "op",
+    "layouts",
+    "strategy",
+    "shfl",
+    "scratch",
+    "bar",
+    "vec st/ld",
+    "wavefronts/floor",
+    "above the floor",
+)
 
 
 def _cells(row: ReportRow) -> tuple[str, ...]:
@@ -279,9 +323,19 @@ def _cells(row: ReportRow) -> tuple[str, ...]:
     cost = row.cost
     vectors = f"{cost.store_bytes or '-'}/{cost.load_bytes or '-'}" if cost.floor or cost.wavefronts else ""
     waves = f"{cost.wavefronts}/{cost.floor}" if cost.floor or cost.wavefronts else ""
-    return (str(row.mlir_line), row.python, op, layouts, cost.strategy, str(cost.shuffles or ""),
-            f"{cost.scratch_bytes} B" if cost.scratch_bytes else "", str(cost.barriers or ""), vectors, waves,
-            "; ".join(cost.above_floor))
+    return (
+        str(row.mlir_line),
+        row.python,
+        op,
+        layouts,
+        cost.strategy,
+        str(cost.shuffles or ""),
+        f"{cost.scratch_bytes} B" if cost.scratch_bytes else "",
+        str(cost.barriers or ""),
+        vectors,
+        waves,
+        "; ".join(cost.above_floor),
+    )
 
 
 def format_text(report: KernelReport) -> str:
@@ -290,11 +344,13 @@ def format_text(report: KernelReport) -> str:
     widths = [max(len(row[k]) for row in table) for k in range(len(_COLUMNS))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in table]
     t = report.totals()
-    lines.append(f"total: {t['conversions']} conversion(s) ({t['through_shared']} through shared memory), "
-                 f"{t['shared_accesses']} shared-memory access(es); {t['shuffles']} shuffles, "
-                 f"scratch {t['scratch_bytes']} B, {t['barriers']} barriers, "
-                 f"{t['wavefronts']} wavefronts (floor {t['floor']})"
-                 + (f"; {t['not_modelled']} not modelled" if t["not_modelled"] else ""))
+    lines.append(
+        f"total: {t['conversions']} conversion(s) ({t['through_shared']} through shared memory), "
+        f"{t['shared_accesses']} shared-memory access(es); {t['shuffles']} shuffles, "
+        f"scratch {t['scratch_bytes']} B, {t['barriers']} barriers, "
+        f"{t['wavefronts']} wavefronts (floor {t['floor']})"
+        + (f"; {t['not_modelled']} not modelled" if t["not_modelled"] else "")
+    )
     return "\n".join(lines) + "\n"
 
 
@@ -306,12 +362,23 @@ def format_json(report: KernelReport) -> str:
         if row.cost is not None:
             data["cost"]["wavefronts"] = row.cost.wavefronts
         rows.append(data)
-    return json.dumps({"kernel": report.kernel, "num_warps": report.num_warps,
-                       "threads_per_warp": report.threads_per_warp, "rows": rows, "totals": report.totals()},
-                      indent=2) + "\n"
+    return (
+        json.dumps(
+            {
+                "kernel": report.kernel,
+                "num_warps": report.num_warps,
+                "threads_per_warp": report.threads_per_warp,
+                "rows": rows,
+                "totals": report.totals(),
+            },
+            indent=2,
+        )
+        + "\n"
+    )
 
 
 # -- the console script -----------------------------------------------------------------------
+
 
 class _ArgumentParser(argparse.ArgumentParser):
     def error(self, message: str):
@@ -320,12 +387,15 @@ class _ArgumentParser(argparse.ArgumentParser):
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = _ArgumentParser(prog="linear-layout-report",
-                             description="Report every layout conversion and shared-memory access of a TTGIR kernel.")
+    parser = _ArgumentParser(
+        prog="linear-layout-report",
+        description="Report every layout conversion and shared-memory access of a TTGIR kernel.",
+    )
     parser.add_argument("input", help="a .ttgir file (Triton's kernel.asm['ttgir']), or '-' for stdin")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    parser.add_argument("--html", metavar="FILE",
-                        help="also write FILE: one self-contained page, the table with each row's picture")
+    parser.add_argument(
+        "--html", metavar="FILE", help="also write FILE: one self-contained page, the table with each row's picture"
+    )
     args = parser.parse_args(argv)
     name = "<stdin>" if args.input == "-" else args.input
     try:
@@ -343,8 +413,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     text_report = format_text(report)
     if args.html:
-        page = report_page(name, text, _COLUMNS, [(row.mlir_line, _cells(row)) for row in report.rows],
-                           [text_report.splitlines()[-1]])
+        page = report_page(
+            name, text, _COLUMNS, [(row.mlir_line, _cells(row)) for row in report.rows], [text_report.splitlines()[-1]]
+        )
         try:
             Path(args.html).write_text(page, encoding="utf-8")
         except OSError as error:

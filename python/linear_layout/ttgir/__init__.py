@@ -13,5 +13,13 @@ from .formats import FORMATS, OpFormat
 from .reader import TtgirError, parse_ttgir, ttgir_context, ttgir_to_mlir
 from .writer import mlir_to_ttgir, print_ttgir
 
-__all__ = ["FORMATS", "OpFormat", "TtgirError", "mlir_to_ttgir", "parse_ttgir", "print_ttgir", "ttgir_context",
-           "ttgir_to_mlir"]
+__all__ = [
+    "FORMATS",
+    "OpFormat",
+    "TtgirError",
+    "mlir_to_ttgir",
+    "parse_ttgir",
+    "print_ttgir",
+    "ttgir_context",
+    "ttgir_to_mlir",
+]

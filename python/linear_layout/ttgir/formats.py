@@ -34,8 +34,7 @@ TRITON_DIALECTS = ("tt", "ttg", "ttng", "amdg")
 # Triton's I32 enums: the keyword printed in custom syntax and the integer of generic form.
 ENUMS: dict[str, dict[str, int]] = {
     "proc_id": {"x": 0, "y": 1, "z": 2},
-    "rmw_op": {"and": 1, "or": 2, "xor": 3, "add": 4, "fadd": 5, "max": 6, "min": 7, "umax": 8, "umin": 9,
-               "exch": 10},
+    "rmw_op": {"and": 1, "or": 2, "xor": 3, "add": 4, "fadd": 5, "max": 6, "min": 7, "umax": 8, "umin": 9, "exch": 10},
     "sem": {"relaxed": 1, "acquire": 2, "release": 3, "acq_rel": 4},
     "scope": {"gpu": 1, "cta": 2, "sys": 3},
     "cache": {"none": 1, "ca": 2, "cg": 3, "wb": 4, "cs": 5, "wt": 6, "cv": 7},
@@ -83,8 +82,10 @@ class OpFormat:
         return sum(1 for o in self.operands if o[-1] in "?*") > 1
 
 
-_FORMAT_TOKEN = re.compile(r"`[^`]*`|\$\w+\^?|qualified\(type\(\$\w+\)\)\^?|stripped\(type\(\$\w+\)\)\^?"
-                           r"|type\(\$\w+\)\^?|functional-type\([^)]*\)|attr-dict|\(|\)\??|\S+")
+_FORMAT_TOKEN = re.compile(
+    r"`[^`]*`|\$\w+\^?|qualified\(type\(\$\w+\)\)\^?|stripped\(type\(\$\w+\)\)\^?"
+    r"|type\(\$\w+\)\^?|functional-type\([^)]*\)|attr-dict|\(|\)\??|\S+"
+)
 
 
 def _compile(format_text: str) -> tuple[_Element, ...]:
@@ -137,90 +138,206 @@ _TABLE = (
     _f("tt.bitcast", _UNARY, ["src"]),
     _f("tt.int_to_ptr", _UNARY, ["src"]),
     _f("tt.ptr_to_int", _UNARY, ["src"]),
-    _f("tt.fp_to_fp", "$src attr-dict (`,` `rounding` `=` $rounding^)? `:` type($src) `->` type($result)", ["src"],
-       attributes={"rounding": "plain"}),
-    _f("tt.reshape", "$src (`allow_reorder` $allow_reorder^)? (`efficient_layout` $efficient_layout^)? attr-dict "
-       "`:` type($src) `->` type($result)", ["src"],
-       attributes={"allow_reorder": "unit", "efficient_layout": "unit"}),
+    _f(
+        "tt.fp_to_fp",
+        "$src attr-dict (`,` `rounding` `=` $rounding^)? `:` type($src) `->` type($result)",
+        ["src"],
+        attributes={"rounding": "plain"},
+    ),
+    _f(
+        "tt.reshape",
+        "$src (`allow_reorder` $allow_reorder^)? (`efficient_layout` $efficient_layout^)? attr-dict "
+        "`:` type($src) `->` type($result)",
+        ["src"],
+        attributes={"allow_reorder": "unit", "efficient_layout": "unit"},
+    ),
     _f("tt.join", "$lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)", ["lhs", "rhs"]),
-    _f("tt.split", "$src attr-dict `:` type($src) `->` type($outLHS)", ["src"], ("outLHS", "outRHS"),
-       result_rule="same-as-first-result"),
+    _f(
+        "tt.split",
+        "$src attr-dict `:` type($src) `->` type($outLHS)",
+        ["src"],
+        ("outLHS", "outRHS"),
+        result_rule="same-as-first-result",
+    ),
     _f("tt.cat", "$lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)", ["lhs", "rhs"]),
     _f("tt.addptr", "$ptr `,` $offset attr-dict `:` type($result) `,` type($offset)", ["ptr", "offset"]),
     _f("tt.advance", "$ptr `,` `[` $offsets `]` attr-dict `:` type($result)", ["ptr", "offsets*"]),
-    _f("tt.load", "$ptr (`,` $mask^)? (`,` $other^)? " + _MEMORY + " attr-dict `:` type($ptr)",
-       ["ptr", "mask?", "other?"], attributes=_MEMORY_ATTRS, result_rule="pointee:ptr"),
-    _f("tt.store", "$ptr `,` $value (`,` $mask^)? " + _MEMORY + " attr-dict `:` type($ptr)",
-       ["ptr", "value", "mask?"], (), attributes=_MEMORY_ATTRS),
-    _f("tt.dot", "$a `,` $b `,` $c (`,` `inputPrecision` `=` $inputPrecision^)? attr-dict `:` type($a) `*` "
-       "type($b) `->` type($d)", ["a", "b", "c"], ("d",), attributes={"inputPrecision": "enum:precision"}),
+    _f(
+        "tt.load",
+        "$ptr (`,` $mask^)? (`,` $other^)? " + _MEMORY + " attr-dict `:` type($ptr)",
+        ["ptr", "mask?", "other?"],
+        attributes=_MEMORY_ATTRS,
+        result_rule="pointee:ptr",
+    ),
+    _f(
+        "tt.store",
+        "$ptr `,` $value (`,` $mask^)? " + _MEMORY + " attr-dict `:` type($ptr)",
+        ["ptr", "value", "mask?"],
+        (),
+        attributes=_MEMORY_ATTRS,
+    ),
+    _f(
+        "tt.dot",
+        "$a `,` $b `,` $c (`,` `inputPrecision` `=` $inputPrecision^)? attr-dict `:` type($a) `*` "
+        "type($b) `->` type($d)",
+        ["a", "b", "c"],
+        ("d",),
+        attributes={"inputPrecision": "enum:precision"},
+    ),
     _f("tt.reduce", None, ["srcs*"], ("result*",)),
     _f("tt.scan", None, ["srcs*"], ("result*",)),
     _f("tt.reduce.return", "attr-dict $result `:` type($result)", ["result*"], ()),
     _f("tt.scan.return", "attr-dict $result `:` type($result)", ["result*"], ()),
-    _f("tt.atomic_rmw", "$atomic_rmw_op `,` $sem `,` $scope `,` $ptr `,` $val (`,` $mask^)? attr-dict `:` "
-       "functional-type", ["ptr", "val", "mask?"],
-       attributes={"atomic_rmw_op": "enum:rmw_op", "sem": "enum:sem", "scope": "enum:scope"}),
-    _f("tt.atomic_cas", "$sem `,` $scope `,` $ptr `,` $cmp `,` $val attr-dict `:` functional-type",
-       ["ptr", "cmp", "val"], attributes={"sem": "enum:sem", "scope": "enum:scope"}),
-    _f("tt.assert", "$condition `,` $message attr-dict `:` type($condition)", ["condition"], (),
-       attributes={"message": "plain"}),
+    _f(
+        "tt.atomic_rmw",
+        "$atomic_rmw_op `,` $sem `,` $scope `,` $ptr `,` $val (`,` $mask^)? attr-dict `:` functional-type",
+        ["ptr", "val", "mask?"],
+        attributes={"atomic_rmw_op": "enum:rmw_op", "sem": "enum:sem", "scope": "enum:scope"},
+    ),
+    _f(
+        "tt.atomic_cas",
+        "$sem `,` $scope `,` $ptr `,` $cmp `,` $val attr-dict `:` functional-type",
+        ["ptr", "cmp", "val"],
+        attributes={"sem": "enum:sem", "scope": "enum:scope"},
+    ),
+    _f(
+        "tt.assert",
+        "$condition `,` $message attr-dict `:` type($condition)",
+        ["condition"],
+        (),
+        attributes={"message": "plain"},
+    ),
     _f("tt.print", None, ["args*"], ()),
     _f("tt.call", None, ["operands*"], ("result*",)),
-    _f("tt.descriptor_load", "$desc `[` $indices `]` " + _MEMORY + " attr-dict `:` qualified(type($desc)) `->` "
-       "type($result)", ["desc", "indices*"], attributes=_MEMORY_ATTRS),
-    _f("tt.descriptor_store", "$desc `[` $indices `]` `,` $src attr-dict `:` qualified(type($desc)) `,` type($src)",
-       ["desc", "indices*", "src"], ()),
+    _f(
+        "tt.descriptor_load",
+        "$desc `[` $indices `]` " + _MEMORY + " attr-dict `:` qualified(type($desc)) `->` type($result)",
+        ["desc", "indices*"],
+        attributes=_MEMORY_ATTRS,
+    ),
+    _f(
+        "tt.descriptor_store",
+        "$desc `[` $indices `]` `,` $src attr-dict `:` qualified(type($desc)) `,` type($src)",
+        ["desc", "indices*", "src"],
+        (),
+    ),
     # ttg (TritonGPUOps.td)
     _f("ttg.convert_layout", _UNARY, ["src"]),
     _f("ttg.local_alloc", "($src^)? attr-dict `:` functional-type", ["src?"]),
-    _f("ttg.local_load", "$src (`token` $token^)? attr-dict `:` qualified(type($src)) `->` type($result)",
-       ["src", "token?"]),
+    _f(
+        "ttg.local_load",
+        "$src (`token` $token^)? attr-dict `:` qualified(type($src)) `->` type($result)",
+        ["src", "token?"],
+    ),
     _f("ttg.local_store", "$src `,` $dst attr-dict `:` type($src) `->` qualified(type($dst))", ["src", "dst"], ()),
     _f("ttg.local_dealloc", "$src attr-dict `:` qualified(type($src))", ["src"], ()),
-    _f("ttg.memdesc_index", "$src `[` $index `]` attr-dict `:` qualified(type($src)) `->` qualified(type($result))",
-       ["src", "index"]),
-    _f("ttg.memdesc_subslice", "$src `[` $offsets `]` attr-dict `:` qualified(type($src)) `->` "
-       "qualified(type($result))", ["src"], attributes={"offsets": "i32list"}),
+    _f(
+        "ttg.memdesc_index",
+        "$src `[` $index `]` attr-dict `:` qualified(type($src)) `->` qualified(type($result))",
+        ["src", "index"],
+    ),
+    _f(
+        "ttg.memdesc_subslice",
+        "$src `[` $offsets `]` attr-dict `:` qualified(type($src)) `->` qualified(type($result))",
+        ["src"],
+        attributes={"offsets": "i32list"},
+    ),
     _f("ttg.memdesc_trans", "$src attr-dict `:` qualified(type($src)) `->` qualified(type($result))", ["src"]),
     _f("ttg.memdesc_reshape", "$src attr-dict `:` qualified(type($src)) `->` qualified(type($result))", ["src"]),
-    _f("ttg.async_copy_global_to_local", "$src `,` $result (`mask` $mask^)? (`other` $other^)? " + _MEMORY +
-       " attr-dict `:` type($src) `->` stripped(type($result))", ["src", "result", "mask?", "other?"],
-       ("token",), attributes=_MEMORY_ATTRS, result_rule="token"),
-    _f("ttg.async_commit_group", "(`tokens` $inputTokens^)? attr-dict", ["inputTokens*"], ("asyncToken",),
-       result_rule="token"),
+    _f(
+        "ttg.async_copy_global_to_local",
+        "$src `,` $result (`mask` $mask^)? (`other` $other^)? "
+        + _MEMORY
+        + " attr-dict `:` type($src) `->` stripped(type($result))",
+        ["src", "result", "mask?", "other?"],
+        ("token",),
+        attributes=_MEMORY_ATTRS,
+        result_rule="token",
+    ),
+    _f(
+        "ttg.async_commit_group",
+        "(`tokens` $inputTokens^)? attr-dict",
+        ["inputTokens*"],
+        ("asyncToken",),
+        result_rule="token",
+    ),
     _f("ttg.async_wait", "($asyncToken^)? attr-dict", ["asyncToken*"], ("retToken",), result_rule="token"),
     # ttng (TritonNvidiaGPUOps.td)
     _f("ttng.fence_async_shared", "attr-dict", (), ()),
-    _f("ttng.warp_group_dot", "$a `,` $b `,` $c (`,` $useC^)? attr-dict `:` type($a) `*` qualified(type($b)) "
-       "`->` type($d)", ["a", "b", "c", "useC?"], ("d",)),
-    _f("ttng.warp_group_dot_wait", "$inputs attr-dict `:` type($inputs)", ["inputs*"], ("outputs*",),
-       result_rule="same-as-operands"),
-    _f("ttng.init_barrier", "$alloc `,` $count attr-dict `:` qualified(type($alloc))", ["alloc"], (),
-       attributes={"count": "i32"}),
+    _f(
+        "ttng.warp_group_dot",
+        "$a `,` $b `,` $c (`,` $useC^)? attr-dict `:` type($a) `*` qualified(type($b)) `->` type($d)",
+        ["a", "b", "c", "useC?"],
+        ("d",),
+    ),
+    _f(
+        "ttng.warp_group_dot_wait",
+        "$inputs attr-dict `:` type($inputs)",
+        ["inputs*"],
+        ("outputs*",),
+        result_rule="same-as-operands",
+    ),
+    _f(
+        "ttng.init_barrier",
+        "$alloc `,` $count attr-dict `:` qualified(type($alloc))",
+        ["alloc"],
+        (),
+        attributes={"count": "i32"},
+    ),
     _f("ttng.inval_barrier", "$alloc attr-dict `:` qualified(type($alloc))", ["alloc"], ()),
-    _f("ttng.barrier_expect", "$alloc `,` $size attr-dict `,` $pred `:` qualified(type($alloc))",
-       ["alloc", "pred"], (), attributes={"size": "i32"}),
-    _f("ttng.wait_barrier", "$alloc `,` $phase (`,` $pred^)? (`deps` $deps^)? attr-dict `:` "
-       "qualified(type($alloc)) (`,` type($deps)^)?", ["alloc", "phase", "pred?", "deps*"], ()),
-    _f("ttng.async_tma_copy_global_to_local", "$desc `[` $coord `]` $result `,` $barrier `,` $pred attr-dict "
-       "`:` qualified(type($desc)) `,` qualified(type($barrier)) `->` qualified(type($result))",
-       ["desc", "coord*", "result", "barrier", "pred"], ()),
-    _f("ttng.async_tma_copy_local_to_global", "$desc `[` $coord `]` $src attr-dict `:` qualified(type($desc)) "
-       "`,` qualified(type($src))", ["desc", "coord*", "src"], ()),
+    _f(
+        "ttng.barrier_expect",
+        "$alloc `,` $size attr-dict `,` $pred `:` qualified(type($alloc))",
+        ["alloc", "pred"],
+        (),
+        attributes={"size": "i32"},
+    ),
+    _f(
+        "ttng.wait_barrier",
+        "$alloc `,` $phase (`,` $pred^)? (`deps` $deps^)? attr-dict `:` qualified(type($alloc)) (`,` type($deps)^)?",
+        ["alloc", "phase", "pred?", "deps*"],
+        (),
+    ),
+    _f(
+        "ttng.async_tma_copy_global_to_local",
+        "$desc `[` $coord `]` $result `,` $barrier `,` $pred attr-dict "
+        "`:` qualified(type($desc)) `,` qualified(type($barrier)) `->` qualified(type($result))",
+        ["desc", "coord*", "result", "barrier", "pred"],
+        (),
+    ),
+    _f(
+        "ttng.async_tma_copy_local_to_global",
+        "$desc `[` $coord `]` $src attr-dict `:` qualified(type($desc)) `,` qualified(type($src))",
+        ["desc", "coord*", "src"],
+        (),
+    ),
     _f("ttng.async_tma_store_wait", "attr-dict", (), ()),
     _f("ttng.tensormap_fenceproxy_acquire", "$desc_ptr attr-dict `:` qualified(type($desc_ptr))", ["desc_ptr"], ()),
     # amdg (TritonAMDGPUOps.td)
-    _f("amdg.buffer_load", "$ptr `[` $offsets `]` (`,` $mask^)? (`,` $other^)? (`stride` `=` $stride^)? "
-       + _MEMORY + " attr-dict `:` type($ptr) `->` type($result)", ["ptr", "offsets", "stride?", "mask?", "other?"],
-       attributes=_MEMORY_ATTRS),
-    _f("amdg.buffer_store", "$value `,` $ptr `[` $offsets `]` (`,` $mask^)? (`stride` `=` $stride^)? "
-       + _MEMORY + " attr-dict `:` type($ptr) `->` type($value)", ["value", "ptr", "offsets", "stride?", "mask?"], (),
-       attributes=_MEMORY_ATTRS),
-    _f("amdg.buffer_atomic_rmw", "$atomic_rmw_op `,` $sem `,` $scope `,` $value `,` $ptr `[` $offsets `]` "
-       "(`,` $mask^)? (`stride` `=` $stride^)? attr-dict `:` type($ptr) `->` type($result)",
-       ["ptr", "offsets", "value", "stride?", "mask?"],
-       attributes={"atomic_rmw_op": "enum:rmw_op", "sem": "enum:sem", "scope": "enum:scope"}),
+    _f(
+        "amdg.buffer_load",
+        "$ptr `[` $offsets `]` (`,` $mask^)? (`,` $other^)? (`stride` `=` $stride^)? "
+        + _MEMORY
+        + " attr-dict `:` type($ptr) `->` type($result)",
+        ["ptr", "offsets", "stride?", "mask?", "other?"],
+        attributes=_MEMORY_ATTRS,
+    ),
+    _f(
+        "amdg.buffer_store",
+        "$value `,` $ptr `[` $offsets `]` (`,` $mask^)? (`stride` `=` $stride^)? "
+        + _MEMORY
+        + " attr-dict `:` type($ptr) `->` type($value)",
+        ["value", "ptr", "offsets", "stride?", "mask?"],
+        (),
+        attributes=_MEMORY_ATTRS,
+    ),
+    _f(
+        "amdg.buffer_atomic_rmw",
+        "$atomic_rmw_op `,` $sem `,` $scope `,` $value `,` $ptr `[` $offsets `]` "
+        "(`,` $mask^)? (`stride` `=` $stride^)? attr-dict `:` type($ptr) `->` type($result)",
+        ["ptr", "offsets", "value", "stride?", "mask?"],
+        attributes={"atomic_rmw_op": "enum:rmw_op", "sem": "enum:sem", "scope": "enum:scope"},
+    ),
     _f("amdg.in_thread_transpose", _UNARY, ["src"]),
 )
 
@@ -270,7 +387,7 @@ class _Cursor:
         return token
 
     def span(self, start: int, end: int) -> str:
-        return self.text[self.tokens[start].start:self.tokens[end - 1].end]
+        return self.text[self.tokens[start].start : self.tokens[end - 1].end]
 
     def type_end(self) -> int:
         """Index past one type starting here."""
@@ -335,8 +452,11 @@ def _parse_attribute(cursor: _Cursor, name: str, kind: str) -> str | None:
         keyword = cursor.take()
         values = ENUMS[kind[5:]]
         if keyword.text not in values:
-            raise TtgirSyntaxError(f"'{cursor.op_name}': unknown {name} '{keyword.text}' (known: "
-                                   f"{', '.join(values)})", keyword.line, keyword.column)
+            raise TtgirSyntaxError(
+                f"'{cursor.op_name}': unknown {name} '{keyword.text}' (known: {', '.join(values)})",
+                keyword.line,
+                keyword.column,
+            )
         return f"{values[keyword.text]} : i32"
     if kind == "unit":
         return None
@@ -424,7 +544,7 @@ def _parse_elements(elements, cursor: _Cursor, entry: OpFormat, parsed: Parsed) 
                 if depth == 0:
                     break
                 index += 1
-            parsed.attributes.extend(attribute_entries(cursor.text, list(cursor.tokens[open_index + 1:index])))
+            parsed.attributes.extend(attribute_entries(cursor.text, list(cursor.tokens[open_index + 1 : index])))
             cursor.pos = index + 1
 
 
@@ -440,6 +560,7 @@ def parse_custom(entry: OpFormat, text: str, tokens: tuple[Token, ...]) -> Parse
 
 
 # -- printing ---------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class GenericOp:
@@ -471,12 +592,12 @@ def _print_attribute(kind: str, value: str | None) -> str:
     if kind == "i32":
         return value.split(":")[0].strip()
     if kind == "i32list":
-        return value[value.index(":") + 1:].rstrip(">").strip()
+        return value[value.index(":") + 1 :].rstrip(">").strip()
     return value
 
 
 def _strip_memdesc(type_text: str) -> str:
-    return type_text[len("!ttg.memdesc"):] if type_text.startswith("!ttg.memdesc<") else type_text
+    return type_text[len("!ttg.memdesc") :] if type_text.startswith("!ttg.memdesc<") else type_text
 
 
 def _anchor_present(element: _Element, entry: OpFormat, op: GenericOp) -> bool:

@@ -68,8 +68,9 @@ class _Converter:
     # -- values ---------------------------------------------------------------------------------
     def define(self, op: Op, result_types: list[str]) -> None:
         if len(result_types) != op.result_count:
-            raise TtgirError(f"'{op.name}' has {op.result_count} results but {len(result_types)} result types",
-                             op.line, op.column)
+            raise TtgirError(
+                f"'{op.name}' has {op.result_count} results but {len(result_types)} result types", op.line, op.column
+            )
         index = 0
         for name, count in op.results:
             for k in range(count):
@@ -107,8 +108,9 @@ class _Converter:
         if entry.format == "custom:func":
             self.convert_func(op)
         elif entry.format is None:
-            raise TtgirError(f"'{op.name}' is printed in generic form by Triton; write it as \"{op.name}\"(...)",
-                             op.line, op.column)
+            raise TtgirError(
+                f"'{op.name}' is printed in generic form by Triton; write it as \"{op.name}\"(...)", op.line, op.column
+            )
         else:
             self.convert_custom(op, entry)
 
@@ -153,7 +155,7 @@ class _Converter:
         arrow = _last_top_level(tokens, "->")
         if colon is None or arrow is None or arrow < colon:
             raise TtgirError(f"generic '{op.name}' needs a functional type", op.line, op.column)
-        return [self.mlir_text(t) for t in _type_list(self.source, tokens[arrow + 1:])]
+        return [self.mlir_text(t) for t in _type_list(self.source, tokens[arrow + 1 :])]
 
     def bind_region_arguments(self, op: Op) -> None:
         if op.name != "scf.for":
@@ -163,14 +165,20 @@ class _Converter:
         colon = _last_top_level(tokens, ":")
         iv_type = "index"
         if colon is not None and (_last_top_level(tokens, "->") or -1) < colon:
-            iv_type = self.source[tokens[colon + 1].start:tokens[-1].end]
+            iv_type = self.source[tokens[colon + 1].start : tokens[-1].end]
         self.types[induction] = iv_type
         for index, token in enumerate(tokens):
             if token.text == "iter_args":
                 close = _matching_index(tokens, index + 1)
-                result_types = [self.types.get(f"{op.results[0][0]}#{k}") or self.types.get(op.results[0][0])
-                                for k in range(op.result_count)] if op.results else []
-                groups = split_top_level(tokens[index + 2:close], ",")
+                result_types = (
+                    [
+                        self.types.get(f"{op.results[0][0]}#{k}") or self.types.get(op.results[0][0])
+                        for k in range(op.result_count)
+                    ]
+                    if op.results
+                    else []
+                )
+                groups = split_top_level(tokens[index + 2 : close], ",")
                 for k, group in enumerate(groups):
                     result_type = result_types[k] if k < len(result_types) else None
                     if result_type is not None:
@@ -197,9 +205,11 @@ class _Converter:
         attribute_text = ", ".join(k if v in (None, "unit") else f"{k} = {v}" for k, v in attributes)
         results = ", ".join(result_types)
         shown = results if len(result_types) == 1 else f"({results})"
-        text = (f'{self.results_text(op)}"{op.name}"({", ".join(operands)})'
-                + (f" {{{attribute_text}}}" if attribute_text else "")
-                + f" : ({', '.join(operand_types)}) -> {shown}")
+        text = (
+            f'{self.results_text(op)}"{op.name}"({", ".join(operands)})'
+            + (f" {{{attribute_text}}}" if attribute_text else "")
+            + f" : ({', '.join(operand_types)}) -> {shown}"
+        )
         self.out.put(op.line, text + (f" {op.loc}" if op.loc else ""))
 
     def custom_result_types(self, op: Op, entry: OpFormat, parsed, operand_types, operands) -> list[str]:
@@ -231,9 +241,11 @@ class _Converter:
         if region is None:
             raise TtgirError("'tt.func' without a body", op.line, op.column)
         arguments = ", ".join(self.mlir_text(a) for a in signature.arguments)
-        properties = [f"function_type = ({', '.join(self.mlir_text(t) for t in signature.argument_types)}) -> "
-                      f"({', '.join(self.mlir_text(t) for t in signature.result_types)})",
-                      f'sym_name = "{signature.name}"']
+        properties = [
+            f"function_type = ({', '.join(self.mlir_text(t) for t in signature.argument_types)}) -> "
+            f"({', '.join(self.mlir_text(t) for t in signature.result_types)})",
+            f'sym_name = "{signature.name}"',
+        ]
         if signature.argument_attributes:
             properties.insert(0, f"arg_attrs = [{', '.join(signature.argument_attributes)}]")
         if signature.visibility:
@@ -250,12 +262,12 @@ class _Converter:
 class _Signature:
     visibility: str
     name: str
-    arguments: tuple[str, ...]       # `%a: T loc(...)`, as a block header writes them
+    arguments: tuple[str, ...]  # `%a: T loc(...)`, as a block header writes them
     argument_names: tuple[str, ...]
     argument_types: tuple[str, ...]
     argument_attributes: tuple[str, ...]  # `{...}` per argument, or () when none has any
     result_types: tuple[str, ...]
-    attributes: str                 # the `attributes {...}` dictionary body
+    attributes: str  # the `attributes {...}` dictionary body
 
 
 def _func_signature(source: str, op: Op) -> _Signature:
@@ -270,24 +282,30 @@ def _func_signature(source: str, op: Op) -> _Signature:
     name = tokens[index].text[1:].strip('"')
     close = _matching_index(tokens, index + 1)
     arguments, names, types, attributes = [], [], [], []
-    for group in split_top_level(tokens[index + 2:close], ","):
+    for group in split_top_level(tokens[index + 2 : close], ","):
         if len(group) < 3 or group[0].kind != "value" or group[1].text != ":":
-            raise TtgirError("'tt.func': expected '%name: type' arguments", group[0].line if group else op.line,
-                             group[0].column if group else op.column)
+            raise TtgirError(
+                "'tt.func': expected '%name: type' arguments",
+                group[0].line if group else op.line,
+                group[0].column if group else op.column,
+            )
         type_end = 2
-        while type_end < len(group) and group[type_end].text not in ("{",) and not (
-                group[type_end].text == "loc" and type_end + 1 < len(group) and group[type_end + 1].text == "("):
+        while (
+            type_end < len(group)
+            and group[type_end].text not in ("{",)
+            and not (group[type_end].text == "loc" and type_end + 1 < len(group) and group[type_end + 1].text == "(")
+        ):
             type_end += 1 if group[type_end].text != "<" else (_matching_index(group, type_end) - type_end + 1)
-        type_text = source[group[2].start:group[type_end - 1].end]
+        type_text = source[group[2].start : group[type_end - 1].end]
         attribute = "{}"
         loc = ""
         rest = group[type_end:]
         if rest and rest[0].text == "{":
             end = _matching_index(rest, 0)
-            attribute = source[rest[0].start:rest[end].end]
-            rest = rest[end + 1:]
+            attribute = source[rest[0].start : rest[end].end]
+            rest = rest[end + 1 :]
         if rest:
-            loc = " " + source[rest[0].start:rest[-1].end]
+            loc = " " + source[rest[0].start : rest[-1].end]
         names.append(group[0].text)
         types.append(type_text)
         attributes.append(attribute)
@@ -298,7 +316,7 @@ def _func_signature(source: str, op: Op) -> _Signature:
         end = index + 1
         while end < len(tokens) and tokens[end].text != "attributes":
             end += 1
-        inner = tokens[index + 1:end]
+        inner = tokens[index + 1 : end]
         if inner and inner[0].text == "(":
             inner = inner[1:-1]
         result_types = _type_list(source, inner)
@@ -306,11 +324,19 @@ def _func_signature(source: str, op: Op) -> _Signature:
     attribute_body = ""
     if index < len(tokens) and tokens[index].text == "attributes":
         end = _matching_index(tokens, index + 1)
-        attribute_body = source[tokens[index + 1].end:tokens[end].start].strip()
+        attribute_body = source[tokens[index + 1].end : tokens[end].start].strip()
     if all(a == "{}" for a in attributes):
         attributes = []
-    return _Signature(visibility, name, tuple(arguments), tuple(names), tuple(types), tuple(attributes),
-                      tuple(result_types), attribute_body)
+    return _Signature(
+        visibility,
+        name,
+        tuple(arguments),
+        tuple(names),
+        tuple(types),
+        tuple(attributes),
+        tuple(result_types),
+        attribute_body,
+    )
 
 
 def _matching_index(tokens, open_index: int) -> int:
@@ -337,7 +363,7 @@ def _last_top_level(tokens: list[Token], text: str) -> int | None:
 def _type_list(source: str, tokens: list[Token]) -> list[str]:
     if tokens and tokens[0].text == "(" and _matching_index(tokens, 0) == len(tokens) - 1:
         tokens = tokens[1:-1]
-    return [source[g[0].start:g[-1].end] for g in split_top_level(tokens, ",") if g]
+    return [source[g[0].start : g[-1].end] for g in split_top_level(tokens, ",") if g]
 
 
 _COMPARISONS = ("arith.cmpi", "arith.cmpf")
@@ -355,22 +381,22 @@ def _upstream_result_types(source: str, op: Op, tokens: list[Token]) -> list[str
         else:
             colon = _last_top_level(tokens[arrow:], ":")
             end = arrow + colon if colon is not None else end
-        return _type_list(source, tokens[arrow + 1:end])
+        return _type_list(source, tokens[arrow + 1 : end])
     colon = _last_top_level(tokens, ":")
     if colon is None:
         if op.name == "arith.constant" and tokens and tokens[0].text in ("true", "false"):
             return ["i1"]
         raise TtgirError(f"cannot tell the result types of '{op.name}'", op.line, op.column)
-    trailing = tokens[colon + 1:]
+    trailing = tokens[colon + 1 :]
     for index, token in enumerate(trailing):
         if token.text == "to":
-            return _type_list(source, trailing[index + 1:])
+            return _type_list(source, trailing[index + 1 :])
     types = _type_list(source, trailing)
     if op.name in _COMPARISONS:
         return [i1_like(types[-1])]
     if op.result_count == 1:
         return [types[-1]]
-    return types[-op.result_count:]
+    return types[-op.result_count :]
 
 
 def ttgir_to_mlir(text: str) -> str:

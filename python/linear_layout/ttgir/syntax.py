@@ -17,8 +17,19 @@ import bisect
 import re
 from dataclasses import dataclass
 
-__all__ = ["Token", "Block", "Region", "Op", "AliasDef", "ParsedFile", "TtgirSyntaxError", "tokenize", "parse_file",
-           "split_top_level", "attribute_entries"]
+__all__ = [
+    "Token",
+    "Block",
+    "Region",
+    "Op",
+    "AliasDef",
+    "ParsedFile",
+    "TtgirSyntaxError",
+    "tokenize",
+    "parse_file",
+    "split_top_level",
+    "attribute_entries",
+]
 
 
 class TtgirSyntaxError(ValueError):
@@ -31,7 +42,8 @@ class TtgirSyntaxError(ValueError):
         self.bare = message
 
 
-_TOKEN = re.compile(r"""
+_TOKEN = re.compile(
+    r"""
     (?P<space>[ \t\r\n]+|//[^\n]*)
   | (?P<string>"(?:[^"\\]|\\.)*")
   | (?P<value>%[A-Za-z0-9_$.\-]+(?:\#\d+)?)
@@ -42,7 +54,9 @@ _TOKEN = re.compile(r"""
   | (?P<number>0x[0-9a-fA-F]+|-?\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)
   | (?P<ident>[A-Za-z_][A-Za-z0-9_$.]*)
   | (?P<punct>->|::|[()\[\]{}<>,=:*?+|\-])
-""", re.VERBOSE)
+""",
+    re.VERBOSE,
+)
 
 _OPEN = {"(": ")", "[": "]", "{": "}", "<": ">"}
 _CLOSE = {v: k for k, v in _OPEN.items()}
@@ -205,7 +219,7 @@ class _Parser:
             raise self.error(f"alias {name} has no value", start)
         last = self.tokens[end - 1]
         self.pos = end
-        return AliasDef(name, self.text[start.start:last.end], start.line)
+        return AliasDef(name, self.text[start.start : last.end], start.line)
 
     def skip_value(self, stop: tuple[str, ...]) -> int:
         """Index just past a balanced value starting here, ending at the line's end or a stop token."""
@@ -250,7 +264,8 @@ class _Parser:
     def has_results(self) -> bool:
         index = self.pos
         while (index < len(self.tokens) and self.tokens[index].kind in ("value", "number")) or (
-                index < len(self.tokens) and self.tokens[index].text in (",", ":")):
+            index < len(self.tokens) and self.tokens[index].text in (",", ":")
+        ):
             index += 1
         return index < len(self.tokens) and self.tokens[index].text == "=" and self.tokens[self.pos].kind == "value"
 
@@ -286,7 +301,7 @@ class _Parser:
             if depth == 0 and token.line > last.line:
                 break
             if self.starts_region(self.pos):
-                pieces.append(self.text[piece_start:token.start])
+                pieces.append(self.text[piece_start : token.start])
                 self.pos += 1
                 pieces.append(self.parse_region())
                 closing = self.expect("}")
@@ -299,7 +314,7 @@ class _Parser:
             tokens.append(token)
             last = token
             self.pos += 1
-        pieces.append(self.text[piece_start:last.end] if last.end > piece_start else "")
+        pieces.append(self.text[piece_start : last.end] if last.end > piece_start else "")
         return pieces, tokens
 
     def parse_region(self) -> Region:
@@ -333,12 +348,12 @@ class _Parser:
         if self.at("("):
             open_index = self.pos
             end = _matching(self.tokens, open_index)
-            inner = self.tokens[open_index + 1:end]
+            inner = self.tokens[open_index + 1 : end]
             for group in split_top_level(inner, ","):
                 arguments.append(_block_argument(self.text, group))
             self.pos = end + 1
         colon = self.expect(":")
-        return self.text[label.start:colon.end], tuple(arguments)
+        return self.text[label.start : colon.end], tuple(arguments)
 
 
 def _depth_change(token: Token) -> int:
@@ -379,15 +394,16 @@ def split_top_level(tokens, separator: str) -> list[list[Token]]:
 def _block_argument(text: str, group: list[Token]) -> tuple[str, str, str]:
     if len(group) < 3 or group[0].kind != "value" or group[1].text != ":":
         token = group[0] if group else None
-        raise TtgirSyntaxError("expected '%name: type' in a block header", token.line if token else 1,
-                               token.column if token else 1)
+        raise TtgirSyntaxError(
+            "expected '%name: type' in a block header", token.line if token else 1, token.column if token else 1
+        )
     type_tokens = group[2:]
     for index, token in enumerate(type_tokens):
         if token.text == "loc" and index + 1 < len(type_tokens) and type_tokens[index + 1].text == "(":
             type_tokens = type_tokens[:index]
             break
-    whole = text[group[0].start:group[-1].end]
-    return group[0].text, text[type_tokens[0].start:type_tokens[-1].end], whole
+    whole = text[group[0].start : group[-1].end]
+    return group[0].text, text[type_tokens[0].start : type_tokens[-1].end], whole
 
 
 def _split_location(text: str, pieces: list, tokens: list[Token]) -> tuple[list, list[Token], str]:
@@ -402,11 +418,11 @@ def _split_location(text: str, pieces: list, tokens: list[Token]) -> tuple[list,
     if index < 1 or tokens[index - 1].text != "loc" or tokens[index].text != "(":
         return pieces, tokens, ""
     loc_start = tokens[index - 1]
-    loc = text[loc_start.start:tokens[-1].end]
+    loc = text[loc_start.start : tokens[-1].end]
     last_piece = pieces[-1]
     cut = last_piece.rfind(loc)
     pieces = pieces[:-1] + [last_piece[:cut].rstrip()]
-    return pieces, tokens[:index - 1], loc
+    return pieces, tokens[: index - 1], loc
 
 
 def attribute_entries(text: str, tokens: list[Token]) -> list[tuple[str, str | None]]:
@@ -422,7 +438,7 @@ def attribute_entries(text: str, tokens: list[Token]) -> list[tuple[str, str | N
             continue
         if group[1].text != "=" or len(group) < 3:
             raise TtgirSyntaxError(f"malformed attribute entry {key!r}", group[0].line, group[0].column)
-        entries.append((key, text[group[2].start:group[-1].end]))
+        entries.append((key, text[group[2].start : group[-1].end]))
     return entries
 
 

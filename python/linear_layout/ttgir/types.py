@@ -42,7 +42,7 @@ def _closing(text: str, open_index: int) -> int:
             depth -= 1
             if depth == 0:
                 return match.start()
-    raise TypeTextError(f"unbalanced '<' in {text[open_index - 12:open_index + 40]!r}")
+    raise TypeTextError(f"unbalanced '<' in {text[open_index - 12 : open_index + 40]!r}")
 
 
 def split_parameters(body: str) -> list[str]:
@@ -57,7 +57,7 @@ def split_parameters(body: str) -> list[str]:
                 end = body.index('"', end + 1)
             index = end + 1
             continue
-        if char in "<([{" :
+        if char in "<([{":
             depth += 1
         elif char in ">)]}" and not (char == ">" and index > 0 and body[index - 1] == "-"):
             depth -= 1
@@ -79,8 +79,8 @@ def _replace_types(text: str, prefixes: tuple[str, ...], convert) -> str:
             return "".join(out)
         open_index = match.end() - 1
         close = _closing(text, open_index)
-        out.append(text[pos:match.start()])
-        out.append(convert(match.group()[:-1], text[open_index + 1:close]))
+        out.append(text[pos : match.start()])
+        out.append(convert(match.group()[:-1], text[open_index + 1 : close]))
         pos = close + 1
 
 
@@ -154,6 +154,7 @@ def expand_opaque_aliases(text: str, aliases: dict[str, str]) -> str:
             if token in aliases:
                 return expand(aliases[token], depth + 1)
             return token
+
         return _ALIAS_REF.sub(one, body)
 
     out, pos = [], 0
@@ -163,8 +164,8 @@ def expand_opaque_aliases(text: str, aliases: dict[str, str]) -> str:
             out.append(text[pos:])
             return "".join(out)
         close = _closing(text, match.end() - 1)
-        out.append(text[pos:match.end()])
-        out.append(expand(text[match.end():close]))
+        out.append(text[pos : match.end()])
+        out.append(expand(text[match.end() : close]))
         out.append(">")
         pos = close + 1
 
@@ -175,8 +176,8 @@ def pointee_type(pointer_type: str) -> str:
     if match is None:
         raise TypeTextError(f"{pointer_type} is not a pointer or a tensor of pointers")
     close = _closing(pointer_type, match.end() - 1)
-    inner = split_parameters(pointer_type[match.end():close])[0]
-    return pointer_type[:match.start()] + inner + pointer_type[close + 1:]
+    inner = split_parameters(pointer_type[match.end() : close])[0]
+    return pointer_type[: match.start()] + inner + pointer_type[close + 1 :]
 
 
 def i1_like(value_type: str) -> str:

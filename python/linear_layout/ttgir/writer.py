@@ -69,11 +69,11 @@ def triton_key_order(text: str) -> str:
             continue
         open_index = match.end() - 1
         close = _closing_brace(text, open_index)
-        entries = split_parameters(text[open_index + 1:close])
+        entries = split_parameters(text[open_index + 1 : close])
         rank = {key: index for index, key in enumerate(order)}
         entries.sort(key=lambda e: rank.get(e.split("=", 1)[0].strip(), len(order)))
         entries = [_I64_SUFFIX.sub(r"\1", e) for e in entries]
-        text = text[:open_index + 1] + ", ".join(entries) + text[close:]
+        text = text[: open_index + 1] + ", ".join(entries) + text[close:]
     return text
 
 
@@ -87,20 +87,20 @@ def _generic_parts(source: str, op: Op):
     attributes: list = []
     if index < len(tokens) and tokens[index].text == "<":
         end = _matching_index(tokens, index)
-        properties = attribute_entries(source, tokens[index + 2:end - 1])
+        properties = attribute_entries(source, tokens[index + 2 : end - 1])
         index = end + 1
     if index < len(tokens) and tokens[index].text == "(":  # regions: their text is not in `tokens`
         index = _matching_index(tokens, index) + 1
     if index < len(tokens) and tokens[index].text == "{":
         end = _matching_index(tokens, index)
-        attributes = attribute_entries(source, tokens[index + 1:end])
+        attributes = attribute_entries(source, tokens[index + 1 : end])
         index = end + 1
     colon = _last_top_level(tokens, ":")
     arrow = _last_top_level(tokens, "->")
     if colon is None or arrow is None:
         raise ValueError(f"generic '{op.name}' has no functional type")
-    operand_types = _type_list(source, tokens[colon + 1:arrow])
-    result_types = _type_list(source, tokens[arrow + 1:])
+    operand_types = _type_list(source, tokens[colon + 1 : arrow])
+    result_types = _type_list(source, tokens[arrow + 1 :])
     return operands, properties, attributes, operand_types, result_types
 
 
@@ -112,7 +112,7 @@ def _distribute(entry: OpFormat, values: list, sizes: list[int] | None) -> dict[
         sizes = [1 if n[-1] not in "?*" else len(values) - fixed for n in entry.operands]
     out, start = {}, 0
     for name, size in zip(names, sizes):
-        out[name] = values[start:start + size]
+        out[name] = values[start : start + size]
         start += size
     return out
 
@@ -130,7 +130,7 @@ def _custom_line(source: str, op: Op, entry: OpFormat) -> str:
     sizes = None
     if "operandSegmentSizes" in merged:
         text = merged["operandSegmentSizes"]
-        sizes = [int(v) for v in text[text.index(":") + 1:].rstrip(">").split(",") if v.strip()]
+        sizes = [int(v) for v in text[text.index(":") + 1 :].rstrip(">").split(",") if v.strip()]
     operand_types = [to_triton_types(t) for t in operand_types]
     result_types = [to_triton_types(t) for t in result_types]
     generic = GenericOp(
@@ -196,10 +196,10 @@ class _Writer:
             if attribute != "{}":
                 name, rest = whole.split(":", 1)
                 type_text = _type
-                whole = f"{name}: {type_text} {attribute}{rest[len(' ' + type_text):]}"
+                whole = f"{name}: {type_text} {attribute}{rest[len(' ' + type_text) :]}"
             arguments.append(to_triton_types(whole))
         function_type = props["function_type"]
-        results = function_type[function_type.rindex("->") + 2:].strip()
+        results = function_type[function_type.rindex("->") + 2 :].strip()
         result_text = "" if results == "()" else f" -> {to_triton_types(results)}"
         visibility = props.get("sym_visibility", "").strip('"')
         head = f"tt.func {visibility + ' ' if visibility else ''}@{props['sym_name'].strip(chr(34))}"
