@@ -49,8 +49,9 @@ class LayoutOp(ir.OpView):
 
     @classmethod
     def _create(cls, results, operands, attributes=None, *, loc=None, ip=None) -> ir.Operation:
-        return ir.Operation.create(cls.OPERATION_NAME, results=list(results), operands=list(operands),
-                                   attributes=attributes, loc=loc, ip=ip)
+        return ir.Operation.create(
+            cls.OPERATION_NAME, results=list(results), operands=list(operands), attributes=attributes, loc=loc, ip=ip
+        )
 
     def verify_rules(self) -> str | None:
         return None

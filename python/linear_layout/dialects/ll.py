@@ -28,8 +28,15 @@ class ApplyOp(LayoutOp):
 
     OPERATION_NAME = "ll.apply"
 
-    def __init__(self, layout: LinearLayout | ir.Attribute, indices: Sequence[ir.Value], *,
-                 results: Sequence[ir.Type] | None = None, loc=None, ip=None) -> None:
+    def __init__(
+        self,
+        layout: LinearLayout | ir.Attribute,
+        indices: Sequence[ir.Value],
+        *,
+        results: Sequence[ir.Type] | None = None,
+        loc=None,
+        ip=None,
+    ) -> None:
         if not indices:
             raise ValueError("ll.apply needs at least one index")
         if isinstance(layout, LinearLayout):
@@ -71,11 +78,12 @@ class ApplyOp(LayoutOp):
         except ValueError as error:
             return f"has an invalid layout: {error}"
         if len(self.indices) != layout.num_in_dims:
-            return (f"takes one index per input dimension {list(layout.get_in_dim_names())}, "
-                    f"got {len(self.indices)}")
+            return f"takes one index per input dimension {list(layout.get_in_dim_names())}, got {len(self.indices)}"
         if len(self.coordinates) != layout.num_out_dims:
-            return (f"returns one coordinate per output dimension {list(layout.get_out_dim_names())}, "
-                    f"got {len(self.coordinates)}")
+            return (
+                f"returns one coordinate per output dimension {list(layout.get_out_dim_names())}, "
+                f"got {len(self.coordinates)}"
+            )
         return _index_range_problem(layout, self.indices) or _coordinate_width_problem(layout, self.coordinates)
 
 
@@ -105,8 +113,10 @@ def _index_range_problem(layout: LinearLayout, indices: Sequence[ir.Value]) -> s
             return f"index '{name}' must be an integer or index, got {value.type}"
         constant = _constant_value(value)
         if constant is not None and not 0 <= constant < size:
-            return (f"index '{name}' is the constant {constant}, out of range for its size {size} "
-                    "(indices must be in range; they do not wrap)")
+            return (
+                f"index '{name}' is the constant {constant}, out of range for its size {size} "
+                "(indices must be in range; they do not wrap)"
+            )
     return None
 
 
@@ -128,8 +138,9 @@ class LoadOp(LayoutOp):
 
     OPERATION_NAME = "ll.load"
 
-    def __init__(self, result: ir.Type, memref: ir.Value, offsets: Sequence[ir.Value] = (), *,
-                 loc=None, ip=None) -> None:
+    def __init__(
+        self, result: ir.Type, memref: ir.Value, offsets: Sequence[ir.Value] = (), *, loc=None, ip=None
+    ) -> None:
         super().__init__(self._create([result], [memref, *offsets], loc=loc, ip=ip))
 
     @property
@@ -154,8 +165,9 @@ class StoreOp(LayoutOp):
 
     OPERATION_NAME = "ll.store"
 
-    def __init__(self, value: ir.Value, memref: ir.Value, offsets: Sequence[ir.Value] = (), *,
-                 loc=None, ip=None) -> None:
+    def __init__(
+        self, value: ir.Value, memref: ir.Value, offsets: Sequence[ir.Value] = (), *, loc=None, ip=None
+    ) -> None:
         super().__init__(self._create([], [value, memref, *offsets], loc=loc, ip=ip))
 
     @property

@@ -18,8 +18,15 @@ from ._base import LayoutOp, register_dialect, register_operation
 from .types import memdesc_or_problem, same_shape_and_element
 
 __all__ = [
-    "ConvertLayoutOp", "LocalAllocOp", "LocalLoadOp", "LocalStoreOp",
-    "convert_layout", "local_alloc", "local_load", "local_store", "memdesc_type",
+    "ConvertLayoutOp",
+    "LocalAllocOp",
+    "LocalLoadOp",
+    "LocalStoreOp",
+    "convert_layout",
+    "local_alloc",
+    "local_load",
+    "local_store",
+    "memdesc_type",
 ]
 
 _Dialect = register_dialect("ttg")
@@ -55,8 +62,9 @@ class ConvertLayoutOp(_OneToOne):
     OPERATION_NAME = "ttg.convert_layout"
 
     def verify_rules(self) -> str | None:
-        return same_shape_and_element(_shape_and_element(self.src.type), _shape_and_element(self.result.type),
-                                      "the source", "the result")
+        return same_shape_and_element(
+            _shape_and_element(self.src.type), _shape_and_element(self.result.type), "the source", "the result"
+        )
 
 
 @register_operation(_Dialect)
@@ -82,8 +90,9 @@ class LocalAllocOp(LayoutOp):
         memdesc, problem = memdesc_or_problem(self.result.type)
         if memdesc is None:
             return problem
-        return same_shape_and_element(_shape_and_element(self.src.type), _of_memdesc(memdesc),
-                                      "the source", "the buffer")
+        return same_shape_and_element(
+            _shape_and_element(self.src.type), _of_memdesc(memdesc), "the source", "the buffer"
+        )
 
 
 @register_operation(_Dialect)
@@ -96,8 +105,9 @@ class LocalLoadOp(_OneToOne):
         memdesc, problem = memdesc_or_problem(self.src.type)
         if memdesc is None:
             return problem
-        return same_shape_and_element(_of_memdesc(memdesc), _shape_and_element(self.result.type),
-                                      "the buffer", "the result")
+        return same_shape_and_element(
+            _of_memdesc(memdesc), _shape_and_element(self.result.type), "the buffer", "the result"
+        )
 
 
 @register_operation(_Dialect)
@@ -122,13 +132,20 @@ class LocalStoreOp(LayoutOp):
         if memdesc is None:
             return problem
         if not memdesc.mutable:
-            return "cannot store into an immutable buffer (its !ttg.memdesc is \"immutable\")"
-        return same_shape_and_element(_shape_and_element(self.src.type), _of_memdesc(memdesc),
-                                      "the value", "the buffer")
+            return 'cannot store into an immutable buffer (its !ttg.memdesc is "immutable")'
+        return same_shape_and_element(
+            _shape_and_element(self.src.type), _of_memdesc(memdesc), "the value", "the buffer"
+        )
 
 
-def memdesc_type(shape: Sequence[int], element_type: ir.Type, encoding: ir.Attribute, *,
-                 mutable: bool = True, context: ir.Context | None = None) -> ir.Type:
+def memdesc_type(
+    shape: Sequence[int],
+    element_type: ir.Type,
+    encoding: ir.Attribute,
+    *,
+    mutable: bool = True,
+    context: ir.Context | None = None,
+) -> ir.Type:
     """`!ttg.memdesc<shape, element_type, encoding, #ttg.shared_memory, "mutable"|"immutable">`."""
     return ir.Type.parse(memdesc_text(shape, element_type, encoding, mutable), context or element_type.context)
 

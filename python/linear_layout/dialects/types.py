@@ -20,11 +20,11 @@ def is_layout_tensor(t: ir.Type) -> bool:
     return isinstance(t, ir.RankedTensorType) and t.encoding is not None and is_layout_attribute(t.encoding)
 
 
-def same_shape_and_element(a: tuple[Sequence[int], ir.Type], b: tuple[Sequence[int], ir.Type],
-                           a_name: str, b_name: str) -> str | None:
+def same_shape_and_element(
+    a: tuple[Sequence[int], ir.Type], b: tuple[Sequence[int], ir.Type], a_name: str, b_name: str
+) -> str | None:
     if list(a[0]) != list(b[0]) or a[1] != b[1]:
-        return (f"must keep shape and element type: {a_name} is {describe(*a)} "
-                f"but {b_name} is {describe(*b)}")
+        return f"must keep shape and element type: {a_name} is {describe(*a)} but {b_name} is {describe(*b)}"
     return None
 
 

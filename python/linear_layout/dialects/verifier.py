@@ -27,8 +27,11 @@ from .types import is_layout_tensor, kind_of
 __all__ = ["LaunchFacts", "verify"]
 
 _UNCHECKED = object()
-_FACT_ATTRIBUTES = {"ttg.num-warps": "num_warps", "ttg.threads-per-warp": "threads_per_warp",
-                    "ttg.num-ctas": "num_ctas"}
+_FACT_ATTRIBUTES = {
+    "ttg.num-warps": "num_warps",
+    "ttg.threads-per-warp": "threads_per_warp",
+    "ttg.num-ctas": "num_ctas",
+}
 _FACT_SOURCE = {"lane": "ttg.threads-per-warp", "warp": "ttg.num-warps", "block": "ttg.num-ctas"}
 
 
@@ -72,8 +75,10 @@ def _shape_problem(encoding, kind: str, shape, what: str) -> str | None:
         if sizes != list(shape):
             return f"#ll.layout does not cover {what}: its output dimension sizes are {sizes}"
         if not encoding.is_surjective():
-            return (f"#ll.layout does not cover {what}: its bases reach only 2**{encoding.rank()} "
-                    f"of the {encoding.get_total_out_dim_size()} elements")
+            return (
+                f"#ll.layout does not cover {what}: its bases reach only 2**{encoding.rank()} "
+                f"of the {encoding.get_total_out_dim_size()} elements"
+            )
         return None
     if encoding.rank != len(shape):
         return f"{kind} has rank {encoding.rank} but {what} has rank {len(shape)}"
@@ -88,8 +93,10 @@ def _launch_problem(t: ir.RankedTensorType, kind: str, facts: LaunchFacts) -> st
     layout = layout_of(t)
     for dim, expected in facts.expected().items():
         if layout.has_in_dim(dim) and layout.get_in_dim_size(dim) != expected:
-            return (f"{kind} spreads the tensor over {layout.get_in_dim_size(dim)} {dim}s, "
-                    f"but the kernel has {_FACT_SOURCE[dim]} = {expected}")
+            return (
+                f"{kind} spreads the tensor over {layout.get_in_dim_size(dim)} {dim}s, "
+                f"but the kernel has {_FACT_SOURCE[dim]} = {expected}"
+            )
     return None
 
 
@@ -120,7 +127,7 @@ def _memdesc_problem(t: ir.Type) -> str | None:
         return f"!ttg.memdesc needs a shared-memory encoding, got the distributed {kind}"
     shape = list(memdesc.shape)
     if not isinstance(encoding, LinearLayout) and 0 < encoding.rank < len(shape):
-        shape = shape[len(shape) - encoding.rank:]  # Triton's leading buffer dimensions (multi-buffering)
+        shape = shape[len(shape) - encoding.rank :]  # Triton's leading buffer dimensions (multi-buffering)
     return _shape_problem(encoding, kind, shape, f"!ttg.memdesc of shape {list(memdesc.shape)}")
 
 

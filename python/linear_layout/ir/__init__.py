@@ -15,6 +15,16 @@ from .bridge import MemDesc, cache_info, format_ll_layout, from_attribute, layou
 from .text import add_aliases, print_module
 
 __all__ = [
-    "DIALECTS", "MemDesc", "add_aliases", "cache_info", "dialect_file", "format_ll_layout",
-    "from_attribute", "layout_of", "load_dialects", "memdesc_of", "print_module", "to_attribute",
+    "DIALECTS",
+    "MemDesc",
+    "add_aliases",
+    "cache_info",
+    "dialect_file",
+    "format_ll_layout",
+    "from_attribute",
+    "layout_of",
+    "load_dialects",
+    "memdesc_of",
+    "print_module",
+    "to_attribute",
 ]

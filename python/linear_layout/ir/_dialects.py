@@ -7,7 +7,7 @@ import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mlir import ir
+import mlir.ir as ir
 from mlir._mlir_libs import _mlir as _cext
 from mlir.dialects import irdl
 

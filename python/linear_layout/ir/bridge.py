@@ -25,8 +25,16 @@ from ._dialects import context_state, load_dialects
 from .text import attribute_kind, is_layout_attribute
 
 __all__ = [
-    "MemDesc", "attribute_kind", "cache_info", "format_ll_layout", "from_attribute", "is_layout_attribute",
-    "layout_of", "memdesc_of", "to_attribute", "type_pointer",
+    "MemDesc",
+    "attribute_kind",
+    "cache_info",
+    "format_ll_layout",
+    "from_attribute",
+    "is_layout_attribute",
+    "layout_of",
+    "memdesc_of",
+    "to_attribute",
+    "type_pointer",
 ]
 
 _capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
@@ -72,11 +80,11 @@ def type_pointer(t: ir.Type) -> int:
 def cache_info(context: ir.Context | None = None) -> dict[str, int]:
     """Hits, misses and size of the attribute/type cache of `context`."""
     state = context_state(context or ir.Context.current)
-    return {"hits": state.hits, "misses": state.misses,
-            "size": len(state.attributes) + len(state.types)}
+    return {"hits": state.hits, "misses": state.misses, "size": len(state.attributes) + len(state.types)}
 
 
 # ---------------------------------------------------------------------------- #ll.layout
+
 
 def _decode_ll_layout(attr: ir.Attribute) -> LinearLayout:
     params = text.ll_layout_parameters(attr)
@@ -86,7 +94,7 @@ def _decode_ll_layout(attr: ir.Attribute) -> LinearLayout:
 
     def entry(item, what):
         if not isinstance(item, ir.ArrayAttr) or len(item) != 2 or not isinstance(item[0], ir.StringAttr):
-            raise ValueError(f"#ll.layout: each {what} must be [\"name\", ...], got {item}")
+            raise ValueError(f'#ll.layout: each {what} must be ["name", ...], got {item}')
         return item[0].value, item[1]
 
     def integer(value, what):
@@ -123,11 +131,13 @@ def format_ll_layout(layout: LinearLayout) -> str:
 
 # ---------------------------------------------------------------------------- #ttg.*
 
+
 def _decode_ttg(attr: ir.Attribute):
     return parse_encoding(text.triton_encoding_text(attr))
 
 
 # ---------------------------------------------------------------------------- public API
+
 
 def _decode(attr: ir.Attribute):
     if not is_layout_attribute(attr):
@@ -169,8 +179,9 @@ def _decode_layout_of(tensor_type: ir.Type) -> LinearLayout:
     if isinstance(layout, LinearLayout):
         return layout
     if layout.rank != len(shape):
-        raise ValueError(f"#{attribute_kind(tensor_type.encoding)} has rank {layout.rank} "
-                         f"but the tensor has rank {len(shape)}")
+        raise ValueError(
+            f"#{attribute_kind(tensor_type.encoding)} has rank {layout.rank} but the tensor has rank {len(shape)}"
+        )
     return to_linear_layout(layout, shape)
 
 
@@ -195,5 +206,9 @@ def memdesc_of(memdesc_type: ir.Type) -> MemDesc:
     to the context, and the cache holds no MLIR objects)."""
     params = text.memdesc_parameters(memdesc_type)
     context = memdesc_type.context
-    return MemDesc(params.shape, ir.Type.parse(params.element_type, context),
-                   ir.Attribute.parse(params.encoding, context), params.mutable)
+    return MemDesc(
+        params.shape,
+        ir.Type.parse(params.element_type, context),
+        ir.Attribute.parse(params.encoding, context),
+        params.mutable,
+    )

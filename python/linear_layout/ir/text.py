@@ -33,9 +33,21 @@ from dataclasses import dataclass
 from mlir import ir
 
 __all__ = [
-    "MemDescText", "add_aliases", "attribute_kind", "format_ll_layout", "is_layout_attribute", "is_memdesc",
-    "ll_layout_parameters", "memdesc_parameters", "memdesc_text", "mlir_string", "print_module",
-    "retyped_dense", "triton_encoding_text", "triton_to_mlir_text", "type_kind",
+    "MemDescText",
+    "add_aliases",
+    "attribute_kind",
+    "format_ll_layout",
+    "is_layout_attribute",
+    "is_memdesc",
+    "ll_layout_parameters",
+    "memdesc_parameters",
+    "memdesc_text",
+    "mlir_string",
+    "print_module",
+    "retyped_dense",
+    "triton_encoding_text",
+    "triton_to_mlir_text",
+    "type_kind",
 ]
 
 # ---------------------------------------------------------------------------- kinds
@@ -44,7 +56,7 @@ __all__ = [
 def _kind(text: str) -> str:
     """'#ttg.blocked<...>' -> 'ttg.blocked'; '!ttg.memdesc<...>' -> 'ttg.memdesc'."""
     end = text.find("<")
-    return text[1:end if end >= 0 else len(text)]
+    return text[1 : end if end >= 0 else len(text)]
 
 
 def attribute_kind(attr: ir.Attribute) -> str:
@@ -70,7 +82,7 @@ def is_memdesc(t: ir.Type) -> bool:
 
 
 def _parameters(text: str) -> str:
-    return text[text.index("<") + 1:-1]
+    return text[text.index("<") + 1 : -1]
 
 
 def _split_top_level(text: str) -> list[str]:
@@ -110,12 +122,12 @@ def mlir_string(text: str) -> str:
     return '"' + "".join(out) + '"'
 
 
-def format_ll_layout(bases: Sequence[tuple[str, Sequence[Sequence[int]]]],
-                     out_dims: Sequence[tuple[str, int]]) -> str:
+def format_ll_layout(bases: Sequence[tuple[str, Sequence[Sequence[int]]]], out_dims: Sequence[tuple[str, int]]) -> str:
     """The `#ll.layout` text of a layout's bases and output dimensions, dimension order preserved."""
     in_text = ", ".join(
         f"[{mlir_string(name)}, [{', '.join('[' + ', '.join(map(str, b)) + ']' for b in vectors)}]]"
-        for name, vectors in bases)
+        for name, vectors in bases
+    )
     out_text = ", ".join(f"[{mlir_string(name)}, {size}]" for name, size in out_dims)
     return f"#ll.layout<[{in_text}], [{out_text}]>"
 
@@ -175,8 +187,9 @@ def memdesc_parameters(t: ir.Type) -> MemDescText:
 
 def memdesc_text(shape: Sequence[int], element_type: ir.Type, encoding: ir.Attribute, mutable: bool) -> str:
     mutability = "mutable" if mutable else "immutable"
-    return (f"!ttg.memdesc<[{', '.join(map(str, shape))}], {element_type}, {encoding}, "
-            f'#ttg.shared_memory, "{mutability}">')
+    return (
+        f'!ttg.memdesc<[{", ".join(map(str, shape))}], {element_type}, {encoding}, #ttg.shared_memory, "{mutability}">'
+    )
 
 
 # ---------------------------------------------------------------------------- dense attributes
@@ -185,7 +198,7 @@ def memdesc_text(shape: Sequence[int], element_type: ir.Type, encoding: ir.Attri
 def retyped_dense(attr: ir.DenseElementsAttr, new_type: ir.Type) -> ir.Attribute:
     """The same dense data with another (same-shaped) tensor type."""
     text, suffix = str(attr), " : " + str(attr.type)
-    head = text[:-len(suffix)] if text.endswith(suffix) else text.rpartition(" : ")[0]
+    head = text[: -len(suffix)] if text.endswith(suffix) else text.rpartition(" : ")[0]
     return ir.Attribute.parse(f"{head} : {new_type}", attr.context)
 
 
@@ -239,7 +252,7 @@ class _Aliaser:
         pos = start
         while (match := _ATTRIBUTE_OR_STRING.search(text, pos, end)) is not None:
             if match.group().startswith('"'):
-                out.append(text[pos:match.end()])
+                out.append(text[pos : match.end()])
                 pos = match.end()
                 continue
             head = match.group()
@@ -249,7 +262,7 @@ class _Aliaser:
                 close = _matching_angle(text, attr_end, end)
                 body = "<" + self.rewrite(text, attr_end + 1, close) + ">"
                 attr_end = close + 1
-            out.append(text[pos:match.start()])
+            out.append(text[pos : match.start()])
             base = _ALIAS_NAMES.get(head[1:])
             out.append(self._alias(base, head + body) if base else head + body)
             pos = attr_end
@@ -267,7 +280,7 @@ def _matching_angle(text: str, open_at: int, end: int) -> int:
             depth -= 1
             if depth == 0:
                 return match.start()
-    raise ValueError(f"unbalanced '<' in {text[open_at - 20:open_at + 40]!r}")
+    raise ValueError(f"unbalanced '<' in {text[open_at - 20 : open_at + 40]!r}")
 
 
 def add_aliases(asm: str) -> str:

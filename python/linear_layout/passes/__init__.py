@@ -65,8 +65,9 @@ def _parse_option_value(pass_name: str, field: dataclasses.Field, text: str):
             pass
     else:
         return text.strip("\"'")
-    raise PipelineError(f"bad value '{text}' for option '{_option_name(field)}' of pass '{pass_name}' "
-                        f"(expected {kind.__name__})")
+    raise PipelineError(
+        f"bad value '{text}' for option '{_option_name(field)}' of pass '{pass_name}' (expected {kind.__name__})"
+    )
 
 
 def _option_name(field: dataclasses.Field) -> str:
@@ -186,8 +187,7 @@ def _one_line(message: str) -> str:
         if "does not refer to a registered pass" in line:
             name = line.split("'")[1] if "'" in line else line
             return f"unknown pass '{name}' (see linear-layout-opt --list-passes)"
-    lines = [line.split("error: ", 1)[-1].removeprefix(": ").removeprefix("<Pass-Options-Parser>: ")
-             for line in lines]
+    lines = [line.split("error: ", 1)[-1].removeprefix(": ").removeprefix("<Pass-Options-Parser>: ") for line in lines]
     return "; ".join(dict.fromkeys(lines))
 
 

@@ -64,18 +64,30 @@ def _access_summary(op: ir.Operation) -> str:
     """The bank conflicts of one shared-memory access, or why it is not modelled."""
     kind = _LOCAL_ACCESSES[op.name]
     tensor_type = op.results[0].type if op.name == "ttg.local_load" else op.operands[0].type
-    memdesc_type = (op.operands[0].type if op.name == "ttg.local_load" else
-                    op.results[0].type if op.name == "ttg.local_alloc" else op.operands[1].type)
+    memdesc_type = (
+        op.operands[0].type
+        if op.name == "ttg.local_load"
+        else op.results[0].type
+        if op.name == "ttg.local_alloc"
+        else op.operands[1].type
+    )
     if str(memdesc_type).startswith("!ttg.memdesc_view<"):
         return "not modelled: a subslice view of a larger allocation"
     try:
         memdesc = memdesc_of(memdesc_type)
-        banks = bank_conflicts(layout_of(tensor_type), from_attribute(memdesc.encoding),
-                               element_bits(tensor_type.element_type), list(memdesc.shape), kind=kind)
+        banks = bank_conflicts(
+            layout_of(tensor_type),
+            from_attribute(memdesc.encoding),
+            element_bits(tensor_type.element_type),
+            list(memdesc.shape),
+            kind=kind,
+        )
     except (TypeError, ValueError) as error:
         return f"not modelled: {' '.join(str(error).split())}"
-    return (f"{kind} {banks.instructions} x {banks.instruction_bytes} B per thread "
-            f"({banks.wavefronts} wavefronts, ideal {banks.ideal_wavefronts})")
+    return (
+        f"{kind} {banks.instructions} x {banks.instruction_bytes} B per thread "
+        f"({banks.wavefronts} wavefronts, ideal {banks.ideal_wavefronts})"
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -98,8 +110,9 @@ class LLExplainConversions(Pass):
 
     def apply(self, op: ir.Operation) -> None:
         for conversion in ops_of(op, ConvertLayoutOp):
-            conversion.operation.attributes[ATTRIBUTE] = ir.StringAttr.get(_summary(conversion, self.chip or None),
-                                                                           context=op.context)
+            conversion.operation.attributes[ATTRIBUTE] = ir.StringAttr.get(
+                _summary(conversion, self.chip or None), context=op.context
+            )
         for access in _local_accesses(op):
             access.attributes[ATTRIBUTE] = ir.StringAttr.get(_access_summary(access), context=op.context)
 

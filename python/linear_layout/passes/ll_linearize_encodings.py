@@ -41,8 +41,9 @@ def linear_encoding(layout: LinearLayout, shape) -> object:
     unknown = set(bases) - set(HW_DIMS)
     if unknown:
         raise _Unsupported(f"input dimensions {sorted(unknown)} are not distributed hardware dimensions")
-    return DistributedLinearLayout(bases.get("register", ()), bases.get("lane", ()), bases.get("warp", ()),
-                                   bases.get("block", ()), tuple(shape))
+    return DistributedLinearLayout(
+        bases.get("register", ()), bases.get("lane", ()), bases.get("warp", ()), bases.get("block", ()), tuple(shape)
+    )
 
 
 class _Converter:
@@ -104,8 +105,9 @@ class _Converter:
             return None
         if to_linear_layout(linear, list(memdesc.shape)) != layout:
             raise _Unsupported(f"internal error: the linear form of {t} changes its layout")
-        return memdesc_type(memdesc.shape, memdesc.element_type, new_encoding, mutable=memdesc.mutable,
-                            context=t.context)
+        return memdesc_type(
+            memdesc.shape, memdesc.element_type, new_encoding, mutable=memdesc.mutable, context=t.context
+        )
 
 
 class _Changes:

@@ -25,7 +25,9 @@ class LLLower(Pipeline):
         check_chip(self.argument, self.chip)
 
     def add_to(self, pm: PassManager, anchor=()) -> None:
-        pipeline = self.PIPELINE.replace("ll-to-simt", f"ll-to-simt{{chip={self.chip}}}") if self.chip else self.PIPELINE
+        pipeline = (
+            self.PIPELINE.replace("ll-to-simt", f"ll-to-simt{{chip={self.chip}}}") if self.chip else self.PIPELINE
+        )
         add_pipeline(pm, parse_pipeline(pipeline), anchor)
 
 

@@ -15,8 +15,10 @@ from ..patterns.to_simt import check_function, kernel_functions, lower_checked_f
 from ..core.targets import TargetError, nvptx_target
 from . import Pass, PipelineError
 
-CHIP_HELP = ("target chip, e.g. sm_90: shared-memory conversions of 8/16-bit data use ldmatrix (sm_75+) and "
-             "stmatrix (sm_90+) where they reach the bandwidth floor; empty (the default): portable")
+CHIP_HELP = (
+    "target chip, e.g. sm_90: shared-memory conversions of 8/16-bit data use ldmatrix (sm_75+) and "
+    "stmatrix (sm_90+) where they reach the bandwidth floor; empty (the default): portable"
+)
 
 
 def check_chip(argument: str, chip: str) -> None:

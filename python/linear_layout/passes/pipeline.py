@@ -38,8 +38,7 @@ class _Parser:
         self.pos = 0
 
     def fail(self, message: str) -> PipelineError:
-        return PipelineError(f"invalid pass pipeline at column {self.pos + 1}: {message} "
-                             f"in '{self.text}'")
+        return PipelineError(f"invalid pass pipeline at column {self.pos + 1}: {message} in '{self.text}'")
 
     def skip_spaces(self) -> None:
         while self.pos < len(self.text) and self.text[self.pos].isspace():

@@ -15,10 +15,14 @@ needs first (kernel outlining, shared-memory allocation, barriers) are in `to_si
 
 from .apply_layout import emit_apply_layout
 from .lower_apply import populate_lower_apply_patterns
-from .to_simt import (allocate_shared_memory, insert_barriers, lower_to_simt, outline_kernel,
-                      populate_to_simt_patterns)
+from .to_simt import allocate_shared_memory, insert_barriers, lower_to_simt, outline_kernel, populate_to_simt_patterns
 
 __all__ = [
-    "allocate_shared_memory", "emit_apply_layout", "insert_barriers", "lower_to_simt", "outline_kernel",
-    "populate_lower_apply_patterns", "populate_to_simt_patterns",
+    "allocate_shared_memory",
+    "emit_apply_layout",
+    "insert_barriers",
+    "lower_to_simt",
+    "outline_kernel",
+    "populate_lower_apply_patterns",
+    "populate_to_simt_patterns",
 ]

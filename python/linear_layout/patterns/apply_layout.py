@@ -95,8 +95,9 @@ def _tree_reduce(terms: list[ir.Value], combine) -> ir.Value | None:
     return terms[0] if terms else None
 
 
-def _matrix_vector_product(columns: list[int], num_rows: int, x: ir.Value, constant,
-                           in_range: bool = False) -> ir.Value | None:
+def _matrix_vector_product(
+    columns: list[int], num_rows: int, x: ir.Value, constant, in_range: bool = False
+) -> ir.Value | None:
     """``M x`` for the GF(2) matrix with the given packed ``columns``; ``None`` when ``M`` is zero.
 
     With ``in_range`` (``x`` known to be below ``1 << len(columns)``), a diagonal whose mask
@@ -185,8 +186,11 @@ def emit_apply_layout(
         flat = matrix.flatten_ins()
         results = {}
         for name in layout.get_out_dim_names():
-            columns = [basis[0] for basis in flat.sublayout(flat.get_in_dim_names(), [name]).bases[0][1]] \
-                if flat.num_in_dims else []
+            columns = (
+                [basis[0] for basis in flat.sublayout(flat.get_in_dim_names(), [name]).bases[0][1]]
+                if flat.num_in_dims
+                else []
+            )
             product = _matrix_vector_product(columns, layout.get_out_dim_size_log2(name), x, constant, in_range)
             if product is None:
                 results[name] = constant(folded[name])
@@ -250,14 +254,19 @@ def _constant_maker(int_type: ir.Type) -> Callable[[int], ir.Value]:
     return constant
 
 
-def _pack(layout: LinearLayout, symbolic: list[tuple[str, ir.Value]], int_type: ir.Type, constant,
-          packed: Mapping[tuple[tuple[str, int, ir.Value], ...], ir.Value]) -> ir.Value:
+def _pack(
+    layout: LinearLayout,
+    symbolic: list[tuple[str, ir.Value]],
+    int_type: ir.Type,
+    constant,
+    packed: Mapping[tuple[tuple[str, int, ir.Value], ...], ir.Value],
+) -> ir.Value:
     """The symbolic indices packed into one integer, low bits first (a known packing reused)."""
     x = None
     shift = 0
     start = 0
     for dims, value in packed.items():
-        prefix = tuple((name, layout.get_in_dim_size_log2(name), index) for name, index in symbolic[:len(dims)])
+        prefix = tuple((name, layout.get_in_dim_size_log2(name), index) for name, index in symbolic[: len(dims)])
         if len(dims) > start and prefix == tuple(dims) and value.type == int_type:
             x, shift, start = value, sum(bits for _, bits, _ in dims), len(dims)
     for name, value in symbolic[start:]:

@@ -40,7 +40,11 @@ def cast_to(value: ir.Value, target: ir.Type) -> ir.Value:
     owner = value.owner
     if isinstance(owner, ir.OpView):
         owner = owner.operation
-    if isinstance(owner, ir.Operation) and owner.name == CAST and len(owner.operands) == 1 \
-            and owner.operands[0].type == target:
+    if (
+        isinstance(owner, ir.Operation)
+        and owner.name == CAST
+        and len(owner.operands) == 1
+        and owner.operands[0].type == target
+    ):
         return owner.operands[0]
     return ir.Operation.create(CAST, results=[target], operands=[value]).result

@@ -56,8 +56,7 @@ def conversion_plan(op: ConvertLayoutOp, launch: Launch) -> ConversionPlan:
 
 
 def _is_permutation(plan: ConversionPlan) -> bool:
-    return plan.reader_select is None and all(r.source_lane is None and r.register_select is None
-                                              for r in plan.rounds)
+    return plan.reader_select is None and all(r.source_lane is None and r.register_select is None for r in plan.rounds)
 
 
 def emit_permutation(op: ConvertLayoutOp, launch: Launch, plan: ConversionPlan) -> ir.Value:
@@ -148,8 +147,10 @@ def emit_in_warp(op: ConvertLayoutOp, launch: Launch, plan: ConversionPlan) -> i
     reader_conds = rounds.conditions(plan.reader_select, len(plan.reader_basis))
     received = [rounds.receive(r, provider_conds) for r in plan.rounds]
     reader = plan.reader_basis
-    outputs = [select_tree([received[i ^ apply_columns(reader, t)] for t in range(1 << len(reader))], reader_conds)
-               for i in range(len(plan.rounds))]
+    outputs = [
+        select_tree([received[i ^ apply_columns(reader, t)] for t in range(1 << len(reader))], reader_conds)
+        for i in range(len(plan.rounds))
+    ]
     dst_type = rounds.builder.vector_type(op.result.type)
     _, dst_reduced_of = register_maps(rounds.builder.layout(op.result.type))
     return vector.from_elements(dst_type, [outputs[dst_reduced_of[i]] for i in range(len(dst_reduced_of))])

@@ -22,16 +22,30 @@ from ..ir.bridge import layout_of
 from .apply_layout import emit_apply_layout
 
 __all__ = [
-    "CHIP_ATTRIBUTE", "MAX_THREADS_PER_BLOCK", "KernelBuilder", "Launch", "LoweringError", "ThreadIndices", "emit_thread_indices",
-    "enclosing_kernel", "find_thread_indices", "hardware_layout",
-    "kernel_launch", "launch_attributes", "pad_to_launch", "vector_type",
+    "CHIP_ATTRIBUTE",
+    "MAX_THREADS_PER_BLOCK",
+    "KernelBuilder",
+    "Launch",
+    "LoweringError",
+    "ThreadIndices",
+    "emit_thread_indices",
+    "enclosing_kernel",
+    "find_thread_indices",
+    "hardware_layout",
+    "kernel_launch",
+    "launch_attributes",
+    "pad_to_launch",
+    "vector_type",
 ]
 
 MAX_THREADS_PER_BLOCK = 1024
 #: The target chip of a kernel being lowered (`ll-to-simt{chip=...}`), as a kernel attribute.
 CHIP_ATTRIBUTE = "ll.chip"
-_LAUNCH_ATTRIBUTES = {"ttg.num-warps": "num_warps", "ttg.threads-per-warp": "threads_per_warp",
-                      "ttg.num-ctas": "num_ctas"}
+_LAUNCH_ATTRIBUTES = {
+    "ttg.num-warps": "num_warps",
+    "ttg.threads-per-warp": "threads_per_warp",
+    "ttg.num-ctas": "num_ctas",
+}
 
 
 class LoweringError(ValueError):
@@ -96,13 +110,16 @@ def pad_to_launch(layout: LinearLayout, threads_per_warp: int, num_warps: int, n
         if dim != "register":
             size = 1 << len(vectors)
             if size > expected[dim]:
-                raise ValueError(f"too many {dim}s for the launch: the layout spreads over {size} {dim}s but the "
-                                 f"kernel has {expected[dim]} {source[dim]} (ttg.num-warps/threads-per-warp/num-ctas)")
+                raise ValueError(
+                    f"too many {dim}s for the launch: the layout spreads over {size} {dim}s but the "
+                    f"kernel has {expected[dim]} {source[dim]} (ttg.num-warps/threads-per-warp/num-ctas)"
+                )
             while 1 << len(vectors) < expected[dim]:
                 vectors.append([0] * layout.num_out_dims)
         full.append((dim, vectors))
-    return LinearLayout.from_bases(full, list(layout.get_out_dim_names()), [s for _, s in layout.out_dims],
-                                   require_surjective=False)
+    return LinearLayout.from_bases(
+        full, list(layout.get_out_dim_names()), [s for _, s in layout.out_dims], require_surjective=False
+    )
 
 
 def hardware_layout(t: ir.Type, launch: Launch) -> LinearLayout:
@@ -152,8 +169,9 @@ class ThreadIndices:
     block: ir.Value | None
 
 
-def emit_thread_indices(launch: Launch, constant: Callable[[int, ir.Operation], ir.Value],
-                        ip: ir.InsertionPoint) -> ThreadIndices:
+def emit_thread_indices(
+    launch: Launch, constant: Callable[[int, ir.Operation], ir.Value], ip: ir.InsertionPoint
+) -> ThreadIndices:
     """The thread indices at `ip`; `constant(value, anchor)` makes an i32 constant before `anchor`."""
     i32 = ir.IntegerType.get_signless(32)
     thread_id = gpu.thread_id(gpu.Dimension.x, ip=ip)
@@ -169,8 +187,11 @@ def emit_thread_indices(launch: Launch, constant: Callable[[int, ir.Operation], 
 def _defined_by(value: ir.Value, name: str, *operands: ir.Value) -> bool:
     owner = value.owner
     operation = owner.operation if isinstance(owner, ir.OpView) else owner
-    return isinstance(operation, ir.Operation) and operation.name == name and \
-        list(operation.operands)[:len(operands)] == list(operands)
+    return (
+        isinstance(operation, ir.Operation)
+        and operation.name == name
+        and list(operation.operands)[: len(operands)] == list(operands)
+    )
 
 
 def find_thread_indices(kernel: gpu.GPUFuncOp, launch: Launch) -> tuple[ThreadIndices, ir.Operation] | None:
@@ -183,12 +204,18 @@ def find_thread_indices(kernel: gpu.GPUFuncOp, launch: Launch) -> tuple[ThreadIn
         if len(ops) == 9:
             break
     size = 8 if launch.num_ctas > 1 else 6
-    if len(ops) <= size or ops[2].name != "gpu.thread_id" or \
-            ops[2].attributes["dimension"] != ir.Attribute.parse("#gpu<dim x>"):
+    if (
+        len(ops) <= size
+        or ops[2].name != "gpu.thread_id"
+        or ops[2].attributes["dimension"] != ir.Attribute.parse("#gpu<dim x>")
+    ):
         return None
     tid, lane, warp = ops[3].result, ops[4].result, ops[5].result
-    if not (_defined_by(tid, "arith.index_cast", ops[2].result) and _defined_by(lane, "arith.andi", tid)
-            and _defined_by(warp, "arith.shrui", tid)):
+    if not (
+        _defined_by(tid, "arith.index_cast", ops[2].result)
+        and _defined_by(lane, "arith.andi", tid)
+        and _defined_by(warp, "arith.shrui", tid)
+    ):
         return None
     block = None
     if launch.num_ctas > 1:
@@ -227,8 +254,11 @@ class KernelBuilder:
         self.lane, self.warp, self.block = indices.lane, indices.warp, indices.block
         # known_block_size is 32 * num_warps threads, so tid < 32 * num_warps and
         # lane | warp << 5 is tid itself: index math packing (lane, warp) uses tid.
-        self.packed: dict[tuple[tuple[str, int, ir.Value], ...], ir.Value] = {(("lane", 5, self.lane), ("warp", (self.num_warps - 1).bit_length(), self.warp)): indices.tid} \
-            if self.num_warps > 1 else {}
+        self.packed: dict[tuple[tuple[str, int, ir.Value], ...], ir.Value] = (
+            {(("lane", 5, self.lane), ("warp", (self.num_warps - 1).bit_length(), self.warp)): indices.tid}
+            if self.num_warps > 1
+            else {}
+        )
 
     def _anchored_i32(self, value: int, anchor: ir.Operation) -> ir.Value:
         self.constant_ip = ir.InsertionPoint(anchor)
@@ -255,12 +285,17 @@ class KernelBuilder:
     def apply(self, layout: LinearLayout, indices) -> dict[str, ir.Value]:
         """`emit_apply_layout` on i32 with this rewrite's constants and `tid = lane | warp << 5`."""
         # lane < 32, warp < num_warps and registers are constants below the register count.
-        return emit_apply_layout(layout, indices, int_type=self.i32, constant=self.const_i32, packed=self.packed,
-                                 in_range=True)
+        return emit_apply_layout(
+            layout, indices, int_type=self.i32, constant=self.const_i32, packed=self.packed, in_range=True
+        )
 
     def hw_indices(self, register: int = 0) -> dict:
-        return {"register": register, "lane": self.lane, "warp": self.warp if self.num_warps > 1 else 0,
-                "block": self.block if self.launch.num_ctas > 1 else 0}
+        return {
+            "register": register,
+            "lane": self.lane,
+            "warp": self.warp if self.num_warps > 1 else 0,
+            "block": self.block if self.launch.num_ctas > 1 else 0,
+        }
 
     def thread_offsets(self, thread_offset: LinearLayout) -> tuple[ir.Value, ir.Value]:
         """(i32, index) of the (lane, warp) part of a shared-memory access's offsets."""
@@ -278,8 +313,9 @@ class KernelBuilder:
             for dim, index in (("lane", self.lane), ("warp", self.warp), ("block", self.block)):
                 mask = predicate.get(dim, 0)
                 if mask and index is not None:
-                    term = arith.cmpi(arith.CmpIPredicate.eq, arith.andi(index, self.const_i32(mask)),
-                                      self.const_i32(0))
+                    term = arith.cmpi(
+                        arith.CmpIPredicate.eq, arith.andi(index, self.const_i32(mask)), self.const_i32(0)
+                    )
                     cond = term if cond is None else arith.andi(cond, term)
             self.predicates[key] = cond
         return self.predicates[key]

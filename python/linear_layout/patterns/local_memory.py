@@ -15,8 +15,16 @@ from ..dialects.ttg import LocalAllocOp, LocalLoadOp, LocalStoreOp
 from ..planning import plan_local_access
 from .common import cast_to
 from .kernel import KernelBuilder, Launch, LoweringError, hardware_layout
-from .shared_memory import (allocating_op, assemble, buffer_index, buffer_of, emit_loads, emit_stores,
-                            shared_buffer_of, workgroup_argument)
+from .shared_memory import (
+    allocating_op,
+    assemble,
+    buffer_index,
+    buffer_of,
+    emit_loads,
+    emit_stores,
+    shared_buffer_of,
+    workgroup_argument,
+)
 from .simt_pattern import SimtPattern
 from .vectors import element_bits
 
@@ -80,8 +88,14 @@ def _emit_load(op: LocalLoadOp, launch: Launch, plan: None) -> list[ir.Value]:
     access = local_access(op, op.result.type, op.src.type, "load", launch)
     builder = KernelBuilder(op, launch)
     element = op.result.type.element_type
-    pieces = emit_loads(builder, buffer_of(op.src), element, access, list(access.instructions),
-                        builder.thread_offsets(access.thread_offset))
+    pieces = emit_loads(
+        builder,
+        buffer_of(op.src),
+        element,
+        access,
+        list(access.instructions),
+        builder.thread_offsets(access.thread_offset),
+    )
     return [cast_to(assemble(access, pieces, element, builder.vector_type(op.result.type)), op.result.type)]
 
 

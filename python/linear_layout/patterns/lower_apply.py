@@ -76,11 +76,14 @@ def cast_integer(value: ir.Value, to: ir.Type) -> ir.Value:
 def emit_apply_op(op: ApplyOp, lowering: ApplyLowering, indices: list[ir.Value]) -> list[ir.Value]:
     """The coordinates of `op` computed from `indices` (its operands, or their replacements),
     at the current insertion point, in the types of its results."""
-    cast = {name: cast_integer(value, lowering.int_type)
-            for name, value in zip(lowering.layout.get_in_dim_names(), indices)}
+    cast = {
+        name: cast_integer(value, lowering.int_type) for name, value in zip(lowering.layout.get_in_dim_names(), indices)
+    }
     coordinates = emit_apply_layout(lowering.layout, cast, int_type=lowering.int_type)
-    return [cast_integer(coordinates[name], result.type)
-            for name, result in zip(lowering.layout.get_out_dim_names(), op.coordinates)]
+    return [
+        cast_integer(coordinates[name], result.type)
+        for name, result in zip(lowering.layout.get_out_dim_names(), op.coordinates)
+    ]
 
 
 def _lower_apply(op: ApplyOp, rewriter: PatternRewriter) -> bool:

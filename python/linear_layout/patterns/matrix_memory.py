@@ -29,7 +29,7 @@ from mlir.dialects import arith, gpu, llvm, memref, nvvm, vector
 from ..dialects.ttg import ConvertLayoutOp
 from ..planning.matrix import MatrixInstruction, MatrixPlan, MatrixSide
 from .common import cast_to
-from .kernel import KernelBuilder, Launch
+from .kernel import KernelBuilder, Launch, LoweringError
 from .shared_memory import assemble, buffer_index, emit_loads, emit_stores, workgroup_argument
 from .vectors import gather
 
@@ -122,12 +122,18 @@ def emit_matrix(op: ConvertLayoutOp, launch: Launch, plan: MatrixPlan) -> ir.Val
     """The conversion `op` through its workgroup buffer as `plan` says (see the module docstring)."""
     builder = KernelBuilder(op, launch)
     element = op.src.type.element_type
-    buffer = workgroup_argument(op, buffer_index(op))
+    index = buffer_index(op)
+    if index is None:
+        raise LoweringError("a matrix-instruction conversion needs its workgroup buffer: run allocate_shared_memory")
+    buffer = workgroup_argument(op, index)
     value = cast_to(op.src, builder.vector_type(op.src.type))
     store, load = (plan.matrix, plan.other) if plan.matrix.kind == "store" else (plan.other, plan.matrix)
     rows = {id(side): _Rows(builder, buffer, side, element) for side in (store, load) if isinstance(side, MatrixSide)}
-    bases = {id(side): builder.thread_offsets(side.thread_offset) for side in (store, load)
-             if not isinstance(side, MatrixSide)}
+    bases = {
+        id(side): builder.thread_offsets(side.thread_offset)
+        for side in (store, load)
+        if not isinstance(side, MatrixSide)
+    }
     pieces: list[ir.Value] = []
     for rep in range(plan.num_reps):
         if rep:
@@ -136,15 +142,17 @@ def emit_matrix(op: ConvertLayoutOp, launch: Launch, plan: MatrixPlan) -> ir.Val
             for ins in (i for i in store.instructions if i.rep == rep):
                 _stmatrix(rows[id(store)], value, ins)
         else:
-            emit_stores(builder, buffer, value, store, [i for i in store.instructions if i.rep == rep],
-                        bases[id(store)])
+            emit_stores(
+                builder, buffer, value, store, [i for i in store.instructions if i.rep == rep], bases[id(store)]
+            )
         gpu.barrier()
         if isinstance(load, MatrixSide):
             for ins in (i for i in load.instructions if i.rep == rep):
                 pieces += _ldmatrix(rows[id(load)], ins)
         else:
-            pieces += emit_loads(builder, buffer, element, load, [i for i in load.instructions if i.rep == rep],
-                                 bases[id(load)])
+            pieces += emit_loads(
+                builder, buffer, element, load, [i for i in load.instructions if i.rep == rep], bases[id(load)]
+            )
     result_type = builder.vector_type(op.result.type)
     if not isinstance(load, MatrixSide):
         return assemble(load, pieces, element, result_type)

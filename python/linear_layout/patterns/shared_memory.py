@@ -22,8 +22,14 @@ from .kernel import KernelBuilder, LoweringError
 from .vectors import concat, concat_units, from_units, gather, to_units, unit
 
 __all__ = [
-    "WORKGROUP_BUFFER", "SharedBuffer", "assemble", "emit_loads", "emit_stores", "shared_buffer_of",
-    "workgroup_argument", "workgroup_type",
+    "WORKGROUP_BUFFER",
+    "SharedBuffer",
+    "assemble",
+    "emit_loads",
+    "emit_stores",
+    "shared_buffer_of",
+    "workgroup_argument",
+    "workgroup_type",
 ]
 
 #: The attribute naming an op's workgroup buffer (the index among the workgroup attributions).
@@ -31,8 +37,9 @@ WORKGROUP_BUFFER = "ll.workgroup_buffer"
 
 
 def workgroup_type(elements: int, element: ir.Type) -> ir.MemRefType:
-    return ir.MemRefType.get([max(1, elements)], element,
-                             memory_space=ir.Attribute.parse("#gpu.address_space<workgroup>"))
+    return ir.MemRefType.get(
+        [max(1, elements)], element, memory_space=ir.Attribute.parse("#gpu.address_space<workgroup>")
+    )
 
 
 @dataclass(frozen=True)
@@ -108,8 +115,9 @@ def _address(builder: KernelBuilder, base: tuple[ir.Value, ir.Value], offset: in
     return arith.index_castui(ir.IndexType.get(), arith.xori(base[0], builder.const_i32(offset)))
 
 
-def emit_stores(builder: KernelBuilder, buffer: ir.Value, value: ir.Value, access, instructions,
-                base: tuple[ir.Value, ir.Value]) -> None:
+def emit_stores(
+    builder: KernelBuilder, buffer: ir.Value, value: ir.Value, access, instructions, base: tuple[ir.Value, ir.Value]
+) -> None:
     """The planned stores of `value`'s registers, predicated (`scf.if`) when the plan says so."""
     cond = builder.store_predicate(access.predicate)
     if not instructions:
@@ -127,8 +135,9 @@ def emit_stores(builder: KernelBuilder, buffer: ir.Value, value: ir.Value, acces
             scf.YieldOp([])
 
 
-def emit_loads(builder: KernelBuilder, buffer: ir.Value, element: ir.Type, access, instructions,
-               base: tuple[ir.Value, ir.Value]) -> list[ir.Value]:
+def emit_loads(
+    builder: KernelBuilder, buffer: ir.Value, element: ir.Type, access, instructions, base: tuple[ir.Value, ir.Value]
+) -> list[ir.Value]:
     pieces = []
     piece_type = ir.VectorType.get([access.vector], element)
     for ins in instructions:

@@ -63,14 +63,16 @@ class TilePlan:
 
 def _is_identity_layout(memref_type: ir.MemRefType) -> bool:
     layout = memref_type.layout
-    return not layout or (isinstance(layout, ir.AffineMapAttr)
-                          and layout.value == ir.AffineMap.get_identity(memref_type.rank))
+    return not layout or (
+        isinstance(layout, ir.AffineMapAttr) and layout.value == ir.AffineMap.get_identity(memref_type.rank)
+    )
 
 
 def _alignment(memref_type: ir.MemRefType, offsets: list[ir.Value], vec: int, element_bytes: int) -> int:
     shape = list(memref_type.shape)
     strides_ok = all(not ir.ShapedType.is_dynamic_size(s) for s in shape[1:]) and (
-        len(shape) == 1 or shape[-1] % vec == 0)
+        len(shape) == 1 or shape[-1] % vec == 0
+    )
     offsets_ok = True
     if offsets:
         known = constant_int_value(offsets[-1])
@@ -78,8 +80,9 @@ def _alignment(memref_type: ir.MemRefType, offsets: list[ir.Value], vec: int, el
     return vec * element_bytes if strides_ok and offsets_ok else element_bytes
 
 
-def tile_plan(tensor_type: ir.RankedTensorType, memref_type: ir.MemRefType, offsets: list[ir.Value],
-              launch: Launch) -> TilePlan:
+def tile_plan(
+    tensor_type: ir.RankedTensorType, memref_type: ir.MemRefType, offsets: list[ir.Value], launch: Launch
+) -> TilePlan:
     layout = hardware_layout(tensor_type, launch)
     element_bytes = _element_bytes(tensor_type.element_type)
     reduced = layout.remove_zero_bases_along_dim("register")
@@ -123,8 +126,9 @@ def _emit_load(op: LoadOp, launch: Launch, plan: TilePlan) -> list[ir.Value]:
     element = tensor_type.element_type
     accesses = _addresses(builder, plan, op.offsets)
     if plan.vec == 1:  # scalars: a concatenation of 1-element vectors would canonicalize to interleaves
-        value = vector.from_elements(ir.VectorType.get([len(accesses)], element),
-                                     [memref.load(op.memref, indices) for indices in accesses])
+        value = vector.from_elements(
+            ir.VectorType.get([len(accesses)], element), [memref.load(op.memref, indices) for indices in accesses]
+        )
     else:
         piece_type = ir.VectorType.get([plan.vec], element)
         pieces = [vector.load(piece_type, op.memref, indices, alignment=plan.alignment) for indices in accesses]
@@ -191,8 +195,12 @@ def _emit_elementwise(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Valu
     operation = op.operation
     operands = [cast_to(v, vector_type(v.type, launch)) for v in operation.operands]
     attributes = {name: operation.attributes[name] for name in operation.attributes}
-    new = ir.Operation.create(operation.name, results=[vector_type(r.type, launch) for r in operation.results],
-                              operands=operands, attributes=attributes)
+    new = ir.Operation.create(
+        operation.name,
+        results=[vector_type(r.type, launch) for r in operation.results],
+        operands=operands,
+        attributes=attributes,
+    )
     return [cast_to(result, old.type) for result, old in zip(new.results, operation.results)]
 
 
@@ -208,8 +216,13 @@ def elementwise_roots() -> tuple[type, ...]:
     for module in (arith, math):
         for value in vars(module).values():
             name = getattr(value, "OPERATION_NAME", None)
-            if isinstance(value, type) and issubclass(value, ir.OpView) and isinstance(name, str) \
-                    and name.split(".")[0] in ELEMENTWISE_DIALECTS and name != "arith.constant":
+            if (
+                isinstance(value, type)
+                and issubclass(value, ir.OpView)
+                and isinstance(name, str)
+                and name.split(".")[0] in ELEMENTWISE_DIALECTS
+                and name != "arith.constant"
+            ):
                 classes.append(value)
     return tuple(sorted(set(classes), key=lambda c: cast(Any, c).OPERATION_NAME))
 

@@ -35,7 +35,15 @@ from ..dialects.ll import ApplyOp
 from ..dialects.ttg import ConvertLayoutOp, LocalAllocOp, LocalLoadOp, LocalStoreOp
 from ..ir.bridge import layout_of
 from .convert_layout import CONVERT_LAYOUT, check_convert_layout, conversion_plan
-from .kernel import CHIP_ATTRIBUTE, MAX_THREADS_PER_BLOCK, Launch, LoweringError, emit_thread_indices, launch_attributes, pad_to_launch
+from .kernel import (
+    CHIP_ATTRIBUTE,
+    MAX_THREADS_PER_BLOCK,
+    Launch,
+    LoweringError,
+    emit_thread_indices,
+    launch_attributes,
+    pad_to_launch,
+)
 from .local_memory import LOCAL_ALLOC, LOCAL_LOAD, LOCAL_STORE
 from .lower_apply import apply_lowering, populate_lower_apply_patterns
 from .shared_memory import WORKGROUP_BUFFER, allocating_op, buffer_index, shared_buffer_of, workgroup_type
@@ -45,13 +53,32 @@ from .vectors import element_bits
 from ..core.hardware import MAX_REGISTERS_PER_THREAD
 
 __all__ = [
-    "SIMT_PATTERNS", "Launch", "LoweringError", "allocate_shared_memory", "check_function", "element_bits",
-    "function_launch", "insert_barriers", "kernel_functions", "lower_checked_functions", "lower_to_simt", "outline_kernel", "pad_to_launch",
+    "SIMT_PATTERNS",
+    "Launch",
+    "LoweringError",
+    "allocate_shared_memory",
+    "check_function",
+    "element_bits",
+    "function_launch",
+    "insert_barriers",
+    "kernel_functions",
+    "lower_checked_functions",
+    "lower_to_simt",
+    "outline_kernel",
+    "pad_to_launch",
     "populate_to_simt_patterns",
 ]
 
-SIMT_PATTERNS: tuple[SimtPattern, ...] = (TILE_LOAD, TILE_STORE, CONVERT_LAYOUT, LOCAL_ALLOC, LOCAL_STORE,
-                                          LOCAL_LOAD, CONSTANT, ELEMENTWISE)
+SIMT_PATTERNS: tuple[SimtPattern, ...] = (
+    TILE_LOAD,
+    TILE_STORE,
+    CONVERT_LAYOUT,
+    LOCAL_ALLOC,
+    LOCAL_STORE,
+    LOCAL_LOAD,
+    CONSTANT,
+    ELEMENTWISE,
+)
 
 
 def populate_to_simt_patterns(patterns: RewritePatternSet, *, benefit: int = 1) -> None:
@@ -66,8 +93,10 @@ def populate_to_simt_patterns(patterns: RewritePatternSet, *, benefit: int = 1) 
 
 # ---------------------------------------------------------------------------- checks
 
-_UNSUPPORTED = ("on tensors cannot be lowered to SIMT form (supported: ll.load, ll.store, ttg.convert_layout, "
-                "elementwise arith/math ops, splat constants)")
+_UNSUPPORTED = (
+    "on tensors cannot be lowered to SIMT form (supported: ll.load, ll.store, ttg.convert_layout, "
+    "elementwise arith/math ops, splat constants)"
+)
 
 
 def _check_apply(op: ApplyOp, launch: Launch) -> None:
@@ -83,8 +112,11 @@ def _check_return(op: ir.OpView, launch: Launch) -> None:
 
 
 _CHECKS: dict[str, Callable[[Any, Launch], object]] = {
-    **{name: pattern.check for pattern in (TILE_LOAD, TILE_STORE, LOCAL_ALLOC, LOCAL_STORE, LOCAL_LOAD)
-       for name in pattern.names()},
+    **{
+        name: pattern.check
+        for pattern in (TILE_LOAD, TILE_STORE, LOCAL_ALLOC, LOCAL_STORE, LOCAL_LOAD)
+        for name in pattern.names()
+    },
     "ttg.convert_layout": check_convert_layout,
     "ll.apply": _check_apply,
     "func.return": _check_return,
@@ -95,8 +127,7 @@ def _touches_tensors(op: ir.Operation) -> bool:
     return any(isinstance(v.type, ir.RankedTensorType) for v in list(op.operands) + list(op.results))
 
 
-_ELEMENT_TYPES = (ir.F16Type, ir.BF16Type, ir.F32Type, ir.F64Type, ir.Float8E4M3FNType, ir.Float8E5M2Type,
-                  ir.IndexType)
+_ELEMENT_TYPES = (ir.F16Type, ir.BF16Type, ir.F32Type, ir.F64Type, ir.Float8E4M3FNType, ir.Float8E5M2Type, ir.IndexType)
 _INTEGER_WIDTHS = (1, 8, 16, 32, 64)
 SUPPORTED_ELEMENT_TYPES = "i1, i8, i16, i32, i64, index, f16, bf16, f32, f64, f8E4M3FN, f8E5M2"
 
@@ -104,19 +135,24 @@ SUPPORTED_ELEMENT_TYPES = "i1, i8, i16, i32, i64, index, f16, bf16, f32, f64, f8
 def _check_tensor(t: ir.RankedTensorType) -> None:
     """LoweringError for an element type without a lowering or a tensor past the register budget."""
     element = t.element_type
-    if not (isinstance(element, _ELEMENT_TYPES)
-            or (isinstance(element, ir.IntegerType) and element.width in _INTEGER_WIDTHS)):
+    if not (
+        isinstance(element, _ELEMENT_TYPES)
+        or (isinstance(element, ir.IntegerType) and element.width in _INTEGER_WIDTHS)
+    ):
         raise LoweringError(f"{t}: element type {element} cannot be lowered (supported: {SUPPORTED_ELEMENT_TYPES})")
     try:
         layout = layout_of(t)
     except (TypeError, ValueError):
         return  # the op's own check reports the encoding
-    registers = -(-layout.get_in_dim_size("register") * element_bits(element) // 32) \
-        if layout.has_in_dim("register") else 1
+    registers = (
+        -(-layout.get_in_dim_size("register") * element_bits(element) // 32) if layout.has_in_dim("register") else 1
+    )
     if registers > MAX_REGISTERS_PER_THREAD:
-        raise LoweringError(f"{t} needs {registers} 32-bit registers per thread, more than the "
-                            f"{MAX_REGISTERS_PER_THREAD} a thread has (Triton would spill it to local memory); "
-                            "use more warps or a smaller tile")
+        raise LoweringError(
+            f"{t} needs {registers} 32-bit registers per thread, more than the "
+            f"{MAX_REGISTERS_PER_THREAD} a thread has (Triton would spill it to local memory); "
+            "use more warps or a smaller tile"
+        )
 
 
 def _check_tensors(op: ir.OpView) -> None:
@@ -170,16 +206,22 @@ def _check_signature(func_op: ir.OpView, launch: Launch) -> None:
     if len(func_op.regions[0].blocks) != 1:
         raise LoweringError(f"'{name}': only single-block functions can be lowered")
     if function_type.results:
-        raise LoweringError(f"'{name}': a kernel cannot return values (it returns {list(map(str, function_type.results))})")
+        raise LoweringError(
+            f"'{name}': a kernel cannot return values (it returns {list(map(str, function_type.results))})"
+        )
     for t in function_type.inputs:
         if isinstance(t, ir.RankedTensorType):
             raise LoweringError(f"'{name}': tensor arguments cannot be lowered ({t}); load tiles with ll.load")
     if launch.threads_per_warp != 32:
-        raise LoweringError(f"'{name}': only 32 threads per warp are supported, the kernel has "
-                            f"ttg.threads-per-warp = {launch.threads_per_warp}")
+        raise LoweringError(
+            f"'{name}': only 32 threads per warp are supported, the kernel has "
+            f"ttg.threads-per-warp = {launch.threads_per_warp}"
+        )
     if launch.threads > MAX_THREADS_PER_BLOCK:
-        raise LoweringError(f"'{name}': too many warps for the launch: {launch.num_warps} warps x 32 threads = "
-                            f"{launch.threads} threads, more than the {MAX_THREADS_PER_BLOCK} threads of a block")
+        raise LoweringError(
+            f"'{name}': too many warps for the launch: {launch.num_warps} warps x 32 threads = "
+            f"{launch.threads} threads, more than the {MAX_THREADS_PER_BLOCK} threads of a block"
+        )
 
 
 def check_function(func_op: ir.OpView) -> list[tuple[ir.Location, str]]:
@@ -243,8 +285,12 @@ def outline_kernel(func_op: ir.OpView, launch: Launch) -> gpu.GPUFuncOp:
     function_type = func_op.function_type.value
     kernels = _kernel_module(_module_of(func_op))
     with ir.InsertionPoint(kernels.regions[0].blocks[0]), func_op.location:
-        kernel = gpu.GPUFuncOp(ir.TypeAttr.get(ir.FunctionType.get(list(function_type.inputs), [])),
-                               sym_name=func_op.sym_name.value, kernel=True, known_block_size=[launch.threads, 1, 1])
+        kernel = gpu.GPUFuncOp(
+            ir.TypeAttr.get(ir.FunctionType.get(list(function_type.inputs), [])),
+            sym_name=func_op.sym_name.value,
+            kernel=True,
+            known_block_size=[launch.threads, 1, 1],
+        )
     block = func_op.regions[0].blocks[0]
     block.append_to(kernel.regions[0])
     terminator = list(block.operations)[-1]
@@ -297,7 +343,8 @@ def allocate_shared_memory(kernel: gpu.GPUFuncOp, launch: Launch) -> None:
     for t in types:
         block.add_argument(t, kernel.location)
     kernel.operation.attributes["workgroup_attributions"] = ir.IntegerAttr.get(
-        ir.IntegerType.get_signless(64), len(types))
+        ir.IntegerType.get_signless(64), len(types)
+    )
 
 
 def _shared_access(op: ir.OpView) -> tuple[int, str] | None:

@@ -9,8 +9,15 @@ from mlir import ir
 from mlir.dialects import arith, vector
 
 __all__ = [
-    "concat", "concat_units", "element_bits", "from_units", "gather", "select_tree", "shuffle_casts",
-    "to_units", "unit",
+    "concat",
+    "concat_units",
+    "element_bits",
+    "from_units",
+    "gather",
+    "select_tree",
+    "shuffle_casts",
+    "to_units",
+    "unit",
 ]
 
 #: The widest unit registers are packed into (one 32-bit lane of a shuffle or register).
@@ -30,8 +37,9 @@ def element_bits(t: ir.Type) -> int:
 
 def _is_aligned_run(group: list[int], size: int) -> bool:
     return len(group) % size == 0 and all(
-        group[k] % size == 0 and group[k:k + size] == list(range(group[k], group[k] + size))
-        for k in range(0, len(group), size))
+        group[k] % size == 0 and group[k : k + size] == list(range(group[k], group[k] + size))
+        for k in range(0, len(group), size)
+    )
 
 
 def unit(groups: Sequence[Sequence[int]], element: ir.Type) -> int:
@@ -80,8 +88,9 @@ def concat_units(pieces: list[ir.Value]) -> ir.Value:
     1-element vectors would canonicalize to `vector.interleave`)."""
     if len(pieces) > 1 and all(ir.VectorType(p.type).shape[0] == 1 for p in pieces):
         element = ir.VectorType(pieces[0].type).element_type
-        return vector.from_elements(ir.VectorType.get([len(pieces)], element),
-                                    [vector.extract(p, [], [0]) for p in pieces])
+        return vector.from_elements(
+            ir.VectorType.get([len(pieces)], element), [vector.extract(p, [], [0]) for p in pieces]
+        )
     return concat(pieces)
 
 
@@ -114,6 +123,8 @@ def shuffle_casts(element: ir.Type) -> tuple[Callable[[ir.Value], ir.Value], Cal
         return (lambda v: arith.extui(i32, v)), (lambda v: arith.trunci(element, v))
     if isinstance(element, ir.F16Type | ir.BF16Type):
         i16 = ir.IntegerType.get_signless(16)
-        return ((lambda v: arith.extui(i32, arith.bitcast(i16, v))),
-                (lambda v: arith.bitcast(element, arith.trunci(i16, v))))
+        return (
+            (lambda v: arith.extui(i32, arith.bitcast(i16, v))),
+            (lambda v: arith.bitcast(element, arith.trunci(i16, v))),
+        )
     raise ValueError(f"cannot shuffle {element}")
