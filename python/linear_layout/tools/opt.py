@@ -15,9 +15,16 @@ import os
 import re
 import sys
 from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
+
+from mlir import ir
+from mlir.dialects import gpu
 
 from ..core.limits import LimitError, check_text_limits
 from ..core.targets import NvptxTarget, TargetError, nvptx_target, ptx_features
+from ..ir import load_dialects, print_module
+from ..passes import PipelineError, build_pass_manager, get_pass, parse_pipeline, pass_names
+from ..ttgir import TtgirError, print_ttgir, ttgir_to_mlir
 
 __all__ = ["main"]
 
@@ -64,48 +71,69 @@ class _ArgumentParser(argparse.ArgumentParser):
 def _argument_parser() -> argparse.ArgumentParser:
     parser = _ArgumentParser(
         prog="linear-layout-opt",
-        description="Parse, verify, transform and print MLIR that uses the ttg and ll dialects.")
+        description="Parse, verify, transform and print MLIR that uses the ttg and ll dialects.",
+    )
     parser.add_argument("input", nargs="?", default="-", help="input file ('-' or nothing: stdin)")
     parser.add_argument("-o", dest="output", default="-", metavar="FILE", help="output file (default: stdout)")
-    parser.add_argument("--pass-pipeline", "-p", default="", metavar="PIPELINE",
-                        help="passes to run, e.g. 'builtin.module(ll-verify, canonicalize, func.func(cse))'")
-    parser.add_argument("--split-input-file", action="store_true",
-                        help="process each '// -----'-separated chunk as its own module")
-    parser.add_argument("--verify-diagnostics", action="store_true",
-                        help="check diagnostics against '// expected-error@+N {{...}}' comments")
-    parser.add_argument("--mlir-print-ir-after-all", action="store_true",
-                        help="print the IR after every pass of the pipeline (to stderr)")
+    parser.add_argument(
+        "--pass-pipeline",
+        "-p",
+        default="",
+        metavar="PIPELINE",
+        help="passes to run, e.g. 'builtin.module(ll-verify, canonicalize, func.func(cse))'",
+    )
+    parser.add_argument(
+        "--split-input-file", action="store_true", help="process each '// -----'-separated chunk as its own module"
+    )
+    parser.add_argument(
+        "--verify-diagnostics",
+        action="store_true",
+        help="check diagnostics against '// expected-error@+N {{...}}' comments",
+    )
+    parser.add_argument(
+        "--mlir-print-ir-after-all",
+        action="store_true",
+        help="print the IR after every pass of the pipeline (to stderr)",
+    )
     parser.add_argument("--mlir-print-op-generic", action="store_true", help="print operations in generic form")
-    parser.add_argument("--ttgir", action="store_true",
-                        help="read and write Triton's TTGIR syntax (the default for a .ttgir input file)")
-    parser.add_argument("--emit-ptx", action="store_true",
-                        help="after the pipeline, compile the gpu.module kernels with the stock "
-                             "gpu-lower-to-nvvm-pipeline and print their PTX instead of the IR")
-    parser.add_argument("--ptx-chip", default="sm_90", metavar="CHIP",
-                        help="target of --emit-ptx (default: sm_90): one of LLVM's NVPTX chips, sm_20 ... sm_121f")
-    parser.add_argument("--ptx-features", default=None, metavar="+ptxNN",
-                        help="PTX ISA version for --emit-ptx (default: the oldest the chip and the kernel's "
-                             "instructions accept, e.g. +ptx86 for sm_100)")
+    parser.add_argument(
+        "--ttgir",
+        action="store_true",
+        help="read and write Triton's TTGIR syntax (the default for a .ttgir input file)",
+    )
+    parser.add_argument(
+        "--emit-ptx",
+        action="store_true",
+        help="after the pipeline, compile the gpu.module kernels with the stock "
+        "gpu-lower-to-nvvm-pipeline and print their PTX instead of the IR",
+    )
+    parser.add_argument(
+        "--ptx-chip",
+        default="sm_90",
+        metavar="CHIP",
+        help="target of --emit-ptx (default: sm_90): one of LLVM's NVPTX chips, sm_20 ... sm_121f",
+    )
+    parser.add_argument(
+        "--ptx-features",
+        default=None,
+        metavar="+ptxNN",
+        help="PTX ISA version for --emit-ptx (default: the oldest the chip and the kernel's "
+        "instructions accept, e.g. +ptx86 for sm_100)",
+    )
     parser.add_argument("--list-passes", action="store_true", help="list this project's passes and exit")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     return parser
 
 
 def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    from .. import __version__
-
     try:
         mlir_version = version("xtc-mlir-python-bindings")
     except PackageNotFoundError:
         mlir_version = "unknown"
-    return f"linear-layout-opt {__version__} (MLIR Python bindings {mlir_version})"
+    return f"linear-layout-opt {version('linear-layout')} (MLIR Python bindings {mlir_version})"
 
 
 def _list_passes() -> str:
-    from ..passes import get_pass, pass_names
-
     lines = ["Passes from linear-layout:"]
     for name in pass_names():
         try:
@@ -115,8 +143,10 @@ def _list_passes() -> str:
             continue
         lines.append(f"  {name:<24} {cls.summary}")
         for option, default, help_text in cls.options():
-            lines.append(f"    {option}={str(default).lower() if isinstance(default, bool) else default}"
-                         f"{'  ' + help_text if help_text else ''}")
+            lines.append(
+                f"    {option}={str(default).lower() if isinstance(default, bool) else default}"
+                f"{'  ' + help_text if help_text else ''}"
+            )
     lines.append("Every upstream MLIR pass (canonicalize, cse, ...) is available too; see mlir-opt --list-passes.")
     return "\n".join(lines)
 
@@ -149,7 +179,7 @@ def _chunks(text: str, split: bool) -> list[tuple[int, str]]:
         return [(0, text)]
     chunks, start = [], 0
     for marker in _SPLIT_MARKER.finditer(text):
-        chunks.append((text.count("\n", 0, start), text[start:marker.start()]))
+        chunks.append((text.count("\n", 0, start), text[start : marker.start()]))
         start = marker.end() + 1
     chunks.append((text.count("\n", 0, start), text[start:]))
     return chunks
@@ -175,8 +205,15 @@ def _file_name(location) -> str | None:
     """The file of the first file location inside `location` (None: none)."""
     if location.is_a_file():
         return location.filename
-    children = ([location.child_loc] if location.is_a_name() else [location.callee] if location.is_a_callsite()
-                else list(location.locations) if location.is_a_fused() else [])
+    children = (
+        [location.child_loc]
+        if location.is_a_name()
+        else [location.callee]
+        if location.is_a_callsite()
+        else list(location.locations)
+        if location.is_a_fused()
+        else []
+    )
     return next((name for name in map(_file_name, children) if name), None)
 
 
@@ -204,21 +241,37 @@ def _expectations(chunk: str, line_offset: int) -> list[Expectation]:
     return expectations
 
 
-def _check_expectations(diagnostics: list[Diagnostic], expectations: list[Expectation],
-                        filename: str) -> list[str]:
+def _check_expectations(diagnostics: list[Diagnostic], expectations: list[Expectation], filename: str) -> list[str]:
     problems = []
     for diagnostic in diagnostics:
-        match = next((e for e in expectations if not e.seen and e.severity == diagnostic.severity
-                      and e.line == diagnostic.line and e.text in diagnostic.message), None)
+        match = next(
+            (
+                e
+                for e in expectations
+                if not e.seen
+                and e.severity == diagnostic.severity
+                and e.line == diagnostic.line
+                and e.text in diagnostic.message
+            ),
+            None,
+        )
         if match is not None:
             match.seen = True
         elif diagnostic.severity != "note":  # notes are only checked when expected
-            problems.append(Diagnostic(diagnostic.severity, diagnostic.line, diagnostic.column,
-                                       f"unexpected {diagnostic.severity}: {diagnostic.message}").render(filename))
+            problems.append(
+                Diagnostic(
+                    diagnostic.severity,
+                    diagnostic.line,
+                    diagnostic.column,
+                    f"unexpected {diagnostic.severity}: {diagnostic.message}",
+                ).render(filename)
+            )
     for expectation in expectations:
         if not expectation.seen:
-            problems.append(f"{filename}:{expectation.line}: error: expected {expectation.severity} "
-                            f"\"{expectation.text}\" was not produced")
+            problems.append(
+                f"{filename}:{expectation.line}: error: expected {expectation.severity} "
+                f'"{expectation.text}" was not produced'
+            )
     return problems
 
 
@@ -234,11 +287,6 @@ class _TtgirInputError(Exception):
 
 class _Driver:
     def __init__(self, args, filename: str) -> None:
-        from mlir import ir
-
-        from ..ir import load_dialects
-        from ..passes import build_pass_manager, parse_pipeline
-
         self.args = args
         self.filename = filename
         self.context = ir.Context()
@@ -259,9 +307,6 @@ class _Driver:
 
     def process(self, chunk: str, line_offset: int) -> tuple[str | None, list[Diagnostic]]:
         """(printed result or None on failure, diagnostics) for one chunk."""
-        from mlir import ir
-
-        from ..ir import print_module
 
         limit_error = _check_limits(chunk, line_offset)
         if limit_error is not None:
@@ -293,8 +338,6 @@ class _Driver:
         finally:
             handler.detach()
         if self.ttgir and not self.args.mlir_print_op_generic:
-            from ..ttgir import print_ttgir
-
             return print_ttgir(module), diagnostics
         return print_module(module, generic=self.args.mlir_print_op_generic), diagnostics
 
@@ -303,13 +346,14 @@ class _Driver:
         if not self.ttgir or error is None:
             return diagnostics
         files = [_file_name(info.location) for info in error.error_diagnostics]
-        return [dataclasses.replace(d, file=f) if f else d for d, f in zip(diagnostics, files)] + diagnostics[len(files):]
+        return [dataclasses.replace(d, file=f) if f else d for d, f in zip(diagnostics, files)] + diagnostics[
+            len(files) :
+        ]
 
     def _as_mlir(self, chunk: str) -> str:
         """The chunk as MLIR text: TTGIR is rewritten to generic form, line for line."""
         if not self.ttgir:
             return chunk
-        from ..ttgir import TtgirError, ttgir_to_mlir
 
         try:
             return ttgir_to_mlir(chunk)
@@ -318,10 +362,6 @@ class _Driver:
 
     def _ptx(self, module) -> str:
         """Compile with the stock NVVM pipeline; the PTX of every kernel object, one after another."""
-        from mlir import ir
-        from mlir.dialects import gpu
-
-        from ..passes import build_pass_manager
 
         if not any(op.operation.name == "gpu.module" for op in module.body.operations):
             raise UserError("--emit-ptx: the module has no gpu.module (lower it first, e.g. with ll-lower)")
@@ -334,6 +374,7 @@ class _Driver:
             return ir.WalkResult.ADVANCE
 
         module.operation.walk(record)
+        _check_gpu_modules_at_top(module)
         try:
             features = ptx_features(target, op_names, self.args.ptx_features)
         except TargetError as error:
@@ -341,12 +382,34 @@ class _Driver:
         # An explicit PTX version is required: without one, LLVM aborts the process.
         build_pass_manager(
             f"builtin.module(gpu-lower-to-nvvm-pipeline{{cubin-chip={target.chip} "
-            f"cubin-features={features} cubin-format=isa}})", self.context).run(module.operation)
+            f"cubin-features={features} cubin-format=isa}})",
+            self.context,
+        ).run(module.operation)
         texts: list[str] = []
         for op in module.body.operations:
             if op.operation.name == "gpu.binary":
                 texts.extend(gpu.ObjectAttr(o).object.decode() for o in op.attributes["objects"])
         return "".join(texts)
+
+
+def _check_gpu_modules_at_top(module) -> None:
+    """The stock NVVM pipeline compiles the gpu.modules of the top-level module only; one nested in
+    an inner module is left half-converted and the bindings abort on the error it reports."""
+    top = module.operation
+    nested: list = []
+
+    def find(op):
+        if op.operation.name == "gpu.module" and op.operation.parent != top:
+            nested.append(op.operation)
+        return ir.WalkResult.ADVANCE
+
+    top.walk(find)
+    if nested:
+        where = re.sub(r'^loc\("([^"]*)":(\d+):(\d+)\)$', r"\1:\2:\3", str(nested[0].location))
+        raise UserError(
+            f"--emit-ptx: {where}: a gpu.module inside a nested module; "
+            "--emit-ptx compiles the gpu.modules of the top-level module only"
+        )
 
 
 def _ptx_target(args) -> NvptxTarget:
@@ -382,7 +445,6 @@ def _run(argv: list[str] | None) -> int:
     if args.list_passes:
         print(_list_passes())
         return 0
-    from ..passes import PipelineError
 
     try:
         filename, text = _read_input(args.input)
@@ -432,8 +494,11 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as error:  # a bug: keep the one-line contract, but allow debugging
         if os.environ.get("LINEAR_LAYOUT_DEBUG"):
             raise
-        print(f"linear-layout-opt: internal error: {type(error).__name__}: {error} "
-              "(set LINEAR_LAYOUT_DEBUG=1 for a traceback)", file=sys.stderr)
+        print(
+            f"linear-layout-opt: internal error: {type(error).__name__}: {error} "
+            "(set LINEAR_LAYOUT_DEBUG=1 for a traceback)",
+            file=sys.stderr,
+        )
         return 1
 
 
