@@ -113,20 +113,22 @@ def _short(value: object) -> str:
 def _require_layout(value: object, method: str, argument: str) -> None:
     """API boundary: ``argument`` of ``method`` must be a LinearLayout (a TypeError naming both otherwise)."""
     if not isinstance(value, LinearLayout):
-        raise TypeError(f"LinearLayout.{method}: argument '{argument}' must be a LinearLayout, "
-                        f"got {_type_name(value)}")
+        raise TypeError(f"LinearLayout.{method}: argument '{argument}' must be a LinearLayout, got {_type_name(value)}")
 
 
 def _require_names(value: object, method: str, argument: str) -> tuple[str, ...]:
     """API boundary: ``argument`` must be a sequence of dimension-name strings (a str itself is not)."""
     if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
-        raise TypeError(f"{method}: argument '{argument}' must be a sequence of dimension names, "
-                        f"got {_type_name(value)}")
+        raise TypeError(
+            f"{method}: argument '{argument}' must be a sequence of dimension names, got {_type_name(value)}"
+        )
     names = tuple(value)
     for name in names:
         if not isinstance(name, str):
-            raise TypeError(f"{method}: argument '{argument}' must hold dimension names (str), "
-                            f"got {_type_name(name)} {_short(name)}")
+            raise TypeError(
+                f"{method}: argument '{argument}' must hold dimension names (str), "
+                f"got {_type_name(name)} {_short(name)}"
+            )
     return names
 
 
@@ -136,8 +138,9 @@ def _require_index(value: object, name: str) -> None:
         if value.dtype == np.bool_ or not np.issubdtype(value.dtype, np.integer):
             raise TypeError(f"LinearLayout.apply: input '{name}' must be an integer array, got dtype {value.dtype}")
     elif isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"LinearLayout.apply: input '{name}' must be an integer, got {_type_name(value)} "
-                        f"{_short(value)}")
+        raise TypeError(
+            f"LinearLayout.apply: input '{name}' must be an integer, got {_type_name(value)} {_short(value)}"
+        )
 
 
 def _bases_items(bases: object) -> tuple[tuple[str, tuple], ...]:
@@ -145,8 +148,10 @@ def _bases_items(bases: object) -> tuple[tuple[str, tuple], ...]:
     if isinstance(bases, Mapping):
         items = tuple(bases.items())
     elif isinstance(bases, (str, bytes)) or not isinstance(bases, Iterable):
-        raise TypeError(f"from_bases: argument 'bases' must be a mapping or a sequence of (name, bases) pairs, "
-                        f"got {_type_name(bases)}")
+        raise TypeError(
+            f"from_bases: argument 'bases' must be a mapping or a sequence of (name, bases) pairs, "
+            f"got {_type_name(bases)}"
+        )
     else:
         items = tuple(bases)
     for item in items:
@@ -154,14 +159,18 @@ def _bases_items(bases: object) -> tuple[tuple[str, tuple], ...]:
             raise TypeError(f"from_bases: argument 'bases' must hold (name, bases) pairs, got {_short(item)}")
         name, in_bases = item
         if isinstance(in_bases, (str, bytes)) or not isinstance(in_bases, Iterable):
-            raise TypeError(f"from_bases: the bases of input dimension {_short(name)} must be a sequence of bases, "
-                            f"got {_type_name(in_bases)}")
+            raise TypeError(
+                f"from_bases: the bases of input dimension {_short(name)} must be a sequence of bases, "
+                f"got {_type_name(in_bases)}"
+            )
         for basis in in_bases:
             if type(basis) is tuple or type(basis) is list:  # the common case, without the ABC check
                 continue
             if isinstance(basis, (str, bytes)) or not isinstance(basis, Iterable):
-                raise TypeError(f"from_bases: a basis of input dimension {_short(name)} must be a sequence of "
-                                f"integers, got {_type_name(basis)} {_short(basis)}")
+                raise TypeError(
+                    f"from_bases: a basis of input dimension {_short(name)} must be a sequence of "
+                    f"integers, got {_type_name(basis)} {_short(basis)}"
+                )
     return items
 
 
@@ -235,13 +244,16 @@ def _from_plain_bases(bases: Any, out_dim_names: Any, out_dim_sizes: Any) -> Lin
 def _require_dim_sizes(value: object, method: str, argument: str) -> tuple[tuple[str, int], ...]:
     """API boundary: ``argument`` must be a sequence of (name, size) pairs."""
     if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
-        raise TypeError(f"LinearLayout.{method}: argument '{argument}' must be a sequence of (name, size) pairs, "
-                        f"got {_type_name(value)}")
+        raise TypeError(
+            f"LinearLayout.{method}: argument '{argument}' must be a sequence of (name, size) pairs, "
+            f"got {_type_name(value)}"
+        )
     pairs = tuple(value)
     for pair in pairs:
         if not isinstance(pair, (tuple, list)) or len(pair) != 2:
-            raise TypeError(f"LinearLayout.{method}: argument '{argument}' must hold (name, size) pairs, "
-                            f"got {_short(pair)}")
+            raise TypeError(
+                f"LinearLayout.{method}: argument '{argument}' must hold (name, size) pairs, got {_short(pair)}"
+            )
     return pairs
 
 
@@ -364,8 +376,10 @@ class LinearLayout:
             if column and set(map(type, column)) != {int}:
                 for value in column:
                     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-                        raise TypeError(f"basis coordinates must be integers, got {_type_name(value)} {_short(value)} "
-                                        f"for '{out_names[k]}'")
+                        raise TypeError(
+                            f"basis coordinates must be integers, got {_type_name(value)} {_short(value)} "
+                            f"for '{out_names[k]}'"
+                        )
                 by_dim[k] = column = [int(v) for v in column]
             if column and min(column) < 0:
                 raise ValueError(
@@ -374,12 +388,11 @@ class LinearLayout:
         if out_dim_sizes is None:
             sizes = [1 << max(column).bit_length() if column else 1 for column in by_dim]
         else:
-            sizes = [int(s) if isinstance(s, (int, np.integer)) and not isinstance(s, bool) else s
-                     for s in out_dim_sizes]
+            sizes = [
+                int(s) if isinstance(s, (int, np.integer)) and not isinstance(s, bool) else s for s in out_dim_sizes
+            ]
             if len(sizes) != num_outs:
-                raise ValueError(
-                    f"got {len(sizes)} output dimension sizes for {num_outs} output dimensions"
-                )
+                raise ValueError(f"got {len(sizes)} output dimension sizes for {num_outs} output dimensions")
         cols = [0] * len(rows)
         shift = 0
         for name, size, column in zip(out_names, sizes, by_dim):
@@ -392,7 +405,9 @@ class LinearLayout:
                 )
             cols = [c | (v << shift) for c, v in zip(cols, column)] if shift else column
             shift += width
-        return LinearLayout._make(tuple(ins), tuple(zip(out_names, sizes)), tuple(cols) if num_outs else (0,) * len(rows))
+        return LinearLayout._make(
+            tuple(ins), tuple(zip(out_names, sizes)), tuple(cols) if num_outs else (0,) * len(rows)
+        )
 
     @staticmethod
     def empty() -> LinearLayout:
@@ -423,8 +438,9 @@ class LinearLayout:
         n = _log2_exact(size, "identity_1d size")
         if type(in_dim) is not str or type(out_dim) is not str:
             _check_names((in_dim,), "input dimension"), _check_names((out_dim,), "output dimension")
-        return LinearLayout._make(((in_dim, n),), ((out_dim, 1 << n),), _UNITS[n] if n < 64 else
-                                  tuple(1 << i for i in range(n)))
+        return LinearLayout._make(
+            ((in_dim, n),), ((out_dim, 1 << n),), _UNITS[n] if n < 64 else tuple(1 << i for i in range(n))
+        )
 
     @staticmethod
     def strided_1d(size: int, stride: int, in_dim: str, out_dim: str) -> LinearLayout:
@@ -441,9 +457,7 @@ class LinearLayout:
         n = _log2_exact(size, "strided_1d size")
         _check_names((in_dim,), "input dimension"), _check_names((out_dim,), "output dimension")
         s = _log2_exact(stride, "strided_1d stride")
-        return LinearLayout._make(
-            ((in_dim, n),), ((out_dim, 1 << (n + s)),), tuple(1 << (i + s) for i in range(n))
-        )
+        return LinearLayout._make(((in_dim, n),), ((out_dim, 1 << (n + s)),), tuple(1 << (i + s) for i in range(n)))
 
     @staticmethod
     def zeros_1d(size: int, in_dim: str, out_dim: str, out_dim_size: int = 1) -> LinearLayout:
@@ -514,10 +528,15 @@ class LinearLayout:
             result = []
             cols = iter(self._cols)
             for name, count in self._ins:
-                result.append((name, tuple(
-                    tuple((col >> shift) & mask for shift, mask in fields)
-                    for col in (next(cols) for _ in range(count))
-                )))
+                result.append(
+                    (
+                        name,
+                        tuple(
+                            tuple((col >> shift) & mask for shift, mask in fields)
+                            for col in (next(cols) for _ in range(count))
+                        ),
+                    )
+                )
             self._cache_bases = tuple(result)
         return self._cache_bases
 
@@ -550,7 +569,9 @@ class LinearLayout:
         for n, count in self._ins:
             if n == name:
                 return count
-        raise ValueError(f"{_short(name)} is not an input dimension of this layout; they are {_join_dims(self.get_in_dim_names())}")
+        raise ValueError(
+            f"{_short(name)} is not an input dimension of this layout; they are {_join_dims(self.get_in_dim_names())}"
+        )
 
     def get_in_dim_size(self, name: str) -> int:
         return 1 << self.get_in_dim_size_log2(name)
@@ -559,7 +580,9 @@ class LinearLayout:
         for n, size in self._outs:
             if n == name:
                 return size
-        raise ValueError(f"{_short(name)} is not an output dimension of this layout; they are {_join_dims(self.get_out_dim_names())}")
+        raise ValueError(
+            f"{_short(name)} is not an output dimension of this layout; they are {_join_dims(self.get_out_dim_names())}"
+        )
 
     def get_out_dim_size_log2(self, name: str) -> int:
         return self.get_out_dim_size(name).bit_length() - 1
@@ -580,7 +603,9 @@ class LinearLayout:
         for k, (n, _) in enumerate(self._outs):
             if n == name:
                 return k
-        raise ValueError(f"{_short(name)} is not an output dimension of this layout; they are {_join_dims(self.get_out_dim_names())}")
+        raise ValueError(
+            f"{_short(name)} is not an output dimension of this layout; they are {_join_dims(self.get_out_dim_names())}"
+        )
 
     def get_basis(self, in_dim: str, pos: int, out_dim: str | None = None):
         """``L(in_dim = 2**pos)``: a tuple, or its ``out_dim`` coordinate when that is given."""
@@ -644,7 +669,9 @@ class LinearLayout:
             if n == name:
                 return start
             start += count
-        raise ValueError(f"{_short(name)} is not an input dimension of this layout; they are {_join_dims(self.get_in_dim_names())}")
+        raise ValueError(
+            f"{_short(name)} is not an input dimension of this layout; they are {_join_dims(self.get_in_dim_names())}"
+        )
 
     def _in_slices(self) -> dict[str, tuple[int, int]]:
         """Input name -> (first column, number of columns)."""
@@ -657,7 +684,7 @@ class LinearLayout:
 
     def _cols_of(self, name: str) -> tuple[int, ...]:
         start, count = self._in_slices()[name]
-        return self._cols[start:start + count]
+        return self._cols[start : start + count]
 
     def _repacker(self, target_fields: Mapping[str, tuple[int, int]]):
         """A function moving a sequence of our packed columns into another packing.
@@ -684,7 +711,7 @@ class LinearLayout:
         if not moves:
             return lambda cols: [0] * len(cols)
         if len(moves) == 1:
-            (s0, m0, d0), = moves
+            ((s0, m0, d0),) = moves
             return lambda cols: [((c >> s0) & m0) << d0 for c in cols]
         if len(moves) == 2:
             (s0, m0, d0), (s1, m1, d1) = moves
@@ -760,8 +787,10 @@ class LinearLayout:
         {'r': 3, 'c': 1}
         """
         if type(ins) is not dict and not isinstance(ins, Mapping):
-            raise TypeError(f"LinearLayout.apply: argument 'ins' must be a mapping from input dimension names to "
-                            f"integers, got {_type_name(ins)}")
+            raise TypeError(
+                f"LinearLayout.apply: argument 'ins' must be a mapping from input dimension names to "
+                f"integers, got {_type_name(ins)}"
+            )
         cache = self._cache_apply
         if cache is None or cache[0] is None:
             return self._apply_first(ins)
@@ -788,8 +817,7 @@ class LinearLayout:
                 arrays = arrays or isinstance(value, np.ndarray)
         if len(ins) != len(names) or not names.issuperset(ins):
             raise ValueError(
-                f"apply needs exactly the input dimensions {_join_dims(self.get_in_dim_names())}, "
-                f"got {_join_dims(ins)}"
+                f"apply needs exactly the input dimensions {_join_dims(self.get_in_dim_names())}, got {_join_dims(ins)}"
             )
         return arrays
 
@@ -836,7 +864,7 @@ class LinearLayout:
             tables = []
             for low in range(0, count, 8):
                 table = [0]
-                for col in self._cols[start + low:start + min(low + 8, count)]:
+                for col in self._cols[start + low : start + min(low + 8, count)]:
                     table += [entry ^ col for entry in table]
                 # Bits above the dimension's size are ignored, as in Triton: pad to 256 entries.
                 tables.append(table * (256 // len(table)))
@@ -899,7 +927,7 @@ class LinearLayout:
         packed = np.empty(1 << len(self._cols), dtype=np.int64)
         packed[0] = 0
         for k, col in enumerate(self._cols):
-            np.bitwise_xor(packed[: 1 << k], col, out=packed[1 << k: 2 << k])
+            np.bitwise_xor(packed[: 1 << k], col, out=packed[1 << k : 2 << k])
         if len(fields) == 1 and fields[0][0] == 0:
             np.bitwise_and(packed, fields[0][1], out=packed)
             return packed.reshape(-1, 1)
@@ -980,7 +1008,7 @@ class LinearLayout:
                     f"compose: output dimension '{name}' has size {size}, larger than the outer "
                     f"layout's input size {1 << count}"
                 )
-            by_bit.extend(outer._cols[start:start + width])
+            by_bit.extend(outer._cols[start : start + width])
         cols = []
         for col in self._cols:
             acc = 0
@@ -1059,11 +1087,11 @@ class LinearLayout:
                     if name in self_slices:
                         s0, n0 = self_slices[name]
                         s1, n1 = outer_slices[name]
-                        own = self_cols[s0:s0 + n0]
-                        if n0 == n1 and own == outer_cols[s1:s1 + n1]:
+                        own = self_cols[s0 : s0 + n0]
+                        if n0 == n1 and own == outer_cols[s1 : s1 + n1]:
                             touched = _support(own)
-                            others = _support(self_cols[:s0] + self_cols[s0 + n0:]) | _support(
-                                outer_cols[:s1] + outer_cols[s1 + n1:]
+                            others = _support(self_cols[:s0] + self_cols[s0 + n0 :]) | _support(
+                                outer_cols[:s1] + outer_cols[s1 + n1 :]
                             )
                             if not touched & others:
                                 identity.append(name)
@@ -1169,7 +1197,7 @@ class LinearLayout:
         for name, count in self._ins:
             if name in in_set:
                 ins.append((name, count))
-                cols.extend(repack(self._cols[start:start + count]))
+                cols.extend(repack(self._cols[start : start + count]))
             start += count
         return LinearLayout._make(tuple(ins), outs, tuple(cols))
 
@@ -1188,7 +1216,7 @@ class LinearLayout:
         cols: list[int] = []
         for name in new_order:
             start, count = slices[name]
-            cols.extend(self._cols[start:start + count])
+            cols.extend(self._cols[start : start + count])
         return LinearLayout._make(tuple((n, slices[n][1]) for n in new_order), self._outs, tuple(cols))
 
     def transpose_outs(self, new_order: Sequence[str]) -> LinearLayout:
@@ -1245,8 +1273,10 @@ class LinearLayout:
         >>> LinearLayout.identity_1d(8, "i", "o").reshape_ins([("a", 2), ("b", 4)]).bases
         (('a', ((1,),)), ('b', ((2,), (4,))))
         """
-        new_in_dims = tuple((name, _log2_exact(size, f"size of input dimension {_short(name)}"))
-                            for name, size in _require_dim_sizes(new_in_dims, "reshape_ins", "new_in_dims"))
+        new_in_dims = tuple(
+            (name, _log2_exact(size, f"size of input dimension {_short(name)}"))
+            for name, size in _require_dim_sizes(new_in_dims, "reshape_ins", "new_in_dims")
+        )
         _check_names([n for n, _ in new_in_dims], "input dimension")
         if sum(n for _, n in new_in_dims) != len(self._cols):
             raise ValueError(
@@ -1265,8 +1295,10 @@ class LinearLayout:
         >>> LinearLayout.identity_1d(8, "i", "o").reshape_outs([("a", 2), ("b", 4)]).bases
         (('i', ((1, 0), (0, 1), (0, 2))),)
         """
-        outs = tuple((name, 1 << _log2_exact(size, f"size of output dimension {_short(name)}"))
-                     for name, size in _require_dim_sizes(new_out_dims, "reshape_outs", "new_out_dims"))
+        outs = tuple(
+            (name, 1 << _log2_exact(size, f"size of output dimension {_short(name)}"))
+            for name, size in _require_dim_sizes(new_out_dims, "reshape_outs", "new_out_dims")
+        )
         _check_names([n for n, _ in outs], "output dimension")
         total = sum(s.bit_length() - 1 for _, s in outs)
         if total != self.get_total_out_dim_size_log2():
@@ -1388,8 +1420,8 @@ class LinearLayout:
         if found is None:
             raise ValueError(f"resize_in_dim: {_short(in_dim)} is not an input dimension")
         start, count = found
-        kept = self._cols[start:start + min(n, count)] + (0,) * max(0, n - count)
-        cols = self._cols[:start] + kept + self._cols[start + count:]
+        kept = self._cols[start : start + min(n, count)] + (0,) * max(0, n - count)
+        cols = self._cols[:start] + kept + self._cols[start + count :]
         ins = tuple((name, n if name == in_dim else c) for name, c in self._ins)
         return LinearLayout._make(ins, self._outs, cols)
 
@@ -1410,8 +1442,10 @@ class LinearLayout:
         index = self.get_out_dim_index(out_dim)
         outs = tuple((n, int(new_size) if k == index else s) for k, (n, s) in enumerate(self._outs))
         limit = int(new_size)
-        bases = [(name, [tuple(0 if k == index and v >= limit else v for k, v in enumerate(b)) for b in bs])
-                 for name, bs in self.bases]
+        bases = [
+            (name, [tuple(0 if k == index and v >= limit else v for k, v in enumerate(b)) for b in bs])
+            for name, bs in self.bases
+        ]
         return LinearLayout.from_bases(bases, [n for n, _ in outs], [s for _, s in outs], require_surjective=False)
 
     def rename_in_dim(self, old: str, new: str) -> LinearLayout:
@@ -1444,9 +1478,9 @@ class LinearLayout:
         if found is None:
             raise ValueError(f"remove_zero_bases_along_dim: {_short(dim)} is not an input dimension")
         start, count = found
-        kept = tuple(c for c in self._cols[start:start + count] if c)
+        kept = tuple(c for c in self._cols[start : start + count] if c)
         ins = tuple((n, len(kept) if n == dim else c) for n, c in self._ins)
-        result = LinearLayout._make(ins, self._outs, self._cols[:start] + kept + self._cols[start + count:])
+        result = LinearLayout._make(ins, self._outs, self._cols[:start] + kept + self._cols[start + count :])
         result._cache_rank = self._cache_rank  # zero columns add nothing to the rank
         return result
 
@@ -1700,7 +1734,7 @@ def _solve(A: LinearLayout, B: LinearLayout, identity_dims: tuple[str, ...]) -> 
             cols.extend(1 << (start + i) for i in range(count))
             continue
         start, count = b_slices[name]
-        for col in b_cols[start:start + count]:
+        for col in b_cols[start : start + count]:
             # Identity dimensions touch output bits no other dimension touches, so a column of B
             # in A's image is already in the image of A's other dimensions.
             x = reduced.solve(col)
@@ -1725,7 +1759,7 @@ def _divide(A: LinearLayout, B: LinearLayout, b_is_minor: bool) -> LinearLayout 
     a_bases = dict(A.bases)
     c_bases = []
     for name, count in A._ins:
-        own = a_bases[name][count - c_in[name]:] if b_is_minor else a_bases[name][:c_in[name]]
+        own = a_bases[name][count - c_in[name] :] if b_is_minor else a_bases[name][: c_in[name]]
         new = []
         for basis in own:
             coords = []
@@ -1767,9 +1801,7 @@ class ColumnAction:
     def __init__(self, action: Sequence[int], in_dim: str, in_size_log2: int) -> None:
         action = tuple(int(a) for a in action)
         if len(set(action)) != len(action) or any(not 0 <= a < in_size_log2 for a in action):
-            raise ValueError(
-                f"ColumnAction: {list(action)} must be distinct basis indices below {in_size_log2}"
-            )
+            raise ValueError(f"ColumnAction: {list(action)} must be distinct basis indices below {in_size_log2}")
         self.action = action
         self.in_dim = in_dim
         self.in_size_log2 = in_size_log2
@@ -1788,10 +1820,12 @@ class ColumnAction:
                 f"expected {self.in_size_log2}"
             )
         start = layout._in_start(self.in_dim)
-        old = layout._cols[start:start + self.in_size_log2]
+        old = layout._cols[start : start + self.in_size_log2]
         new = tuple(old[a] for a in self.action)
         ins = tuple((n, len(new) if n == self.in_dim else c) for n, c in layout._ins)
-        return LinearLayout._make(ins, layout._outs, layout._cols[:start] + new + layout._cols[start + self.in_size_log2:])
+        return LinearLayout._make(
+            ins, layout._outs, layout._cols[:start] + new + layout._cols[start + self.in_size_log2 :]
+        )
 
     def apply_values(self, values: Sequence[Any]) -> tuple[Any, ...]:
         """Permute (or subsample) ``2**in_size_log2`` register values the same way."""
@@ -1929,7 +1963,7 @@ def _clear_columns(layout: LinearLayout, clear: int, broadcast_registers: bool) 
     cols: list[int] = []
     start = 0
     for name, count in layout._ins:
-        own = layout._cols[start:start + count]
+        own = layout._cols[start : start + count]
         if name == "register" and not broadcast_registers:
             kept = [c for c in own if not c & clear]
         else:

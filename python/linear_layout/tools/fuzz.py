@@ -45,6 +45,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
+from .. import LinearLayout, plan_conversion
+from ..encodings import parse_encoding, to_linear_layout
+from . import opt
+
 __all__ = ["Case", "Finding", "FuzzReport", "classify", "generate_cases", "main", "run_cases"]
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -66,8 +72,9 @@ class Case:
     expression: str = ""
 
     def to_json(self) -> str:
-        return json.dumps({"kind": self.kind, "argv": list(self.argv), "stdin": self.stdin,
-                           "expression": self.expression})
+        return json.dumps(
+            {"kind": self.kind, "argv": list(self.argv), "stdin": self.stdin, "expression": self.expression}
+        )
 
     @staticmethod
     def from_json(text: str) -> Case:
@@ -107,6 +114,7 @@ class FuzzReport:
 
 # ============================================================================ classification
 
+
 def _stray_lines(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if line.strip() and not _DIAGNOSTIC.match(line)]
 
@@ -135,23 +143,132 @@ def classify(case: Case, outcome: Outcome) -> tuple[str, str]:
 
 # ============================================================================ driver inputs
 
-_PROJECT_PASSES = ("ll-verify", "ll-lower", "ll-linearize-encodings", "ll-to-simt", "ll-lower-apply",
-                   "ll-explain-conversions", "ll-verify{check-launch=false}", "ll-verify{max-errors=1}")
+_PROJECT_PASSES = (
+    "ll-verify",
+    "ll-lower",
+    "ll-linearize-encodings",
+    "ll-to-simt",
+    "ll-lower-apply",
+    "ll-explain-conversions",
+    "ll-verify{check-launch=false}",
+    "ll-verify{max-errors=1}",
+)
 _UPSTREAM_PASSES = ("canonicalize", "cse", "symbol-dce", "reconcile-unrealized-casts")
 _CHIPS = ("sm_80", "sm_90", "sm_100", "sm_120", "sm_75", "sm_30", "sm_20", "sm_99", "sm_1000")
-_INTERESTING_NUMBERS = ("0", "1", "2", "3", "7", "-1", "31", "33", "64", "4096", "16384", "65536", "2147483648",
-                        "4294967296", "1099511627776", "9223372036854775807", "18446744073709551616")
-_TYPES = ("f16", "f32", "bf16", "f64", "i1", "i8", "i16", "i32", "i64", "f80", "index", "f8E4M3FN", "i3",
-          "tf32", "complex<f32>", "vector<2xf32>", "none")
-_ENCODINGS = ("blocked", "slice", "linear", "swizzled_shared", "nvmma_shared", "shared_linear", "nvidia_mma",
-              "dot_op", "amd_mfma", "amd_wmma", "padded_shared", "bloked", "Blocked", "")
-_KEYS = ("sizePerThread", "threadsPerWarp", "warpsPerCTA", "order", "sizePerWarp", "CTAsPerCGA", "dim",
-         "parent", "register", "lane", "warp", "block", "offset", "versionMajor", "instrShape", "opIdx",
-         "kWidth", "vec", "perPhase", "maxPhase", "swizzlingByteWidth", "transposed", "elementBitWidth")
-_SNIPPETS = ("[", "]", "{", "}", "(", ")", "<", ">", ",", "=", ":", "\"", "#", "%", "@", "x", "?", "-", "//",
-             "!ttg.memdesc<16x16xf16, #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>, "
-             "#ttg.shared_memory>", "tensor<", "memref<", "vector<", "\"ttg.convert_layout\"", "\"ll.apply\"",
-             "module {", "}", "func.func @g() {\n  return\n}\n", "\n// -----\n", "\0", "\\", "\u00e9")
+_INTERESTING_NUMBERS = (
+    "0",
+    "1",
+    "2",
+    "3",
+    "7",
+    "-1",
+    "31",
+    "33",
+    "64",
+    "4096",
+    "16384",
+    "65536",
+    "2147483648",
+    "4294967296",
+    "1099511627776",
+    "9223372036854775807",
+    "18446744073709551616",
+)
+_TYPES = (
+    "f16",
+    "f32",
+    "bf16",
+    "f64",
+    "i1",
+    "i8",
+    "i16",
+    "i32",
+    "i64",
+    "f80",
+    "index",
+    "f8E4M3FN",
+    "i3",
+    "tf32",
+    "complex<f32>",
+    "vector<2xf32>",
+    "none",
+)
+_ENCODINGS = (
+    "blocked",
+    "slice",
+    "linear",
+    "swizzled_shared",
+    "nvmma_shared",
+    "shared_linear",
+    "nvidia_mma",
+    "dot_op",
+    "amd_mfma",
+    "amd_wmma",
+    "padded_shared",
+    "bloked",
+    "Blocked",
+    "",
+)
+_KEYS = (
+    "sizePerThread",
+    "threadsPerWarp",
+    "warpsPerCTA",
+    "order",
+    "sizePerWarp",
+    "CTAsPerCGA",
+    "dim",
+    "parent",
+    "register",
+    "lane",
+    "warp",
+    "block",
+    "offset",
+    "versionMajor",
+    "instrShape",
+    "opIdx",
+    "kWidth",
+    "vec",
+    "perPhase",
+    "maxPhase",
+    "swizzlingByteWidth",
+    "transposed",
+    "elementBitWidth",
+)
+_SNIPPETS = (
+    "[",
+    "]",
+    "{",
+    "}",
+    "(",
+    ")",
+    "<",
+    ">",
+    ",",
+    "=",
+    ":",
+    '"',
+    "#",
+    "%",
+    "@",
+    "x",
+    "?",
+    "-",
+    "//",
+    "!ttg.memdesc<16x16xf16, #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>, "
+    "#ttg.shared_memory>",
+    "tensor<",
+    "memref<",
+    "vector<",
+    '"ttg.convert_layout"',
+    '"ll.apply"',
+    "module {",
+    "}",
+    "func.func @g() {\n  return\n}\n",
+    "\n// -----\n",
+    "\0",
+    "\\",
+    "\u00e9",
+)
 
 
 def load_seeds(directories: list[Path]) -> list[str]:
@@ -160,8 +277,7 @@ def load_seeds(directories: list[Path]) -> list[str]:
     for directory in directories:
         for path in sorted(directory.rglob("*.mlir")):
             text = "\n".join(line for line in path.read_text().splitlines() if "RUN:" not in line)
-            chunks.extend(chunk.strip() + "\n" for chunk in re.split(r"^// -----$", text, flags=re.M)
-                          if chunk.strip())
+            chunks.extend(chunk.strip() + "\n" for chunk in re.split(r"^// -----$", text, flags=re.M) if chunk.strip())
     return chunks
 
 
@@ -170,7 +286,7 @@ def _replace_random_match(rng: random.Random, text: str, pattern: str, replaceme
     if not matches:
         return text
     match = rng.choice(matches)
-    return text[:match.start()] + replacement + text[match.end():]
+    return text[: match.start()] + replacement + text[match.end() :]
 
 
 def _mutate_number(rng, text, seeds):
@@ -196,8 +312,10 @@ def _mutate_list(rng, text, seeds):
 
 
 def _mutate_shape(rng, text, seeds):
-    dims = "x".join(rng.choice(("1", "2", "16", "64", "16384", "2147483648", "1099511627776", "?", "0"))
-                    for _ in range(rng.randrange(1, 4)))
+    dims = "x".join(
+        rng.choice(("1", "2", "16", "64", "16384", "2147483648", "1099511627776", "?", "0"))
+        for _ in range(rng.randrange(1, 4))
+    )
     return _replace_random_match(rng, text, r"(?<=<)(\d+x)+", dims + "x")
 
 
@@ -228,11 +346,11 @@ def _insert_snippet(rng, text, seeds):
 
 def _delete_span(rng, text, seeds):
     start = rng.randrange(len(text) + 1)
-    return text[:start] + text[start + rng.randrange(1, 40):]
+    return text[:start] + text[start + rng.randrange(1, 40) :]
 
 
 def _truncate(rng, text, seeds):
-    return text[:rng.randrange(len(text) + 1)]
+    return text[: rng.randrange(len(text) + 1)]
 
 
 def _splice(rng, text, seeds):
@@ -246,9 +364,24 @@ def _deep_nesting(rng, text, seeds):
     return _replace_random_match(rng, text, r"\[[\d, ]*\]", "[" * depth + "1" + "]" * depth)
 
 
-MUTATORS = (_mutate_number, _mutate_number, _mutate_type, _mutate_encoding_name, _mutate_key, _mutate_list,
-            _mutate_list, _mutate_shape, _delete_line, _duplicate_line, _swap_lines, _insert_snippet,
-            _delete_span, _truncate, _splice, _deep_nesting)
+MUTATORS = (
+    _mutate_number,
+    _mutate_number,
+    _mutate_type,
+    _mutate_encoding_name,
+    _mutate_key,
+    _mutate_list,
+    _mutate_list,
+    _mutate_shape,
+    _delete_line,
+    _duplicate_line,
+    _swap_lines,
+    _insert_snippet,
+    _delete_span,
+    _truncate,
+    _splice,
+    _deep_nesting,
+)
 
 
 def mutate(rng: random.Random, seeds: list[str]) -> str:
@@ -283,12 +416,43 @@ def driver_case(rng: random.Random, seeds: list[str]) -> Case:
 
 # ============================================================================ API inputs
 
-_BAD_VALUES = ("None", "1.5", "-1", "0", "3", "True", "'x'", "''", "b'x'", "[]", "{}", "()", "object()",
-               "np.float32(2)", "np.array([1.0])", "np.array([True])", "2**40", "2**64", "2**200", "[[1]]",
-               "[1, 2]", "['a', 'b']", "{'i': 1}", "float('nan')", "float('inf')", "np.int64(4)",
-               "deep(3000)", "{'i': deep(3000)}", "{'i': [deep(2000)]}")
-_GOOD_LAYOUTS = ("LinearLayout.identity_1d(4, 'i', 'o')", "LinearLayout.from_bases({'i': [[1], [2]]}, ['o'])",
-                 "LinearLayout.empty()", "LinearLayout.zeros_1d(4, 'i', 'o')")
+_BAD_VALUES = (
+    "None",
+    "1.5",
+    "-1",
+    "0",
+    "3",
+    "True",
+    "'x'",
+    "''",
+    "b'x'",
+    "[]",
+    "{}",
+    "()",
+    "object()",
+    "np.float32(2)",
+    "np.array([1.0])",
+    "np.array([True])",
+    "2**40",
+    "2**64",
+    "2**200",
+    "[[1]]",
+    "[1, 2]",
+    "['a', 'b']",
+    "{'i': 1}",
+    "float('nan')",
+    "float('inf')",
+    "np.int64(4)",
+    "deep(3000)",
+    "{'i': deep(3000)}",
+    "{'i': [deep(2000)]}",
+)
+_GOOD_LAYOUTS = (
+    "LinearLayout.identity_1d(4, 'i', 'o')",
+    "LinearLayout.from_bases({'i': [[1], [2]]}, ['o'])",
+    "LinearLayout.empty()",
+    "LinearLayout.zeros_1d(4, 'i', 'o')",
+)
 
 
 def _value(rng: random.Random) -> str:
@@ -297,9 +461,25 @@ def _value(rng: random.Random) -> str:
 
 def _api_layout_call(rng: random.Random) -> str:
     layout = rng.choice(_GOOD_LAYOUTS)
-    method = rng.choice(("compose", "invert_and_compose", "apply", "sublayout", "transpose_outs", "concat_ins",
-                         "reshape_ins", "resize_in_dim", "quotient", "rename_in_dim", "get_in_dim_size",
-                         "tabulate", "__mul__", "equal_ignoring_out_dim_sizes", "divide_left"))
+    method = rng.choice(
+        (
+            "compose",
+            "invert_and_compose",
+            "apply",
+            "sublayout",
+            "transpose_outs",
+            "concat_ins",
+            "reshape_ins",
+            "resize_in_dim",
+            "quotient",
+            "rename_in_dim",
+            "get_in_dim_size",
+            "tabulate",
+            "__mul__",
+            "equal_ignoring_out_dim_sizes",
+            "divide_left",
+        )
+    )
     arguments = ", ".join(_value(rng) for _ in range(rng.choice((0, 1, 1, 2))))
     return f"{layout}.{method}({arguments})"
 
@@ -319,11 +499,30 @@ def _api_encoding_call(rng: random.Random, seeds: list[str]) -> str:
         text = repr(text)
     else:
         text = rng.choice(_BAD_VALUES)
-    shape = rng.choice(("[32, 32]", "[16]", "[64, 64, 2]", "[2**40, 2**40]", "[0, 4]", "[3, 4]", "None", "'x'",
-                        "[1.5, 2]", "[16384, 64]"))
-    call = rng.choice(("parse_encoding({t})", "to_linear_layout({t}, {s})", "to_linear_layout(parse_encoding({t}), {s})",
-                       "plan_conversion(parse_encoding({t}), parse_encoding({t}), {s})",
-                       "plan_conversion({l}, {l})", "plan_conversion({l}, {v}, {s})"))
+    shape = rng.choice(
+        (
+            "[32, 32]",
+            "[16]",
+            "[64, 64, 2]",
+            "[2**40, 2**40]",
+            "[0, 4]",
+            "[3, 4]",
+            "None",
+            "'x'",
+            "[1.5, 2]",
+            "[16384, 64]",
+        )
+    )
+    call = rng.choice(
+        (
+            "parse_encoding({t})",
+            "to_linear_layout({t}, {s})",
+            "to_linear_layout(parse_encoding({t}), {s})",
+            "plan_conversion(parse_encoding({t}), parse_encoding({t}), {s})",
+            "plan_conversion({l}, {l})",
+            "plan_conversion({l}, {v}, {s})",
+        )
+    )
     return call.format(t=text, s=shape, l=rng.choice(_GOOD_LAYOUTS), v=_value(rng))
 
 
@@ -346,6 +545,7 @@ def generate_cases(seed: int, count: int, seeds: list[str], api_share: float = 0
 
 
 # ============================================================================ the worker (one subprocess per batch)
+
 
 @contextlib.contextmanager
 def _captured_fds() -> Iterator[list[str]]:
@@ -371,8 +571,6 @@ def _captured_fds() -> Iterator[list[str]]:
 
 
 def _run_driver(case: Case) -> Outcome:
-    from . import opt
-
     stdin = sys.stdin
     sys.stdin = io.TextIOWrapper(io.BytesIO(case.stdin.encode("utf-8", "surrogatepass")))
     try:
@@ -384,13 +582,14 @@ def _run_driver(case: Case) -> Outcome:
 
 
 def _api_namespace() -> dict:
-    import numpy as np
-
-    from .. import LinearLayout, plan_conversion
-    from ..encodings import parse_encoding, to_linear_layout
-
-    return {"np": np, "LinearLayout": LinearLayout, "plan_conversion": plan_conversion,
-            "parse_encoding": parse_encoding, "to_linear_layout": to_linear_layout, "deep": _deep}
+    return {
+        "np": np,
+        "LinearLayout": LinearLayout,
+        "plan_conversion": plan_conversion,
+        "parse_encoding": parse_encoding,
+        "to_linear_layout": to_linear_layout,
+        "deep": _deep,
+    }
 
 
 def _deep(depth: int) -> list:
@@ -437,6 +636,7 @@ def _worker() -> None:
 
 # ============================================================================ the parent
 
+
 class _LineReader:
     """Lines from a worker's stdout with a timeout (unbuffered: no line hides in a Python buffer)."""
 
@@ -464,9 +664,15 @@ class _LineReader:
 
 def _start_worker() -> subprocess.Popen:
     environment = {**os.environ, "PYTHONFAULTHANDLER": ""}
-    return subprocess.Popen([sys.executable, "-m", "linear_layout.tools.fuzz", "--worker"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0, env=environment,
-                            preexec_fn=_no_core_dumps)
+    return subprocess.Popen(
+        [sys.executable, "-m", "linear_layout.tools.fuzz", "--worker"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        bufsize=0,
+        env=environment,
+        preexec_fn=_no_core_dumps,
+    )
 
 
 def _no_core_dumps() -> None:
@@ -520,15 +726,16 @@ def _classify_outcome(case: Case, outcome: Outcome) -> tuple[str, str]:
     return classify(case, outcome)
 
 
-def run_cases(cases: list[Case], *, timeout: float = 20.0, batch_size: int = 25,
-              deadline: float | None = None) -> FuzzReport:
+def run_cases(
+    cases: list[Case], *, timeout: float = 20.0, batch_size: int = 25, deadline: float | None = None
+) -> FuzzReport:
     """Run every case (until ``deadline``, a ``time.monotonic()`` value) and classify the outcomes."""
     start = time.monotonic()
     counts: Counter[str] = Counter()
     findings: list[Finding] = []
     index = 0
     while index < len(cases) and (deadline is None or time.monotonic() < deadline):
-        batch = cases[index:index + batch_size]
+        batch = cases[index : index + batch_size]
         for case, outcome in zip(batch, _run_batch(batch, timeout)):
             kind, detail = _classify_outcome(case, outcome)
             counts[kind] += 1
@@ -543,8 +750,12 @@ def write_reproducer(directory: Path, number: int, finding: Finding) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     if finding.case.kind == "driver":
         path = directory / f"{finding.kind}-{number:04d}.mlir"
-        path.write_text(f"// ARGS: {json.dumps(list(finding.case.argv))}\n// FOUND: {finding.detail[:200]!r}\n"
-                        + finding.case.stdin, encoding="utf-8", errors="surrogatepass")
+        path.write_text(
+            f"// ARGS: {json.dumps(list(finding.case.argv))}\n// FOUND: {finding.detail[:200]!r}\n"
+            + finding.case.stdin,
+            encoding="utf-8",
+            errors="surrogatepass",
+        )
     else:
         path = directory / f"{finding.kind}-{number:04d}.api"
         path.write_text(finding.case.expression + "\n")
@@ -565,13 +776,19 @@ def read_reproducer(path: Path) -> Case:
 
 # ============================================================================ command line
 
+
 def _argument_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="linear-layout-fuzz", description=__doc__.split("\n\n")[0])
     parser.add_argument("--count", type=int, default=None, help="number of inputs (default 500 without --minutes)")
     parser.add_argument("--minutes", type=float, default=None, help="stop after this many minutes")
     parser.add_argument("--seed", type=int, default=0, help="random seed (the run is reproducible)")
-    parser.add_argument("--seeds", type=Path, action="append", default=None,
-                        help="folder of seed .mlir files (default: tests/lit and examples)")
+    parser.add_argument(
+        "--seeds",
+        type=Path,
+        action="append",
+        default=None,
+        help="folder of seed .mlir files (default: tests/lit and examples)",
+    )
     parser.add_argument("--timeout", type=float, default=20.0, help="seconds before a case counts as a hang")
     parser.add_argument("--batch-size", type=int, default=25, help="cases per worker process")
     parser.add_argument("--api-share", type=float, default=0.3, help="fraction of API cases")
@@ -608,9 +825,12 @@ def _run_in_chunks(cases: Iterator[Case], args, deadline: float | None) -> FuzzR
         if not chunk:
             break
         report = run_cases(chunk, timeout=args.timeout, batch_size=args.batch_size, deadline=deadline)
-        total = FuzzReport(total.inputs + report.inputs, total.seconds + report.seconds,
-                           dict(Counter(total.outcomes) + Counter(report.outcomes)),
-                           total.findings + report.findings)
+        total = FuzzReport(
+            total.inputs + report.inputs,
+            total.seconds + report.seconds,
+            dict(Counter(total.outcomes) + Counter(report.outcomes)),
+            total.findings + report.findings,
+        )
         print(f"progress: {total.summary()}", file=sys.stderr, flush=True)
     return total
 
