@@ -380,6 +380,20 @@ def _in_warp(
     rounds: InWarpPlan,
     decomposition: WarpDecomposition | None,
 ) -> ConversionPlan:
+    return dataclasses.replace(
+        _base_plan(request, cvt, strategy, reason),
+        decomposition=decomposition,
+        rounds=rounds.rounds,
+        shuffles=rounds.shuffles,
+        selects=rounds.selects,
+        select_basis=rounds.select_basis,
+        reader_basis=rounds.reader_basis,
+        reader_select=rounds.reader_select,
+    )
+
+
+def _base_plan(request: _Request, cvt: LinearLayout, strategy: str, reason: str) -> ConversionPlan:
+    """The fields every strategy fills: the request's layouts, the conversion, the register maps."""
     return ConversionPlan(
         strategy,
         reason,
@@ -389,30 +403,12 @@ def _in_warp(
         request.bitwidth,
         register_maps(request.src),
         register_maps(request.dst),
-        None,
-        decomposition,
-        rounds.rounds,
-        rounds.shuffles,
-        rounds.selects,
-        rounds.select_basis,
-        rounds.reader_basis,
-        rounds.reader_select,
     )
 
 
 def _shared(request: _Request, cvt: LinearLayout, reason: str) -> ConversionPlan:
     shared = plan_shared(request.src, request.dst, request.bitwidth, request.max_reps)
-    plan = ConversionPlan(
-        "shared",
-        reason,
-        request.src,
-        request.dst,
-        cvt,
-        request.bitwidth,
-        register_maps(request.src),
-        register_maps(request.dst),
-        shared,
-    )
+    plan = dataclasses.replace(_base_plan(request, cvt, "shared", reason), shared=shared)
     available = matrix_instructions(request.chip)
     if not available or request.max_reps is not None:
         return plan
