@@ -150,6 +150,15 @@ def memdesc_type(
     return ir.Type.parse(memdesc_text(shape, element_type, encoding, mutable), context or element_type.context)
 
 
+def local_memdesc_type(op: ir.Operation) -> ir.Type:
+    """The memdesc type a ``ttg.local_load``/``local_alloc``/``local_store`` accesses."""
+    if op.name == "ttg.local_load":
+        return op.operands[0].type
+    if op.name == "ttg.local_alloc":
+        return op.results[0].type
+    return op.operands[1].type
+
+
 def convert_layout(result: ir.Type, src: ir.Value, *, loc=None, ip=None) -> ir.Value:
     return ConvertLayoutOp(result, src, loc=loc, ip=ip).result
 

@@ -18,7 +18,7 @@ from .base import (
     basis_list,
     box_sizes,
     cga_suffix,
-    check_cga,
+    checked_cga,
     check_pow2,
     combine_cta_cga,
     dim_names,
@@ -27,7 +27,7 @@ from .base import (
     integer,
     ints,
     matrix_order,
-    set_field,
+    set_fields,
     times,
 )
 
@@ -107,18 +107,17 @@ class AMDMFMALayout(DistributedLayout):
         if len(tiles) != rank:
             raise EncodingError(f"tiles_per_warp must have {rank} entries (the rank), got {list(tiles)}")
         check_pow2("tiles_per_warp", tiles)
-        cga = basis_list("cga_layout", self.cga_layout)
-        check_cga(cga, rank)
-        for n, v in (
-            ("version", version),
-            ("instr_shape", instr),
-            ("warps_per_cta", warps),
-            ("element_bitwidth", bitwidth),
-            ("tiles_per_warp", tiles),
-            ("transposed", flag("transposed", self.transposed)),
-            ("cga_layout", cga),
-        ):
-            set_field(self, n, v)
+        cga = checked_cga(self.cga_layout, rank)
+        set_fields(
+            self,
+            version=version,
+            instr_shape=instr,
+            warps_per_cta=warps,
+            element_bitwidth=bitwidth,
+            tiles_per_warp=tiles,
+            transposed=flag("transposed", self.transposed),
+            cga_layout=cga,
+        )
 
     @property
     def rank(self) -> int:
@@ -234,18 +233,17 @@ class AMDWMMALayout(DistributedLayout):
         warp = basis_list("warp_bases", self.warp_bases, rank)
         reg = basis_list("reg_bases", self.reg_bases, rank)
         _check_surjective("ctaLayout (reg_bases with warp_bases)", reg + warp, rank)
-        cga = basis_list("cga_layout", self.cga_layout)
-        check_cga(cga, rank)
-        for n, v in (
-            ("version", version),
-            ("warp_bases", warp),
-            ("reg_bases", reg),
-            ("instr_shape", instr),
-            ("cga_layout", cga),
-            ("transposed", flag("transposed", self.transposed)),
-            ("rank", rank),
-        ):
-            set_field(self, n, v)
+        cga = checked_cga(self.cga_layout, rank)
+        set_fields(
+            self,
+            version=version,
+            warp_bases=warp,
+            reg_bases=reg,
+            instr_shape=instr,
+            cga_layout=cga,
+            transposed=flag("transposed", self.transposed),
+            rank=rank,
+        )
 
     def _tile(self) -> LinearLayout:
         """One instruction's tile (Triton's getTileLayout) with out dims in standard order."""

@@ -190,6 +190,19 @@ def set_field(obj: object, name: str, value: object) -> None:
     object.__setattr__(obj, name, value)
 
 
+def checked_cga(cga_layout: object, rank: int) -> BasisList:
+    """The ``cga_layout`` field normalised to a basis list and checked against ``rank``."""
+    cga = basis_list("cga_layout", cga_layout)
+    check_cga(cga, rank)
+    return cga
+
+
+def set_fields(obj: object, **values: object) -> None:
+    """Normalise several fields of a frozen dataclass in ``__post_init__``."""
+    for name, value in values.items():
+        object.__setattr__(obj, name, value)
+
+
 # ----------------------------------------------------------------------------
 # Building blocks shared by the families (Triton's helpers of the same names)
 # ----------------------------------------------------------------------------

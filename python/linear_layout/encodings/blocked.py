@@ -19,7 +19,7 @@ from .base import (
     EncodingError,
     basis_list,
     cga_suffix,
-    check_cga,
+    checked_cga,
     check_order,
     check_pow2,
     check_shape,
@@ -29,6 +29,7 @@ from .base import (
     integer,
     ints,
     set_field,
+    set_fields,
     type_name,
 )
 
@@ -71,16 +72,15 @@ class BlockedLayout(DistributedLayout):
         check_pow2("size_per_thread", spt)
         check_pow2("threads_per_warp", tpw)
         check_pow2("warps_per_cta", wpc)
-        cga = basis_list("cga_layout", self.cga_layout)
-        check_cga(cga, rank)
-        for n, v in (
-            ("size_per_thread", spt),
-            ("threads_per_warp", tpw),
-            ("warps_per_cta", wpc),
-            ("order", order),
-            ("cga_layout", cga),
-        ):
-            set_field(self, n, v)
+        cga = checked_cga(self.cga_layout, rank)
+        set_fields(
+            self,
+            size_per_thread=spt,
+            threads_per_warp=tpw,
+            warps_per_cta=wpc,
+            order=order,
+            cga_layout=cga,
+        )
 
     @property
     def rank(self) -> int:

@@ -15,10 +15,9 @@ from .base import (
     BasisList,
     DistributedLayout,
     EncodingError,
-    basis_list,
     broadcast_along,
     cga_suffix,
-    check_cga,
+    checked_cga,
     check_pow2,
     combine_cta_cga,
     dim_names,
@@ -99,8 +98,7 @@ class NVMMADistributedLayout(DistributedLayout):
         tile = instr[:2] if version[0] == 3 else instr[-2:]
         if tile[0] % 8 or tile[1] % 8:
             raise EncodingError(f"the MMA tile {list(tile)} must be a multiple of 8 in m and n")
-        cga = basis_list("cga_layout", self.cga_layout)
-        check_cga(cga, rank)
+        cga = checked_cga(self.cga_layout, rank)
         for name, v in (("version", version), ("warps_per_cta", warps), ("instr_shape", instr), ("cga_layout", cga)):
             set_field(self, name, v)
 

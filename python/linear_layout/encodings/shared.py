@@ -20,7 +20,7 @@ from .base import (
     basis_list,
     box_sizes,
     cga_suffix,
-    check_cga,
+    checked_cga,
     check_order,
     check_pow2,
     check_shape,
@@ -33,6 +33,7 @@ from .base import (
     is_pow2,
     log2,
     set_field,
+    set_fields,
     shape_per_cta,
 )
 
@@ -73,8 +74,7 @@ class _RowSwizzledLayout(SharedLayout):
             set_field(self, n, v)
         order = ints("order", self.order)
         check_order(order, len(order))
-        cga = basis_list("cga_layout", self.cga_layout)
-        check_cga(cga, len(order))
+        cga = checked_cga(self.cga_layout, len(order))
         set_field(self, "order", order)
         set_field(self, "cga_layout", cga)
 
@@ -185,17 +185,16 @@ class NVMMASharedLayout(SharedLayout):
         fp4 = flag("fp4_padded", self.fp4_padded)
         if fp4 and (swizzle != 128 or bitwidth != 8):
             raise EncodingError("fp4_padded requires swizzle_byte_width 128 and element_bitwidth 8")
-        cga = basis_list("cga_layout", self.cga_layout)
-        check_cga(cga, rank)
-        for n, v in (
-            ("swizzle_byte_width", swizzle),
-            ("element_bitwidth", bitwidth),
-            ("rank", rank),
-            ("cga_layout", cga),
-            ("transposed", flag("transposed", self.transposed)),
-            ("fp4_padded", fp4),
-        ):
-            set_field(self, n, v)
+        cga = checked_cga(self.cga_layout, rank)
+        set_fields(
+            self,
+            swizzle_byte_width=swizzle,
+            element_bitwidth=bitwidth,
+            rank=rank,
+            cga_layout=cga,
+            transposed=flag("transposed", self.transposed),
+            fp4_padded=fp4,
+        )
 
     @property
     def vec(self) -> int:

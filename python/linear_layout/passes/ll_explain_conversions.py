@@ -21,7 +21,7 @@ import dataclasses
 from mlir import ir
 
 from ..dialects import ops_of
-from ..dialects.ttg import ConvertLayoutOp
+from ..dialects.ttg import ConvertLayoutOp, local_memdesc_type
 from ..ir.bridge import from_attribute, layout_of, memdesc_of
 from ..planning import bank_conflicts, plan_conversion
 from ..planning.floor import explain
@@ -64,13 +64,7 @@ def _access_summary(op: ir.Operation) -> str:
     """The bank conflicts of one shared-memory access, or why it is not modelled."""
     kind = _LOCAL_ACCESSES[op.name]
     tensor_type = op.results[0].type if op.name == "ttg.local_load" else op.operands[0].type
-    memdesc_type = (
-        op.operands[0].type
-        if op.name == "ttg.local_load"
-        else op.results[0].type
-        if op.name == "ttg.local_alloc"
-        else op.operands[1].type
-    )
+    memdesc_type = local_memdesc_type(op)
     if str(memdesc_type).startswith("!ttg.memdesc_view<"):
         return "not modelled: a subslice view of a larger allocation"
     try:

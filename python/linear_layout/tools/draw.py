@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,6 +22,7 @@ from ..draw import Picture, draw_conversion, draw_layout, draw_shared
 from ..draw.owners import COLOR_BY
 from ..draw.shared import SHARED_COLOR_BY
 from ..encodings import SharedLayout, parse_encoding
+from .cli import guarded_main
 from .kernel_line import kernel_picture, read_kernel_line
 
 __all__ = ["main"]
@@ -164,21 +164,9 @@ def _run(argv: Sequence[str] | None) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    try:
-        return _run(argv)
-    except UserError as error:
-        print(f"{PROG}: error: {' '.join(str(error).split())}", file=sys.stderr)
-        return 1
-    except BrokenPipeError:
-        return 1
-    except Exception as error:  # a bug: keep the one-line contract, but allow debugging
-        if os.environ.get("LINEAR_LAYOUT_DEBUG"):
-            raise
-        print(
-            f"{PROG}: internal error: {type(error).__name__}: {error} (set LINEAR_LAYOUT_DEBUG=1 for a traceback)",
-            file=sys.stderr,
-        )
-        return 1
+    return guarded_main(
+        PROG, lambda: _run(argv), (UserError,), lambda error: f"{PROG}: error: {' '.join(str(error).split())}"
+    )
 
 
 if __name__ == "__main__":

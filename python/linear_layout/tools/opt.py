@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
 import re
 import sys
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from importlib.metadata import PackageNotFoundError, version
 from mlir import ir
 from mlir.dialects import gpu
 
+from .cli import guarded_main
 from ..core.limits import LimitError, check_text_limits
 from ..core.targets import NvptxTarget, TargetError, nvptx_target, ptx_features
 from ..ir import load_dialects, print_module
@@ -482,24 +482,12 @@ def _run(argv: list[str] | None) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    try:
-        return _run(argv)
-    except UserError as error:
-        print(f"{error.where}: error: {error}", file=sys.stderr)
-        return 1
-    except BrokenPipeError:
-        return 1
-    except KeyboardInterrupt:
-        return 130
-    except Exception as error:  # a bug: keep the one-line contract, but allow debugging
-        if os.environ.get("LINEAR_LAYOUT_DEBUG"):
-            raise
-        print(
-            f"linear-layout-opt: internal error: {type(error).__name__}: {error} "
-            "(set LINEAR_LAYOUT_DEBUG=1 for a traceback)",
-            file=sys.stderr,
-        )
-        return 1
+    return guarded_main(
+        "linear-layout-opt",
+        lambda: _run(argv),
+        (UserError,),
+        lambda error: f"{getattr(error, 'where', '')}: error: {error}",
+    )
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ from pathlib import Path
 from mlir import ir
 
 from ..core.layout import LinearLayout
+from ..dialects.ttg import local_memdesc_type
 from ..ir.bridge import from_attribute, layout_of, memdesc_of
 from ..patterns.kernel import pad_to_launch
 from ..patterns.vectors import element_bits
@@ -261,13 +262,7 @@ def _row(source: str, syntax_op: Op, op: ir.Operation, launch: _Launch) -> Repor
             cost = _conversion_cost(distributed, other, bits, launch.threads_per_warp)
             note = f"{launch.threads_per_warp}-lane plan, not checked by execution" if wide else ""
             return ReportRow(**base, cost=cost, note=note, layouts=(distributed, other))
-        memdesc_type = (
-            op.operands[0].type
-            if op.name == "ttg.local_load"
-            else op.results[0].type
-            if op.name == "ttg.local_alloc"
-            else op.operands[1].type
-        )
+        memdesc_type = local_memdesc_type(op)
         kind = "load" if op.name == "ttg.local_load" else "store"
         return ReportRow(**base, cost=_access_cost(distributed, memdesc_type, bits, kind))
     except (PlannerError, ValueError, TypeError) as error:
