@@ -331,3 +331,37 @@ def product_triples(draw, max_bits: int = 8, **kwargs):
                                max_out_bits=max_bits, max_dim_bits=4, **kwargs))
              for ins, outs in zip(in_chain, out_chain)]
     return tuple(specs)
+
+
+# ---------------------------------------------------------------- encoding parameters
+
+
+def pow2(lo, hi):
+    return st.integers(lo, hi).map(lambda k: 1 << k)
+
+
+@st.composite
+def split_bits(draw, total_log2, rank):
+    """Powers of two, one per dim, multiplying to 2**total_log2."""
+    logs = [0] * rank
+    for _ in range(total_log2):
+        logs[draw(st.integers(0, rank - 1))] += 1
+    return tuple(1 << k for k in logs)
+
+
+@st.composite
+def cga_layouts(draw, rank, max_blocks_log2=2):
+    """CGA bases: each CTA bit either splits one dim (unit bits, in any order) or broadcasts (zero)."""
+    n = draw(st.integers(0, max_blocks_log2))
+    splits = [0] * rank
+    bases = []
+    for _ in range(n):
+        if draw(st.booleans()) or not bases:
+            d = draw(st.integers(0, rank - 1))
+            b = [0] * rank
+            b[d] = 1 << splits[d]
+            splits[d] += 1
+            bases.append(b)
+        else:
+            bases.append([0] * rank)
+    return tuple(tuple(b) for b in draw(st.permutations(bases)))

@@ -26,7 +26,7 @@ from linear_layout.draw import Picture, draw_conversion, draw_layout, draw_share
 from linear_layout.draw.conversion import conversion_rounds
 from linear_layout.draw.grids import MAX_CELLS
 from linear_layout.draw.palette import index_colour, rgb
-from strategies import DISTRIBUTED_INS, layouts
+from strategies import DISTRIBUTED_INS, cga_layouts, layouts, pow2, split_bits
 
 SVG = "{http://www.w3.org/2000/svg}"
 HW = ("register", "lane", "warp", "block")
@@ -36,39 +36,12 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 # ---------------------------------------------------------------- encodings of every family
 
-def pow2(lo, hi):
-    return st.integers(lo, hi).map(lambda k: 1 << k)
-
-
-@st.composite
-def split_bits(draw, total_log2, rank):
-    logs = [0] * rank
-    for _ in range(total_log2):
-        logs[draw(st.integers(0, rank - 1))] += 1
-    return tuple(1 << k for k in logs)
-
-
-@st.composite
-def cga_layouts(draw, rank, max_blocks_log2=1):
-    bases, splits = [], [0] * rank
-    for _ in range(draw(st.integers(0, max_blocks_log2))):
-        if draw(st.booleans()) or not bases:
-            d = draw(st.integers(0, rank - 1))
-            b = [0] * rank
-            b[d] = 1 << splits[d]
-            splits[d] += 1
-            bases.append(tuple(b))
-        else:
-            bases.append((0,) * rank)
-    return tuple(bases)
-
-
 @st.composite
 def blocked(draw, rank=None):
     rank = rank or draw(st.integers(1, 3))
     return E.BlockedLayout(draw(st.tuples(*[pow2(0, 2) for _ in range(rank)])), draw(split_bits(5, rank)),
                            draw(split_bits(draw(st.integers(0, 2)), rank)), tuple(draw(st.permutations(range(rank)))),
-                           draw(cga_layouts(rank)))
+                           draw(cga_layouts(rank, 1)))
 
 
 @st.composite

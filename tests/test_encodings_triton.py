@@ -22,6 +22,7 @@ from linear_layout import encodings as E  # noqa: E402
 from linear_layout.encodings import to_gluon  # noqa: E402
 from linear_layout.encodings.amd import WMMA_INSTR_SHAPES, WMMA_K_WIDTHS  # noqa: E402
 from linear_layout.encodings.base import cga_sizes  # noqa: E402
+from strategies import cga_layouts, pow2, split_bits  # noqa: E402
 
 pytestmark = pytest.mark.triton
 
@@ -86,37 +87,6 @@ def triton_attr_print(layout, shape):
 
 
 # ---------------------------------------------------------------- strategies
-
-
-def pow2(lo, hi):
-    return st.integers(lo, hi).map(lambda k: 1 << k)
-
-
-@st.composite
-def split_bits(draw, total_log2, rank):
-    """Powers of two, one per dim, multiplying to 2**total_log2."""
-    logs = [0] * rank
-    for _ in range(total_log2):
-        logs[draw(st.integers(0, rank - 1))] += 1
-    return tuple(1 << k for k in logs)
-
-
-@st.composite
-def cga_layouts(draw, rank, max_blocks_log2=2):
-    """CGA bases: each CTA bit either splits one dim (unit bits, in any order) or broadcasts (zero)."""
-    n = draw(st.integers(0, max_blocks_log2))
-    splits = [0] * rank
-    bases = []
-    for _ in range(n):
-        if draw(st.booleans()) or not bases:
-            d = draw(st.integers(0, rank - 1))
-            b = [0] * rank
-            b[d] = 1 << splits[d]
-            splits[d] += 1
-            bases.append(b)
-        else:
-            bases.append([0] * rank)
-    return tuple(tuple(b) for b in draw(st.permutations(bases)))
 
 
 def shapes(rank, lo=0, hi=7):
