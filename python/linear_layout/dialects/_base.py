@@ -9,10 +9,25 @@ verifier hooks for the rules it cannot express, so each class carries them as `v
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Generic, TypeVar, overload
+
 from mlir import ir
 from mlir._mlir_libs import _mlir as _cext
 
-__all__ = ["LayoutOp", "ops_of", "register_dialect", "register_operation"]
+__all__ = [
+    "LayoutOp",
+    "Slot",
+    "operand_at",
+    "operands_from",
+    "ops_of",
+    "register_dialect",
+    "register_operation",
+    "result_at",
+    "results_from",
+]
+
+_T = TypeVar("_T")
 
 register_operation = _cext.register_operation
 
@@ -39,6 +54,44 @@ def ops_of(root: ir.Operation, op_class: type[ir.OpView]) -> list:
 
     root.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
     return found
+
+
+class Slot(Generic[_T]):
+    """A typed, read-only accessor of an op class: ``memref = operand_at(0)`` makes ``op.memref``
+    the op's first operand. The generated ``mlir.dialects`` modules write one property per operand
+    and result; here the reading is written once, in the four builders below."""
+
+    def __init__(self, read: Callable[[ir.Operation], _T]) -> None:
+        self._read = read
+
+    @overload
+    def __get__(self, op: None, owner: type | None = None) -> Slot[_T]: ...
+
+    @overload
+    def __get__(self, op: ir.OpView, owner: type | None = None) -> _T: ...
+
+    def __get__(self, op, owner=None):
+        return self if op is None else self._read(op.operation)
+
+
+def operand_at(index: int) -> Slot[ir.Value]:
+    """Operand ``index``."""
+    return Slot(lambda op: op.operands[index])
+
+
+def operands_from(start: int) -> Slot[list[ir.Value]]:
+    """The operands from ``start`` on (a variadic operand group at the end)."""
+    return Slot(lambda op: list(op.operands)[start:])
+
+
+def result_at(index: int) -> Slot[ir.Value]:
+    """Result ``index``."""
+    return Slot(lambda op: op.results[index])
+
+
+def results_from(start: int) -> Slot[list[ir.Value]]:
+    """The results from ``start`` on (a variadic result group)."""
+    return Slot(lambda op: list(op.results)[start:])
 
 
 class LayoutOp(ir.OpView):

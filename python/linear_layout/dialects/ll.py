@@ -13,7 +13,7 @@ from mlir import ir
 
 from ..core.layout import LinearLayout
 from ..ir.bridge import from_attribute, to_attribute
-from ._base import LayoutOp, register_dialect, register_operation
+from ._base import LayoutOp, operand_at, operands_from, register_dialect, register_operation, result_at, results_from
 from .types import tile_problem
 
 __all__ = ["ApplyOp", "LoadOp", "StoreOp", "apply", "load", "store"]
@@ -60,13 +60,8 @@ class ApplyOp(LayoutOp):
             raise TypeError(f"ll.apply needs an #ll.layout, got {self.layout_attr}")
         return layout
 
-    @property
-    def indices(self) -> list[ir.Value]:
-        return list(self.operation.operands)
-
-    @property
-    def coordinates(self) -> list[ir.Value]:
-        return list(self.operation.results)
+    indices = operands_from(0)
+    coordinates = results_from(0)
 
     def verify_rules(self) -> str | None:
         if "layout" not in self.operation.attributes:
@@ -131,10 +126,22 @@ def _coordinate_width_problem(layout: LinearLayout, coordinates: Sequence[ir.Val
     return None
 
 
+class _TileOp(LayoutOp):
+    """An op between a distributed tensor (`tensor`) and the tile of `memref` at `offsets` (none,
+    or one index per dimension of the memref)."""
+
+    tensor: ir.Value
+    memref: ir.Value
+    offsets: list[ir.Value]
+
+    def verify_rules(self) -> str | None:
+        return tile_problem(self.tensor.type, self.memref.type, len(self.offsets))
+
+
 @register_operation(_Dialect)
-class LoadOp(LayoutOp):
-    """`ll.load`: the tile of `memref` at `offsets` (none, or one index per dimension) as a
-    tensor distributed by the result type's encoding."""
+class LoadOp(_TileOp):
+    """`ll.load`: the tile of `memref` at `offsets` as a tensor distributed by the result type's
+    encoding."""
 
     OPERATION_NAME = "ll.load"
 
@@ -143,47 +150,23 @@ class LoadOp(LayoutOp):
     ) -> None:
         super().__init__(self._create([result], [memref, *offsets], loc=loc, ip=ip))
 
-    @property
-    def memref(self) -> ir.Value:
-        return self.operation.operands[0]
-
-    @property
-    def offsets(self) -> list[ir.Value]:
-        return list(self.operation.operands)[1:]
-
-    @property
-    def result(self) -> ir.Value:
-        return self.operation.results[0]
-
-    def verify_rules(self) -> str | None:
-        return tile_problem(self.result.type, self.memref.type, len(self.offsets))
+    memref = operand_at(0)
+    offsets = operands_from(1)
+    result = tensor = result_at(0)
 
 
 @register_operation(_Dialect)
-class StoreOp(LayoutOp):
-    """`ll.store`: writes a distributed tensor into the tile of `memref` at `offsets`."""
+class StoreOp(_TileOp):
+    """`ll.store`: writes a distributed tensor (`value`) into the tile of `memref` at `offsets`."""
 
     OPERATION_NAME = "ll.store"
 
-    def __init__(
-        self, value: ir.Value, memref: ir.Value, offsets: Sequence[ir.Value] = (), *, loc=None, ip=None
-    ) -> None:
+    def __init__(self, value: ir.Value, memref: ir.Value, offsets: Sequence[ir.Value] = (), *, loc=None, ip=None):
         super().__init__(self._create([], [value, memref, *offsets], loc=loc, ip=ip))
 
-    @property
-    def value(self) -> ir.Value:
-        return self.operation.operands[0]
-
-    @property
-    def memref(self) -> ir.Value:
-        return self.operation.operands[1]
-
-    @property
-    def offsets(self) -> list[ir.Value]:
-        return list(self.operation.operands)[2:]
-
-    def verify_rules(self) -> str | None:
-        return tile_problem(self.value.type, self.memref.type, len(self.offsets))
+    value = tensor = operand_at(0)
+    memref = operand_at(1)
+    offsets = operands_from(2)
 
 
 def apply(layout: LinearLayout | ir.Attribute, indices: Sequence[ir.Value], *, loc=None, ip=None) -> list[ir.Value]:

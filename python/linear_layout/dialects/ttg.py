@@ -14,7 +14,7 @@ from mlir import ir
 
 from ..ir.bridge import MemDesc
 from ..ir.text import memdesc_text
-from ._base import LayoutOp, register_dialect, register_operation
+from ._base import LayoutOp, operand_at, register_dialect, register_operation, result_at
 from .types import memdesc_or_problem, same_shape_and_element
 
 __all__ = [
@@ -46,13 +46,8 @@ class _OneToOne(LayoutOp):
     def __init__(self, result: ir.Type, src: ir.Value, *, loc=None, ip=None) -> None:
         super().__init__(self._create([result], [src], loc=loc, ip=ip))
 
-    @property
-    def src(self) -> ir.Value:
-        return self.operation.operands[0]
-
-    @property
-    def result(self) -> ir.Value:
-        return self.operation.results[0]
+    src = operand_at(0)
+    result = result_at(0)
 
 
 @register_operation(_Dialect)
@@ -80,9 +75,7 @@ class LocalAllocOp(LayoutOp):
     def src(self) -> ir.Value | None:
         return self.operation.operands[0] if len(self.operation.operands) else None
 
-    @property
-    def result(self) -> ir.Value:
-        return self.operation.results[0]
+    result = result_at(0)
 
     def verify_rules(self) -> str | None:
         if self.src is None:
@@ -119,13 +112,8 @@ class LocalStoreOp(LayoutOp):
     def __init__(self, src: ir.Value, dst: ir.Value, *, loc=None, ip=None) -> None:
         super().__init__(self._create([], [src, dst], loc=loc, ip=ip))
 
-    @property
-    def src(self) -> ir.Value:
-        return self.operation.operands[0]
-
-    @property
-    def dst(self) -> ir.Value:
-        return self.operation.operands[1]
+    src = operand_at(0)
+    dst = operand_at(1)
 
     def verify_rules(self) -> str | None:
         memdesc, problem = memdesc_or_problem(self.dst.type)

@@ -27,7 +27,7 @@ from ..planning import bank_conflicts, plan_conversion
 from ..planning.floor import explain
 from ..patterns.vectors import element_bits
 from . import Pass
-from .ll_to_simt import CHIP_HELP, check_chip
+from .ll_to_simt import ChipOption
 
 ATTRIBUTE = "ll.explain"
 
@@ -85,19 +85,15 @@ def _access_summary(op: ir.Operation) -> str:
 
 
 @dataclasses.dataclass(frozen=True)
-class LLExplainConversions(Pass):
+class LLExplainConversions(ChipOption, Pass):
     argument = "ll-explain-conversions"
     summary = "Annotate each ttg.convert_layout with its lowering strategy and predicted cost (ll.explain)"
-    chip: str = dataclasses.field(default="", metadata={"help": CHIP_HELP})
-
-    def __post_init__(self) -> None:
-        check_chip(self.argument, self.chip)
 
     def problems(self, op: ir.Operation) -> list[tuple[ir.Location, str]]:
         errors = []
         for conversion in ops_of(op, ConvertLayoutOp):
             try:
-                _summary(conversion, self.chip or None)
+                _summary(conversion, self.target_chip)
             except ValueError as error:
                 errors.append((conversion.location, str(error)))
         return errors
@@ -105,7 +101,7 @@ class LLExplainConversions(Pass):
     def apply(self, op: ir.Operation) -> None:
         for conversion in ops_of(op, ConvertLayoutOp):
             conversion.operation.attributes[ATTRIBUTE] = ir.StringAttr.get(
-                _summary(conversion, self.chip or None), context=op.context
+                _summary(conversion, self.target_chip), context=op.context
             )
         for access in _local_accesses(op):
             access.attributes[ATTRIBUTE] = ir.StringAttr.get(_access_summary(access), context=op.context)

@@ -11,18 +11,14 @@ import dataclasses
 from mlir.passmanager import PassManager
 
 from . import Pipeline, add_pipeline, parse_pipeline
-from .ll_to_simt import CHIP_HELP, check_chip
+from .ll_to_simt import ChipOption
 
 
 @dataclasses.dataclass(frozen=True)
-class LLLower(Pipeline):
+class LLLower(ChipOption, Pipeline):
     argument = "ll-lower"
     PIPELINE = "ll-linearize-encodings, ll-to-simt, canonicalize, cse"
     summary = f"Lower to SIMT form: {PIPELINE}"
-    chip: str = dataclasses.field(default="", metadata={"help": CHIP_HELP})
-
-    def __post_init__(self) -> None:
-        check_chip(self.argument, self.chip)
 
     def add_to(self, pm: PassManager, anchor=()) -> None:
         pipeline = (

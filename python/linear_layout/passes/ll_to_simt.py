@@ -8,6 +8,7 @@ the launch) is reported at the op and leaves the module unchanged.
 from __future__ import annotations
 
 import dataclasses
+from typing import ClassVar
 
 from mlir import ir
 
@@ -21,23 +22,34 @@ CHIP_HELP = (
 )
 
 
-def check_chip(argument: str, chip: str) -> None:
-    """PipelineError for a chip option LLVM's NVPTX back end does not know."""
-    if chip:
-        try:
-            nvptx_target(chip)
-        except TargetError as error:
-            raise PipelineError(f"bad value '{chip}' for option 'chip' of pass '{argument}': {error}") from None
-
-
 @dataclasses.dataclass(frozen=True)
-class LLToSimt(Pass):
-    argument = "ll-to-simt"
-    summary = "Lower tensor kernels (ll.load/store, elementwise, convert_layout, local_*) to gpu.func SIMT code"
+class ChipOption:
+    """The `chip` option of the passes and pipelines that lower conversions, checked when the pass
+    is configured: a chip LLVM's NVPTX back end does not know is a PipelineError."""
+
+    argument: ClassVar[str]
     chip: str = dataclasses.field(default="", metadata={"help": CHIP_HELP})
 
     def __post_init__(self) -> None:
-        check_chip(self.argument, self.chip)
+        if self.chip:
+            try:
+                nvptx_target(self.chip)
+            except TargetError as error:
+                raise PipelineError(
+                    f"bad value '{self.chip}' for option 'chip' of pass '{self.argument}': {error}"
+                ) from None
+
+    @property
+    def target_chip(self) -> str | None:
+        """The chip, or None for portable code (the option left empty)."""
+        return self.chip or None
+
+
+@dataclasses.dataclass(frozen=True)
+class LLToSimt(ChipOption, Pass):
+    argument = "ll-to-simt"
+    summary = "Lower tensor kernels (ll.load/store, elementwise, convert_layout, local_*) to gpu.func SIMT code"
+    op_name = "builtin.module"  # the kernels go into a gpu.module of the module: never nested in func.func
 
     def problems(self, op: ir.Operation) -> list[tuple[ir.Location, str]]:
         with op.context, op.location:
@@ -45,7 +57,7 @@ class LLToSimt(Pass):
 
     def apply(self, op: ir.Operation) -> None:
         with op.context, op.location:
-            lower_checked_functions(op.context, kernel_functions(op), self.chip or None)
+            lower_checked_functions(op.context, kernel_functions(op), self.target_chip)
 
 
 PASS = LLToSimt

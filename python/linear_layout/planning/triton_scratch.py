@@ -50,17 +50,28 @@ class SwizzleChoice:
 
 
 @dataclass(frozen=True)
-class ConversionSides:
-    """The flattened register and lane columns of both sides (zero registers removed)."""
+class Side:
+    """One side of the conversion: its hardware layout (zero registers removed) and that layout's
+    flattened register and lane columns."""
 
-    src: LinearLayout
-    dst: LinearLayout
-    src_registers: tuple[int, ...]
-    dst_registers: tuple[int, ...]
-    src_lanes: tuple[int, ...]
-    dst_lanes: tuple[int, ...]
+    layout: LinearLayout
+    registers: tuple[int, ...]
+    lanes: tuple[int, ...]
+
+    @staticmethod
+    def of(layout: LinearLayout) -> Side:
+        columns = flat_columns(layout)
+        return Side(layout, tuple(columns["register"]), tuple(columns["lane"]))
+
+
+@dataclass(frozen=True)
+class ConversionSides:
+    """Both sides of the conversion, the element width and ``dim``, log2 of the elements."""
+
+    src: Side
+    dst: Side
     bitwidth: int
-    dim: int  # log2 of the elements
+    dim: int
 
 
 def _intersection_basis(b1: Sequence[int], b2: Sequence[int]) -> list[int]:
@@ -94,7 +105,7 @@ def _optimal_swizzling(
     bank_bits = min(log2(max(1, 1024 // ((1 << len(vbasis)) * sides.bitwidth))), sides.dim - len(vbasis))
     segment_bits = sides.dim - bank_bits - len(vbasis)
     segment = _compute_segment([*vbasis, *tile_src], [*vbasis, *tile_dst], sides.dim, segment_bits)
-    common = set(sides.src_registers) & set(sides.dst_registers)
+    common = set(sides.src.registers) & set(sides.dst.registers)
     keep, reps = [], 0
     for s in segment:
         if s in common and leave_reps <= 0:
@@ -149,15 +160,13 @@ def _tile_vbasis(
     return vbasis[:n_b] + lanes_b
 
 
-def _get_tile(
-    tile: InstructionTile, registers: Sequence[int], lanes: Sequence[int], vbasis: Sequence[int]
-) -> list[int] | None:
+def _get_tile(tile: InstructionTile, side: Side, vbasis: Sequence[int]) -> list[int] | None:
     """The tile's bases: registers outside the vector for the address bits, then its lanes."""
     need = 3 - len(tile.tile_lanes)
-    chosen = [r for r in registers if r not in vbasis][:need]
+    chosen = [r for r in side.registers if r not in vbasis][:need]
     if len(chosen) < need:
         return None
-    return chosen + [lanes[i] for i in tile.tile_lanes]
+    return chosen + [side.lanes[i] for i in tile.tile_lanes]
 
 
 def _instruction_tiles(bitwidth: int, matrix: bool) -> list[InstructionTile]:
@@ -173,8 +182,8 @@ def _tile_pair(sides: ConversionSides, tile_src: InstructionTile, tile_dst: Inst
     """The outcome of one (store tile, load tile) pair, or None when it does not apply."""
     total = log2(max(1, 128 // sides.bitwidth))
     vbasis = _tile_vbasis(
-        sides.src,
-        sides.dst,
+        sides.src.layout,
+        sides.dst.layout,
         total - len(tile_src.address_lanes),
         total - len(tile_dst.address_lanes),
         tile_src.address_lanes,
@@ -182,8 +191,8 @@ def _tile_pair(sides: ConversionSides, tile_src: InstructionTile, tile_dst: Inst
     )
     if vbasis is None:
         return None
-    bases_src = _get_tile(tile_src, sides.src_registers, sides.src_lanes, vbasis)
-    bases_dst = _get_tile(tile_dst, sides.dst_registers, sides.dst_lanes, vbasis)
+    bases_src = _get_tile(tile_src, sides.src, vbasis)
+    bases_dst = _get_tile(tile_dst, sides.dst, vbasis)
     if bases_src is None or bases_dst is None:
         return None
     leave = min(
@@ -221,8 +230,8 @@ def _get_vbasis(sides: ConversionSides) -> list[int]:
     """Triton's ``getVbasis``: the common vector, filled to a 32-bit word on the side that
     vectorises further."""
     bitwidth = sides.bitwidth
-    reg_src, reg_dst = list(sides.src_registers), list(sides.dst_registers)
-    lanes_src, lanes_dst = set(sides.src_lanes), set(sides.dst_lanes)
+    reg_src, reg_dst = list(sides.src.registers), list(sides.dst.registers)
+    lanes_src, lanes_dst = set(sides.src.lanes), set(sides.dst.lanes)
     vbasis = _intersection_basis(reg_src, reg_dst)[: log2(max(1, 128 // bitwidth))]
     per_bank = 0 if bitwidth > 32 else log2(32 // bitwidth)
     vectorise_src = True
@@ -256,9 +265,9 @@ def _fallback(sides: ConversionSides) -> SwizzleChoice:
     """No tile pair applies: the vectorised plain access of ``getVbasis``."""
     vbasis = _get_vbasis(sides)
     tiles = []
-    for registers, lanes in ((sides.src_registers, sides.src_lanes), (sides.dst_registers, sides.dst_lanes)):
-        tile = list(lanes)
-        width = (1 << _vector_prefix(registers, vbasis)) * sides.bitwidth
+    for side in (sides.src, sides.dst):
+        tile = list(side.lanes)
+        width = (1 << _vector_prefix(side.registers, vbasis)) * sides.bitwidth
         if width > 32:
             tile = tile[: len(tile) - log2(width // 32)]
         tiles.append([b for b in tile if b not in vbasis])
@@ -269,17 +278,7 @@ def _fallback(sides: ConversionSides) -> SwizzleChoice:
 def _sides(src: Any, dst: Any, bitwidth: int, shape: Sequence[int] | None) -> ConversionSides:
     src_ll = as_hardware_layout(src, shape, "src").remove_zero_bases_along_dim("register")
     dst_ll = as_hardware_layout(dst, shape, "dst").remove_zero_bases_along_dim("register")
-    columns_src, columns_dst = flat_columns(src_ll), flat_columns(dst_ll)
-    return ConversionSides(
-        src_ll,
-        dst_ll,
-        tuple(columns_src["register"]),
-        tuple(columns_dst["register"]),
-        tuple(columns_src["lane"]),
-        tuple(columns_dst["lane"]),
-        bitwidth,
-        src_ll.get_total_out_dim_size_log2(),
-    )
+    return ConversionSides(Side.of(src_ll), Side.of(dst_ll), bitwidth, src_ll.get_total_out_dim_size_log2())
 
 
 def triton_scratch_bytes(
@@ -310,5 +309,5 @@ def triton_scratch_bytes(
                 best = choice
     if best is None:
         best = _fallback(sides)
-    blocks = log2(sides.src.get_in_dim_size("block"))
+    blocks = log2(sides.src.layout.get_in_dim_size("block"))
     return max(1, (1 << (sides.dim - best.reps - blocks)) * bitwidth // 8)
