@@ -128,10 +128,11 @@ from __future__ import annotations
 
 import ast
 import collections
+import contextlib
 import dataclasses
 import functools
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -534,21 +535,33 @@ class Report:
 # The interpreter
 
 
-class _Executor:
-    """Executes one block of the launch. Handlers in ``_HANDLERS`` receive it and the op."""
+@dataclasses.dataclass(frozen=True)
+class _Launch:
+    """What every block of one ``run_kernel`` call shares: the block's shape, the grid, and the
+    policies (``on_race``, ``check_uninitialized``)."""
 
-    def __init__(self, *, num_warps, threads_per_warp, block_id, grid, report, on_race, check_uninitialized):
-        self.num_threads = num_warps * threads_per_warp
-        self.num_warps = num_warps
-        self.threads_per_warp = threads_per_warp
+    num_warps: int
+    threads_per_warp: int
+    grid: tuple[int, int, int]
+    on_race: str
+    check_uninitialized: bool
+
+    @property
+    def num_threads(self) -> int:
+        return self.num_warps * self.threads_per_warp
+
+
+class _Executor:
+    """Executes one block (``block_id``) of the launch. Handlers in ``_HANDLERS`` receive it and the op."""
+
+    def __init__(self, launch: _Launch, block_id: tuple[int, int, int], report: Report) -> None:
+        self.launch = launch
         self.block_id = block_id
-        self.grid = grid
         self.report = report
-        self.on_race = on_race
-        self.check_uninitialized = check_uninitialized
+        self.num_threads = launch.num_threads
         self.tid = np.arange(self.num_threads, dtype=np.uint64)
-        self.warp_of_thread = np.arange(self.num_threads) // threads_per_warp
-        self.lane_of_thread = np.arange(self.num_threads) % threads_per_warp
+        self.warp_of_thread = np.arange(self.num_threads) // launch.threads_per_warp
+        self.lane_of_thread = np.arange(self.num_threads) % launch.threads_per_warp
         self.active = np.ones(self.num_threads, dtype=bool)
         self.env: dict[ir.Value, Any] = {}
         self.shared: list[Buffer] = []
@@ -727,19 +740,19 @@ class _Executor:
             location=_location(op),
             kind=kind,
             buffer=buf.name,
-            block=_linear_block(self.block_id, self.grid),
+            block=_linear_block(self.block_id, self.launch.grid),
             instruction_bytes=width,
             instructions=num_instructions,
             bytes_per_thread=int(np.prod(vshape, dtype=np.int64)) * elem_bytes,
         )
         if buf.space == "global":
-            sectors = _sectors(warps, addresses, width, self.num_warps)
+            sectors = _sectors(warps, addresses, width, self.launch.num_warps)
             for w in np.unique(warps):
                 self.report.global_accesses.append(GlobalAccess(warp=int(w), sectors=int(sectors[w]), **common))
             return
         lanes = self.lane_of_thread[active]
-        wave, ideal = _wavefronts(warps, lanes, addresses, width, self.num_warps, self.threads_per_warp)
-        moved = _distinct_elements(warps, offsets[active], self.num_warps) * elem_bytes
+        wave, ideal = _wavefronts(warps, lanes, addresses, width, self.launch.num_warps, self.launch.threads_per_warp)
+        moved = _distinct_elements(warps, offsets[active], self.launch.num_warps) * elem_bytes
         for w in np.unique(warps):
             self.report.shared_accesses.append(
                 SharedAccess(
@@ -753,7 +766,7 @@ class _Executor:
         tracking = buf.race_tracking()
         warp_bits = self._warp_bits(offsets)
         flat = offsets.ravel()
-        if self.check_uninitialized and not tracking.initialized[flat].all():
+        if self.launch.check_uninitialized and not tracking.initialized[flat].all():
             bad = flat[~tracking.initialized[flat]][0]
             raise MemoryAccessError(
                 f"read of uninitialised workgroup memory {buf.name} element {list(buf.multi_index(int(bad)))}"
@@ -803,14 +816,14 @@ class _Executor:
             buffer=buf.name,
             element=buf.multi_index(int(flat[i])),
             warp=int(warp_bits[i]).bit_length() - 1,
-            other_warps=tuple(w for w in range(self.num_warps) if int(other_bits[i]) >> w & 1),
+            other_warps=tuple(w for w in range(self.launch.num_warps) if int(other_bits[i]) >> w & 1),
             op=op.name,
             location=_location(op),
-            block=_linear_block(self.block_id, self.grid),
+            block=_linear_block(self.block_id, self.launch.grid),
             interval=self.interval,
             elements=int(np.count_nonzero(racing)),
         )
-        if self.on_race == "raise":
+        if self.launch.on_race == "raise":
             error = RaceError(str(race))
             error.located = True
             error.race = race
@@ -1323,11 +1336,11 @@ def _shuffle(ex, op):
     value, offset, width = ex.operands(op)
     mode = str(op.attributes["mode"]).split()[-1].rstrip(">")  # "#gpu<shuffle_mode xor>"
     width = ex.uniform(width, "gpu.shuffle width")
-    if not 1 <= width <= ex.threads_per_warp:
-        raise UndefinedBehaviorError(f"gpu.shuffle width {width} outside [1, {ex.threads_per_warp}]")
+    if not 1 <= width <= ex.launch.threads_per_warp:
+        raise UndefinedBehaviorError(f"gpu.shuffle width {width} outside [1, {ex.launch.threads_per_warp}]")
     lane = ex.lane_of_thread.astype(np.int64)
     # "the first `width` lanes of the subgroup must be active" -- in every warp that runs it.
-    warp_active = np.zeros(ex.num_warps, bool)
+    warp_active = np.zeros(ex.launch.num_warps, bool)
     np.logical_or.at(warp_active, ex.warp_of_thread, ex.active)
     needed = warp_active[ex.warp_of_thread] & (lane < width)
     if (needed & ~ex.active).any():
@@ -1337,7 +1350,7 @@ def _shuffle(ex, op):
     offset = _elem(op.operands[1].type).signed(offset)
     source = {"xor": lane ^ offset, "up": lane - offset, "down": lane + offset, "idx": offset}[mode]
     valid = (lane < width) & (source >= 0) & (source < width)
-    source_thread = ex.warp_of_thread * ex.threads_per_warp + np.where(valid, source, lane)
+    source_thread = ex.warp_of_thread * ex.launch.threads_per_warp + np.where(valid, source, lane)
     result = value[source_thread]
     valid_shape = valid.reshape(valid.shape + (1,) * (result.ndim - 1))
     result = np.where(valid_shape, result, _result_elem(op).garbage(result.shape))
@@ -1471,7 +1484,7 @@ def _matrix_form(op, num: int) -> _MatrixForm:
 def _row_addresses(ex, pointers: np.ndarray, form: _MatrixForm) -> np.ndarray:
     """Per thread, the byte address of the row it reads or writes: lane ``8 i + r`` supplies row
     ``r`` of matrix ``i``; lanes from ``8 num`` on repeat the row of lane ``lane % (8 num)``."""
-    providers = ex.warp_of_thread * ex.threads_per_warp + ex.lane_of_thread % (8 * form.num)
+    providers = ex.warp_of_thread * ex.launch.threads_per_warp + ex.lane_of_thread % (8 * form.num)
     return pointers[providers].astype(np.int64)
 
 
@@ -1520,7 +1533,7 @@ def _fragment_source(ex, form: _MatrixForm, matrix: int, half: int) -> tuple[np.
     row, col = lane // 4, 2 * (lane % 4) + half
     if form.trans:
         row, col = col, row
-    return ex.warp_of_thread * ex.threads_per_warp + 8 * matrix + row, col
+    return ex.warp_of_thread * ex.launch.threads_per_warp + 8 * matrix + row, col
 
 
 def _account_matrix(
@@ -1530,9 +1543,9 @@ def _account_matrix(
     providing = ex.lane_of_thread < 8 * form.num
     warps, lanes = ex.warp_of_thread[providing], ex.lane_of_thread[providing]
     wave, ideal = _wavefronts(
-        warps, lanes, addresses[providing][:, None], MATRIX_ROW_BYTES, ex.num_warps, ex.threads_per_warp
+        warps, lanes, addresses[providing][:, None], MATRIX_ROW_BYTES, ex.launch.num_warps, ex.launch.threads_per_warp
     )
-    moved = _distinct_elements(warps, offsets[providing], ex.num_warps) * buf.elem.mem_bytes
+    moved = _distinct_elements(warps, offsets[providing], ex.launch.num_warps) * buf.elem.mem_bytes
     for w in np.unique(warps):
         ex.report.shared_accesses.append(
             SharedAccess(
@@ -1540,7 +1553,7 @@ def _account_matrix(
                 location=_location(op),
                 kind=kind,
                 buffer=buf.name,
-                block=_linear_block(ex.block_id, ex.grid),
+                block=_linear_block(ex.block_id, ex.launch.grid),
                 warp=int(w),
                 bytes_per_thread=4 * form.num,
                 instruction_bytes=MATRIX_ROW_BYTES,
@@ -1646,7 +1659,7 @@ _HANDLERS: dict[str, Callable[[_Executor, Any], list | None]] = {
     "gpu.thread_id": _index_op(lambda ex, d: ex.tid if d == 0 else 0),
     "gpu.block_dim": _index_op(lambda ex, d: ex.num_threads if d == 0 else 1),
     "gpu.block_id": _index_op(lambda ex, d: ex.block_id[d]),
-    "gpu.grid_dim": _index_op(lambda ex, d: ex.grid[d]),
+    "gpu.grid_dim": _index_op(lambda ex, d: ex.launch.grid[d]),
     "gpu.lane_id": _lane_id,
     "gpu.barrier": _barrier,
     "gpu.shuffle": _shuffle,
@@ -1779,21 +1792,37 @@ def run_kernel(
     """
     if on_race not in ("raise", "record"):
         raise ValueError("on_race must be 'raise' or 'record'")
-    if isinstance(module_or_func, str):
-        with ir.Context():
-            return run_kernel(
-                ir.Module.parse(module_or_func),
-                args,
-                num_warps=num_warps,
-                threads_per_warp=threads_per_warp,
-                block_id=block_id,
-                num_blocks=num_blocks,
-                kernel=kernel,
-                on_race=on_race,
-                check_uninitialized=check_uninitialized,
-            )
+    with _parsed(module_or_func) as root:
+        func = _find_kernel(root, kernel)
+        warps = _warps_of(func, num_warps, threads_per_warp)
+        launch = _Launch(warps, threads_per_warp, _triple(num_blocks, 1), on_race, check_uninitialized)
+        body, attributions = _kernel_body(func)
+        args = _positional(args, len(body.arguments) - len(attributions))
+        blocks = _blocks_to_run(launch.grid, block_id)
+        report = Report(launch.num_warps, threads_per_warp, blocks, args)
+        bound = [_bind_argument(i, a, v, launch.num_threads) for i, (a, v) in enumerate(zip(body.arguments, args))]
+        with np.errstate(all="ignore"):  # overflow, NaN, ... are part of the semantics, not warnings
+            for b in blocks:
+                ex = _Executor(launch, b, report)
+                workgroup = [
+                    ex.new_shared(f"workgroup#{i} ({a.get_name()})", a.type) for i, a in enumerate(attributions)
+                ]
+                ex.run_block(body, bound + workgroup)
+        return report
 
-    func = _find_kernel(module_or_func, kernel)
+
+@contextlib.contextmanager
+def _parsed(module_or_func) -> Iterator[Any]:
+    """``module_or_func``, or the module its text parses to (in a context that lives as long)."""
+    if not isinstance(module_or_func, str):
+        yield module_or_func
+        return
+    with ir.Context():
+        yield ir.Module.parse(module_or_func)
+
+
+def _warps_of(func, num_warps: int | None, threads_per_warp: int) -> int:
+    """The launch's warps: ``num_warps``, or what the kernel's ``known_block_size`` declares."""
     attributes = func.attributes
     known = list(attributes["known_block_size"]) if "known_block_size" in attributes else None
     if num_warps is None:
@@ -1805,21 +1834,27 @@ def run_kernel(
     num_threads = num_warps * threads_per_warp
     if known is not None and known != [num_threads, 1, 1]:
         raise ValueError(f"kernel declares known_block_size {known} but the launch has {num_threads} threads")
+    return num_warps
 
+
+def _kernel_body(func) -> tuple[ir.Block, list[ir.BlockArgument]]:
+    """The kernel's one block and its workgroup attributions (the block arguments after the inputs)."""
     if len(func.regions[0].blocks) != 1:
         raise UnsupportedOp("kernels with more than one block (unstructured control flow) are not supported")
     body = func.regions[0].blocks[0]
-    num_inputs = len(attributes["function_type"].value.inputs)
-    attributions = list(body.arguments)[num_inputs:]
+    attributes = func.attributes
+    attributions = list(body.arguments)[len(attributes["function_type"].value.inputs) :]
     num_workgroup = attributes["workgroup_attributions"].value if "workgroup_attributions" in attributes else 0
     if len(attributions) != num_workgroup:
         raise UnsupportedOp("private attributions (per-thread memory) are not supported")
     for a in attributions:
         if _memory_space(a.type) != "workgroup":
             raise UnsupportedOp(f"workgroup attribution {a.get_name()}: {a.type} is not in workgroup memory")
-    args = _positional(args, num_inputs)
+    return body, attributions
 
-    grid = _triple(num_blocks, 1)
+
+def _blocks_to_run(grid: tuple[int, int, int], block_id) -> list[tuple[int, int, int]]:
+    """``block_id``, or every block of ``grid`` (x fastest); ValueError for a block outside it."""
     if block_id is None:
         blocks = [(x, y, z) for z in range(grid[2]) for y in range(grid[1]) for x in range(grid[0])]
     else:
@@ -1827,20 +1862,4 @@ def run_kernel(
     for b in blocks:
         if not all(0 <= i < g for i, g in zip(b, grid)):
             raise ValueError(f"block_id {b} outside grid {grid}")
-
-    report = Report(num_warps, threads_per_warp, blocks, args)
-    bound = [_bind_argument(i, a, v, num_threads) for i, (a, v) in enumerate(zip(body.arguments, args))]
-    with np.errstate(all="ignore"):  # overflow, NaN, ... are part of the semantics, not warnings
-        for b in blocks:
-            ex = _Executor(
-                num_warps=num_warps,
-                threads_per_warp=threads_per_warp,
-                block_id=b,
-                grid=grid,
-                report=report,
-                on_race=on_race,
-                check_uninitialized=check_uninitialized,
-            )
-            workgroup = [ex.new_shared(f"workgroup#{i} ({a.get_name()})", a.type) for i, a in enumerate(attributions)]
-            ex.run_block(body, bound + workgroup)
-    return report
+    return blocks
