@@ -124,6 +124,23 @@ _UNARY = "$src attr-dict `:` type($src) `->` type($result)"
 _MEMORY = "(`cacheModifier` `=` $cache^)? (`evictionPolicy` `=` $evict^)? (`volatile` $isVolatile^)?"
 _MEMORY_ATTRS = {"cache": "enum:cache", "evict": "enum:evict", "isVolatile": "unit"}
 
+
+def _buffer_op(name, head, operands, *, other=False, memory=True, typed="result", attributes=None):
+    """An AMD buffer op (TritonAMDGPUOps.td): ``head``, then ``$ptr[$offsets]`` with an optional
+    mask (and ``other`` value), an optional stride, the cache attributes when ``memory``, and
+    ``type($ptr) -> type($<typed>)``; it has a result unless ``typed`` is the stored ``value``."""
+    format_text = (
+        head
+        + "$ptr `[` $offsets `]` (`,` $mask^)? "
+        + ("(`,` $other^)? " if other else "")
+        + "(`stride` `=` $stride^)? "
+        + (_MEMORY + " " if memory else "")
+        + f"attr-dict `:` type($ptr) `->` type(${typed})"
+    )
+    results = () if typed == "value" else ("result",)
+    return _f(name, format_text, operands, results, attributes or (_MEMORY_ATTRS if memory else None))
+
+
 _TABLE = (
     # tt (TritonOps.td)
     _f("tt.func", "custom:func", results=()),
@@ -314,28 +331,13 @@ _TABLE = (
     _f("ttng.async_tma_store_wait", "attr-dict", (), ()),
     _f("ttng.tensormap_fenceproxy_acquire", "$desc_ptr attr-dict `:` qualified(type($desc_ptr))", ["desc_ptr"], ()),
     # amdg (TritonAMDGPUOps.td)
-    _f(
-        "amdg.buffer_load",
-        "$ptr `[` $offsets `]` (`,` $mask^)? (`,` $other^)? (`stride` `=` $stride^)? "
-        + _MEMORY
-        + " attr-dict `:` type($ptr) `->` type($result)",
-        ["ptr", "offsets", "stride?", "mask?", "other?"],
-        attributes=_MEMORY_ATTRS,
-    ),
-    _f(
-        "amdg.buffer_store",
-        "$value `,` $ptr `[` $offsets `]` (`,` $mask^)? (`stride` `=` $stride^)? "
-        + _MEMORY
-        + " attr-dict `:` type($ptr) `->` type($value)",
-        ["value", "ptr", "offsets", "stride?", "mask?"],
-        (),
-        attributes=_MEMORY_ATTRS,
-    ),
-    _f(
+    _buffer_op("amdg.buffer_load", "", ["ptr", "offsets", "stride?", "mask?", "other?"], other=True),
+    _buffer_op("amdg.buffer_store", "$value `,` ", ["value", "ptr", "offsets", "stride?", "mask?"], typed="value"),
+    _buffer_op(
         "amdg.buffer_atomic_rmw",
-        "$atomic_rmw_op `,` $sem `,` $scope `,` $value `,` $ptr `[` $offsets `]` "
-        "(`,` $mask^)? (`stride` `=` $stride^)? attr-dict `:` type($ptr) `->` type($result)",
+        "$atomic_rmw_op `,` $sem `,` $scope `,` $value `,` ",
         ["ptr", "offsets", "value", "stride?", "mask?"],
+        memory=False,
         attributes={"atomic_rmw_op": "enum:rmw_op", "sem": "enum:sem", "scope": "enum:scope"},
     ),
     _f("amdg.in_thread_transpose", _UNARY, ["src"]),
