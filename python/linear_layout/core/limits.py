@@ -1,10 +1,16 @@
-"""Input limits: how deep text and values may nest, and how many elements a shape may hold.
+"""Input limits: how deep text may nest, and how many elements a shape may hold.
 
 Pure: no ``mlir`` import. MLIR's parser recurses once per nesting level and overflows the C stack
-(SIGSEGV) after a few thousand levels; shapes whose element count overflows int64 trip MLIR
-assertions (SIGABRT); a layout over 2**40 elements cannot be materialised. These limits turn all
-of them into a :class:`LimitError` (a ``ValueError``) naming the limit, before any of that runs.
+(SIGSEGV) after a few thousand levels, and so do our own recursive-descent readers (the encoding
+syntax, the pass-pipeline syntax: ``RecursionError``); shapes whose element count overflows int64
+trip MLIR assertions (SIGABRT); a layout over 2**40 elements cannot be materialised. These limits
+turn all of them into a :class:`LimitError` (a ``ValueError``) naming the limit, or into the
+reader's own one-line syntax error with :func:`too_deep_message`, before any of that runs.
 Real IR nests a few dozen levels and GPU tiles hold far fewer than 2**40 elements.
+
+:data:`MAX_NESTING_DEPTH` is the one nesting limit of the project: brackets ``( [ { <`` in MLIR text
+(the driver), in encoding text (``parse_encoding``, where an alias reference counts as a level too)
+and in pass pipelines (``func.func(...)`` anchors).
 
 Example::
 
@@ -30,9 +36,12 @@ __all__ = [
     "TextPosition",
     "check_materialised",
     "check_text_limits",
+    "too_deep_message",
 ]
 
-#: The deepest nesting of brackets ``( [ { <`` accepted in text, and of lists in Python values.
+#: The deepest nesting of brackets ``( [ { <`` accepted in any text the project reads (MLIR, encodings,
+#: pass pipelines). Our recursive readers use at most 3 Python frames per level: 768 at the limit,
+#: inside Python's default recursion limit of 1000.
 MAX_NESTING_DEPTH = 256
 #: The most elements one static shape (tensor, memref, vector, layout) may hold.
 MAX_ELEMENTS = 2**40
@@ -48,6 +57,15 @@ _SHAPE = re.compile(r"<\s*((?:(?:\d+|\?)\s*x\s*)+)")
 
 class LimitError(ValueError):
     """Input past one of the limits of this module."""
+
+
+def too_deep_message(max_depth: int = MAX_NESTING_DEPTH) -> str:
+    """What every reader says about text nested past ``max_depth`` levels.
+
+    >>> too_deep_message()
+    'nesting deeper than 256 levels (the limit)'
+    """
+    return f"nesting deeper than {max_depth} levels (the limit)"
 
 
 @dataclass(frozen=True)
@@ -125,7 +143,7 @@ def check_text_limits(text: str, *, max_depth: int = MAX_NESTING_DEPTH, max_elem
     """
     offset = _deepest_offset(text, max_depth)
     if offset is not None:
-        raise LimitError(f"{_position(text, offset)}: nesting deeper than {max_depth} levels (the limit)")
+        raise LimitError(f"{_position(text, offset)}: {too_deep_message(max_depth)}")
     oversized = _oversized_shape(text, max_elements)
     if oversized is not None:
         offset, count = oversized

@@ -27,7 +27,16 @@ from mlir.passmanager import PassManager
 
 from .pipeline import PipelineElement, PipelineError, parse_pipeline
 
-__all__ = ["Pass", "Pipeline", "PipelineError", "build_pass_manager", "get_pass", "pass_names", "parse_pipeline"]
+__all__ = [
+    "Pass",
+    "Pipeline",
+    "PipelineError",
+    "PipelinePassManager",
+    "build_pass_manager",
+    "get_pass",
+    "pass_names",
+    "parse_pipeline",
+]
 
 # command-line name -> module in this package
 _REGISTRY = {
@@ -105,7 +114,14 @@ class Pass(_Configurable, abc.ABC):
     `argument` (the command-line name) and `summary`.
 
     A pass finds every problem first (`problems`) and changes the IR only when there is none
-    (`apply`), so that a failing pass leaves the module unchanged."""
+    (`apply`), so that a failing pass leaves the module unchanged.
+
+    `op_name` is the op the pass runs on (MLIR's `OperationPass<OpT>`), or None for a pass that
+    runs on any op. A pass that writes outside the op it is given (`ll-to-simt` adds a `gpu.module`
+    to the module) must not be nested under a smaller op: as upstream nested pass managers promise,
+    a pass changes nothing outside its anchor."""
+
+    op_name: ClassVar[str | None] = None
 
     def problems(self, op: ir.Operation) -> list[tuple[ir.Location, str]]:
         """What stops the pass on `op`, as (location, message) pairs; nothing is changed."""
@@ -117,15 +133,31 @@ class Pass(_Configurable, abc.ABC):
 
     def run(self, op: ir.Operation) -> bool:
         """`problems`, reported with `location.emit_error`, then `apply` when there are none."""
+        if self.op_name is not None and op.operation.name != self.op_name:
+            op.location.emit_error(f"pass '{self.argument}' runs on '{self.op_name}', not on '{op.operation.name}'")
+            return False
         return _run_on(self, [op])
+
+    def check_anchor(self, anchor: Sequence[str]) -> None:
+        """PipelineError if the pass cannot run on the ops `anchor` leads to (the root module when empty)."""
+        anchored = anchor[-1] if anchor else "builtin.module"
+        if self.op_name is not None and anchored != self.op_name:
+            raise PipelineError(
+                f"pass '{self.argument}' runs on '{self.op_name}' (it changes the IR outside a smaller op), "
+                f"so it cannot be nested in '{anchored}(...)'; write it at the level of a {self.op_name}, "
+                f"e.g. 'builtin.module({self.argument})'"
+            )
 
     def add_to(self, pm: PassManager, anchor: Sequence[str] = ()) -> None:
         """Append this pass to `pm`, run on each op reached through the nested op names `anchor`
-        (e.g. `("func.func",)`), or on the pass manager's root op when `anchor` is empty.
+        (e.g. `("func.func",)`), or on the pass manager's root op when `anchor` is empty;
+        PipelineError if the pass cannot run there (`op_name`).
 
         The upstream bindings abort when a Python pass is nested under an op-specific pass
         manager, so the pass is generic and finds its anchors itself (direct children at each
         level, as nested MLIR pass managers do)."""
+
+        self.check_anchor(anchor)
 
         def run(op: ir.Operation, pass_) -> None:
             if not _run_on(self, _anchored(op.operation, tuple(anchor))):
@@ -175,9 +207,7 @@ def _anchored(op: ir.Operation, anchor: tuple[str, ...]) -> list[ir.Operation]:
 
 
 def _contains_python_pass(element: PipelineElement) -> bool:
-    if element.children is None:
-        return element.name in _REGISTRY
-    return any(_contains_python_pass(child) for child in element.children)
+    return any(item.children is None and item.name in _REGISTRY for item in element.walk())
 
 
 def _one_line(message: str) -> str:
@@ -237,17 +267,66 @@ def add_pipeline(pm: PassManager, elements: Sequence[PipelineElement], anchor: S
             add_pipeline(pm, element.children, (*anchor, element.name))
         elif element.children is None and element.name in _REGISTRY:
             flush()
-            get_pass(element.name).from_options(element.options).add_to(pm, anchor)
+            _add_registered(pm, element, anchor)
         else:
             upstream.append(str(element))
     flush()
 
 
-def build_pass_manager(pipeline: str, context: ir.Context | None = None) -> PassManager:
-    """An upstream `PassManager` on `builtin.module` running `pipeline`, which may mix this
-    project's passes and upstream ones. Raises PipelineError (a ValueError) with a one-line
-    message for bad syntax, unknown passes and bad options."""
+class PipelinePassManager(PassManager):
+    """An upstream `PassManager` on `builtin.module` whose `run` is atomic per pipeline: when any
+    pass fails, the module is put back as it was before the first pass, so that no caller ever sees
+    half-rewritten IR (`ll-linearize-encodings` done, `ll-to-simt` failed). Each of our passes
+    already leaves the module unchanged when it fails; upstream pipelines do not promise it.
+
+    Postcondition of `run(module)`: it returns with the pipeline's result, or raises `MLIRError`
+    (the diagnostics of the failure) with the module's body and attributes as before the call.
+    Operations of the old body held by the caller are invalid after a failure (they are replaced
+    by equal copies)."""
+
+    def run(self, operation) -> None:
+        operation = operation.operation
+        snapshot = operation.clone()
+        try:
+            super().run(operation)
+        except ir.MLIRError:
+            _restore(operation, snapshot)
+            raise
+        finally:
+            snapshot.erase()
+
+
+def _restore(operation: ir.Operation, snapshot: ir.Operation) -> None:
+    """Put `snapshot`'s single-block body and its attributes into `operation` (a `builtin.module`)."""
+    body = operation.regions[0].blocks[0]
+    for op in list(body.operations):
+        op.erase()
+    for op in list(snapshot.regions[0].blocks[0].operations):
+        op.detach_from_parent()
+        body.append(op)
+    for name in list(operation.attributes):
+        del operation.attributes[name]
+    for name in list(snapshot.attributes):
+        operation.attributes[name] = snapshot.attributes[name]
+
+
+def _add_registered(pm: PassManager, element: PipelineElement, anchor: Sequence[str]) -> None:
+    """Append one of our passes or named pipelines; an error inside a named pipeline names it."""
+    configured = get_pass(element.name).from_options(element.options)
+    try:
+        configured.add_to(pm, anchor)
+    except PipelineError as error:
+        if isinstance(configured, Pass):
+            raise
+        raise PipelineError(f"in pipeline '{element.name}': {error}") from None
+
+
+def build_pass_manager(pipeline: str, context: ir.Context | None = None) -> PipelinePassManager:
+    """A `PipelinePassManager` (an upstream `PassManager` on `builtin.module`, atomic per run)
+    running `pipeline`, which may mix this project's passes and upstream ones. Raises
+    PipelineError (a ValueError) with a one-line message for bad syntax, unknown passes, bad
+    options and passes nested where they cannot run."""
     context = context or ir.Context.current
-    pm = PassManager("builtin.module", context)
+    pm = PipelinePassManager("builtin.module", context)
     add_pipeline(pm, parse_pipeline(pipeline))
     return pm

@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..core.limits import MAX_NESTING_DEPTH, too_deep_message
+
 __all__ = ["PipelineError", "PipelineElement", "parse_pipeline"]
 
 
@@ -23,10 +25,30 @@ class PipelineElement:
     children: list[PipelineElement] | None = None
 
     def __str__(self) -> str:
-        text = self.name + (f"{{{self.options}}}" if self.options else "")
-        if self.children is not None:
-            text += "(" + ", ".join(map(str, self.children)) + ")"
-        return text
+        """The element as pipeline text, written without recursion (anchors nest up to the limit)."""
+        parts: list[str] = []
+        pending: list[PipelineElement | str] = [self]
+        while pending:
+            item = pending.pop()
+            if isinstance(item, str):
+                parts.append(item)
+                continue
+            parts.append(item.name + (f"{{{item.options}}}" if item.options else ""))
+            if item.children is not None:
+                pending.append(")")
+                for index in range(len(item.children) - 1, -1, -1):
+                    pending += [item.children[index], ", "] if index else [item.children[index]]
+                pending.append("(")
+        return "".join(parts)
+
+    def walk(self) -> list[PipelineElement]:
+        """This element and every element nested in it, without recursion."""
+        found, pending = [], [self]
+        while pending:
+            item = pending.pop()
+            found.append(item)
+            pending += item.children or ()
+        return found
 
 
 _NAME = re.compile(r"\s*([A-Za-z_][\w.\-]*)")
@@ -36,9 +58,11 @@ class _Parser:
     def __init__(self, text: str) -> None:
         self.text = text
         self.pos = 0
+        self.depth = 0  # open anchors `name(`, at most MAX_NESTING_DEPTH
 
     def fail(self, message: str) -> PipelineError:
-        return PipelineError(f"invalid pass pipeline at column {self.pos + 1}: {message} in '{self.text}'")
+        text = self.text if len(self.text) <= 120 else self.text[:117] + "..."
+        return PipelineError(f"invalid pass pipeline at column {self.pos + 1}: {message} in '{text}'")
 
     def skip_spaces(self) -> None:
         while self.pos < len(self.text) and self.text[self.pos].isspace():
@@ -67,8 +91,12 @@ class _Parser:
         if self.peek() == "{":
             element.options = self.braced()
         if self.peek() == "(":
+            if self.depth >= MAX_NESTING_DEPTH:
+                raise self.fail(too_deep_message())
             self.pos += 1
+            self.depth += 1
             element.children = self.element_list(")")
+            self.depth -= 1
             if self.peek() != ")":
                 raise self.fail("expected ')'" if self.peek() == "" else f"expected ',' or ')', got '{self.peek()}'")
             self.pos += 1
