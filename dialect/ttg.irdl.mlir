@@ -23,6 +23,13 @@ irdl.dialect @ttg {
     irdl.parameters(fields: %fields)
   }
 
+  // distributed: any surjective explicit linear layout (Triton 3.9's GenericLinearEncodingAttr);
+  // #ttg.linear must be a permutation matrix once its zero bases are dropped
+  irdl.attribute @generic_linear {
+    %fields = irdl.base "#builtin.dictionary"
+    irdl.parameters(fields: %fields)
+  }
+
   // distributed: NVIDIA MMA accumulator (versionMajor 2 = Ampere, 3 = Hopper)
   irdl.attribute @nvidia_mma {
     %fields = irdl.base "#builtin.dictionary"

@@ -13,6 +13,11 @@ import pytest
 INPUTS = Path(__file__).parent / "lit" / "driver" / "Inputs"
 VALID = 'func.func @f(%a: tensor<32xf32, #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>>) {\n  return\n}\n'
 
+# Triton 3.9 rejects a #ttg.linear that is not a permutation matrix once its zero bases are dropped, and
+# aborts on one that is not surjective (tests/test_encodings_validation.py checks the rule against it).
+LINEAR = ('func.func @f(%a: tensor<4xf32, #ttg.linear<{{register = {}, lane = [], warp = [], block = []}}>>) '
+          '{{\n  return\n}}\n')
+
 
 def run_opt(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "linear_layout.tools.opt", *args], input=stdin,
@@ -24,6 +29,13 @@ CASES = {
     "malformed type": ([], b"func.func @f(%a: tensor<4xf32>>) {\n  return\n}\n", "<stdin>:1:"),
     "unknown operation": ([str(INPUTS / "unknown-op.mlir")], None, "unknown-op.mlir:2:"),
     "invalid encoding": ([], VALID.replace("[32]", "[3]").encode(), "<stdin>:1:1: error: invalid encoding #ttg.blocked"),
+    "non-permutation #ttg.linear": (
+        [], LINEAR.format("[[1], [3]]").encode(), "<stdin>:1:1: error: invalid encoding #ttg.linear: #ttg.linear "
+        "without its zero bases must be a permutation matrix (each basis one distinct power of two in one dim), "
+        "but basis [3] is not a single power of two"),
+    "non-surjective #ttg.linear": (
+        [], LINEAR.format("[[2]]").encode(), "<stdin>:1:1: error: invalid encoding #ttg.linear: #ttg.linear must "
+        "be surjective onto its shape [4]"),
     "invalid pipeline": (["-p", "builtin.module(cse"], VALID.encode(), "invalid pass pipeline"),
     "unknown pass": (["-p", "no-such-pass"], VALID.encode(), "unknown pass 'no-such-pass'"),
     "bad pass option": (["-p", "canonicalize{max-iterations=x}"], VALID.encode(), "max-iterations"),

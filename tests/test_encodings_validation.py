@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from linear_layout import encodings as E
-from linear_layout.core.limits import LimitError
+from linear_layout.core.limits import MAX_NESTING_DEPTH, LimitError, check_text_limits
 from linear_layout.encodings import EncodingError, EncodingSyntaxError
 
 BLOCKED = "#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [2, 2], order = [1, 0]}>"
@@ -264,7 +264,43 @@ def test_rank_is_limited():
     ],
 )
 def test_deep_nesting_is_a_value_error_not_a_recursion_error(text):
-    assert "nesting deeper than 64 levels (the limit)" in one_line_error(EncodingSyntaxError, E.parse_encoding, text)
+    message = one_line_error(EncodingSyntaxError, E.parse_encoding, text)
+    assert f"nesting deeper than {MAX_NESTING_DEPTH} levels (the limit)" in message
+
+
+def _at_stack_depth(frames, call):
+    """``call()`` with ``frames`` more Python frames below it (a caller deep in its own code)."""
+    return call() if frames == 0 else _at_stack_depth(frames - 1, call)
+
+
+@pytest.mark.parametrize("opening, closing", [("[", "]"), ("{a = ", "}")])
+def test_nesting_limit_is_the_projects_one_limit(opening, closing):
+    """The encoding parser counts brackets as the driver's text guard does (core.limits), up to the
+    same MAX_NESTING_DEPTH, and stays inside Python's recursion limit there even when called from
+    200 frames deep; one level more is the nesting error."""
+
+    def text(depth):  # `#ttg.x<{` opens 2 levels, the value's own bracket the third
+        head = "#ttg.amd_wmma<{version = 2, ctaLayout = " if opening != "[" else "#ttg.blocked<{order = "
+        return head + opening * (depth - 2) + "1" + closing * (depth - 2) + "}>"
+
+    check_text_limits(text(MAX_NESTING_DEPTH))
+    at_limit = one_line_error(EncodingSyntaxError, _at_stack_depth, 200, lambda: E.parse_encoding(text(MAX_NESTING_DEPTH)))
+    assert "nesting" not in at_limit  # a different error: the value is not a layout
+    with pytest.raises(LimitError):
+        check_text_limits(text(MAX_NESTING_DEPTH + 1))
+    message = one_line_error(EncodingSyntaxError, E.parse_encoding, text(MAX_NESTING_DEPTH + 1))
+    assert f"nesting deeper than {MAX_NESTING_DEPTH} levels (the limit)" in message
+
+
+def test_alias_references_count_as_nesting_levels():
+    """A chain of aliases recurses once per alias: each reference is one level of the same limit."""
+    chain = {f"#a{i}": f"#a{i + 1}" for i in range(2 * MAX_NESTING_DEPTH)}
+    chain[f"#a{2 * MAX_NESTING_DEPTH}"] = BLOCKED
+    message = one_line_error(EncodingSyntaxError, _at_stack_depth, 200, lambda: E.parse_encoding("#a0", chain))
+    assert f"nesting deeper than {MAX_NESTING_DEPTH} levels (the limit)" in message
+    short = {f"#a{i}": f"#a{i + 1}" for i in range(100)}
+    short["#a100"] = BLOCKED
+    assert str(E.parse_encoding("#a0", short)) == BLOCKED
 
 
 def test_slices_nest_only_as_deep_as_the_rank():
@@ -338,3 +374,128 @@ def test_errors_inside_an_alias_name_it():
     aliases = {"#bad": "#ttg.blocked<{sizePerThread = [1]}>"}
     message = one_line_error(EncodingSyntaxError, E.parse_encoding, "#ttg.slice<{dim = 0, parent = #bad}>", aliases)
     assert message.startswith("in alias #bad:") and "missing the field" in message
+
+
+# ---------------------------------------------------------------- #ttg.linear: exactly what Triton 3.9 accepts
+
+
+@pytest.mark.parametrize(
+    "text, rule",
+    [
+        ("#ttg.linear<{register = [[0, 1], [0, 3]], lane = [[1, 0]], warp = [], block = []}>", "[0, 3] is not a"),
+        ("#ttg.linear<{register = [[1, 1], [0, 1]], lane = [], warp = [], block = []}>", "[1, 1] is not a"),
+        ("#ttg.linear<{register = [[0, 1]], lane = [[0, 1], [1, 0]], warp = [], block = []}>", "[0, 1] is a repeat"),
+        ("#ttg.linear<{register = [[1], [2]], lane = [[3]], warp = [], block = []}>", "[3] is not a"),
+    ],
+)
+def test_surjective_linear_that_is_not_a_permutation_is_rejected(text, rule):
+    """Surjective, but not a permutation matrix once the zero bases are dropped: Triton 3.9's
+    LinearEncodingAttr::verify rejects these ("requires a permutation matrix layout")."""
+    message = one_line_error(EncodingError, E.parse_encoding, text)
+    assert "#ttg.linear without its zero bases must be a permutation matrix" in message and rule in message
+
+
+def test_broadcast_bases_are_allowed_anywhere():
+    text = "#ttg.linear<{register = [[0, 1], [0, 0]], lane = [[0, 0], [1, 0]], warp = [[0, 0]], block = [[0, 2]]}>"
+    layout = E.parse_encoding(text)
+    assert layout.shape == (2, 4) and E.parse_encoding(str(layout)) == layout
+
+
+@st.composite
+def linear_attribute_bases(draw):
+    """Bases for a #ttg.linear, near the valid set: a permutation of the unit bits of a random box,
+    spread over the hardware dims with zero bases, then 0-2 corruptions (a basis replaced by random
+    entries, repeated, dropped, or one entry changed)."""
+    rank = draw(st.integers(1, 3))
+    sizes_log2 = draw(st.lists(st.integers(0, 3), min_size=rank, max_size=rank))
+    bases = [tuple((1 << k) if d == dim else 0 for d in range(rank)) for dim in range(rank) for k in range(sizes_log2[dim])]
+    bases += [(0,) * rank] * draw(st.integers(0, 2))
+    bases = list(draw(st.permutations(bases)))
+    for _ in range(draw(st.integers(0, 2))):
+        kind = draw(st.sampled_from(["random", "repeat", "drop", "entry"]))
+        index = draw(st.integers(0, max(len(bases) - 1, 0)))
+        if kind == "random" or not bases:
+            bases.insert(index, tuple(draw(st.lists(st.integers(0, 7), min_size=rank, max_size=rank))))
+        elif kind == "repeat":
+            bases.insert(draw(st.integers(0, len(bases))), bases[index])
+        elif kind == "drop":
+            del bases[index]
+        else:
+            entry = draw(st.integers(0, rank - 1))
+            bases[index] = tuple(draw(st.integers(0, 7)) if d == entry else v for d, v in enumerate(bases[index]))
+    if not bases:
+        bases = [(0,) * rank]
+    cuts = sorted(draw(st.lists(st.integers(0, len(bases)), min_size=3, max_size=3)))
+    groups = [bases[a:b] for a, b in zip([0, *cuts], [*cuts, len(bases)])]
+    return dict(zip(("register", "lane", "warp", "block"), groups)), rank
+
+
+def _linear_text(groups) -> str:
+    body = ", ".join(f"{name} = {[list(b) for b in bases]}" for name, bases in groups.items())
+    return f"#ttg.linear<{{{body}}}>"
+
+
+class _TritonLinearOracle:
+    """Triton 3.9's verdict on a #ttg.linear, without letting it abort the test process: surjectivity
+    (its parser aborts on a non-surjective layout) from Triton's own LinearLayout, then its parser and
+    LinearEncodingAttr::verify on a module using the attribute."""
+
+    def __init__(self, tmp_path):
+        import warnings
+
+        warnings.filterwarnings("ignore")
+        from triton._C.libtriton import ir
+        from triton.tools import LinearLayout as TritonLayout
+
+        self.ir, self.layout_class, self.path = ir, TritonLayout, tmp_path / "linear.mlir"
+        self.context = ir.context()
+        ir.load_dialects(self.context)
+
+    def accepts(self, groups, rank) -> bool:
+        names = [f"dim{d}" for d in range(rank)]
+        box = [1 << max((b[d] for bs in groups.values() for b in bs), default=0).bit_length() for d in range(rank)]
+        bases = [(name, [list(b) for b in bs]) for name, bs in groups.items()]
+        if not self.layout_class.from_bases(bases, names, box, require_surjective=False).is_surjective():
+            return False  # Triton's parser aborts the process: a rejection
+        shape = "x".join(map(str, box))
+        self.path.write_text(
+            'module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = 32 : i32}'
+            f" {{\n  tt.func public @f(%x: tensor<{shape}xf16, {_linear_text(groups)}>) {{ tt.return }}\n}}\n"
+        )
+        try:
+            self.ir.parse_mlir_module(str(self.path), self.context)
+        except RuntimeError:
+            return False
+        return True
+
+
+@pytest.fixture(scope="module")
+def triton_linear_oracle(tmp_path_factory):
+    pytest.importorskip("triton", reason="Triton 3.9 is the oracle for #ttg.linear validity")
+    return _TritonLinearOracle(tmp_path_factory.mktemp("oracle"))
+
+
+def test_linear_oracle_discriminates(triton_linear_oracle):
+    """The oracle itself: a permutation layout with broadcast bases is accepted, a surjective
+    non-permutation one and a non-surjective one are rejected."""
+    ok = {"register": [(0, 1), (0, 0)], "lane": [(1, 0)], "warp": [], "block": []}
+    assert triton_linear_oracle.accepts(ok, 2)
+    assert not triton_linear_oracle.accepts({**ok, "register": [(0, 1), (0, 3)]}, 2)
+    assert not triton_linear_oracle.accepts({**ok, "register": [(0, 2)]}, 2)
+
+
+@settings(max_examples=300, deadline=None)
+@given(linear_attribute_bases())
+def test_linear_validity_matches_triton(triton_linear_oracle, case):
+    """We reject exactly the #ttg.linear layouts Triton 3.9 rejects (or aborts on), each with one line."""
+    groups, rank = case
+    text = _linear_text(groups)
+    triton_ok = triton_linear_oracle.accepts(groups, rank)
+    try:
+        layout = E.parse_encoding(text)
+    except EncodingError as error:
+        assert "\n" not in str(error)
+        assert not triton_ok, f"we reject what Triton accepts: {text}: {error}"
+        return
+    assert triton_ok, f"we accept what Triton rejects: {text}"
+    assert E.parse_encoding(str(layout)) == layout

@@ -1146,9 +1146,7 @@ class LinearLayout:
         >>> LinearLayout.divide_left(A, LinearLayout.identity_1d(2, "i", "o")).bases
         (('i', ((1,), (2,))),)
         """
-        _require_layout(A, "divide_left", "A")
-        _require_layout(B, "divide_left", "B")
-        return _divide(A, B, b_is_minor=True)
+        return _divide(A, B, "divide_left", b_is_minor=True)
 
     @staticmethod
     def divide_right(A: LinearLayout, B: LinearLayout) -> LinearLayout | None:
@@ -1159,13 +1157,13 @@ class LinearLayout:
         Requires: nothing; an impossible division returns ``None``.
         Postcondition: ``C * B == A`` when ``C`` is not ``None``.
 
-        >>> A = LinearLayout.identity_1d(8, "i", "o")
-        >>> LinearLayout.divide_right(A, LinearLayout.identity_1d(2, "i", "o")).bases
-        (('i', ((1,), (2,))),)
+        A broadcast (zero) factor divides on the major side only:
+
+        >>> C, Z = LinearLayout.identity_1d(4, "i", "o"), LinearLayout.zeros_1d(2, "i", "o")
+        >>> LinearLayout.divide_right(C * Z, Z) == C, LinearLayout.divide_left(C * Z, Z)
+        (True, None)
         """
-        _require_layout(A, "divide_right", "A")
-        _require_layout(B, "divide_right", "B")
-        return _divide(A, B, b_is_minor=False)
+        return _divide(A, B, "divide_right", b_is_minor=False)
 
     # ------------------------------------------------------------------ reshaping
 
@@ -1747,7 +1745,10 @@ def _solve(A: LinearLayout, B: LinearLayout, identity_dims: tuple[str, ...]) -> 
     return LinearLayout._make(B._ins, outs, tuple(cols))
 
 
-def _divide(A: LinearLayout, B: LinearLayout, b_is_minor: bool) -> LinearLayout | None:
+def _divide(A: LinearLayout, B: LinearLayout, method: str, b_is_minor: bool) -> LinearLayout | None:
+    """``divide_left`` (``b_is_minor``) or ``divide_right``, named ``method`` in errors."""
+    _require_layout(A, method, "A")
+    _require_layout(B, method, "B")
     a_in, a_out = dict(A._ins), dict(A._outs)
     b_in, b_out = dict(B._ins), dict(B._outs)
     if not set(b_in) <= set(a_in) or not set(b_out) <= set(a_out):

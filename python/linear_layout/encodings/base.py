@@ -134,23 +134,51 @@ def check_rank(name: str, rank: int) -> None:
         raise LimitError(f"{name} has rank {rank}; the most an encoding may have is {MAX_RANK} (the rank limit)")
 
 
+def non_unit_basis(bases: Sequence[Basis]) -> tuple[Basis, str] | None:
+    """Triton's permutation-matrix rule (``isPermutationMatrixLayout``): without its zero
+    (broadcast) bases, a layout is a permutation matrix, so every non-zero basis is one power of two
+    in one dim, and no two are alike. The first basis breaking the rule, and how; None if none does.
+
+    Requires: non-negative entries. Postcondition: None means the non-zero bases are distinct unit
+    bits; with no bit skipped (surjective onto the bases' box) they are a permutation matrix.
+    Example: ``[[0, 1], [0, 2], [1, 0], [0, 0]]`` gives None; ``[[0, 3]]`` gives ``((0, 3), "not a
+    single power of two")`` and ``[[0, 1], [0, 1]]`` gives ``((0, 1), "a repeat")``.
+    """
+    seen: set[tuple[int, int]] = set()
+    for b in bases:
+        nonzero = [(d, v) for d, v in enumerate(b) if v]
+        if not nonzero:
+            continue
+        if len(nonzero) != 1 or not is_pow2(nonzero[0][1]):
+            return tuple(b), "not a single power of two"
+        if nonzero[0] in seen:
+            return tuple(b), "a repeat"
+        seen.add(nonzero[0])
+    return None
+
+
+def check_unit_bases(what: str, bases: Sequence[Basis]) -> None:
+    """:func:`non_unit_basis` as an :class:`EncodingError` naming ``what``."""
+    problem = non_unit_basis(bases)
+    if problem is not None:
+        raise EncodingError(
+            f"{what} without its zero bases must be a permutation matrix (each basis one distinct power "
+            f"of two in one dim), but basis {list(problem[0])} is {problem[1]}; all its bases: {[list(b) for b in bases]}"
+        )
+
+
 def check_cga(cga_layout: BasisList, rank: int) -> None:
     """Triton's CGAEncodingAttr rule: without its zero (broadcast) bases the CGA layout is a
     permutation matrix, so each dim is split by distinct bits 1, 2, 4, ... (no gaps)."""
     for b in cga_layout:
         if len(b) != rank:
             raise EncodingError(f"cga_layout bases must have {rank} entries (the layout rank), got {list(b)}")
+    check_unit_bases("cga_layout", cga_layout)
     seen: list[set[int]] = [set() for _ in range(rank)]
     for b in cga_layout:
-        nonzero = [(d, v) for d, v in enumerate(b) if v]
-        if not nonzero:
-            continue
-        if len(nonzero) != 1 or not is_pow2(nonzero[0][1]) or nonzero[0][1] in seen[nonzero[0][0]]:
-            raise EncodingError(
-                "cga_layout without its zero bases must be a permutation matrix "
-                f"(each basis one distinct power of two), got {[list(b) for b in cga_layout]}"
-            )
-        seen[nonzero[0][0]].add(nonzero[0][1])
+        for d, v in enumerate(b):
+            if v:
+                seen[d].add(v)
     for d, powers in enumerate(seen):
         if powers and max(powers) >= 1 << len(powers):
             raise EncodingError(

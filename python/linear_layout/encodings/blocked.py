@@ -24,6 +24,7 @@ from .base import (
     check_pow2,
     check_shape,
     combine_cta_cga,
+    non_unit_basis,
     dim_names,
     fmt,
     integer,
@@ -186,7 +187,8 @@ class SliceLayout(DistributedLayout):
 def _linear_base(
     name: str, reg: BasisList, lane: BasisList, warp: BasisList, block: BasisList, shape: tuple[int, ...]
 ) -> LinearLayout:
-    """The layout an explicit ``#ttg.linear`` holds, checked surjective onto ``shape``."""
+    """The layout an explicit ``#ttg.linear``/``#ttg.generic_linear`` holds, checked surjective onto
+    ``shape`` (Triton's parser aborts otherwise)."""
     names = dim_names(len(shape))
     for in_dim, bases in (("register", reg), ("lane", lane), ("warp", warp), ("block", block)):
         for b in bases:
@@ -206,7 +208,11 @@ def _linear_base(
 
 @dataclass(frozen=True)
 class DistributedLinearLayout(DistributedLayout):
-    """An explicit linear layout (``#ttg.linear``): bases for each hardware index bit.
+    """An explicit linear layout (Gluon's ``DistributedLinearLayout``): bases for each hardware index bit.
+
+    Its text is Triton 3.9's: ``#ttg.linear`` when the layout is a permutation matrix once its zero
+    (broadcast) bases are dropped (``LinearEncodingAttr::verify`` requires it), else
+    ``#ttg.generic_linear`` (any surjective layout), as Gluon builds one or the other.
 
     Formula (Triton's LinearEncodingAttr::toLinearLayout): the layout with its out dims in the
     register order, ``ensure_layout_not_smaller_than`` then ``ensure_layout_not_larger_than``
@@ -267,8 +273,14 @@ class DistributedLinearLayout(DistributedLayout):
         layout = ensure_layout_not_larger_than(layout, named_shape, broadcast_registers=False)
         return layout.transpose_outs(names)
 
+    @property
+    def is_generic(self) -> bool:
+        """Not a permutation matrix once the zero bases are dropped: Triton's ``#ttg.generic_linear``."""
+        return non_unit_basis(self.reg_bases + self.lane_bases + self.warp_bases + self.block_bases) is not None
+
     def __str__(self) -> str:
         return (
-            f"#ttg.linear<{{register = {fmt(self.reg_bases)}, lane = {fmt(self.lane_bases)}, "
+            f"#ttg.{'generic_linear' if self.is_generic else 'linear'}<{{register = {fmt(self.reg_bases)}, "
+            f"lane = {fmt(self.lane_bases)}, "
             f"warp = {fmt(self.warp_bases)}, block = {fmt(self.block_bases)}}}>"
         )

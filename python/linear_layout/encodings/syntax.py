@@ -10,7 +10,8 @@ Grammar (what Triton 3.9 prints, keys in any order since MLIR sorts dictionary k
 
 Every error is an :class:`EncodingSyntaxError` (a ``ValueError``) on one line, with the column:
 unknown encoding names list the known ones, unknown keys get a "did you mean" suggestion and the
-family's keys, aliases must be known and acyclic, nesting is limited to ``MAX_PARSE_DEPTH``.
+family's keys, aliases must be known and acyclic, brackets (and alias references) nest at most
+``core.limits.MAX_NESTING_DEPTH`` levels, the project's one nesting limit.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..core.limits import MAX_NESTING_DEPTH, too_deep_message
 from .amd import AMDMFMALayout, AMDWMMALayout
 from .base import (
     DistributedLayout,
@@ -28,6 +30,7 @@ from .base import (
     Layout,
     SharedLayout,
     box_sizes,
+    check_unit_bases,
     type_name,
 )
 from .blocked import BlockedLayout, DistributedLinearLayout, SliceLayout
@@ -42,10 +45,7 @@ from .shared import (
     padded_identity_offsets,
 )
 
-__all__ = ["ENCODING_NAMES", "MAX_PARSE_DEPTH", "collect_aliases", "parse_encoding"]
-
-#: The deepest nesting of lists, dictionaries and encodings ``parse_encoding`` reads.
-MAX_PARSE_DEPTH = 64
+__all__ = ["ENCODING_NAMES", "collect_aliases", "parse_encoding"]
 
 Fields = dict[str, Any]
 Pairs = list[tuple[int, int]]
@@ -56,7 +56,15 @@ Pairs = list[tuple[int, int]]
 # ----------------------------------------------------------------------------
 
 
-def _linear(f: Fields, _: Pairs | None) -> Layout:
+def _linear(f: Fields, pairs: Pairs | None) -> Layout:
+    """``#ttg.linear``: Triton 3.9 requires a permutation matrix once the zero bases are dropped."""
+    layout = _generic_linear(f, pairs)
+    check_unit_bases("#ttg.linear", tuple(b for bs in (f["register"], f["lane"], f["warp"], f["block"]) for b in bs))
+    return layout
+
+
+def _generic_linear(f: Fields, _: Pairs | None) -> Layout:
+    """``#ttg.generic_linear``: any surjective layout."""
     by_dim = (f["register"], f["lane"], f["warp"], f["block"])
     sample = next((b for bs in by_dim for b in bs), None)
     if sample is None:
@@ -119,6 +127,7 @@ _FAMILIES: dict[str, tuple[tuple[str, ...], tuple[str, ...], _Builder]] = {
     ),
     "slice": (("dim", "parent"), ("dim", "parent"), lambda f, _: SliceLayout(f["dim"], f["parent"])),
     "linear": (("register", "lane", "warp", "block"), ("register", "lane", "warp", "block"), _linear),
+    "generic_linear": (("register", "lane", "warp", "block"), ("register", "lane", "warp", "block"), _generic_linear),
     "nvidia_mma": (
         ("versionMajor", "versionMinor", "warpsPerCTA", "instrShape"),
         ("versionMajor", "versionMinor", "warpsPerCTA", "instrShape", "CGALayout"),
@@ -235,13 +244,15 @@ def _tokenize(text: str) -> list[tuple[str, int]]:
 
 
 class _Parser:
-    """Recursive descent over the tokens; ``aliases`` resolves ``#name`` references."""
+    """Recursive descent over the tokens; ``aliases`` resolves ``#name`` references. ``depth`` counts
+    the open brackets (and the alias references being resolved, from ``depth`` on), at most
+    ``MAX_NESTING_DEPTH``: the recursion stays within Python's limit."""
 
-    def __init__(self, text: str, aliases: _Aliases) -> None:
+    def __init__(self, text: str, aliases: _Aliases, depth: int = 0) -> None:
         self.text = text
         self.tokens = _tokenize(text)
         self.i = 0
-        self.depth = 0
+        self.depth = depth
         self.aliases = aliases
 
     def error(self, message: str) -> EncodingSyntaxError:
@@ -258,23 +269,29 @@ class _Parser:
         self.i += 1
         return tok
 
-    def value(self) -> Any:
+    def open(self, bracket: str) -> None:
+        """Take an opening bracket, one nesting level deeper."""
+        if self.depth >= MAX_NESTING_DEPTH:
+            raise self.error(too_deep_message())
+        self.take(bracket)
         self.depth += 1
-        if self.depth > MAX_PARSE_DEPTH:
-            raise self.error(f"nesting deeper than {MAX_PARSE_DEPTH} levels (the limit)")
-        try:
-            return self._value()
-        finally:
-            self.depth -= 1
 
-    def _value(self) -> Any:
+    def close(self, bracket: str) -> None:
+        self.take(bracket)
+        self.depth -= 1
+
+    def value(self) -> Any:
         tok = self.peek()
         if tok == "[":
             return self.list()
         if tok == "{":  # a nested dictionary (amd_wmma's ctaLayout)
             return self.dictionary()
         if tok is not None and tok.startswith("#"):
-            return self.attribute() if tok.endswith("<") else self.aliases.resolve(self.take())
+            if tok.endswith("<"):
+                return self.attribute()
+            if self.depth >= MAX_NESTING_DEPTH:
+                raise self.error(too_deep_message())
+            return self.aliases.resolve(self.take(), self.depth + 1)
         self.take()
         if tok in ("true", "false"):
             return tok == "true"
@@ -285,23 +302,23 @@ class _Parser:
             raise self.error(f"unexpected {tok!r}") from None
 
     def list(self) -> tuple[Any, ...]:
-        self.take("[")
+        self.open("[")
         items = []
         while self.peek() != "]":
             items.append(self.value())
             if self.peek() != "]":
                 self.take(",")
-        self.take("]")
+        self.close("]")
         return tuple(items)
 
     def dictionary(self) -> Fields:
-        self.take("{")
+        self.open("{")
         out: Fields = {}
         while self.peek() != "}":
             self.entry(out)
             if self.peek() != "}":
                 self.take(",")
-        self.take("}")
+        self.close("}")
         return out
 
     def entry(self, out: Fields) -> None:
@@ -337,7 +354,10 @@ class _Parser:
 
     def attribute(self) -> Layout:
         start = self.i
+        if self.depth >= MAX_NESTING_DEPTH:
+            raise self.error(too_deep_message())
         head = self.take()
+        self.depth += 1
         dialect, name = head[1:-1].split(".", 1)
         if dialect != "ttg" or name not in _FAMILIES:
             self.i = start
@@ -351,7 +371,7 @@ class _Parser:
         while self.peek() == ",":  # trailing parameters outside the dictionary (alignment)
             self.take(",")
             self.entry(fields)
-        self.take(">")
+        self.close(">")
         return _build(name, fields, pairs)
 
 
@@ -370,7 +390,8 @@ class _Aliases:
         self.resolved: dict[str, Layout] = {}
         self.resolving: list[str] = []
 
-    def resolve(self, name: str) -> Layout:
+    def resolve(self, name: str, depth: int = 0) -> Layout:
+        """The layout alias ``name`` stands for, its text read ``depth`` levels deep."""
         if name in self.resolved:
             return self.resolved[name]
         if name not in self.table and "." in name:  # `#ttg.shared_memory`: an attribute, not an alias
@@ -390,7 +411,7 @@ class _Aliases:
         elif isinstance(value, str):
             self.resolving.append(name)
             try:
-                layout = _parse(value, self)
+                layout = _parse(value, self, depth)
             except EncodingSyntaxError as error:
                 raise EncodingSyntaxError(f"in alias {name}: {error}") from None
             finally:
@@ -401,8 +422,8 @@ class _Aliases:
         return layout
 
 
-def _parse(text: str, aliases: _Aliases) -> Layout:
-    parser = _Parser(text.strip(), aliases)
+def _parse(text: str, aliases: _Aliases, depth: int = 0) -> Layout:
+    parser = _Parser(text.strip(), aliases, depth)
     if parser.peek() is None:
         raise EncodingSyntaxError("cannot parse encoding: the text is empty")
     layout = parser.value()

@@ -208,6 +208,7 @@ def retyped_dense(attr: ir.DenseElementsAttr, new_type: ir.Type) -> ir.Attribute
 _ALIAS_NAMES = {
     "ttg.blocked": "blocked",
     "ttg.linear": "linear",
+    "ttg.generic_linear": "generic_linear",
     "ttg.nvidia_mma": "mma",
     "ttg.amd_mfma": "mma",
     "ttg.amd_wmma": "mma",

@@ -2,7 +2,9 @@
 canonical linear form.
 
 - A tensor with a distributed `#ttg.*` encoding (blocked, slice, nvidia_mma, dot_op, amd_mfma,
-  amd_wmma, linear) gets the `#ttg.linear` encoding of `to_linear_layout(encoding, shape)`.
+  amd_wmma, linear, generic_linear) gets the `#ttg.linear` encoding of
+  `to_linear_layout(encoding, shape)`, or Triton 3.9's `#ttg.generic_linear` when that layout is
+  not a permutation matrix once its broadcast bases are dropped (which `#ttg.linear` requires).
 - A `!ttg.memdesc` with a shared encoding (swizzled_shared, nvmma_shared, shared_linear) gets
   the `#ttg.shared_linear` of its layout, keeping the buffer's shape, element type and
   mutability. `padded_shared` is not linear and is kept as it is.
