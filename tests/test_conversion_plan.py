@@ -190,7 +190,7 @@ def _simulate(plan):
             if not ins_list:
                 continue
             a = np.stack([(base[mask] ^ i.offset) for i in ins_list], axis=1) * (plan.bitwidth // 8)
-            w, i = simt._wavefronts(warps[mask], lanes[mask], a, acc.instruction_bytes, W, L)
+            w, i = simt._wavefronts(warps[mask], lanes[mask], a, acc.instruction_bytes, W, L, ("store", "", "load")[slot])
             waves[slot] += int(w.sum())
             waves[slot + 1] += int(i.sum())
         for ins in ld_ins:
@@ -269,7 +269,7 @@ def test_bank_conflicts_match_the_interpreter(case):
         cols.append(starts[mask])
     assert len(cols) == res.instructions
     a = np.stack(cols, axis=1) * (bitwidth // 8)
-    w, i = simt._wavefronts(warps[mask], lanes[mask], a, res.instruction_bytes, W, L)
+    w, i = simt._wavefronts(warps[mask], lanes[mask], a, res.instruction_bytes, W, L, kind)
     assert (int(w.sum()), int(i.sum())) == (res.wavefronts, res.ideal_wavefronts)
 
 

@@ -293,7 +293,7 @@ def test_nesting_limit_is_the_projects_one_limit(opening, closing):
 
 
 def test_alias_references_count_as_nesting_levels():
-    """A chain of aliases recurses once per alias: each reference is one level of the same limit."""
+    """A chain of aliases recurses once per alias: each reference counts as two levels of the same limit."""
     chain = {f"#a{i}": f"#a{i + 1}" for i in range(2 * MAX_NESTING_DEPTH)}
     chain[f"#a{2 * MAX_NESTING_DEPTH}"] = BLOCKED
     message = one_line_error(EncodingSyntaxError, _at_stack_depth, 200, lambda: E.parse_encoding("#a0", chain))

@@ -246,7 +246,7 @@ def test_pass_nested_under_func_func_runs_on_each_function(name):
     _, top_error = _run(text, f"builtin.module({name})")
     if name in MODULE_PASSES:  # nested, they would change IR outside their anchor: a pipeline error
         assert top_error is None, top_error
-        with ir.Context() as ctx, pytest.raises(PipelineError, match="cannot be nested in 'func.func"):
+        with ir.Context() as ctx, pytest.raises(PipelineError, match=r"cannot be nested in 'func\.func"):
             build_pass_manager(f"builtin.module(func.func({name}))", ctx)
         return
     nested, nested_error = _run(text, f"builtin.module(func.func({name}))")

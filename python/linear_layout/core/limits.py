@@ -9,7 +9,7 @@ reader's own one-line syntax error with :func:`too_deep_message`, before any of 
 Real IR nests a few dozen levels and GPU tiles hold far fewer than 2**40 elements.
 
 :data:`MAX_NESTING_DEPTH` is the one nesting limit of the project: brackets ``( [ { <`` in MLIR text
-(the driver), in encoding text (``parse_encoding``, where an alias reference counts as a level too)
+(the driver), in encoding text (``parse_encoding``, where an alias reference counts as two levels)
 and in pass pipelines (``func.func(...)`` anchors).
 
 Example::
@@ -40,8 +40,8 @@ __all__ = [
 ]
 
 #: The deepest nesting of brackets ``( [ { <`` accepted in any text the project reads (MLIR, encodings,
-#: pass pipelines). Our recursive readers use at most 3 Python frames per level: 768 at the limit,
-#: inside Python's default recursion limit of 1000.
+#: pass pipelines). Our recursive readers use at most 2 Python frames per level: 512 at the limit,
+#: well inside Python's default recursion limit of 1000, even for a caller already deep in its stack.
 MAX_NESTING_DEPTH = 256
 #: The most elements one static shape (tensor, memref, vector, layout) may hold.
 MAX_ELEMENTS = 2**40

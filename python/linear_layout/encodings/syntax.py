@@ -10,8 +10,9 @@ Grammar (what Triton 3.9 prints, keys in any order since MLIR sorts dictionary k
 
 Every error is an :class:`EncodingSyntaxError` (a ``ValueError``) on one line, with the column:
 unknown encoding names list the known ones, unknown keys get a "did you mean" suggestion and the
-family's keys, aliases must be known and acyclic, brackets (and alias references) nest at most
-``core.limits.MAX_NESTING_DEPTH`` levels, the project's one nesting limit.
+family's keys, aliases must be known and acyclic, brackets nest at most
+``core.limits.MAX_NESTING_DEPTH`` levels, the project's one nesting limit (an alias reference counts
+as two: resolving it recurses through more Python frames than a bracket).
 """
 
 from __future__ import annotations
@@ -48,6 +49,8 @@ from .shared import (
 __all__ = ["ENCODING_NAMES", "collect_aliases", "parse_encoding"]
 
 Fields = dict[str, Any]
+#: The nesting levels an alias reference counts for (3 Python frames, where a bracket takes 2).
+_ALIAS_LEVELS = 2
 Pairs = list[tuple[int, int]]
 
 
@@ -289,9 +292,9 @@ class _Parser:
         if tok is not None and tok.startswith("#"):
             if tok.endswith("<"):
                 return self.attribute()
-            if self.depth >= MAX_NESTING_DEPTH:
+            if self.depth + _ALIAS_LEVELS > MAX_NESTING_DEPTH:
                 raise self.error(too_deep_message())
-            return self.aliases.resolve(self.take(), self.depth + 1)
+            return self.aliases.resolve(self.take(), self.depth + _ALIAS_LEVELS)
         self.take()
         if tok in ("true", "false"):
             return tok == "true"
@@ -315,13 +318,15 @@ class _Parser:
         self.open("{")
         out: Fields = {}
         while self.peek() != "}":
-            self.entry(out)
+            key = self.key(out)
+            out[key] = self.value()  # not inside key(): one Python frame less per nesting level
             if self.peek() != "}":
                 self.take(",")
         self.close("}")
         return out
 
-    def entry(self, out: Fields) -> None:
+    def key(self, out: Fields) -> str:
+        """A new key of ``out`` and its ``=``."""
         key = self.take()
         if not re.fullmatch(r"[A-Za-z_]\w*", key):
             self.i -= 1
@@ -330,7 +335,7 @@ class _Parser:
             self.i -= 1
             raise self.error(f"duplicate key '{key}'")
         self.take("=")
-        out[key] = self.value()
+        return key
 
     def padding_pairs(self) -> Pairs:
         pairs = []
@@ -370,7 +375,8 @@ class _Parser:
         fields = self.dictionary()
         while self.peek() == ",":  # trailing parameters outside the dictionary (alignment)
             self.take(",")
-            self.entry(fields)
+            key = self.key(fields)
+            fields[key] = self.value()
         self.close(">")
         return _build(name, fields, pairs)
 

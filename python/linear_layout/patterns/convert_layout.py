@@ -40,9 +40,9 @@ __all__ = ["CONVERT_LAYOUT", "check_convert_layout", "conversion_plan", "emitter
 
 
 @functools.lru_cache(maxsize=4096)
-def _plan(src: LinearLayout, dst: LinearLayout, bits: int, chip) -> ConversionPlan:
+def _plan(src: LinearLayout, dst: LinearLayout, bits: int, chip, lanes: int) -> ConversionPlan:
     """The planner's plan (frozen), cached per arguments (errors are raised, not cached)."""
-    return plan_conversion(src, dst, bitwidth=bits, chip=chip)
+    return plan_conversion(src, dst, bitwidth=bits, chip=chip, threads_per_warp=lanes)
 
 
 def conversion_plan(op: ConvertLayoutOp, launch: Launch) -> ConversionPlan:
@@ -50,7 +50,7 @@ def conversion_plan(op: ConvertLayoutOp, launch: Launch) -> ConversionPlan:
     src_type, dst_type = op.src.type, op.result.type
     src, dst = hardware_layout(src_type, launch), hardware_layout(dst_type, launch)
     try:
-        return _plan(src, dst, element_bits(src_type.element_type), launch.chip)
+        return _plan(src, dst, element_bits(src_type.element_type), launch.chip, launch.threads_per_warp)
     except ValueError as error:
         raise LoweringError(f"cannot convert {src_type} to {dst_type}: {error}") from None
 
@@ -135,7 +135,7 @@ class _InWarp:
         provided = select_tree(candidates, provider_conds)
         if r.source_lane is None:
             return provided
-        self.width = self.width or self.builder.const_i32(32)
+        self.width = self.width or self.builder.const_i32(self.builder.launch.threads_per_warp)
         offset, mode = self.source_lane(r)
         shuffled = gpu.ShuffleOp(self.to_shuffle(provided), offset, self.width, mode).results[0]
         return self.from_shuffle(shuffled)

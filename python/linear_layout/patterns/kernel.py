@@ -159,7 +159,8 @@ def vector_type(t: ir.RankedTensorType, launch: Launch) -> ir.VectorType:
 @dataclass(frozen=True)
 class ThreadIndices:
     """The thread indices of a kernel: `tid` (i32) from `gpu.thread_id x` (`anchor`; constants
-    go before it), `lane = tid & 31`, `warp = tid >> 5`, and `block` from `gpu.block_id x` when
+    go before it), `lane = tid & (threads_per_warp - 1)`, `warp = tid >> log2(threads_per_warp)`
+    (`& 31`, `>> 5` for 32-lane warps), and `block` from `gpu.block_id x` when
     the launch has several CTAs."""
 
     anchor: ir.Operation
@@ -177,7 +178,8 @@ def emit_thread_indices(
     thread_id = gpu.thread_id(gpu.Dimension.x, ip=ip)
     anchor = thread_id.owner.operation
     tid = arith.index_cast(i32, thread_id, ip=ip)
-    lane_mask, warp_shift = constant(WARP_SIZE - 1, anchor), constant(WARP_SIZE.bit_length() - 1, anchor)
+    lanes = launch.threads_per_warp
+    lane_mask, warp_shift = constant(lanes - 1, anchor), constant(lanes.bit_length() - 1, anchor)
     lane = arith.andi(tid, lane_mask, ip=ip)
     warp = arith.shrui(tid, warp_shift, ip=ip)
     block = arith.index_cast(i32, gpu.block_id(gpu.Dimension.x, ip=ip), ip=ip) if launch.num_ctas > 1 else None
@@ -252,10 +254,11 @@ class KernelBuilder:
             indices = emit_thread_indices(launch, self._anchored_i32, ir.InsertionPoint(op))
             self.constant_ip = ir.InsertionPoint(indices.anchor)
         self.lane, self.warp, self.block = indices.lane, indices.warp, indices.block
-        # known_block_size is 32 * num_warps threads, so tid < 32 * num_warps and
-        # lane | warp << 5 is tid itself: index math packing (lane, warp) uses tid.
+        # known_block_size is threads_per_warp * num_warps threads, so tid < that and
+        # lane | warp << log2(threads_per_warp) is tid itself: index math packing (lane, warp) uses tid.
+        lane_bits = launch.threads_per_warp.bit_length() - 1
         self.packed: dict[tuple[tuple[str, int, ir.Value], ...], ir.Value] = (
-            {(("lane", 5, self.lane), ("warp", (self.num_warps - 1).bit_length(), self.warp)): indices.tid}
+            {(("lane", lane_bits, self.lane), ("warp", (self.num_warps - 1).bit_length(), self.warp)): indices.tid}
             if self.num_warps > 1
             else {}
         )
@@ -283,8 +286,8 @@ class KernelBuilder:
         return self.constants[key]
 
     def apply(self, layout: LinearLayout, indices) -> dict[str, ir.Value]:
-        """`emit_apply_layout` on i32 with this rewrite's constants and `tid = lane | warp << 5`."""
-        # lane < 32, warp < num_warps and registers are constants below the register count.
+        """`emit_apply_layout` on i32 with this rewrite's constants and `tid = lane | warp << log2(lanes)`."""
+        # lane < threads_per_warp, warp < num_warps and registers are constants below the register count.
         return emit_apply_layout(
             layout, indices, int_type=self.i32, constant=self.const_i32, packed=self.packed, in_range=True
         )

@@ -50,7 +50,7 @@ from .shared_memory import WORKGROUP_BUFFER, allocating_op, buffer_index, shared
 from .simt_pattern import SimtPattern
 from .tensor_ops import CONSTANT, ELEMENTWISE, ELEMENTWISE_DIALECTS, TILE_LOAD, TILE_STORE
 from .vectors import element_bits
-from ..core.hardware import MAX_REGISTERS_PER_THREAD
+from ..core.hardware import LANES_PER_WARP, MAX_REGISTERS_PER_THREAD
 
 __all__ = [
     "SIMT_PATTERNS",
@@ -212,14 +212,14 @@ def _check_signature(func_op: ir.OpView, launch: Launch) -> None:
     for t in function_type.inputs:
         if isinstance(t, ir.RankedTensorType):
             raise LoweringError(f"'{name}': tensor arguments cannot be lowered ({t}); load tiles with ll.load")
-    if launch.threads_per_warp != 32:
+    if launch.threads_per_warp not in LANES_PER_WARP:
         raise LoweringError(
-            f"'{name}': only 32 threads per warp are supported, the kernel has "
+            f"'{name}': only {' or '.join(map(str, LANES_PER_WARP))} threads per warp are supported, the kernel has "
             f"ttg.threads-per-warp = {launch.threads_per_warp}"
         )
     if launch.threads > MAX_THREADS_PER_BLOCK:
         raise LoweringError(
-            f"'{name}': too many warps for the launch: {launch.num_warps} warps x 32 threads = "
+            f"'{name}': too many warps for the launch: {launch.num_warps} warps x {launch.threads_per_warp} threads = "
             f"{launch.threads} threads, more than the {MAX_THREADS_PER_BLOCK} threads of a block"
         )
 

@@ -234,7 +234,13 @@ def plan_access(
     lane_active = [not predicate["lane"] >> k & 1 for k in range(len(coordinates.lanes))]
     warp_active = [not predicate["warp"] >> k & 1 for k in range(len(coordinates.warps))]
     waves = count_wavefronts(
-        coordinates.lane_offsets, lane_active, warp_active, vector_bits, bitwidth, len(groups.instructions)
+        coordinates.lane_offsets,
+        lane_active,
+        warp_active,
+        vector_bits,
+        bitwidth,
+        len(groups.instructions),
+        kind="store" if is_store else "load",
     )
     offsets, thread_offset = _offset_layouts(coordinates)
     return Access(

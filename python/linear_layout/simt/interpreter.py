@@ -139,7 +139,7 @@ import numpy as np
 
 import mlir.ir as ir
 
-from ..core.hardware import BANK_BYTES, NUM_BANKS, WAVEFRONT_BYTES
+from ..core.hardware import BANK_BYTES, NUM_BANKS, WAVEFRONT_BYTES, lane_phases
 
 __all__ = [
     "Buffer",
@@ -751,7 +751,9 @@ class _Executor:
                 self.report.global_accesses.append(GlobalAccess(warp=int(w), sectors=int(sectors[w]), **common))
             return
         lanes = self.lane_of_thread[active]
-        wave, ideal = _wavefronts(warps, lanes, addresses, width, self.launch.num_warps, self.launch.threads_per_warp)
+        wave, ideal = _wavefronts(
+            warps, lanes, addresses, width, self.launch.num_warps, self.launch.threads_per_warp, kind
+        )
         moved = _distinct_elements(warps, offsets[active], self.launch.num_warps) * elem_bytes
         for w in np.unique(warps):
             self.report.shared_accesses.append(
@@ -840,18 +842,19 @@ def _location(op) -> str:
     return text[4:-1] if text.startswith("loc(") and text.endswith(")") else text
 
 
-def _wavefronts(warps, lanes, addresses, width, num_warps, threads_per_warp):
-    """Wavefronts and ideal wavefronts per warp, under the module's bank model.
+def _wavefronts(warps, lanes, addresses, width, num_warps, threads_per_warp, kind):
+    """Wavefronts and ideal wavefronts per warp, under the module's bank model (the lanes of a
+    phase: ``core.hardware.lane_phases``).
 
     ``addresses`` is (active threads, instructions) of byte addresses, each instruction ``width``
-    bytes wide."""
-    threads_per_phase = NUM_BANKS * BANK_BYTES // max(width, BANK_BYTES)
-    phases_per_warp = -(-threads_per_warp // threads_per_phase)
+    bytes wide; ``kind`` is "load" or "store"."""
+    phase_of_lane = np.asarray(lane_phases(width, threads_per_warp, kind))
+    phases_per_warp = int(phase_of_lane.max()) + 1
     num_instr = addresses.shape[1]
     words_per_access = max(1, width // BANK_BYTES)
     # group = (warp, instruction, phase); one row per touched 4-byte word
     instruction = warps[:, None] * num_instr + np.arange(num_instr)
-    group = instruction * phases_per_warp + (lanes // threads_per_phase)[:, None]
+    group = instruction * phases_per_warp + phase_of_lane[lanes][:, None]
     words = (addresses // BANK_BYTES)[:, :, None] + np.arange(words_per_access)
     group = np.broadcast_to(group[:, :, None], words.shape).ravel().astype(np.int64)
     words = words.ravel().astype(np.int64)
@@ -1543,7 +1546,13 @@ def _account_matrix(
     providing = ex.lane_of_thread < 8 * form.num
     warps, lanes = ex.warp_of_thread[providing], ex.lane_of_thread[providing]
     wave, ideal = _wavefronts(
-        warps, lanes, addresses[providing][:, None], MATRIX_ROW_BYTES, ex.launch.num_warps, ex.launch.threads_per_warp
+        warps,
+        lanes,
+        addresses[providing][:, None],
+        MATRIX_ROW_BYTES,
+        ex.launch.num_warps,
+        ex.launch.threads_per_warp,
+        kind,
     )
     moved = _distinct_elements(warps, offsets[providing], ex.launch.num_warps) * buf.elem.mem_bytes
     for w in np.unique(warps):
