@@ -17,7 +17,20 @@ import numpy as np
 from linear_layout import LinearLayout
 from linear_layout.ir.bridge import format_ll_layout
 
+#: The element types `random_case` draws from.
 DTYPES = {"f32": np.float32, "f16": np.float16, "i8": np.uint8}
+#: Every element type `kernel_text` and `random_input` take: numpy holds integers as unsigned
+#: values of their width (pointers, `!tt.ptr<...>`, as i64), as the SIMT interpreter does.
+ELEMENT_DTYPES = {
+    **DTYPES,
+    "f64": np.float64,
+    "i1": np.uint8,
+    "i16": np.uint16,
+    "i32": np.uint32,
+    "i64": np.uint64,
+}
+#: The element type that stands for an element of `bits` bits in an extracted kernel.
+DTYPE_OF_BITS = {1: "i1", 8: "i8", 16: "f16", 32: "f32", 64: "i64"}
 
 
 def _unit(dim: int, bit: int, rank: int) -> list[int]:
@@ -31,7 +44,7 @@ def _xor(a, b):
 
 
 def random_layout(rng: random.Random, shape_bits: list[int], num_warps: int, zero_registers: int = 0,
-                  swizzle: bool = False) -> LinearLayout:
+                  swizzle: bool = False, threads_per_warp: int = 32) -> LinearLayout:
     rank = len(shape_bits)
     units = [_unit(d, b, rank) for d in range(rank) for b in range(shape_bits[d])]
     rng.shuffle(units)
@@ -41,7 +54,7 @@ def random_layout(rng: random.Random, shape_bits: list[int], num_warps: int, zer
             if i != j:
                 units[i] = _xor(units[i], units[j])
     warp_bits = num_warps.bit_length() - 1
-    slots = {"lane": 5, "warp": warp_bits}
+    slots = {"lane": threads_per_warp.bit_length() - 1, "warp": warp_bits}
     bases = {"register": [], "lane": [], "warp": []}
     # Fill lanes and warps from a random position in the list; zeros when the tensor is small.
     order = ["lane", "warp"]
@@ -63,6 +76,7 @@ def random_layout(rng: random.Random, shape_bits: list[int], num_warps: int, zer
 def derive(rng: random.Random, src: LinearLayout, mode: str, num_warps: int, zero_registers: int) -> LinearLayout:
     bases = {d: [list(b) for b in v] for d, v in src.bases}
     rank = src.num_out_dims
+    lane_bits = len(bases["lane"])
     regs = [b for b in bases["register"] if any(b)]
     if mode == "register":
         rng.shuffle(regs)
@@ -74,14 +88,15 @@ def derive(rng: random.Random, src: LinearLayout, mode: str, num_warps: int, zer
             i, j = rng.sample(range(len(pool)), 2)
             if any(pool[j]):
                 pool[i] = _xor(pool[i], pool[j]) if any(_xor(pool[i], pool[j])) else pool[i]
-        bases["lane"] = pool[:5]
-        bases["register"] = [b for b in pool[5:] if any(b)]
+        bases["lane"] = pool[:lane_bits]
+        bases["register"] = [b for b in pool[lane_bits:] if any(b)]
         # a zero lane basis taken into the registers is dropped; pad the lanes again
-        while len(bases["lane"]) < 5:
+        while len(bases["lane"]) < lane_bits:
             bases["lane"].append([0] * rank)
     else:
         shape_bits = [s.bit_length() - 1 for _, s in src.out_dims]
-        return random_layout(rng, shape_bits, num_warps, zero_registers, swizzle=rng.random() < 0.3)
+        return random_layout(rng, shape_bits, num_warps, zero_registers, swizzle=rng.random() < 0.3,
+                             threads_per_warp=1 << lane_bits)
     for _ in range(zero_registers):
         bases["register"].insert(rng.randint(0, len(bases["register"])), [0] * rank)
     layout = LinearLayout.from_bases([(d, bases[d]) for d in ("register", "lane", "warp")],
@@ -92,30 +107,32 @@ def derive(rng: random.Random, src: LinearLayout, mode: str, num_warps: int, zer
     return layout
 
 
-def random_case(seed: int):
-    """(src, dst, dtype name, num_warps, mode) drawn from `seed`."""
+def random_case(seed: int, threads_per_warp: int = 32):
+    """(src, dst, dtype name, num_warps, mode) drawn from `seed`, for warps of `threads_per_warp` lanes."""
     rng = random.Random(seed)
     num_warps = rng.choice([1, 2, 4, 8])
     rank = rng.randint(1, 3)
-    total = rng.randint(max(1, 3 + (num_warps.bit_length() - 1)), 5 + (num_warps.bit_length() - 1) + 3)
+    lane_bits = threads_per_warp.bit_length() - 1
+    total = rng.randint(max(1, lane_bits - 2 + (num_warps.bit_length() - 1)), lane_bits + (num_warps.bit_length() - 1) + 3)
     shape_bits = [0] * rank
     for _ in range(total):
         shape_bits[rng.randrange(rank)] += 1
     dtype = rng.choice(list(DTYPES))
     mode = rng.choice(["register", "warp", "warp", "warp", "any"])
-    src = random_layout(rng, shape_bits, num_warps, rng.choice([0, 0, 1]), swizzle=rng.random() < 0.2)
+    src = random_layout(rng, shape_bits, num_warps, rng.choice([0, 0, 1]), swizzle=rng.random() < 0.2,
+                        threads_per_warp=threads_per_warp)
     dst = derive(rng, src, mode, num_warps, rng.choice([0, 0, 1]))
     return src, dst, dtype, num_warps, mode
 
 
 def kernel_text(src: LinearLayout, dst: LinearLayout, dtype: str, num_warps: int, name: str = "cvt",
-                encodings: tuple[str, str] | None = None) -> str:
+                encodings: tuple[str, str] | None = None, threads_per_warp: int = 32) -> str:
     shape = [s for _, s in src.out_dims]
     memref = f"memref<{'x'.join(map(str, shape))}x{dtype}>"
     a, b = encodings or (format_ll_layout(src), format_ll_layout(dst))
     tensor_a = f"tensor<{'x'.join(map(str, shape))}x{dtype}, {a}>"
     tensor_b = f"tensor<{'x'.join(map(str, shape))}x{dtype}, {b}>"
-    return f"""module attributes {{"ttg.num-warps" = {num_warps} : i32, "ttg.threads-per-warp" = 32 : i32}} {{
+    return f"""module attributes {{"ttg.num-warps" = {num_warps} : i32, "ttg.threads-per-warp" = {threads_per_warp} : i32}} {{
   func.func @{name}(%in: {memref}, %out: {memref}) {{
     %x = "ll.load"(%in) : ({memref}) -> {tensor_a}
     %y = "ttg.convert_layout"(%x) : ({tensor_a}) -> {tensor_b}
@@ -128,6 +145,9 @@ def kernel_text(src: LinearLayout, dst: LinearLayout, dtype: str, num_warps: int
 
 def random_input(shape, dtype: str, seed: int = 0) -> np.ndarray:
     rng = np.random.default_rng(seed)
-    if dtype == "i8":
-        return rng.integers(0, 256, size=shape, dtype=np.uint8)
-    return rng.standard_normal(size=shape).astype(DTYPES[dtype])
+    numpy_type = np.dtype(ELEMENT_DTYPES[dtype])
+    if dtype == "i1":
+        return rng.integers(0, 2, size=shape, dtype=np.uint8)
+    if numpy_type.kind == "u":
+        return rng.integers(0, np.iinfo(numpy_type).max, size=shape, dtype=numpy_type, endpoint=True)
+    return rng.standard_normal(size=shape).astype(numpy_type)

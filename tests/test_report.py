@@ -20,20 +20,20 @@ import pytest
 from linear_layout.simt import run_kernel
 from linear_layout.tools.report import KernelReport, format_json, format_text, main, report_ttgir
 
-from lowering_cases import kernel_text, random_input
+from lowering_cases import DTYPE_OF_BITS, ELEMENT_DTYPES, kernel_text, random_input
 from test_lowering import lower
 
 CORPUS = Path(__file__).parent / "ttgir_corpus"
-WARP32 = sorted(f for f in CORPUS.glob("*.ttgir") if ".gfx942." not in f.name)
-DTYPES = {32: "f32", 16: "f16", 8: "i8"}
+FILES = sorted(CORPUS.glob("*.ttgir"))
 
 
 def _conversion_rows():
+    """Every convert_layout row of every corpus file, none filtered out."""
     cases = []
-    for path in WARP32:
+    for path in FILES:
         report = report_ttgir(path.read_text(), kernel=path.name)
         for row in report.rows:
-            if row.op == "ttg.convert_layout" and row.cost is not None and row.element_bits in DTYPES:
+            if row.op == "ttg.convert_layout":
                 cases.append(pytest.param(report, row, id=f"{path.stem}:{row.mlir_line}"))
     return cases
 
@@ -41,26 +41,45 @@ def _conversion_rows():
 CONVERSIONS = _conversion_rows()
 
 
+def _extracted_dtype(row) -> str:
+    """The element type of the extracted kernel: the row's own, pointers as i64 (Triton's
+    `!tt.ptr<...>` is a 64-bit address), any other type by its width."""
+    if row.element.startswith("!tt.ptr<"):
+        return "i64"
+    return row.element if row.element in ELEMENT_DTYPES else DTYPE_OF_BITS[row.element_bits]
+
+
 def test_every_conversion_of_the_corpus_has_a_row():
-    for path in sorted(CORPUS.glob("*.ttgir")):
+    for path in FILES:
         text = path.read_text()
         report = report_ttgir(text)
         rows = [r for r in report.rows if r.op == "ttg.convert_layout"]
         assert len(rows) == text.count("ttg.convert_layout"), path.name
         assert all(r.python.startswith("generate.py:") for r in rows), path.name
-    assert len(CONVERSIONS) >= 20
+
+
+def test_every_conversion_of_the_corpus_is_executed():
+    """The executed set is every convert_layout of the 60 files: all warp sizes (wave64 gfx942
+    included) and element types (pointer tensors included)."""
+    total = sum(path.read_text().count("ttg.convert_layout") for path in FILES)
+    assert len(CONVERSIONS) == total and total >= 40
+    reports_and_rows = [case.values for case in CONVERSIONS]
+    assert {report.threads_per_warp for report, _ in reports_and_rows} == {32, 64}
+    assert any(row.element.startswith("!tt.ptr<") for _, row in reports_and_rows)
 
 
 @pytest.mark.parametrize("report, row", CONVERSIONS)
 def test_predicted_cost_matches_the_interpreter(report: KernelReport, row):
+    assert row.cost is not None, row.note
     src, dst = row.layouts
-    dtype = DTYPES[row.element_bits]
-    context, module, error = lower(kernel_text(src, dst, dtype, report.num_warps))
+    dtype = _extracted_dtype(row)
+    lanes = report.threads_per_warp
+    context, module, error = lower(kernel_text(src, dst, dtype, report.num_warps, threads_per_warp=lanes))
     assert error is None, error
     x = random_input(list(row.shape), dtype, seed=row.mlir_line)
     y = np.zeros_like(x)
     with context:
-        measured = run_kernel(module, [x, y])
+        measured = run_kernel(module, [x, y], threads_per_warp=lanes)
     assert np.array_equal(x.view(np.uint8), y.view(np.uint8)), "the extracted conversion lost data"
     assert not measured.races
     cost = row.cost
@@ -100,12 +119,16 @@ def test_json_round_trips_the_data():
     assert [r["mlir_line"] for r in data["rows"]] == [r.mlir_line for r in report.rows]
 
 
-def test_wave64_kernels_plan_conversions_and_say_what_is_not_modelled():
-    report = report_ttgir((CORPUS / "reductions.gfx942.ttgir").read_text())
-    assert report.rows and all(r.cost is not None and "64-lane plan" in r.note for r in report.rows)
-    report = report_ttgir((CORPUS / "matmul_f32.gfx942.ttgir").read_text())
-    accesses = [r for r in report.rows if r.op != "ttg.convert_layout"]
-    assert accesses and all(r.cost is None and "32-lane" in r.note for r in accesses)
+def test_wave64_accesses_are_modelled_with_the_lds_bank_model():
+    """gfx942 (64-lane wavefronts): every local_load/local_store/local_alloc has a bank-model cost,
+    and none of the kernel's rows says it is not modelled."""
+    for name in ("matmul_f32.gfx942.ttgir", "matmul_f16.gfx942.ttgir", "attention_fwd.gfx942.ttgir"):
+        report = report_ttgir((CORPUS / name).read_text())
+        accesses = [r for r in report.rows if r.op != "ttg.convert_layout"]
+        assert report.threads_per_warp == 64 and accesses, name
+        assert all(r.cost is not None and not r.note for r in report.rows), name
+        assert all(r.cost.floor > 0 and r.cost.wavefronts >= r.cost.floor for r in accesses), name
+        assert "not modelled" not in format_text(report)
 
 
 def test_console_script(capsys):

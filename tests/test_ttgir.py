@@ -2,8 +2,8 @@
 
 Every corpus file (tests/ttgir_corpus, written by its generate.py from real kernels) is read with
 `parse_ttgir`, written back with `print_ttgir`, and both texts are compiled by Triton 3.9 on the
-CPU; the PTX/AMDGCN must be byte-identical. Each file is its own test, with its own empty
-Triton cache.
+CPU; the PTX/AMDGCN must be byte-identical. Each file is its own test; every compile runs in its
+own empty Triton cache, in worker processes side by side (`ttgir_compile.py`).
 """
 
 from __future__ import annotations
@@ -16,26 +16,11 @@ from mlir import ir
 from linear_layout.ttgir import FORMATS, TtgirError, parse_ttgir, print_ttgir
 from linear_layout.ttgir.formats import TRITON_DIALECTS
 
+from ttgir_compile import COMPILES, assembly
+
 CORPUS = Path(__file__).parent / "ttgir_corpus"
 FILES = sorted(CORPUS.glob("*.ttgir"))
-
-
-def _target(stem: str):
-    from triton.backends.compiler import GPUTarget
-
-    name = stem.split(".")[1]
-    if name.startswith("sm"):
-        return GPUTarget("cuda", int(name[2:]), 32)
-    return GPUTarget("hip", name, 64 if name == "gfx942" else 32)
-
-
-def _compile(path: Path, target) -> str:
-    import triton
-
-    kernel = triton.compile(str(path), target=target)
-    assembly = kernel.asm.get("ptx") or kernel.asm.get("amdgcn")
-    assert assembly and len(assembly) > 500, f"no assembly for {path.name}"
-    return assembly
+ROUND_TRIP = "test_round_trip_compiles_to_identical_assembly"
 
 
 def test_corpus_is_large_enough():
@@ -44,19 +29,36 @@ def test_corpus_is_large_enough():
     assert len(FILES) >= 30 and len(kernels) >= 10 and {"sm80", "sm90", "gfx942"} <= targets
 
 
-@pytest.mark.parametrize("path", FILES, ids=[f.stem for f in FILES])
-def test_round_trip_compiles_to_identical_assembly(path, tmp_path, monkeypatch):
+@pytest.fixture(scope="module")
+def written_texts(request) -> dict[Path, str | Exception]:
+    """`print_ttgir(parse_ttgir(text))` of every file the session runs the round trip on; both
+    texts of each file are submitted to Triton at once (the biggest files first), so that the
+    worker processes compile them side by side while the tests wait in order."""
     pytest.importorskip("triton", reason="triton is the oracle of the TTGIR round trip")
-    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("TRITON_DEFAULT_FP_FUSION", "1")
-    text = path.read_text()
-    written = print_ttgir(parse_ttgir(text))
-    original_file = tmp_path / "original.ttgir"
-    written_file = tmp_path / "written.ttgir"
-    original_file.write_text(text)
-    written_file.write_text(written)
-    target = _target(path.stem)
-    assert _compile(written_file, target) == _compile(original_file, target)
+    selected = {
+        item.callspec.params["path"]
+        for item in request.session.items
+        if getattr(item, "originalname", "") == ROUND_TRIP and hasattr(item, "callspec")
+    }
+    written: dict[Path, str | Exception] = {}
+    for path in sorted(selected, key=lambda p: p.stat().st_size, reverse=True):
+        text = path.read_text()
+        COMPILES.submit(text, path.stem)
+        try:
+            written[path] = print_ttgir(parse_ttgir(text))
+        except TtgirError as error:  # the file's own test reports it
+            written[path] = error
+            continue
+        COMPILES.submit(written[path], path.stem)
+    return written
+
+
+@pytest.mark.parametrize("path", FILES, ids=[f.stem for f in FILES])
+def test_round_trip_compiles_to_identical_assembly(path, written_texts):
+    written = written_texts[path]
+    if isinstance(written, Exception):
+        raise written
+    assert assembly(written, path.stem) == assembly(path.read_text(), path.stem)
 
 
 @pytest.mark.parametrize("path", FILES[:5], ids=[f.stem for f in FILES[:5]])

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.gf2 import Span, log2, rank
-from ..core.hardware import BANK_BYTES, MAX_ACCESS_BYTES, NUM_BANKS, SHARED_DIMS
+from ..core.hardware import BANK_BYTES, MAX_ACCESS_BYTES, NUM_BANKS, SHARED_DIMS, phase_lane_basis
 from ..core.layout import LinearLayout
 from .layouts import PlannerError, as_hardware_layout
 
@@ -83,6 +83,19 @@ def _phase_cost(lane_offsets: Sequence[int], vector_bits: int, bitwidth: int) ->
     return cost, ideal
 
 
+def _phase_columns(lane_offsets: Sequence[int], lane_active: Sequence[bool], basis: Sequence[int]) -> list[int]:
+    """The offsets of the phase's lane vectors ``basis`` whose lanes are all active."""
+    columns = []
+    for vector in basis:
+        bits = [k for k in range(len(lane_offsets)) if vector >> k & 1]
+        if all(lane_active[k] for k in bits):
+            column = 0
+            for k in bits:
+                column ^= lane_offsets[k]
+            columns.append(column)
+    return columns
+
+
 def count_wavefronts(
     lane_offsets: Sequence[int],
     lane_active: Sequence[bool],
@@ -90,16 +103,21 @@ def count_wavefronts(
     vector_bits: int,
     bitwidth: int,
     num_instructions: int,
+    *,
+    kind: str,
 ) -> Wavefronts:
     """Wavefronts of ``num_instructions`` accesses per thread by the active lanes and warps.
 
-    ``lane_offsets``: the element offset each lane bit adds (linear in the lane); inactive lanes
-    and warps (broadcast copies that do not store) are not counted."""
+    ``lane_offsets``: the element offset each lane bit adds (linear in the lane; their number
+    is log2 of the warp size); inactive lanes and warps (broadcast copies that do not store) are
+    not counted. ``kind`` ("load"/"store") picks the phases (``core.hardware.phase_lane_basis``):
+    a 16-byte read of a 64-lane warp groups lanes 0-3 with 20-23, and so on. (Loads have every
+    lane active; a phase vector mixing lane bits only appears for them.)"""
     width = (1 << vector_bits) * max(1, bitwidth // 8)
-    phase_bits = min(threads_per_phase_log2(width), len(lane_offsets))
-    phase_columns = [c for k, c in enumerate(lane_offsets[:phase_bits]) if lane_active[k]]
+    basis = phase_lane_basis(width, 1 << len(lane_offsets), kind)
+    phase_columns = _phase_columns(lane_offsets, lane_active, basis)
     cost, ideal = _phase_cost(phase_columns, vector_bits, bitwidth)
-    phases = 1 << sum(1 for k in range(phase_bits, len(lane_offsets)) if lane_active[k])
+    phases = 1 << (sum(1 for a in lane_active if a) - len(phase_columns))
     warps = 1 << sum(1 for a in warp_active if a)
     accesses = num_instructions * phases * warps
     return Wavefronts(cost * accesses, ideal * accesses, cost)
@@ -168,7 +186,7 @@ def bank_conflicts(
     instructions = (1 << len(register_offsets)) >> vector_bits
     lane_active = [not lane_mask >> k & 1 for k in range(len(offsets["lane"]))]
     warp_active = [not warp_mask >> k & 1 for k in range(len(offsets["warp"]))]
-    waves = count_wavefronts(offsets["lane"], lane_active, warp_active, vector_bits, bitwidth, instructions)
+    waves = count_wavefronts(offsets["lane"], lane_active, warp_active, vector_bits, bitwidth, instructions, kind=kind)
     return BankConflicts(
         waves.wavefronts,
         waves.ideal_wavefronts,

@@ -79,6 +79,7 @@ class ReportRow:
     dst: str
     shape: tuple[int, ...]
     element_bits: int
+    element: str  # the element type as MLIR prints it (`f16`, `!tt.ptr<f32>`)
     cost: Cost | None  # None: not modelled, `note` says why
     note: str = ""
     layouts: tuple[LinearLayout, LinearLayout] | None = field(default=None, compare=False, repr=False)
@@ -174,8 +175,10 @@ def _conversion_cost(src: LinearLayout, dst: LinearLayout, bits: int, threads: i
         return Cost(plan.strategy, shuffles=plan.shuffles, selects=plan.selects)
     shared = plan.shared
     floor = floor_of(plan.shared)
+    packed = getattr(plan, "packed", None)  # the packed sub-32-bit exchange shuffles register pairs
     return Cost(
         plan.strategy,
+        shuffles=plan.shuffles + (packed.shuffles if packed is not None else 0),
         scratch_bytes=shared.scratch_bytes,
         barriers=shared.barriers,
         store_bytes=shared.store.instruction_bytes,
@@ -240,7 +243,8 @@ def _row(source: str, syntax_op: Op, op: ir.Operation, launch: _Launch) -> Repor
     written = _written_types(source, syntax_op)
     src_text, dst_text = (_encoding_text(t) for t in written)
     tensor_type = op.operands[0].type if op.name != "ttg.local_load" else op.results[0].type
-    bits = element_bits(ir.RankedTensorType(tensor_type).element_type)
+    element = ir.RankedTensorType(tensor_type).element_type
+    bits = element_bits(element)
     base = {
         "op": op.name,
         "mlir_line": syntax_op.line,
@@ -249,19 +253,14 @@ def _row(source: str, syntax_op: Op, op: ir.Operation, launch: _Launch) -> Repor
         "dst": dst_text,
         "shape": _shape(tensor_type),
         "element_bits": bits,
+        "element": str(element),
     }
-    wide = launch.threads_per_warp != 32
-    if wide and op.name != "ttg.convert_layout":
-        return ReportRow(
-            **base, cost=None, note=f"{launch.threads_per_warp}-lane warps: the bank model is for 32-lane warps"
-        )
     try:
         distributed = pad_to_launch(layout_of(tensor_type), launch.threads_per_warp, launch.num_warps)
         if op.name == "ttg.convert_layout":
             other = pad_to_launch(layout_of(op.results[0].type), launch.threads_per_warp, launch.num_warps)
             cost = _conversion_cost(distributed, other, bits, launch.threads_per_warp)
-            note = f"{launch.threads_per_warp}-lane plan, not checked by execution" if wide else ""
-            return ReportRow(**base, cost=cost, note=note, layouts=(distributed, other))
+            return ReportRow(**base, cost=cost, layouts=(distributed, other))
         memdesc_type = local_memdesc_type(op)
         kind = "load" if op.name == "ttg.local_load" else "store"
         return ReportRow(**base, cost=_access_cost(distributed, memdesc_type, bits, kind))
