@@ -22,6 +22,13 @@ The suite: matmul epilogues (`nvidia_mma` v2 and v3 -> blocked; f16, bf16, f32, 
 and broadcasts.
 
     python benchmarks/bench_codegen.py [--quick] [--only SUBSTRING] [--llvm-defaults] [--portable]
+    python benchmarks/bench_codegen.py --planning [--repeat N]
+
+`--planning` times the planner alone instead (no compilation): `plan_conversion(..., chip="sm_90")`
+over the suite, cold (the first call in this process, every cache empty) and warm (the same calls
+again, served by the plan cache), then `planning/matrix.py`'s `plan_matrix_conversion` alone on
+the suite's shared-memory conversions, cold (its cache cleared before each of `--repeat` rounds;
+the best round is printed) and warm, with the three slowest kernels.
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -45,6 +53,7 @@ from linear_layout.ir import load_dialects
 from linear_layout.passes import build_pass_manager
 from linear_layout.planning import plan_conversion, triton_scratch_bytes
 from linear_layout.planning.floor import floor_of
+from linear_layout.planning import matrix as matrix_planning
 from linear_layout.planning.matrix import plan_matrix_conversion
 from linear_layout.simt import run_kernel
 from lowering_cases import kernel_text, random_input
@@ -250,8 +259,15 @@ def our_compile(text: str, chip: str, lowering: str):
                             capture_output=True, text=True, check=True)
     match = re.search(r'assembly = "(.*?)"', result.stdout, re.S)
     ptx = re.sub(r"\\([0-9A-F]{2})", lambda m: chr(int(m.group(1), 16)), match.group(1))
-    shared = sum(int(n) for n in re.findall(r"\.shared \.align \d+ \.b8 \w+\[(\d+)\]", ptx))
-    return ptx, shared, lowered
+    static = sum(int(n) for n in re.findall(r"\.shared \.align \d+ \.b8 \w+\[(\d+)\]", ptx))
+    return ptx, static + dynamic_shared_of(lowered), lowered
+
+
+def dynamic_shared_of(lowered: str) -> int:
+    """The dynamic shared bytes a lowered kernel needs (its `ll.dynamic_shared_memory`, set when its
+    scratch exceeds the 48 KiB of static shared memory a CUDA module may declare; else 0)."""
+    match = re.search(r"ll\.dynamic_shared_memory = (\d+)", lowered)
+    return int(match.group(1)) if match else 0
 
 
 def tile(shape, dtype: str, seed: int = 0) -> np.ndarray:
@@ -380,9 +396,54 @@ def print_row(r: dict) -> None:
         print(f"    Triton: {r['error']}")
 
 
+# ---------------------------------------------------------------------------- planning speed
+
+
+def _timed(calls) -> list[tuple[float, str]]:
+    """(seconds, name) of each `(name, call)`, in order."""
+    out = []
+    for name, call in calls:
+        start = time.perf_counter()
+        call()
+        out.append((time.perf_counter() - start, name))
+    return out
+
+
+def _planning_line(label: str, cold: list, warm: list) -> str:
+    slowest = ", ".join(f"{name} {seconds:.3f}" for seconds, name in sorted(cold)[-3:][::-1])
+    return (f"  {label:<44} cold {sum(t for t, _ in cold):7.3f} s   warm {sum(t for t, _ in warm):8.4f} s   "
+            f"slowest cold (s): {slowest}")
+
+
+def planning_speed(cases, repeat: int) -> None:
+    """Cold and warm planning times over `cases` (see the module docstring, `--planning`)."""
+    layouts = [(c[0], c[1].to_linear_layout(list(c[3])), c[2].to_linear_layout(list(c[3])), BITS[c[4]]) for c in cases]
+    calls = [(n, lambda s=s, d=d, b=b: plan_conversion(s, d, None, b, chip="sm_90")) for n, s, d, b in layouts]
+    cold, warm = _timed(calls), _timed(calls)
+    print(f"Planning speed over {len(cases)} kernels (pure Python, no compilation)")
+    print(_planning_line("plan_conversion(chip=sm_90), whole planner", cold, warm))
+    shared = []
+    for name, src, dst, bits in layouts:
+        plan = plan_conversion(src, dst, None, bits, chip="sm_90")
+        if plan.strategy == "shared":
+            bound = triton_scratch_bytes(plan.src, plan.dst, bits, ldmatrix=True, stmatrix=True)
+            shared.append((name, lambda p=plan, b=bits, m=bound: plan_matrix_conversion(
+                p.src, p.dst, b, "sm_90", max_scratch_bytes=m)))
+    rounds = []
+    for _ in range(max(1, repeat)):
+        matrix_planning._plan_cached.cache_clear()
+        rounds.append(_timed(shared))
+    best = min(rounds, key=lambda r: sum(t for t, _ in r))
+    print(_planning_line(f"plan_matrix_conversion ({len(shared)} shared), best of {len(rounds)}", best, _timed(shared)))
+
+
 def main(argv=None) -> int:
     os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
     argv = sys.argv[1:] if argv is None else argv
+    if "--planning" in argv:
+        repeat = int(argv[argv.index("--repeat") + 1]) if "--repeat" in argv else 3
+        planning_speed(suite(), repeat)
+        return 0
     if "--llvm-defaults" in argv:
         LLVM_FLAGS.clear()
     portable = "--portable" in argv

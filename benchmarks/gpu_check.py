@@ -15,10 +15,17 @@ store):
    each kernel once and compare its output with the expected tile, then time `--repeat` launches
    of each between CUDA events and print microseconds per launch side by side.
 
-A kernel the driver refuses (ours keep their scratch in static `.shared` arrays, and a CUDA
-module cannot load more than 48 KiB of static shared memory: the 64 KiB f32 transposes of the
-suite) is reported as FAILED and counted; the check goes on. The exit code is 1 when any
-kernel failed or computed a wrong output.
+Shared memory: a CUDA module cannot declare more than 48 KiB of static `.shared` memory. Our
+kernels keep their scratch in static arrays up to that size; above it (the 64 KiB f32 transposes
+of the suite) the lowering puts it in dynamic shared memory (`.extern .shared .align 16 .b8
+ll_dynamic_shared[]`, `patterns/dynamic_shared_memory.py`) and records the bytes on the kernel
+(`ll.dynamic_shared_memory`), which becomes the kernel's `dynamic_shared`. Triton's kernels always
+use dynamic shared memory (`metadata.shared` bytes). A launch passes `dynamic_shared` bytes and,
+above 48 KiB, first raises the function's `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` to
+it (`launch_settings`).
+
+A kernel the driver refuses is reported as FAILED and counted; the check goes on. The exit code
+is 1 when any kernel failed or computed a wrong output.
 
 Without a GPU (no `libcuda`, or no device) the script still builds every kernel (steps 1-3),
 checks the PTX has its entry point and prints what it would run; `--cpu-only` forces that.
@@ -46,6 +53,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 import bench_codegen
 from lowering_cases import kernel_text
 
+#: The most static shared memory a module may declare, and the dynamic size a launch may use
+#: without raising the function's limit (CUDA: 48 KiB both).
+DEFAULT_SHARED_LIMIT = 48 * 1024
+#: CUfunction_attribute CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES.
+MAX_DYNAMIC_SHARED_SIZE_ATTRIBUTE = 8
 
 
 # ---------------------------------------------------------------------------- building (CPU)
@@ -68,6 +80,14 @@ def ptx_entry(ptx: str) -> tuple[str, int]:
     if match is None:
         raise ValueError("the PTX has no .entry")
     return match.group(1), len(re.findall(r"\.param\b", match.group(2)))
+
+
+def launch_settings(kernel: Kernel) -> dict[int, int]:
+    """The function attributes to set before launching `kernel` (attribute -> value): the
+    dynamic shared limit when the launch needs more than the default 48 KiB."""
+    if kernel.dynamic_shared > DEFAULT_SHARED_LIMIT:
+        return {MAX_DYNAMIC_SHARED_SIZE_ATTRIBUTE: kernel.dynamic_shared}
+    return {}
 
 
 def _lowering(chip: str | None) -> str:
@@ -102,7 +122,7 @@ def build_ours(case, chip: str, lowering_chip: str | None) -> Kernel:
     match = re.search(r'assembly = "(.*?)"', result.stdout, re.S)
     ptx = re.sub(r"\\([0-9A-F]{2})", lambda m: chr(int(m.group(1), 16)), match.group(1))
     entry, params = ptx_entry(ptx)
-    return Kernel(ptx, entry, params, 32 * warps)
+    return Kernel(ptx, entry, params, 32 * warps, dynamic_shared=bench_codegen.dynamic_shared_of(lowered))
 
 
 def build_triton(case, capability: int) -> Kernel | str:
@@ -180,8 +200,8 @@ class Cuda:
                     f"cuModuleLoadData({kernel.name})")
         self._check(self.lib.cuModuleGetFunction(ctypes.byref(function), module, kernel.name.encode()),
                     "cuModuleGetFunction")
-        if kernel.dynamic_shared > 48 * 1024:  # CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
-            self._check(self.lib.cuFuncSetAttribute(function, 8, kernel.dynamic_shared), "cuFuncSetAttribute")
+        for attribute, value in launch_settings(kernel).items():
+            self._check(self.lib.cuFuncSetAttribute(function, attribute, value), "cuFuncSetAttribute")
         return function
 
     def alloc(self, nbytes: int) -> ctypes.c_uint64:
@@ -267,11 +287,12 @@ def main(argv=None) -> int:
         theirs = build_triton(case, capability)
         if cuda is None:
             status = "built" if isinstance(theirs, Kernel) else f"built (Triton: {theirs})"
-            print(f"  {case[0]:<40} ours {ours.name}({ours.num_params} params)  {status}")
+            shared = f", {ours.dynamic_shared} B dynamic shared" if ours.dynamic_shared else ""
+            print(f"  {case[0]:<40} ours {ours.name}({ours.num_params} params{shared})  {status}")
             continue
         try:
             ok, micro = run_on_gpu(cuda, ours, x, expected, args.repeat)
-        except CudaError as error:  # e.g. more than 48 KiB of static shared memory: report, go on
+        except CudaError as error:  # the driver refused the kernel: report, go on
             print(f"  {case[0]:<40} ours FAILED: {error}")
             failures += 1
             continue

@@ -3,6 +3,7 @@ expected outputs, and the no-GPU path (this machine has no NVIDIA GPU; the GPU r
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -59,3 +60,54 @@ def test_without_a_gpu_everything_is_built(capsys):
     assert "GPU run skipped (--cpu-only)" in out and out.count("ours cvt(2 params)") == 2
     why = gpu_check.Cuda.available()
     assert why is None or isinstance(why, str)
+
+
+BIG = ("transpose 128x128 f32 w8", BlockedLayout((1, 4), (8, 4), (8, 1), (1, 0)),
+       BlockedLayout((4, 1), (4, 8), (1, 8), (0, 1)), (128, 128), "f32", 8)
+
+
+def test_a_64_kib_scratch_launches_with_dynamic_shared_memory():
+    """Above the 48 KiB of static shared memory a module may declare, our kernel declares
+    `.extern .shared` and carries the bytes its launch must give; the launch raises the
+    function's dynamic limit first. Within the limit: static arrays, no launch setting."""
+    big = gpu_check.build_ours(BIG, "sm_90", "sm_90")
+    assert big.dynamic_shared == 65536 and big.num_params == 2 and big.threads == 256
+    assert ".extern .shared .align 16 .b8 ll_dynamic_shared[];" in big.ptx
+    assert gpu_check.launch_settings(big) == {gpu_check.MAX_DYNAMIC_SHARED_SIZE_ATTRIBUTE: 65536}
+    small = gpu_check.build_ours(CASE, "sm_90", "sm_90")
+    assert small.dynamic_shared == 0 and gpu_check.launch_settings(small) == {}
+    assert ".extern .shared" not in small.ptx and re.search(r"\.shared \.align 128 \.b8 \w+\[2048\]", small.ptx)
+    edge = gpu_check.Kernel("", "k", 2, 32, dynamic_shared=48 * 1024)
+    assert gpu_check.launch_settings(edge) == {}  # the default limit is inclusive
+
+
+class _FakeDriver:
+    """Stands in for libcuda: records the calls a load and a launch make, succeeds."""
+
+    def __init__(self):
+        self.calls = []
+
+    def __getattr__(self, name):
+        def call(*args):
+            self.calls.append((name, args))
+            return 0
+        return call
+
+
+def test_the_launch_passes_the_dynamic_shared_bytes():
+    cuda = gpu_check.Cuda.__new__(gpu_check.Cuda)  # no driver here: a fake one
+    cuda.lib = _FakeDriver()
+    kernel = gpu_check.Kernel(".entry cvt()", "cvt", 2, 256, dynamic_shared=65536)
+    function = cuda.load(kernel)
+    cuda.launch(function, kernel, [gpu_check.ctypes.c_uint64(16), gpu_check.ctypes.c_uint64(32)])
+    names = [name for name, _ in cuda.lib.calls]
+    assert names == ["cuModuleLoadData", "cuModuleGetFunction", "cuFuncSetAttribute", "cuLaunchKernel"]
+    _, (attr_function, attribute, value) = cuda.lib.calls[2]
+    assert attr_function is function and (attribute, value) == (8, 65536)  # MAX_DYNAMIC_SHARED_SIZE_BYTES
+    _, launch = cuda.lib.calls[3]
+    assert launch[1:8] == (1, 1, 1, 256, 1, 1, 65536)  # grid, block, sharedMemBytes
+    cuda.lib.calls.clear()
+    static = gpu_check.Kernel(".entry cvt()", "cvt", 2, 128)
+    cuda.launch(cuda.load(static), static, [gpu_check.ctypes.c_uint64(16), gpu_check.ctypes.c_uint64(32)])
+    assert [name for name, _ in cuda.lib.calls] == ["cuModuleLoadData", "cuModuleGetFunction", "cuLaunchKernel"]
+    assert cuda.lib.calls[-1][1][7] == 0

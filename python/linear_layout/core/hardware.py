@@ -26,6 +26,8 @@ WARP_SIZE = 32
 LANES_PER_WARP = (32, 64)
 #: 32-bit registers one thread can hold (NVIDIA, sm_30+); a tensor needing more would live in local memory.
 MAX_REGISTERS_PER_THREAD = 255
+#: The most static ``.shared`` memory a CUDA module may declare; more must be dynamic (``.extern .shared``).
+MAX_STATIC_SHARED_BYTES = 48 * 1024
 
 #: AMD CDNA3 (gfx942) serves a 16-byte LDS read (``ds_read_b128``) of a 64-lane wavefront to 8 lanes
 #: per cycle, but not 8 consecutive ones: lanes 0-3 with 20-23, 4-7 with 16-19, 8-11 with 28-31,

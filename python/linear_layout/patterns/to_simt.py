@@ -18,7 +18,10 @@ broadcast registers included). `lower_to_simt(op)` runs, as Triton's backend doe
 5. the patterns of `populate_to_simt_patterns`, one per op (`ll.load`/`ll.store`, elementwise
    `arith`/`math`, splat constants, `ttg.convert_layout`, `ttg.local_*`, `ll.apply`), applied with
    `walk_and_apply_patterns`. Tensor <-> vector boundaries are `unrealized_conversion_cast`s;
-6. the upstream `reconcile-unrealized-casts` removes them.
+6. the upstream `reconcile-unrealized-casts` removes them;
+7. `place_shared_memory`: the workgroup buffers are aligned to 128 bytes, and above the 48 KiB
+   static limit of a CUDA module they become views of `gpu.dynamic_shared_memory`
+   (`dynamic_shared_memory.py`).
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from .kernel import (
     launch_attributes,
     pad_to_launch,
 )
+from .dynamic_shared_memory import place_shared_memory
 from .local_memory import LOCAL_ALLOC, LOCAL_LOAD, LOCAL_STORE
 from .lower_apply import apply_lowering, populate_lower_apply_patterns
 from .shared_memory import WORKGROUP_BUFFER, allocating_op, buffer_index, shared_buffer_of, workgroup_type
@@ -411,5 +415,6 @@ def lower_checked_functions(context: ir.Context, functions: list[ir.OpView], chi
         insert_barriers(kernel)
         walk_and_apply_patterns(kernel, frozen)
         _reconcile_casts(kernel.operation)
+        place_shared_memory(kernel)
         if launch.chip:
             del kernel.operation.attributes[CHIP_ATTRIBUTE]

@@ -449,15 +449,16 @@ def _register_point(cols: Sequence[tuple[int, int]], r: int) -> tuple[int, int]:
 
 def _phases_cost(byte_addresses: np.ndarray, width: int) -> tuple[int, int]:
     """(wavefronts, ideal) summed over phases: ``byte_addresses`` is (phases, lanes of a phase),
-    each lane accessing ``width`` bytes; a phase costs the most distinct words in one bank."""
+    each lane accessing ``width`` bytes; a phase costs the most distinct words in one bank.
+
+    Distinct words per phase: sort each phase's words and keep the first of every run."""
     phases = byte_addresses.shape[0]
     words = byte_addresses[:, :, None] // BANK_BYTES + np.arange(max(1, width // BANK_BYTES))
-    words = words.reshape(phases, -1)
-    span = int(words.max()) + 1
-    unique = np.unique(np.arange(phases)[:, None] * span + words)
-    group, word = unique // span, unique % span
-    per_bank = np.bincount(group * NUM_BANKS + word % NUM_BANKS, minlength=phases * NUM_BANKS)
-    per_bank = per_bank.reshape(phases, NUM_BANKS)
+    words = np.sort(words.reshape(phases, -1), axis=1)
+    first = np.ones(words.shape, dtype=bool)
+    first[:, 1:] = words[:, 1:] != words[:, :-1]
+    slots = np.arange(phases)[:, None] * NUM_BANKS + words % NUM_BANKS
+    per_bank = np.bincount(slots[first], minlength=phases * NUM_BANKS).reshape(phases, NUM_BANKS)
     return int(per_bank.max(axis=1).sum()), int((-(-per_bank.sum(axis=1) // NUM_BANKS)).sum())
 
 
@@ -469,16 +470,13 @@ def _vector_wavefronts(thread: np.ndarray, offsets: Sequence[int], width: int, e
 
 
 def _table(layout: LinearLayout, lanes: int, warps: int) -> np.ndarray:
+    """``layout`` ((lane, warp) -> offset) at every (warp, lane): the XOR of the bases of the
+    set bits, one numpy pass per basis."""
     flat = dict(layout.bases)
-    lane_cols = [b[0] for b in flat.get("lane", ())]
-    warp_cols = [b[0] for b in flat.get("warp", ())]
     table = np.zeros((warps, lanes), dtype=np.int64)
-    for w in range(warps):
-        for lane in range(lanes):
-            table[w, lane] = (
-                _register_point([(c, 0) for c in warp_cols], w)[0]
-                ^ _register_point([(c, 0) for c in lane_cols], lane)[0]
-            )
+    for dim, index in (("lane", np.arange(lanes)[None, :]), ("warp", np.arange(warps)[:, None])):
+        for k, basis in enumerate(flat.get(dim, ())):
+            table = table ^ np.where(index >> k & 1, basis[0], 0)
     return table
 
 
@@ -594,9 +592,10 @@ def _smem_layout(geometry: _Geometry, out_dims, coords: _Coordinates) -> LinearL
 def _choices(m: _Sides, o: _Sides, bitwidth: int, trans_allowed: bool) -> list[_Choice]:
     """Every (trans, rho, beta) with the matrix registers taken first among the registers that the
     other side does not share (shared ones can become repetitions), then in order."""
-    out = []
+    out: dict[_Choice, None] = {}  # ordered, without repeats
     registers = range(len(m.reg))
     shared = extend([], o.reg)
+    in_other = {k: rank(shared + [m.reg[k]]) == len(shared) for k in registers}
     betas = list(registers) if bitwidth == 8 else [None]
     rhos = [None] if bitwidth == 32 else list(registers)
     for trans in (False, True) if trans_allowed else (False,):
@@ -605,13 +604,12 @@ def _choices(m: _Sides, o: _Sides, bitwidth: int, trans_allowed: bool) -> list[_
                 if rho is not None and rho == beta:
                     continue
                 rest = [k for k in registers if k not in (rho, beta)]
-                private = sorted(rest, key=lambda k: rank(shared + [m.reg[k]]) == len(shared))
+                private = sorted(rest, key=in_other.__getitem__)
                 for bits in (2, 1, 0):
                     for order in (private, rest):
-                        choice = _Choice(trans, rho, beta, tuple(order[:bits]))
-                        if len(order) >= bits and choice not in out:
-                            out.append(choice)
-    return out
+                        if len(order) >= bits:
+                            out.setdefault(_Choice(trans, rho, beta, tuple(order[:bits])))
+    return list(out)
 
 
 def _candidate(

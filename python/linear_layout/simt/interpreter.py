@@ -44,12 +44,13 @@ Execution model
   - ``vector``: load store extract insert (static or dynamic positions) broadcast shuffle
     from_elements bitcast (MLIR 22 has no ``vector.splat``: use broadcast);
   - ``memref``: load store, alloc (workgroup memory only), extract_aligned_pointer_as_index
-    (workgroup memory only: the buffer's byte address);
+    (workgroup memory only: the buffer's byte address), view (of ``gpu.dynamic_shared_memory``
+    only, at a uniform byte shift, to a static shape);
   - ``llvm``: inttoptr (to ``!llvm.ptr<3>``) ptrtoint getelementptr (one index into a scalar
     type) extractvalue (one position) bitcast;
   - ``nvvm``: ldmatrix stmatrix (``m8n8`` ``b16``, ``num`` 1/2/4, row or col layout);
   - ``gpu``: thread_id block_id block_dim grid_dim lane_id barrier shuffle (xor/up/down/idx,
-    returning the value and the valid flag) return;
+    returning the value and the valid flag) dynamic_shared_memory return;
   - ``scf``: for (iter_args, signed or ``unsigned`` compare) if yield; ``func.return``.
 
   A ``gpu.shuffle`` lane whose source is outside ``[0, width)``, or whose own lane is, gets
@@ -101,7 +102,11 @@ matrices of 8x8 16-bit elements:
   two models agree.)
 
 Every workgroup buffer is placed at a 128-byte-aligned address, so banks are counted from each
-buffer's start. Global accesses are counted as instructions and distinct 32-byte sectors per warp
+buffer's start. Dynamic shared memory (``gpu.dynamic_shared_memory``) starts after the static
+buffers, 128-byte aligned; each ``memref.view`` of it is a workgroup buffer at its byte shift
+(a view at a shift that is not a multiple of 128 keeps its exact address). Two views of the same
+shift and type are one buffer; views that overlap otherwise are not supported (they would alias
+on the hardware). Global accesses are counted as instructions and distinct 32-byte sectors per warp
 (:class:`GlobalAccess`), with the same instruction split; each global argument starts at a
 sector-aligned address.
 
@@ -566,6 +571,8 @@ class _Executor:
         self.env: dict[ir.Value, Any] = {}
         self.shared: list[Buffer] = []
         self.shared_top = 0  # next free workgroup address
+        self.dynamic_base: int | None = None  # where dynamic shared memory starts, once used
+        self.dynamic_views: dict[tuple[int, str], Buffer] = {}
         self.interval = 0
 
     # ---- values
@@ -643,15 +650,18 @@ class _Executor:
 
     # ---- memory
 
-    def new_shared(self, name: str, t: ir.MemRefType) -> Buffer:
+    def new_shared(self, name: str, t: ir.MemRefType, address: int | None = None) -> Buffer:
+        """A fresh workgroup buffer of type ``t`` at the next free 128-byte-aligned address, or at
+        ``address`` (a view of dynamic shared memory)."""
         if not t.has_static_shape:
             raise UnsupportedOp(f"workgroup memref {t} must have a static shape")
         elem = _elem(t)
         shape = tuple(t.shape)
         strides, offset = _memref_layout(t, shape)
         size = offset + sum((d - 1) * s for d, s in zip(shape, strides)) + 1 if all(shape) else 0
-        base = -(-self.shared_top // SHARED_BASE_ALIGNMENT) * SHARED_BASE_ALIGNMENT
-        self.shared_top = base + size * elem.mem_bytes
+        aligned_top = -(-self.shared_top // SHARED_BASE_ALIGNMENT) * SHARED_BASE_ALIGNMENT
+        base = aligned_top if address is None else address
+        self.shared_top = max(self.shared_top, base + size * elem.mem_bytes)
         buf = Buffer(
             name,
             "workgroup",
@@ -1307,6 +1317,39 @@ def _memref_alloc(ex, op):
     return [ex.new_shared(f"alloc@{_location(op)}", t)]
 
 
+@dataclasses.dataclass(frozen=True)
+class DynamicSharedMemory:
+    """The value of ``gpu.dynamic_shared_memory``: the launch's dynamic shared bytes, from
+    ``base_address`` on; only ``memref.view`` reads it."""
+
+    base_address: int
+
+
+def _dynamic_shared_memory(ex, op):
+    if ex.dynamic_base is None:
+        ex.dynamic_base = -(-ex.shared_top // SHARED_BASE_ALIGNMENT) * SHARED_BASE_ALIGNMENT
+    return [DynamicSharedMemory(ex.dynamic_base)]
+
+
+def _memref_view(ex, op):
+    source, shift, *sizes = ex.operands(op)
+    if not isinstance(source, DynamicSharedMemory):
+        raise UnsupportedOp("memref.view of a memref other than gpu.dynamic_shared_memory")
+    if sizes:
+        raise UnsupportedOp("memref.view with dynamic sizes")
+    t = op.results[0].type
+    address = source.base_address + ex.uniform(np.asarray(shift), "memref.view byte shift")
+    key = (address, str(t))
+    if key not in ex.dynamic_views:
+        buf = ex.new_shared(f"dynamic+{address - source.base_address} ({t})", t, address)
+        end = address + len(buf.data) * buf.elem.mem_bytes
+        for other in ex.dynamic_views.values():
+            if other.base_address < end and address < other.base_address + len(other.data) * other.elem.mem_bytes:
+                raise UnsupportedOp(f"memref.view: {buf.name} overlaps {other.name} (aliasing views)")
+        ex.dynamic_views[key] = buf
+    return [ex.dynamic_views[key]]
+
+
 # ---- gpu
 
 
@@ -1658,6 +1701,7 @@ _HANDLERS: dict[str, Callable[[_Executor, Any], list | None]] = {
     "memref.store": _memref_store,
     "memref.alloc": _memref_alloc,
     "memref.extract_aligned_pointer_as_index": _extract_aligned_pointer,
+    "memref.view": _memref_view,
     "llvm.inttoptr": _inttoptr,
     "llvm.ptrtoint": _ptrtoint,
     "llvm.getelementptr": _getelementptr,
@@ -1672,6 +1716,7 @@ _HANDLERS: dict[str, Callable[[_Executor, Any], list | None]] = {
     "gpu.lane_id": _lane_id,
     "gpu.barrier": _barrier,
     "gpu.shuffle": _shuffle,
+    "gpu.dynamic_shared_memory": _dynamic_shared_memory,
     "scf.if": _scf_if,
     "scf.for": _scf_for,
 }

@@ -18,7 +18,7 @@ module attributes {"ttg.num-warps" = 4 : i32} {
 }
 
 // CHECK-LABEL: gpu.func @transpose(
-// CHECK-SAME: workgroup(%[[SMEM:.*]] : memref<1024xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%[[SMEM:.*]] : memref<1024xf32, #gpu.address_space<workgroup>> {llvm.align = 128 : i64})
 // CHECK: gpu.thread_id x
 // CHECK: arith.xori
 // CHECK: vector.store %{{.*}}, %[[SMEM]][%{{.*}}] {alignment = 16 : i64} : memref<1024xf32, #gpu.address_space<workgroup>>, vector<4xf32>
@@ -49,7 +49,7 @@ module attributes {"ttg.num-warps" = 8 : i32} {
 }
 
 // CHECK-LABEL: gpu.func @reps(
-// CHECK-SAME: workgroup(%[[SMEM:.*]] : memref<4096xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%[[SMEM:.*]] : memref<4096xf32, #gpu.address_space<workgroup>> {llvm.align = 128 : i64})
 // round 0
 // CHECK-COUNT-4: vector.store %{{.*}}, %[[SMEM]]{{.*}} vector<4xf32>
 // CHECK-NOT: vector.store
@@ -81,7 +81,7 @@ module attributes {"ttg.num-warps" = 4 : i32} {
 }
 
 // CHECK-LABEL: gpu.func @broadcast(
-// CHECK-SAME: workgroup(%[[SMEM:.*]] : memref<256xi8, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%[[SMEM:.*]] : memref<256xi8, #gpu.address_space<workgroup>> {llvm.align = 128 : i64})
 // CHECK: %[[P:.*]] = arith.cmpi eq
 // CHECK: scf.if %[[P]] {
 // CHECK: vector.store %{{.*}}, %[[SMEM]][%{{.*}}] {alignment = 8 : i64} : memref<256xi8, #gpu.address_space<workgroup>>, vector<8xi8>
@@ -110,7 +110,7 @@ module attributes {"ttg.num-warps" = 4 : i32} {
 }
 
 // CHECK-LABEL: gpu.func @local(
-// CHECK-SAME: workgroup(%[[BUF:.*]] : memref<1024xf16, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%[[BUF:.*]] : memref<1024xf16, #gpu.address_space<workgroup>> {llvm.align = 128 : i64})
 // CHECK: vector.store %{{.*}}, %[[BUF]][%{{.*}}] {alignment = 16 : i64} : memref<1024xf16, #gpu.address_space<workgroup>>, vector<8xf16>
 // CHECK: gpu.barrier
 // CHECK: memref.load %[[BUF]]
@@ -137,7 +137,7 @@ module attributes {"ttg.num-warps" = 4 : i32} {
 }
 
 // CHECK-LABEL: gpu.func @rounds(
-// CHECK-SAME: workgroup(%[[SMEM:.*]] : memref<1024xf16, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%[[SMEM:.*]] : memref<1024xf16, #gpu.address_space<workgroup>> {llvm.align = 128 : i64})
 // round 0
 // CHECK: vector.store %{{.*}}, %[[SMEM]][%[[ST:.*]]] {alignment = 16 : i64} : {{.*}}, vector<8xf16>
 // CHECK-NEXT: gpu.barrier
