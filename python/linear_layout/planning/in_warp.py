@@ -394,31 +394,30 @@ def in_warp_rounds(src: LinearLayout, dst: LinearLayout, bitwidth: int) -> InWar
 
 
 def _rounds_reproduce(src: LinearLayout, dst: LinearLayout, plan: InWarpPlan, maps: _LaneMaps) -> bool:
-    """Simulate the rounds on every (register, lane, warp, block) of ``dst`` and compare elements."""
-    warp_grid, block_grid = np.meshgrid(
-        np.arange(dst.get_in_dim_size("warp")), np.arange(dst.get_in_dim_size("block")), indexing="ij"
+    """Simulate the rounds on every (register, lane, warp, block) of ``dst`` and compare elements.
+
+    One vectorised pass: the per-lane maps and the per-round fields become lookup tables, so the
+    cost is linear in the number of hardware points."""
+    points = _hardware_points(dst)
+    register, lane = points["register"], points["lane"]
+    num_lanes = dst.get_in_dim_size("lane")
+    reindex, lane_map, select = (
+        _column_table(columns, num_lanes) for columns in (maps.reindex, maps.lanes, maps.select)
     )
-    warps, blocks = warp_grid.reshape(-1), block_grid.reshape(-1)
-    n = len(warps)
-    for register in range(dst.get_in_dim_size("register")):
-        for lane in range(dst.get_in_dim_size("lane")):
-            r = plan.rounds[register ^ apply_columns(maps.reindex, lane)]
-            source_lane = lane if r.source_lane is None else apply_columns(maps.lanes, lane) ^ r.lane_xor
-            source_register = r.register_base ^ apply_columns(maps.select, source_lane)
-            want = dst.apply(
-                {"register": np.full(n, register), "lane": np.full(n, lane), "warp": warps, "block": blocks}
-            )
-            got = src.apply(
-                {
-                    "register": np.full(n, source_register),
-                    "lane": np.full(n, source_lane),
-                    "warp": warps,
-                    "block": blocks,
-                }
-            )
-            if any(not np.array_equal(want[d], got[d]) for d in dst.get_out_dim_names()):
-                return False
-    return True
+    own_lane = np.array([r.source_lane is None for r in plan.rounds])
+    lane_xor = np.array([r.lane_xor for r in plan.rounds], dtype=np.int64)
+    register_base = np.array([r.register_base for r in plan.rounds], dtype=np.int64)
+    round_of = register ^ reindex[lane]
+    source_lane = np.where(own_lane[round_of], lane, lane_map[lane] ^ lane_xor[round_of])
+    source_register = register_base[round_of] ^ select[source_lane]
+    want = dst.apply(points)
+    got = src.apply({**points, "register": source_register, "lane": source_lane})
+    return all(np.array_equal(want[d], got[d]) for d in dst.get_out_dim_names())
+
+
+def _column_table(columns: list[int], size: int) -> np.ndarray:
+    """``apply_columns(columns, x)`` for every ``x < size``."""
+    return np.array([apply_columns(columns, x) for x in range(size)], dtype=np.int64)
 
 
 def _hardware_points(layout: LinearLayout) -> dict[str, np.ndarray]:
