@@ -162,7 +162,8 @@ def _simulate(plan):
     """Run the plan's stores and loads on every thread; return the destination registers and
     the wavefronts the interpreter's bank model charges."""
     sp = plan.shared
-    src_el, dst_el = _elements(plan.src), _elements(plan.dst)
+    exchanged = plan.packed or plan  # a packed plan's shared exchange moves the swapped layouts
+    src_el, dst_el = _elements(exchanged.src), _elements(exchanged.dst)
     _, L, W = _hw(plan.src)
     lanes, warps = np.meshgrid(np.arange(L), np.arange(W), indexing="ij")
     lanes, warps = lanes.ravel(), warps.ravel()

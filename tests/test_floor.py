@@ -60,9 +60,11 @@ COL = BlockedLayout((4, 1), (8, 4), (1, 4), (0, 1))
 ])
 def test_issue_table_floor(src, dst, shape, wavefronts, floor, side):
     plan = plan_conversion(src, dst, shape, 16)
-    report = floor_of(plan)
+    # The ordinary exchange (kept in the plan for comparison) is the issue's; without a chip the
+    # planner packs the 16-bit elements into words and reaches the floor (tests/test_packed_exchange.py).
+    report = floor_of(plan.packed.narrow)
     assert (report.wavefronts, report.floor, report.bytes) == (wavefronts, floor, 2 * shape[0] * shape[1] * 2)
-    assert plan.floor_wavefronts == floor and plan.store_wavefronts + plan.load_wavefronts == wavefronts
+    assert plan.floor_wavefronts == floor and plan.store_wavefronts + plan.load_wavefronts == floor
     # With the chip, the planner reaches the floor (ldmatrix/stmatrix, tests/test_matrix_plan.py).
     sm90 = plan_conversion(src, dst, shape, 16, chip="sm_90")
     assert sm90.store_wavefronts + sm90.load_wavefronts == sm90.floor_wavefronts == floor

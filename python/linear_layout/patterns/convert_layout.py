@@ -32,7 +32,7 @@ from ..planning import ConversionPlan, plan_conversion, register_maps
 from .common import cast_to
 from .kernel import KernelBuilder, Launch, LoweringError, hardware_layout
 from .matrix_memory import emit_matrix
-from .shared_memory import assemble, buffer_index, emit_loads, emit_stores, workgroup_argument
+from .shared_memory import assemble, buffer_index, emit_loads, emit_stores, emit_swaps, workgroup_argument
 from .simt_pattern import SimtPattern
 from .vectors import element_bits, select_tree, shuffle_casts
 
@@ -165,6 +165,8 @@ def emit_shared(op: ConvertLayoutOp, launch: Launch, plan: ConversionPlan) -> ir
         raise LoweringError("a shared-memory conversion needs its plan and its workgroup buffer")
     buffer = workgroup_argument(op, index)
     value = cast_to(op.src, builder.vector_type(op.src.type))
+    if plan.packed is not None:  # the packed exchange: the source's register transposes first
+        value = emit_swaps(builder, value, plan.packed.src_steps)
     store, load = shared.store, shared.load
     base_st = builder.thread_offsets(store.thread_offset)
     base_ld = builder.thread_offsets(load.thread_offset)
@@ -176,7 +178,8 @@ def emit_shared(op: ConvertLayoutOp, launch: Launch, plan: ConversionPlan) -> ir
         gpu.barrier()
         pieces += emit_loads(builder, buffer, element, load, [i for i in load.instructions if i.rep == rep], base_ld)
     # pieces are in instruction order per rep; instructions are sorted by rep already
-    return assemble(load, pieces, element, builder.vector_type(op.result.type))
+    result = assemble(load, pieces, element, builder.vector_type(op.result.type))
+    return result if plan.packed is None else emit_swaps(builder, result, plan.packed.dst_steps[::-1])
 
 
 Emitter = Callable[[ConvertLayoutOp, Launch, ConversionPlan], ir.Value]

@@ -19,7 +19,7 @@ from ..core.layout import LinearLayout
 from ..ir.bridge import MemDesc, from_attribute, memdesc_of
 from .common import CAST
 from .kernel import KernelBuilder, LoweringError
-from .vectors import concat, concat_units, from_units, gather, to_units, unit
+from .vectors import concat, concat_units, element_bits, from_units, gather, to_units, unit
 
 __all__ = [
     "WORKGROUP_BUFFER",
@@ -27,6 +27,7 @@ __all__ = [
     "assemble",
     "emit_loads",
     "emit_stores",
+    "emit_swaps",
     "shared_buffer_of",
     "workgroup_argument",
     "workgroup_type",
@@ -184,3 +185,50 @@ def assemble(access, pieces: list[ir.Value], element: ir.Type, result_type: ir.V
 
 def barrier() -> None:
     gpu.barrier()
+
+
+# ---------------------------------------------------------------------------- packed exchange
+
+
+def _swap(builder: KernelBuilder, value: ir.Value, step, element: ir.Type) -> ir.Value:
+    """One 2x2 register transpose with the partner lane (``planning/packed.py``): with
+    ``t`` = lane bit ``step.lane``, ``lo``/``hi`` the registers whose bit ``step.register`` is
+    0/1 (packed into i32 words): ``send = t ? lo : hi``, ``recv`` = the partner's ``send``
+    (`gpu.shuffle xor`), ``lo' = t ? recv : lo``, ``hi' = t ? hi : recv``."""
+    count = ir.VectorType(value.type).shape[0]
+    lows = [r for r in range(count) if not r >> step.register & 1]
+    highs = [r | 1 << step.register for r in lows]
+    bits = len(lows) * element_bits(element)
+    word = ir.IntegerType.get_signless(min(bits, 32))  # fewer than 32 bits move zero-extended
+    words = ir.VectorType.get([max(1, bits // 32)], word)
+    low = vector.bitcast(words, gather(value, lows, element))
+    high = vector.bitcast(words, gather(value, highs, element))
+    zero, width = builder.const_i32(0), builder.const_i32(builder.launch.threads_per_warp)
+    upper = arith.cmpi(arith.CmpIPredicate.ne, arith.andi(builder.lane, builder.const_i32(1 << step.lane)), zero)
+    send = arith.select(upper, low, high)
+    offset = builder.const_i32(1 << step.lane)
+    received = [_shuffle_xor(vector.extract(send, [], [k]), offset, width) for k in range(words.shape[0])]
+    received_words = vector.from_elements(words, received)
+    halves = ir.VectorType.get([len(lows)], element)
+    new_low = vector.bitcast(halves, arith.select(upper, received_words, low))
+    new_high = vector.bitcast(halves, arith.select(upper, high, received_words))
+    position = {r: k for k, r in enumerate(lows + highs)}
+    return gather(concat_units([new_low, new_high]), [position[r] for r in range(count)], element)
+
+
+def _shuffle_xor(value: ir.Value, offset: ir.Value, width: ir.Value) -> ir.Value:
+    """`gpu.shuffle xor` of an integer of at most 32 bits (zero-extended to i32 and back)."""
+    narrow = value.type
+    if ir.IntegerType(narrow).width == 32:
+        return gpu.ShuffleOp(value, offset, width, gpu.ShuffleMode.XOR).results[0]
+    wide = arith.extui(ir.IntegerType.get_signless(32), value)
+    return arith.trunci(narrow, gpu.ShuffleOp(wide, offset, width, gpu.ShuffleMode.XOR).results[0])
+
+
+def emit_swaps(builder: KernelBuilder, value: ir.Value, steps) -> ir.Value:
+    """The register transposes ``steps`` (``planning.packed.Swap``) applied in order to
+    ``value``, the thread's register vector."""
+    element = ir.VectorType(value.type).element_type
+    for step in steps:
+        value = _swap(builder, value, step, element)
+    return value

@@ -85,6 +85,7 @@ from .in_warp import (
 from .floor import floor_of
 from .layouts import PlannerError, as_hardware_layout
 from .matrix import MatrixPlan, choose_matrix_plan, matrix_instructions
+from .packed import PackedExchange, plan_packed
 from .shared import SharedPlan, plan_shared
 from .triton_scratch import triton_scratch_bytes
 
@@ -129,6 +130,9 @@ class ConversionPlan:
     # strategy == "shared" on a chip with ldmatrix/stmatrix, when cheaper: what runs instead of
     # `shared`'s accesses (planning/matrix.py; `shared` stays for comparison)
     matrix: MatrixPlan | None = None
+    # strategy == "shared", sub-32-bit data whose ordinary plan is above the floor: the register
+    # transposes around `shared`, which then exchanges the swapped layouts (planning/packed.py)
+    packed: PackedExchange | None = None
 
     # Jupyter: a picture once linear_layout.draw has registered one (core.display)
     _repr_svg_ = display.repr_svg
@@ -410,10 +414,25 @@ def _shared(request: _Request, cvt: LinearLayout, reason: str) -> ConversionPlan
     shared = plan_shared(request.src, request.dst, request.bitwidth, request.max_reps)
     plan = dataclasses.replace(_base_plan(request, cvt, "shared", reason), shared=shared)
     available = matrix_instructions(request.chip)
-    if not available or request.max_reps is not None:
+    if available and request.max_reps is None:
+        ldmatrix, stmatrix = "ldmatrix" in available, "stmatrix" in available
+        bound = triton_scratch_bytes(request.src, request.dst, request.bitwidth, ldmatrix=ldmatrix, stmatrix=stmatrix)
+        matrix = choose_matrix_plan(plan, request.chip, bound)
+        if matrix is not None:
+            return dataclasses.replace(plan, matrix=matrix)
+    return _packed(request, plan)
+
+
+def _packed(request: _Request, plan: ConversionPlan) -> ConversionPlan:
+    """The packed sub-32-bit exchange when the ordinary plan is above the floor and a word
+    exists (planning/packed.py); else ``plan``."""
+    if plan.shared is None or request.bitwidth >= 32:
         return plan
-    bound = triton_scratch_bytes(
-        request.src, request.dst, request.bitwidth, ldmatrix="ldmatrix" in available, stmatrix="stmatrix" in available
-    )
-    matrix = choose_matrix_plan(plan, request.chip, bound)
-    return plan if matrix is None else dataclasses.replace(plan, matrix=matrix)
+    bound = triton_scratch_bytes(request.src, request.dst, request.bitwidth)
+    packed = plan_packed(request.src, request.dst, request.bitwidth, request.max_reps, plan.shared, bound)
+    if packed is None:
+        return plan
+    if isinstance(packed, str):  # the narrow plan stays, and the reason says why
+        return dataclasses.replace(plan, reason=f"{plan.reason}; {packed}")
+    exchange, shared = packed
+    return dataclasses.replace(plan, shared=shared, packed=exchange, reason=f"{plan.reason}; {exchange.describe()}")

@@ -338,7 +338,15 @@ def _cost(plan: SharedPlan) -> tuple[int, int, int, int, int]:
     )
 
 
-def plan_shared(src: LinearLayout, dst: LinearLayout, bitwidth: int, max_reps: int | None) -> SharedPlan:
+def plan_shared(
+    src: LinearLayout,
+    dst: LinearLayout,
+    bitwidth: int,
+    max_reps: int | None,
+    *,
+    word: Sequence[int] = (),
+    bound: int | None = None,
+) -> SharedPlan:
     """The best candidate shared layout for converting ``src`` to ``dst`` (hardware layouts).
 
     Candidates: extension side x in-word fill x bank source (:data:`CANDIDATE_CONFIGS`), first
@@ -349,16 +357,22 @@ def plan_shared(src: LinearLayout, dst: LinearLayout, bitwidth: int, max_reps: i
     only while no candidate is within the bound. When none ever is (``max_reps`` forbids the
     repetitions), the smallest scratch wins, then the same key.
 
+    ``word`` (the packed exchange, :mod:`linear_layout.planning.packed`): common register
+    directions forced into the vector's first bases (the vector never narrows below them);
+    ``bound``: the scratch bound when it is not ``src -> dst``'s own (a packed exchange plans
+    swapped layouts under the original conversion's bound).
+
     Raises :class:`PlannerError` for conversions between CTAs and when no candidate exists."""
     if flat_columns(src)["block"] != flat_columns(dst)["block"]:
         raise PlannerError("unsupported: the conversion moves data between CTAs (distributed shared memory)")
-    bound = triton_scratch_bytes(src, dst, bitwidth)
-    max_bits = max_vector_bits(bitwidth)
+    if bound is None:
+        bound = triton_scratch_bytes(src, dst, bitwidth)
+    max_bits = max(max_vector_bits(bitwidth), len(word))
     best: tuple[tuple[int, ...], SharedPlan] | None = None
-    for cap in range(max_bits, -1, -1):
+    for cap in range(max_bits, len(word) - 1, -1):
         within: tuple[tuple[int, ...], SharedPlan] | None = None
         for config in CANDIDATE_CONFIGS:
-            bases = smem_bases(src, dst, bitwidth, config, max_reps, None if cap == max_bits else cap)
+            bases = smem_bases(src, dst, bitwidth, config, max_reps, None if cap == max_bits else cap, word)
             if bases is None or (cap < max_bits and len(bases.vector) != cap):
                 continue  # infeasible, or the same candidate as a wider cap
             plan = _candidate_plan(src, dst, bitwidth, bases)

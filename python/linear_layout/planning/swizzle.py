@@ -126,12 +126,16 @@ def _nonzero(columns: Sequence[int]) -> list[int]:
     return [c for c in columns if c]
 
 
-def _common_vector(spaces: ExchangeSpaces, width_bits: int) -> list[int]:
-    vector: list[int] = []
+def _common_vector(spaces: ExchangeSpaces, width_bits: int, word: Sequence[int] = ()) -> list[int] | None:
+    """``V``: the ``word`` first (None when it is not common or touches the threads), then
+    common register directions up to ``width_bits``."""
+    vector = list(word)
+    if not spaces.free_of_threads(vector, []) or any(c not in spaces.common_span for c in vector):
+        return None
     for c in spaces.common_candidates():
         if len(vector) >= width_bits:
             break
-        if spaces.free_of_threads([*vector, c], []):
+        if c not in Span(vector) and spaces.free_of_threads([*vector, c], []):
             vector.append(c)
     return vector
 
@@ -316,10 +320,12 @@ class _Low:
 
 
 def _low_bases(
-    spaces: ExchangeSpaces, config: CandidateConfig, max_reps: int | None, vec_cap: int | None
+    spaces: ExchangeSpaces, config: CandidateConfig, max_reps: int | None, vec_cap: int | None, word: Sequence[int]
 ) -> _Low | None:
     max_bits = max_vector_bits(spaces.bitwidth)
-    vector = _common_vector(spaces, max_bits if vec_cap is None else min(max_bits, vec_cap))
+    vector = _common_vector(spaces, max_bits if vec_cap is None else min(max_bits, vec_cap), word)
+    if vector is None:
+        return None
     extension: list[int] = []
     if config.extended_side is not None and len(vector) < max_bits:
         extension = _extension(spaces, config.extended_side, vector)
@@ -335,19 +341,21 @@ def smem_bases(
     config: CandidateConfig,
     max_reps: int | None,
     vec_cap: int | None = None,
+    word: Sequence[int] = (),
 ) -> SmemBases | None:
     """One candidate shared layout for ``config``, or None when the candidate is infeasible.
 
     ``vec_cap`` limits how many common register directions go into the vector; the others
     become repetitions (smaller scratch, narrower common vector). ``max_reps`` limits the
-    repetitions (``0``: one round).
+    repetitions (``0``: one round). ``word`` (the packed exchange, ``planning/packed.py``):
+    common directions that must be the vector's first bases, i.e. offset bits ``0..len-1``.
 
     Requires: ``src``/``dst`` hardware layouts of one tensor on one launch.
     Postcondition: ``vector + bank + segment + reps`` is a basis of the per-CTA elements, the
     thread offsets of both sides avoid ``vector`` and ``reps``.
     Raises :class:`PlannerError` when the two sides hold different elements per CTA."""
     spaces = _exchange_spaces(src, dst, bitwidth)
-    low = _low_bases(spaces, config, max_reps, vec_cap)
+    low = _low_bases(spaces, config, max_reps, vec_cap, word)
     if low is None:
         return None
     per_cta = _per_cta_space(spaces)
