@@ -55,9 +55,10 @@ This module is pure Python (plus numpy for vectorised application) and never imp
 
 from __future__ import annotations
 
+import functools
 import operator
 import reprlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -72,6 +73,7 @@ __all__ = [
     "ColumnAction",
     "standard_out_dim_names",
     "identity_standard_nd",
+    "product_1d",
     "ensure_layout_not_larger_than",
     "ensure_layout_not_smaller_than",
     "zeros_like",
@@ -80,6 +82,8 @@ __all__ = [
 
 Basis = tuple[int, ...]
 Bases = tuple[tuple[str, tuple[Basis, ...]], ...]
+
+_first = operator.itemgetter(0)  # the name of a (name, size) dimension pair
 
 
 def _log2_exact(size: int, what: str) -> int:
@@ -239,6 +243,21 @@ def _from_plain_bases(bases: Any, out_dim_names: Any, out_dim_sizes: Any) -> Lin
             col |= value << at
         cols.append(col)
     return LinearLayout._make(tuple(ins), tuple(zip(names, sizes)), tuple(cols))
+
+
+def _plain_dims(dims: Any) -> tuple[tuple[str, int], ...] | None:
+    """``dims`` as a tuple if it is a list or tuple of ``(str, power of two)`` tuples with distinct
+    names (the common, well-formed input of the reshapes), else ``None``."""
+    if type(dims) is not list and type(dims) is not tuple:
+        return None
+    for pair in dims:
+        if type(pair) is not tuple or len(pair) != 2 or type(pair[0]) is not str or type(pair[1]) is not int:
+            return None
+        if pair[1] < 1 or pair[1] & (pair[1] - 1):
+            return None
+    if len(set(map(_first, dims))) != len(dims):
+        return None
+    return tuple(dims)
 
 
 def _require_dim_sizes(value: object, method: str, argument: str) -> tuple[tuple[str, int], ...]:
@@ -438,9 +457,9 @@ class LinearLayout:
         n = _log2_exact(size, "identity_1d size")
         if type(in_dim) is not str or type(out_dim) is not str:
             _check_names((in_dim,), "input dimension"), _check_names((out_dim,), "output dimension")
-        return LinearLayout._make(
-            ((in_dim, n),), ((out_dim, 1 << n),), _UNITS[n] if n < 64 else tuple(1 << i for i in range(n))
-        )
+        layout = LinearLayout._make(((in_dim, n),), ((out_dim, 1 << n),), _units(n))
+        layout._cache_rank = n  # distinct unit columns: known without elimination, and carried by `*`
+        return layout
 
     @staticmethod
     def strided_1d(size: int, stride: int, in_dim: str, out_dim: str) -> LinearLayout:
@@ -475,7 +494,9 @@ class LinearLayout:
         n = _log2_exact(size, "zeros_1d size")
         _check_names((in_dim,), "input dimension"), _check_names((out_dim,), "output dimension")
         _log2_exact(out_dim_size, "zeros_1d out_dim_size")
-        return LinearLayout._make(((in_dim, n),), ((out_dim, int(out_dim_size)),), (0,) * n)
+        layout = LinearLayout._make(((in_dim, n),), ((out_dim, int(out_dim_size)),), (0,) * n)
+        layout._cache_rank = 0
+        return layout
 
     # ------------------------------------------------------------------ value semantics
 
@@ -553,17 +574,25 @@ class LinearLayout:
     def num_out_dims(self) -> int:
         return len(self._outs)
 
+    # Plain loops and C-level maps below, not generator expressions: these accessors sit on the
+    # hot path of every builder, where a generator's frame costs more than the work it does.
     def get_in_dim_names(self) -> tuple[str, ...]:
-        return tuple(name for name, _ in self._ins)
+        return tuple(map(_first, self._ins))
 
     def get_out_dim_names(self) -> tuple[str, ...]:
-        return tuple(name for name, _ in self._outs)
+        return tuple(map(_first, self._outs))
 
     def has_in_dim(self, name: str) -> bool:
-        return any(n == name for n, _ in self._ins)
+        for n, _ in self._ins:  # noqa: SIM110 (a plain loop: twice as fast as any() over a generator)
+            if n == name:
+                return True
+        return False
 
     def has_out_dim(self, name: str) -> bool:
-        return any(n == name for n, _ in self._outs)
+        for n, _ in self._outs:  # noqa: SIM110 (a plain loop: twice as fast as any() over a generator)
+            if n == name:
+                return True
+        return False
 
     def get_in_dim_size_log2(self, name: str) -> int:
         for n, count in self._ins:
@@ -594,7 +623,10 @@ class LinearLayout:
         return 1 << len(self._cols)
 
     def get_total_out_dim_size_log2(self) -> int:
-        return sum(size.bit_length() - 1 for _, size in self._outs)
+        total = 0
+        for _, size in self._outs:
+            total += size.bit_length() - 1
+        return total
 
     def get_total_out_dim_size(self) -> int:
         return 1 << self.get_total_out_dim_size_log2()
@@ -692,41 +724,8 @@ class LinearLayout:
         ``target_fields`` maps output names to their ``(shift, width)`` in the target; our
         coordinates must fit the target widths. Dimensions missing from it are dropped.
         """
-        moves = []
-        shift = 0
-        identity = len(target_fields) == len(self._outs)
-        for name, size in self._outs:
-            width = size.bit_length() - 1
-            target = target_fields.get(name)
-            if target is None:
-                identity = False
-            elif width:
-                moves.append((shift, (1 << width) - 1, target[0]))
-                identity = identity and shift == target[0]
-            shift += width
-        if identity:
-            return list
-        # Comprehensions specialised to the common small cases: this is the inner loop of `*`,
-        # `sublayout`, `transpose_outs` and `invert_and_compose`.
-        if not moves:
-            return lambda cols: [0] * len(cols)
-        if len(moves) == 1:
-            ((s0, m0, d0),) = moves
-            return lambda cols: [((c >> s0) & m0) << d0 for c in cols]
-        if len(moves) == 2:
-            (s0, m0, d0), (s1, m1, d1) = moves
-            return lambda cols: [(((c >> s0) & m0) << d0) | (((c >> s1) & m1) << d1) for c in cols]
-
-        def repack(cols: Sequence[int]) -> list[int]:
-            result = []
-            for col in cols:
-                packed = 0
-                for src, mask, dst in moves:
-                    packed |= ((col >> src) & mask) << dst
-                result.append(packed)
-            return result
-
-        return repack
+        moves, identity = _field_moves(self._outs, target_fields)
+        return list if identity else _mover(moves)
 
     def _check_same_in_dims(self, dims: Sequence[str], what: str) -> None:
         if sorted(dims) != sorted(self.get_in_dim_names()) or len(set(dims)) != len(dims):
@@ -1234,6 +1233,8 @@ class LinearLayout:
         if plan is None:
             plan = self._plan_transpose_outs(new_order)
         outs, repack = plan
+        if outs == self._outs:  # the order it already has (layouts are immutable)
+            return self
         result = LinearLayout._make(self._ins, outs, tuple(repack(self._cols)))
         result._cache_rank = self._cache_rank  # permuting output bits keeps the rank
         return result
@@ -1293,12 +1294,16 @@ class LinearLayout:
         >>> LinearLayout.identity_1d(8, "i", "o").reshape_outs([("a", 2), ("b", 4)]).bases
         (('i', ((1, 0), (0, 1), (0, 2))),)
         """
-        outs = tuple(
-            (name, 1 << _log2_exact(size, f"size of output dimension {_short(name)}"))
-            for name, size in _require_dim_sizes(new_out_dims, "reshape_outs", "new_out_dims")
-        )
-        _check_names([n for n, _ in outs], "output dimension")
-        total = sum(s.bit_length() - 1 for _, s in outs)
+        outs = _plain_dims(new_out_dims)
+        if outs is None:  # not plain (str, power of two) pairs: check and convert, or say what is wrong
+            outs = tuple(
+                (name, 1 << _log2_exact(size, f"size of output dimension {_short(name)}"))
+                for name, size in _require_dim_sizes(new_out_dims, "reshape_outs", "new_out_dims")
+            )
+            _check_names([n for n, _ in outs], "output dimension")
+        total = 0
+        for _, size in outs:
+            total += size.bit_length() - 1
         if total != self.get_total_out_dim_size_log2():
             raise ValueError(
                 f"reshape_outs: the new sizes multiply to 2**{total}, but the layout has "
@@ -1398,8 +1403,8 @@ class LinearLayout:
         """
         if dim is not None and self.get_out_dim_size(dim) != 1:
             raise ValueError(f"squeeze_outs: '{dim}' must have size 1, but has size {self.get_out_dim_size(dim)}")
-        keep = (lambda d: d[0] != dim) if dim is not None else (lambda d: d[1] > 1)
-        result = LinearLayout._make(self._ins, tuple(d for d in self._outs if keep(d)), self._cols)
+        outs = [d for d in self._outs if d[0] != dim] if dim is not None else [d for d in self._outs if d[1] > 1]
+        result = LinearLayout._make(self._ins, tuple(outs), self._cols)
         result._cache_rank = self._cache_rank  # the same columns
         return result
 
@@ -1476,8 +1481,10 @@ class LinearLayout:
         if found is None:
             raise ValueError(f"remove_zero_bases_along_dim: {_short(dim)} is not an input dimension")
         start, count = found
-        kept = tuple(c for c in self._cols[start : start + count] if c)
-        ins = tuple((n, len(kept) if n == dim else c) for n, c in self._ins)
+        kept = tuple(filter(None, self._cols[start : start + count]))
+        if len(kept) == count:  # no zero basis to drop (layouts are immutable)
+            return self
+        ins = tuple([(n, len(kept) if n == dim else c) for n, c in self._ins])
         result = LinearLayout._make(ins, self._outs, self._cols[:start] + kept + self._cols[start + count :])
         result._cache_rank = self._cache_rank  # zero columns add nothing to the rank
         return result
@@ -1641,9 +1648,73 @@ class LinearLayout:
         return 1 << k
 
 
+def _field_moves(
+    outs: tuple[tuple[str, int], ...], target_fields: Mapping[str, tuple[int, int]]
+) -> tuple[list[tuple[int, int, int]], bool]:
+    """The ``(source shift, mask, target shift)`` moves taking columns packed for ``outs`` into the
+    packing ``target_fields`` describes, and whether that is the identity.  Neighbouring fields that
+    move by the same distance are one move (one mask covering both)."""
+    moves: list[tuple[int, int, int]] = []
+    shift = 0
+    identity = len(target_fields) == len(outs)
+    for name, size in outs:
+        width = size.bit_length() - 1
+        target = target_fields.get(name)
+        if target is None:
+            identity = False
+        elif width:
+            dst = target[0]
+            last = moves[-1] if moves else None
+            if last is not None and last[0] + last[1].bit_length() == shift and dst - last[2] == shift - last[0]:
+                moves[-1] = (last[0], (1 << (last[1].bit_length() + width)) - 1, last[2])
+            else:
+                moves.append((shift, (1 << width) - 1, dst))
+            identity = identity and shift == dst
+        shift += width
+    return moves, identity
+
+
+def _mover(moves: list[tuple[int, int, int]]) -> Callable[[Sequence[int]], list[int]]:
+    """A function applying ``moves`` to a sequence of packed columns.  Comprehensions specialised to
+    the common small cases: this is the inner loop of ``*``, ``sublayout``, ``transpose_outs``,
+    ``ensure_layout_not_*`` and ``invert_and_compose``."""
+    if not moves:
+        return lambda cols: [0] * len(cols)
+    if len(moves) == 1:
+        ((s0, m0, d0),) = moves
+        if s0 == d0:
+            return lambda cols: [c & m0 for c in cols]
+        return lambda cols: [((c >> s0) & m0) << d0 for c in cols]
+    if len(moves) == 2:
+        (s0, m0, d0), (s1, m1, d1) = moves
+        return lambda cols: [(((c >> s0) & m0) << d0) | (((c >> s1) & m1) << d1) for c in cols]
+    if len(moves) == 3:
+        (s0, m0, d0), (s1, m1, d1), (s2, m2, d2) = moves
+        return lambda cols: [
+            (((c >> s0) & m0) << d0) | (((c >> s1) & m1) << d1) | (((c >> s2) & m2) << d2) for c in cols
+        ]
+
+    def repack(cols: Sequence[int]) -> list[int]:
+        result = []
+        for col in cols:
+            packed = 0
+            for src, mask, dst in moves:
+                packed |= ((col >> src) & mask) << dst
+            result.append(packed)
+        return result
+
+    return repack
+
+
 _EMPTY = LinearLayout._make((), (), ())
+_EMPTY._cache_rank = 0
 # The columns of identity_1d(2**n): unit vectors 1, 2, 4, ... (shared immutable tuples).
 _UNITS = tuple(tuple(1 << i for i in range(n)) for n in range(64))
+
+
+def _units(n: int) -> tuple[int, ...]:
+    """The ``n`` unit columns ``1, 2, 4, ...``."""
+    return _UNITS[n] if n < 64 else tuple(1 << i for i in range(n))
 
 
 # `*` depends on its operands' dimensions only through a "plan": where each column goes. Programs
@@ -1651,6 +1722,7 @@ _UNITS = tuple(tuple(1 << i for i in range(n)) for n in range(64))
 _PRODUCT_PLANS: dict[tuple, tuple] = {}
 _TRANSPOSE_PLANS: dict[tuple, tuple] = {}
 _GROW_PLANS: dict[tuple, tuple] = {}
+_SHRINK_PLANS: dict[tuple, tuple] = {}
 
 
 def _plan_product(inner: LinearLayout, outer: LinearLayout) -> tuple:
@@ -1896,7 +1968,101 @@ def identity_standard_nd(in_dim: str, shape: Sequence[int], order: Sequence[int]
             size = 1 << _log2_exact(size, f"identity_standard_nd size of dimension {dim}")
         outs.append((names[dim], size))
         width += size.bit_length() - 1
-    return LinearLayout._make(((in_dim, width),), tuple(outs), tuple(1 << i for i in range(width)))
+    layout = LinearLayout._make(((in_dim, width),), tuple(outs), _units(width))
+    layout._cache_rank = width
+    return layout
+
+
+def product_1d(factors: Iterable[Sequence[Any]]) -> LinearLayout:
+    """The product ``f0 * f1 * ...`` of one-dimensional layouts, built in one pass.
+
+    A factor ``(size, in_dim, out_dim)`` is ``LinearLayout.identity_1d(size, in_dim, out_dim)``; with a
+    fourth entry, ``(size, in_dim, out_dim, stride)`` is ``strided_1d(size, stride, in_dim, out_dim)``,
+    and stride 0 is ``zeros_1d(size, in_dim, out_dim)`` (a broadcast). Triton's
+    ``LinearLayoutConversions.cpp`` writes most tiles as such a chain,
+    ``identity1D(...) * identity1D(...) * ...``; folding it with ``*`` builds (and repacks) every
+    intermediate layout, while here each factor only appends its bases to ``in_dim`` just above the
+    bits ``out_dim`` already has, and the columns are packed once at the end.
+
+    Formula: a factor with ``n = log2(size)`` and ``s = log2(stride)`` appends to ``in_dim`` the unit
+    columns of bits ``w + s, ..., w + s + n - 1`` of ``out_dim``, where ``w`` is the number of bits
+    ``out_dim`` has so far, which becomes ``w + s + n``; stride 0 appends ``n`` zero columns and
+    leaves ``w``. Dimensions are listed in the order they first appear, as ``*`` lists them.
+    Requires: sizes are 0 (the factor is ``empty()``) or powers of two; strides are 0 or powers of
+    two; names are strings.
+    Postcondition: equal to ``functools.reduce(operator.mul, factor layouts, LinearLayout.empty())``,
+    with its rank (the number of non-zero columns, all distinct unit vectors) already known.
+
+    >>> product_1d([(2, "register", "dim1"), (4, "lane", "dim1"), (2, "lane", "dim0"), (2, "warp", "dim1", 0)]).bases
+    (('register', ((1, 0),)), ('lane', ((2, 0), (4, 0), (0, 1))), ('warp', ((0, 0),)))
+    """
+    widths: dict[str, int] = {}  # out_dim -> its bits so far
+    segments: dict[str, list[tuple[str, int, int]]] = {}  # in_dim -> (out_dim, first bit or -1: zeros, count)
+    for factor in factors:
+        size, in_dim, out_dim, stride = factor if len(factor) == 4 else (*factor, 1)
+        if type(size) is int and size > 0 and not size & (size - 1) and (stride == 1 or stride == 0):
+            n, shift = size.bit_length() - 1, stride - 1  # the common factors: identity_1d and zeros_1d
+        else:
+            n, in_dim, out_dim, shift = _factor_bits(factor)
+            if n < 0:  # size 0: the factor is the empty layout
+                continue
+        width = widths.get(out_dim, 0)
+        segments.setdefault(in_dim, []).append((out_dim, -1 if shift < 0 else width + shift, n))
+        widths[out_dim] = width if shift < 0 else width + shift + n
+    return _pack_segments(segments, widths)
+
+
+def _factor_bits(factor: Sequence[Any]) -> tuple[int, str, str, int]:
+    """``(log2 size, in_dim, out_dim, log2 stride)`` of a :func:`product_1d` factor: size 0 gives
+    ``log2 size = -1``, stride 0 gives ``log2 stride = -1``."""
+    plain = type(factor) is tuple or (isinstance(factor, Sequence) and not isinstance(factor, str))
+    if not plain or len(factor) not in (3, 4):
+        raise TypeError(f"product_1d: a factor must be (size, in_dim, out_dim[, stride]), got {_short(factor)}")
+    size, in_dim, out_dim = factor[0], factor[1], factor[2]
+    stride = factor[3] if len(factor) == 4 else 1
+    if type(in_dim) is not str or type(out_dim) is not str:
+        _check_names((in_dim,), "input dimension"), _check_names((out_dim,), "output dimension")
+    n = size.bit_length() - 1 if type(size) is int and size > 0 and not size & (size - 1) else None
+    if n is None:
+        n = -1 if size == 0 and not isinstance(size, bool) else _log2_exact(size, "product_1d size")
+    if stride == 1:
+        return n, in_dim, out_dim, 0
+    return (
+        n,
+        in_dim,
+        out_dim,
+        -1 if stride == 0 and not isinstance(stride, bool) else _log2_exact(stride, "product_1d stride"),
+    )
+
+
+def _pack_segments(segments: Mapping[str, list[tuple[str, int, int]]], widths: Mapping[str, int]) -> LinearLayout:
+    """The layout of :func:`product_1d`'s segments -- per input dimension, runs of ``count`` unit
+    columns from bit ``first`` of an output dimension up (``first`` -1: zero columns) -- with the
+    output dimensions packed in ``widths``' order."""
+    for name in (*segments, *widths):
+        if type(name) is not str:
+            _check_names((name,), "dimension")
+    offsets = {}
+    outs = []
+    total = 0
+    for name, width in widths.items():
+        offsets[name] = total
+        outs.append((name, 1 << width))
+        total += width
+    ins = []
+    cols: list[int] = []
+    for in_dim, own in segments.items():
+        count = len(cols)
+        for out_dim, first, n in own:
+            if first < 0:
+                cols.extend([0] * n)
+                continue
+            first += offsets[out_dim]
+            cols.extend(_UNITS[-1][first : first + n] if first + n < 64 else [1 << k for k in range(first, first + n)])
+        ins.append((in_dim, len(cols) - count))
+    layout = LinearLayout._make(tuple(ins), tuple(outs), tuple(cols))
+    layout._cache_rank = len(cols) - cols.count(0)  # distinct unit columns and zeros
+    return layout
 
 
 def _check_shape_names(layout: LinearLayout, shape: Mapping[str, int]) -> None:
@@ -1924,15 +2090,17 @@ def ensure_layout_not_larger_than(
     >>> ensure_layout_not_larger_than(LinearLayout.identity_1d(8, "lane", "dim0"), {"dim0": 2}).bases
     (('lane', ((1,), (0,), (0,))),)
     """
-    _check_shape_names(layout, shape)
-    clear, shrunk = _bits_past(layout, shape)
+    plan = _shape_plan(_SHRINK_PLANS, layout._outs, shape)
+    if plan is None:
+        _check_shape_names(layout, shape)
+        plan = _bits_past(layout, shape)
+        _remember_plan(_SHRINK_PLANS, layout._outs, shape, plan)
+    clear, shrunk = plan
     if not clear:
         return layout
     for col in layout._cols:
-        for name, shift, width in shrunk:
-            value = (col >> shift) & ((1 << width) - 1)
-            if value & (value - 1):
-                raise ValueError(f"basis coordinate {value} on '{name}' is not a power of two")
+        if col & clear and col & (col - 1):  # a unit column (one bit) has only powers of two
+            _check_unit_coordinates(col, shrunk)
     ins, cols = _clear_columns(layout, clear, broadcast_registers)
     result = _with_inferred_sizes(ins, layout._outs, cols)
     if not result.is_surjective():
@@ -1940,7 +2108,36 @@ def ensure_layout_not_larger_than(
     return result
 
 
-def _bits_past(layout: LinearLayout, shape: Mapping[str, int]) -> tuple[int, list[tuple[str, int, int]]]:
+def _check_unit_coordinates(col: int, shrunk: Sequence[tuple[str, int, int]]) -> None:
+    """Every coordinate of ``col`` on a shrunk field is 0 or a power of two (Triton asserts it)."""
+    for name, shift, width in shrunk:
+        value = (col >> shift) & ((1 << width) - 1)
+        if value & (value - 1):
+            raise ValueError(f"basis coordinate {value} on '{name}' is not a power of two")
+
+
+def _shape_plan(plans: dict[tuple, Any], outs: tuple[tuple[str, int], ...], shape: Mapping[str, int]) -> Any:
+    """The cached plan of ``ensure_layout_not_*(layout, shape)`` for a layout with output
+    dimensions ``outs``, or ``None`` on a miss or whenever ``shape`` is not simply one hashable size
+    per output (the slow path then checks it and says what is wrong)."""
+    if len(shape) != len(outs):
+        return None
+    try:
+        return plans.get((outs, tuple([shape[name] for name, _ in outs])))
+    except (KeyError, TypeError):
+        return None
+
+
+def _remember_plan(
+    plans: dict[tuple, Any], outs: tuple[tuple[str, int], ...], shape: Mapping[str, int], plan: Any
+) -> None:
+    """Cache ``plan`` (checked, immutable) under the dimension signature, like the plans of ``*``."""
+    if len(plans) > 4096:
+        plans.clear()
+    plans[(outs, tuple([shape[name] for name, _ in outs]))] = plan
+
+
+def _bits_past(layout: LinearLayout, shape: Mapping[str, int]) -> tuple[int, tuple[tuple[str, int, int], ...]]:
     """The packed-column mask of every coordinate bit at or past ``shape``, and the shrunk fields."""
     clear = 0
     shrunk = []
@@ -1955,7 +2152,7 @@ def _bits_past(layout: LinearLayout, shape: Mapping[str, int]) -> tuple[int, lis
             clear |= ((1 << width) - (1 << keep)) << shift
             shrunk.append((name, shift, width))
         shift += width
-    return clear, shrunk
+    return clear, tuple(shrunk)
 
 
 def _clear_columns(layout: LinearLayout, clear: int, broadcast_registers: bool) -> tuple[tuple, list[int]]:
@@ -1977,9 +2174,7 @@ def _clear_columns(layout: LinearLayout, clear: int, broadcast_registers: bool) 
 
 def _with_inferred_sizes(ins: tuple, outs: tuple, cols: list[int]) -> LinearLayout:
     """Repack ``cols`` (packed for ``outs``) with each output's size inferred from its largest coordinate."""
-    used = 0
-    for col in cols:
-        used |= col
+    used = functools.reduce(operator.or_, cols, 0)
     target = {}
     new_outs = []
     src = dst = 0
@@ -2008,25 +2203,24 @@ def ensure_layout_not_smaller_than(layout: LinearLayout, shape: Mapping[str, int
     >>> ensure_layout_not_smaller_than(LinearLayout.identity_1d(2, "register", "dim0"), {"dim0": 8}).bases
     (('register', ((1,), (2,), (4,))),)
     """
-    _check_shape_names(layout, shape)
-    if not layout.num_in_dims:
-        return layout
     # The product `layout * identity_1d(desired // actual, first, out)` over the outputs in order,
     # in one pass: each growing field widens by its extra bits, whose unit columns go to the end of
     # the first input dimension. The plan depends on the dimensions and the shape only, like `*`'s.
-    try:
-        plan = _GROW_PLANS.get((layout._outs, tuple(shape[out] for out, _ in layout._outs)))
-    except TypeError:  # unhashable sizes: the checks of _plan_growth say what is wrong
-        plan = None
+    plan = _shape_plan(_GROW_PLANS, layout._outs, shape)
     if plan is None:
+        _check_shape_names(layout, shape)
         plan = _plan_growth(layout, shape)
+        _remember_plan(_GROW_PLANS, layout._outs, shape, plan)
     outs, repack, grown = plan
-    if not grown:
+    if not grown or not layout._ins:
         return layout
     cols = repack(layout._cols)
     first, count = layout._ins[0]
     ins = ((first, count + len(grown)),) + layout._ins[1:]
-    return LinearLayout._make(ins, outs, tuple(cols[:count]) + grown + tuple(cols[count:]))
+    result = LinearLayout._make(ins, outs, tuple(cols[:count]) + grown + tuple(cols[count:]))
+    if layout._cache_rank is not None:  # the new unit columns sit in bits no old column touches
+        result._cache_rank = layout._cache_rank + len(grown)
+    return result
 
 
 def _plan_growth(layout: LinearLayout, shape: Mapping[str, int]) -> tuple:
@@ -2045,11 +2239,7 @@ def _plan_growth(layout: LinearLayout, shape: Mapping[str, int]) -> tuple:
         grown.extend(1 << (dst + width + k) for k in range(extra))
         outs.append((out, actual << extra))
         dst += width + extra
-    plan = (tuple(outs), layout._repacker(target), tuple(grown))
-    if len(_GROW_PLANS) > 4096:
-        _GROW_PLANS.clear()
-    _GROW_PLANS[(layout._outs, tuple(shape[out] for out, _ in layout._outs))] = plan
-    return plan
+    return tuple(outs), layout._repacker(target), tuple(grown)
 
 
 def zeros_like(layout: LinearLayout) -> LinearLayout:

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..core.layout import ColumnAction, LinearLayout, identity_standard_nd
+from ..core.layout import ColumnAction, LinearLayout, product_1d
 from .base import (
+    MAX_RANK,
     BasisList,
     DistributedLayout,
     EncodingError,
+    Factor,
+    FactoredLayout,
     basis_list,
     box_sizes,
     cga_suffix,
@@ -26,8 +29,10 @@ from .base import (
     fmt,
     integer,
     ints,
+    listed_dims,
     matrix_order,
     set_fields,
+    standard_factors,
     times,
 )
 
@@ -46,28 +51,18 @@ WMMA_INSTR_SHAPES = {
 WMMA_K_WIDTHS = {1: (8, 16), 2: (4, 8, 16)}
 
 
-def _start(out_dims: list[int], rank: int) -> LinearLayout:
-    """The trivial ``register`` layout with out dims listed in ``out_dims`` order (Triton starts from
-    ``LinearLayout::empty()`` and multiplies along these dims first; ``lane`` follows ``register``)."""
-    names = dim_names(rank)
-    layout = LinearLayout.identity_1d(1, "register", names[out_dims[0]])
-    for d in out_dims[1:]:
-        layout = layout * LinearLayout.identity_1d(1, "register", names[d])
-    return layout
+_NAMES = dim_names(MAX_RANK)
 
 
-def _along(layout: LinearLayout, in_dim: str, size: int, dim: int) -> LinearLayout:
-    """``layout * identity_1d(size, in_dim, dim)``: ``size`` more steps along ``dim``.  Sizes below 2 add
-    no basis but still list the dim (Triton's identity1D of 0 or 1), so they change nothing once the
-    dim is listed (an in-dim they would add without bases is placed by the final in-dim order)."""
-    name = f"dim{dim}"
-    if size <= 1 and layout.has_out_dim(name):
-        return layout
-    return layout * LinearLayout.identity_1d(max(size, 1), in_dim, name)
+def _along(in_dim: str, size: int, dim: int) -> Factor:
+    """The factor ``identity_1d(size, in_dim, dim)``: ``size`` more steps along ``dim``.  A size below 2
+    adds no basis but still lists the dim (Triton's identity1D of 0 or 1); a chain starts with
+    ``listed_dims("register", ...)``, so ``register`` is always the first in-dim."""
+    return (size if size > 1 else 1, in_dim, _NAMES[dim])
 
 
 @dataclass(frozen=True)
-class AMDMFMALayout(DistributedLayout):
+class AMDMFMALayout(FactoredLayout):
     """Accumulator layout of AMD MFMA (matrix cores, 64-lane wavefronts).
 
     Formula: one tile is instr_shape[:2] (M x N in 32x32, 16x16, 64x4, 4x64): each lane holds
@@ -123,20 +118,22 @@ class AMDMFMALayout(DistributedLayout):
     def rank(self) -> int:
         return len(self.warps_per_cta)
 
-    def _tile(self, m_dim: int, n_dim: int) -> LinearLayout:
-        """One instruction's tile: ``height`` registers along M, lanes along N then M, register
-        groups along M (M and N swapped when transposed); out dims listed N, M."""
+    def _tile(self, m_dim: int, n_dim: int) -> list[Factor]:
+        """The factors of one instruction's tile: ``height`` registers along M, lanes along N then M,
+        register groups along M (M and N swapped when transposed); out dims listed N, M."""
         mdim, ndim = self.instr_shape[:2]
         height = 1 if self.element_bitwidth == 64 else 4  # consecutive elements per lane
         tiles = max(1, mdim * ndim // (MFMA_WAVE * height))  # register groups filling one tile
         along, across = (n_dim, m_dim) if self.transposed else (m_dim, n_dim)
         lanes_across = mdim if self.transposed else ndim
-        tile = _along(_start([n_dim, m_dim], self.rank), "register", height, along)
-        tile = _along(tile, "lane", lanes_across, across)
-        tile = _along(tile, "lane", MFMA_WAVE // lanes_across, along)
-        return _along(tile, "register", tiles, along)
+        return listed_dims("register", (n_dim, m_dim), self.rank) + [
+            _along("register", height, along),
+            _along("lane", lanes_across, across),
+            _along("lane", MFMA_WAVE // lanes_across, along),
+            _along("register", tiles, along),
+        ]
 
-    def _build(self, shape: tuple[int, ...]) -> LinearLayout:
+    def tile_factors(self, shape: tuple[int, ...]) -> list[Factor]:
         rank = self.rank
         m_dim, n_dim = rank - 2, rank - 1
         mdim, ndim = self.instr_shape[:2]
@@ -147,14 +144,16 @@ class AMDMFMALayout(DistributedLayout):
         # expects that order): tiles_per_warp and warps along N, then the rest of the
         # tensor's full N extent in registers, then tiles_per_warp and warps along M.
         tpw, wpc = self.tiles_per_warp or (1,) * rank, self.warps_per_cta
-        layout = _along(self._tile(m_dim, n_dim), "register", tpw[n_dim], n_dim)
-        layout = _along(layout, "warp", wpc[n_dim], n_dim)
-        layout = _along(layout, "register", shape[n_dim] // (ndim * wpc[n_dim] * tpw[n_dim]), n_dim)
-        layout = _along(layout, "register", tpw[m_dim], m_dim)
-        layout = _along(layout, "warp", wpc[m_dim], m_dim)
+        factors = self._tile(m_dim, n_dim) + [
+            _along("register", tpw[n_dim], n_dim),
+            _along("warp", wpc[n_dim], n_dim),
+            _along("register", shape[n_dim] // (ndim * wpc[n_dim] * tpw[n_dim]), n_dim),
+            _along("register", tpw[m_dim], m_dim),
+            _along("warp", wpc[m_dim], m_dim),
+        ]
         if rank == 3:
-            layout = _along(layout, "warp", wpc[0], 0)
-        return combine_cta_cga(layout, self.cga_layout, shape)
+            factors.append(_along("warp", wpc[0], 0))
+        return factors
 
     def __str__(self) -> str:
         extra = ""
@@ -180,21 +179,24 @@ def mfma_dot_layout(
     nonk_dim = rank - 2 if operand_index == 0 else rank - 1
     mdim, ndim = mfma.instr_shape[:2]
     nonk = mdim if operand_index == 0 else ndim
-    layout = _along(_start([k_dim, nonk_dim], rank), "register", k_width, k_dim)
-    layout = _along(layout, "lane", nonk, nonk_dim)
-    layout = _along(layout, "lane", MFMA_WAVE // nonk, k_dim)
+    factors = listed_dims("register", (k_dim, nonk_dim), rank) + [
+        _along("register", k_width, k_dim),
+        _along("lane", nonk, nonk_dim),
+        _along("lane", MFMA_WAVE // nonk, k_dim),
+    ]
     k_tile = MFMA_WAVE // nonk * k_width
     if (mdim, ndim, operand_index) in ((64, 4, 0), (4, 64, 1)):
         # The 64-wide operand of a 64x4 / 4x64 MFMA repeats its tile 16 times along K.
-        layout = _along(layout, "register", 16, k_dim)
+        factors.append(_along("register", 16, k_dim))
         k_tile *= 16
     if shape[k_dim] > k_tile:
-        layout = _along(layout, "register", shape[k_dim] // k_tile, k_dim)
-    layout = _along(layout, "register", mfma.tiles_per_warp[nonk_dim], nonk_dim)  # type: ignore[index]
+        factors.append(_along("register", shape[k_dim] // k_tile, k_dim))
+    factors.append(_along("register", mfma.tiles_per_warp[nonk_dim], nonk_dim))  # type: ignore[index]
     if rank == 3:
-        layout = _along(layout, "register", 1, 0)
-    warps = identity_standard_nd("warp", mfma.warps_per_cta, matrix_order(rank, True))
-    return combine_cta_cga(times(layout, warps), mfma.cga_layout, shape)
+        factors.append(_along("register", 1, 0))
+    # The tile now lists every dim, so the warps' factors follow its out-dim order (Triton's transposeOuts).
+    warps = standard_factors("warp", mfma.warps_per_cta, matrix_order(rank, True))
+    return combine_cta_cga(product_1d(factors + warps), mfma.cga_layout, shape)
 
 
 @dataclass(frozen=True)
@@ -245,45 +247,42 @@ class AMDWMMALayout(DistributedLayout):
             rank=rank,
         )
 
-    def _tile(self) -> LinearLayout:
-        """One instruction's tile (Triton's getTileLayout) with out dims in standard order."""
+    def _tile(self) -> list[Factor]:
+        """The factors of one instruction's tile (Triton's getTileLayout), out dims listed row-major
+        (last dim first, as Triton lists them: the order decides where repetitions that fit the shape go)."""
         rank = self.rank
         if rank not in (2, 3):
             raise EncodingError(f"an amd_wmma layout converts only at rank 2 or 3 (Triton 3.9 asserts it), got {rank}")
         m_dim, n_dim = rank - 2, rank - 1
         fast, slow = (m_dim, n_dim) if self.transposed else (n_dim, m_dim)
-        tile = identity_standard_nd("register", [1] * rank, list(range(rank)))
-        if self.version == 1:
-            tile = _along(tile, "lane", 16, fast)
-            tile = _along(tile, "lane", 2, slow)  # lane 16 is the next row: rows interleave
-            return _along(tile, "register", 8, slow)
-        tile = _along(tile, "register", 8, slow)
-        tile = _along(tile, "lane", 16, fast)
-        tile = _along(tile, "lane", 2, slow)
+        factors = listed_dims("register", matrix_order(rank, True), rank)
+        if self.version == 1:  # lane 16 is the next row: rows interleave
+            return factors + [_along("lane", 16, fast), _along("lane", 2, slow), _along("register", 8, slow)]
+        factors += [_along("register", 8, slow), _along("lane", 16, fast), _along("lane", 2, slow)]
         if self.instr_shape[0] == 32:  # type: ignore[index]  # 32x16: two 16x16 tiles stacked in registers
-            tile = _along(tile, "register", 2, slow)
-        return tile
+            factors.append(_along("register", 2, slow))
+        return factors
 
-    def cta_layout(self, project_dim: int | None = None) -> LinearLayout:
+    def cta_layout(self, project_dim: int | None = None, row_major: bool = False) -> LinearLayout:
         """The ctaLayout (register and warp bases in tile units), optionally with one out dim
-        projected away (its components zeroed, as for dot operands)."""
+        projected away (its components zeroed, as for dot operands), its out dims listed in standard
+        order or ``row_major`` (last dim first).  Without a projection it is surjective (checked when
+        the encoding was made), so its rank is known and ``*`` carries it."""
         regs, warps = self.reg_bases or (), self.warp_bases
         if project_dim is not None:
             regs = tuple(tuple(0 if d == project_dim else v for d, v in enumerate(b)) for b in regs)
             warps = tuple(tuple(0 if d == project_dim else v for d, v in enumerate(b)) for b in warps)
         rank = self.rank or 2
+        names, box = dim_names(rank), box_sizes(regs + warps, rank)
+        if row_major:
+            regs, warps = tuple(b[::-1] for b in regs), tuple(b[::-1] for b in warps)
+            names, box = names[::-1], box[::-1]
         return LinearLayout.from_bases(
-            [("register", regs), ("warp", warps)],
-            dim_names(rank),
-            box_sizes(regs + warps, rank),
-            require_surjective=False,
+            [("register", regs), ("warp", warps)], names, box, require_surjective=project_dim is None
         )
 
     def _build(self, shape: tuple[int, ...]) -> LinearLayout:
-        # Triton lists the out dims row-major (last dim first), which decides where
-        # repetitions that fit the shape go.
-        rank = self.rank or 2
-        layout = (self._tile() * self.cta_layout()).transpose_outs([f"dim{d}" for d in matrix_order(rank, True)])
+        layout = product_1d(self._tile()) * self.cta_layout(row_major=True)
         return combine_cta_cga(layout, self.cga_layout, shape)
 
     def __str__(self) -> str:
@@ -337,15 +336,13 @@ def wmma_dot_layout(
     # wide along N, so there operand B (not A) stacks two 16-lane groups.
     nonk_repeat = instr[1 - operand_index if wmma.transposed else operand_index] // 16
     depth = WMMA_WAVE // 16
-    layout = _along(_start([k_dim, nonk_dim], rank), "register", k_width, k_dim)
-    layout = _along(layout, "lane", 16, nonk_dim)
-    if wmma.version == 1:
-        layout = layout * LinearLayout.zeros_1d(depth, "lane", f"dim{k_dim}")
-    else:
-        layout = _along(layout, "lane", depth, k_dim)
-    layout = _along(layout, "register", instr[2] // (depth * k_width), k_dim)
-    if nonk_repeat > 1:
-        layout = _along(layout, "register", nonk_repeat, nonk_dim)
-    layout = times(layout, _drop_spanned_registers(wmma.cta_layout(project_dim=k_dim)))
+    factors = listed_dims("register", (k_dim, nonk_dim), rank) + [
+        _along("register", k_width, k_dim),
+        _along("lane", 16, nonk_dim),
+        (depth, "lane", _NAMES[k_dim], 0) if wmma.version == 1 else _along("lane", depth, k_dim),
+        _along("register", instr[2] // (depth * k_width), k_dim),
+        _along("register", nonk_repeat, nonk_dim),
+    ]
+    layout = times(product_1d(factors), _drop_spanned_registers(wmma.cta_layout(project_dim=k_dim)))
     order = [k_dim, nonk_dim] + list(range(rank - 2))
     return combine_cta_cga(layout.transpose_outs([f"dim{d}" for d in order]), cga_layout, shape)

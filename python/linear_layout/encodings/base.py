@@ -2,8 +2,10 @@
 
 An encoding is a frozen dataclass.  Its ``_build(shape)`` returns the ``LinearLayout`` Triton 3.9's
 ``toLinearLayout`` builds, assembled from the algebra's own builders (``identity_standard_nd``,
-``LinearLayout.identity_1d``, ``*``, ``ensure_layout_not_smaller_than``/``_larger_than``) exactly
-as Triton's ``LinearLayoutConversions.cpp`` assembles it from ``identityND`` and ``*``.
+``product_1d``, ``*``, ``ensure_layout_not_smaller_than``/``_larger_than``) exactly as Triton's
+``LinearLayoutConversions.cpp`` assembles it from ``identityND``, ``identity1D`` and ``*``.  A chain
+``identity1D(...) * identity1D(...) * ...`` is written as the list of its factors (a :data:`Factor`
+each) and built by one ``product_1d``, which skips the intermediate layouts.
 :func:`linear_layout_of` checks the arguments, calls ``_build`` once per (layout, shape) and checks
 the result: every tensor element has an owner (the layout is surjective).
 
@@ -24,6 +26,7 @@ from ..core.layout import (
     ensure_layout_not_larger_than,
     ensure_layout_not_smaller_than,
     identity_standard_nd,
+    product_1d,
     standard_out_dim_names,
 )
 from ..core.limits import MAX_ELEMENTS, LimitError
@@ -44,6 +47,8 @@ __all__ = [
 
 Basis = tuple[int, ...]
 BasisList = tuple[Basis, ...]
+#: One factor of ``product_1d``: ``(size, in_dim, out_dim)`` is ``identity_1d``, a fourth entry 0 is ``zeros_1d``.
+Factor = tuple[Any, ...]
 
 #: The highest tensor rank an encoding may have (Triton's kernels use at most 5).
 MAX_RANK = 16
@@ -198,14 +203,14 @@ def box_sizes(bases: Sequence[Basis], rank: int) -> tuple[int, ...]:
 
 def check_shape(shape: object, rank: int) -> tuple[int, ...]:
     """A tensor shape for a rank-``rank`` layout: powers of two, at most ``MAX_ELEMENTS`` elements."""
-    if type(shape) is tuple and all(type(s) is int for s in shape):
-        dims: tuple[int, ...] = shape
-    else:
-        dims = ints("shape", shape)
+    dims: tuple[int, ...] = shape if type(shape) is tuple and _plain_ints(shape) else ints("shape", shape)
     if len(dims) != rank:
         raise EncodingError(f"shape {list(dims)} has rank {len(dims)}, but the layout has rank {rank}")
-    check_pow2("shape", dims)
-    total = sum(log2(s) for s in dims)
+    total = 0
+    for size in dims:
+        if size < 1 or size & (size - 1):
+            check_pow2("shape", dims)
+        total += size.bit_length() - 1
     if 1 << total > MAX_ELEMENTS:
         raise LimitError(
             f"shape {list(dims)} holds 2**{total} elements, more than the limit of 2**{log2(MAX_ELEMENTS)} elements"
@@ -260,17 +265,21 @@ def times(inner: LinearLayout, outer: LinearLayout) -> LinearLayout:
     return inner * outer
 
 
-def broadcast_along(in_dim: str, shape: Sequence[int], order: Sequence[int], k_dim: int) -> LinearLayout:
-    """Triton's broadcastedDotOperandLayout: ``identity_standard_nd`` with ``k_dim`` replaced by
-    zeros, so every step along K hits the same data."""
+def standard_factors(in_dim: str, shape: Sequence[int], order: Sequence[int], broadcast: int = -1) -> list[Factor]:
+    """The ``product_1d`` factors of ``identity_standard_nd(in_dim, shape, order)``: one
+    ``identity_1d(shape[d], in_dim, dim{d})`` per ``d`` in ``order``.  With ``broadcast`` a dim, that
+    dim's factor is ``zeros_1d`` instead (Triton's broadcastedDotOperandLayout: every step along K
+    hits the same data)."""
     names = dim_names(len(shape))
-    layout = LinearLayout.empty()
-    for d in order:
-        if d == k_dim:
-            layout = layout * LinearLayout.zeros_1d(shape[d], in_dim, names[d])
-        else:
-            layout = layout * LinearLayout.identity_1d(shape[d], in_dim, names[d])
-    return layout
+    return [(shape[d], in_dim, names[d], 0) if d == broadcast else (shape[d], in_dim, names[d]) for d in order]
+
+
+def listed_dims(in_dim: str, dims: Sequence[int], rank: int) -> list[Factor]:
+    """Factors ``identity_1d(1, in_dim, dim{d})`` for ``d`` in ``dims``: no basis, but the out dims
+    listed in that order (as Triton starts a tile from ``identityStandardND(in_dim, ones, order)``,
+    which decides where a later ``ensure_layout_not_smaller_than`` puts repetitions)."""
+    names = dim_names(rank)
+    return [(1, in_dim, names[d]) for d in dims]
 
 
 def cga_sizes(cga_layout: BasisList, rank: int) -> tuple[int, ...]:
@@ -300,7 +309,10 @@ def combine_cta_cga(cta: LinearLayout, cga_layout: BasisList, shape: Sequence[in
     names = dim_names(rank)
     labeled = dict(zip(names, shape))
     if not cga_layout:  # one CTA: fit the tile to the whole shape, then add a block in-dim without bases
-        return _fit(cta, labeled).transpose_outs(names) * _ONE_CTA[rank]
+        cta = _fit(cta, labeled)
+        if cta.get_out_dim_names() != names:
+            cta = cta.transpose_outs(names)
+        return cta * _ONE_CTA[rank]
     cga = LinearLayout.from_bases([("block", cga_layout)], names, cga_sizes(cga_layout, rank), require_surjective=False)
     cga = ensure_layout_not_larger_than(cga, labeled).transpose_outs(cta.get_out_dim_names())
     cta_shape = {n: max(1, labeled[n] // size) for n, size in cga.out_dims}
@@ -310,9 +322,13 @@ def combine_cta_cga(cta: LinearLayout, cga_layout: BasisList, shape: Sequence[in
 def _fit(cta: LinearLayout, shape: dict[str, int]) -> LinearLayout:
     """``ensure_layout_not_larger_than(ensure_layout_not_smaller_than(cta, shape), shape)``, each step
     taken only when some dim needs it."""
-    if any(size < shape[n] for n, size in cta.out_dims):
+    smaller = larger = False
+    for name, size in cta.out_dims:
+        smaller = smaller or size < shape[name]
+        larger = larger or size > shape[name]
+    if smaller:  # growing leaves the dims that are too large as they are
         cta = ensure_layout_not_smaller_than(cta, shape)
-    if any(size > shape[n] for n, size in cta.out_dims):
+    if larger:
         cta = ensure_layout_not_larger_than(cta, shape)
     return cta
 
@@ -386,6 +402,25 @@ class DistributedLayout(_Encoding):
     IN_DIMS = HW_DIMS
 
 
+class FactoredLayout(DistributedLayout):
+    """Base of the distributed families whose CTA tile is a product of one-dimensional layouts
+    (Triton's ``identity1D(...) * ...`` chains): blocked, nvidia_mma, amd_mfma.
+
+    Formula: ``combine_cta_cga(product_1d(tile_factors(shape)), cga_layout, shape)``.
+    A ``#ttg.slice`` of such a layout is built from the same factors with the sliced dim taken out
+    (``blocked.sliced_factors``), without building the parent first.
+    """
+
+    cga_layout: BasisList
+
+    def tile_factors(self, shape: tuple[int, ...]) -> list[Factor]:
+        """The ``product_1d`` factors of the CTA tile for ``shape`` (out dims in Triton's order)."""
+        raise TypeError(f"{type_name(self)} is not an encoding")
+
+    def _build(self, shape: tuple[int, ...]) -> LinearLayout:
+        return combine_cta_cga(product_1d(self.tile_factors(shape)), self.cga_layout, shape)
+
+
 class SharedLayout(_Encoding):
     """Base of shared-memory layouts: in-dims offset, block."""
 
@@ -393,6 +428,8 @@ class SharedLayout(_Encoding):
 
 
 Layout = DistributedLayout | SharedLayout
+
+_size = operator.itemgetter(1)  # the size of a (name, size) dimension pair
 
 
 def _finish(layout: _Encoding, built: LinearLayout, shape: tuple[int, ...]) -> LinearLayout:
@@ -404,7 +441,7 @@ def _finish(layout: _Encoding, built: LinearLayout, shape: tuple[int, ...]) -> L
             if name not in names:
                 built = built * LinearLayout.identity_1d(1, name, "dim0" if shape else name)
         built = built.transpose_ins(layout.IN_DIMS)
-    sizes = tuple(size for _, size in built.out_dims)
+    sizes = tuple(map(_size, built.out_dims))
     if sizes != shape:
         raise EncodingError(f"{layout} does not fit shape {list(shape)}: it covers {list(sizes)}")
     if not built.is_surjective():
@@ -424,11 +461,26 @@ def _cached(layout: _Encoding, shape: tuple[int, ...]) -> LinearLayout:
 
 def linear_layout_of(layout: object, shape: object) -> LinearLayout:
     """Check the arguments, then build (or fetch: layouts and shapes are immutable) the layout."""
-    if not isinstance(layout, _Encoding) or type(layout) in (_Encoding, DistributedLayout, SharedLayout):
+    if not isinstance(layout, _Encoding) or type(layout) in (
+        _Encoding,
+        DistributedLayout,
+        FactoredLayout,
+        SharedLayout,
+    ):
         raise TypeError(f"layout must be an encoding (BlockedLayout, NVMMASharedLayout, ...), got {type_name(layout)}")
-    if type(shape) in (tuple, list) and all(type(s) is int for s in shape):  # type: ignore[attr-defined]
+    if _plain_ints(shape):
         return _cached(layout, tuple(shape))  # type: ignore[arg-type]
     return _cached(layout, check_shape(shape, layout.rank))
+
+
+def _plain_ints(values: object) -> bool:
+    """Whether ``values`` is a tuple or list of plain ints (the common case, hashable as a tuple as is)."""
+    if type(values) is not tuple and type(values) is not list:
+        return False
+    for value in values:  # noqa: SIM110 (a plain loop: faster than all() on a generator)
+        if type(value) is not int:
+            return False
+    return True
 
 
 def cached_layout(layout: _Encoding, shape: tuple[int, ...]) -> LinearLayout:

@@ -5,32 +5,36 @@ Each is built as Triton 3.9's ``toLinearLayout`` builds it, from the algebra's b
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..core.layout import (
     LinearLayout,
     ensure_layout_not_larger_than,
     ensure_layout_not_smaller_than,
-    identity_standard_nd,
+    product_1d,
 )
 from .base import (
     BasisList,
     DistributedLayout,
     EncodingError,
+    Factor,
+    FactoredLayout,
     basis_list,
     cga_suffix,
     checked_cga,
     check_order,
     check_pow2,
     check_shape,
-    combine_cta_cga,
     non_unit_basis,
+    combine_cta_cga,
     dim_names,
     fmt,
     integer,
     ints,
     set_field,
     set_fields,
+    standard_factors,
     type_name,
 )
 
@@ -38,7 +42,7 @@ __all__ = ["BlockedLayout", "DistributedLinearLayout", "SliceLayout"]
 
 
 @dataclass(frozen=True)
-class BlockedLayout(DistributedLayout):
+class BlockedLayout(FactoredLayout):
     """Each thread holds a ``size_per_thread`` block; threads, then warps, tile the
     tensor in ``order`` (order[0] is the fastest-varying dim).
 
@@ -87,29 +91,15 @@ class BlockedLayout(DistributedLayout):
     def rank(self) -> int:
         return len(self.order)
 
+    def tile_factors(self, shape: tuple[int, ...]) -> list[Factor]:
+        return (
+            standard_factors("register", self.size_per_thread, self.order)
+            + standard_factors("lane", self.threads_per_warp, self.order)
+            + standard_factors("warp", self.warps_per_cta, self.order)
+        )
+
     def _build(self, shape: tuple[int, ...]) -> LinearLayout:
-        cta = (
-            identity_standard_nd("register", self.size_per_thread, self.order)
-            * identity_standard_nd("lane", self.threads_per_warp, self.order)
-            * identity_standard_nd("warp", self.warps_per_cta, self.order)
-        )
-        return combine_cta_cga(cta, self.cga_layout, shape).remove_zero_bases_along_dim("register")
-
-    def build_sliced(self, dim: int, cga_layout: BasisList, shape: tuple[int, ...]) -> LinearLayout:
-        """The layout of ``#ttg.slice<{dim, parent = self}>`` on ``shape``, without building the parent.
-
-        Formula: the parent on a shape of size 1 at ``dim`` keeps its tile's other bases, turns the
-        lane and warp bases along ``dim`` into zeros (broadcast) and its register bases along ``dim``
-        into zeros the slice then drops; so the CTA tile is ``_sliced_identity`` of each in-dim
-        (registers without ``dim``), fitted to ``shape`` with the slice's CGA layout.
-        Postcondition: equal to the parent built on the shape with a 1 at ``dim``, squeezed.
-        """
-        cta = (
-            _sliced_identity("register", self.size_per_thread, self.order, dim, keep_zeros=False)
-            * _sliced_identity("lane", self.threads_per_warp, self.order, dim, keep_zeros=True)
-            * _sliced_identity("warp", self.warps_per_cta, self.order, dim, keep_zeros=True)
-        )
-        return combine_cta_cga(cta, cga_layout, shape).remove_zero_bases_along_dim("register")
+        return super()._build(shape).remove_zero_bases_along_dim("register")
 
     def __str__(self) -> str:
         return (
@@ -119,25 +109,29 @@ class BlockedLayout(DistributedLayout):
         )
 
 
-def _sliced_identity(
-    in_dim: str, sizes: tuple[int, ...], order: tuple[int, ...], dim: int, *, keep_zeros: bool
-) -> LinearLayout:
-    """``identity_standard_nd(in_dim, sizes, order)`` with out dim ``dim`` removed (later dims renamed
-    down by one): its bases become zero bases in place (``keep_zeros``) or are left out.
+def sliced_factors(factors: Sequence[Factor], dim: int, rank: int) -> list[Factor]:
+    """The factors of a rank-``rank`` tile with out dim ``dim`` taken out and the later dims renamed
+    down by one: the slice's tile, as Triton gets it from the parent's on a shape with a 1 at ``dim``.
 
-    Formula: the product over ``order`` of ``identity_1d(sizes[d], in_dim, name(d))``, with
-    ``zeros_1d(sizes[dim], in_dim, first kept name)`` (or nothing) for ``dim``.
-    Requires: ``order`` a permutation with at least one dim besides ``dim``.
+    Formula: there ``ensure_layout_not_larger_than`` clears every coordinate along ``dim`` and the
+    out dim is squeezed; so a lane or warp factor along ``dim`` becomes ``zeros_1d`` (a broadcast),
+    and a register one adds no basis (the zero register bases go in the end anyway), both on the
+    first kept dim, which keeps the listing order of the kept dims.
+    Requires: some factor along another dim than ``dim``.
     """
-    kept = [d for d in order if d != dim]
-    first = f"dim{kept[0] - (kept[0] > dim)}"
-    layout = LinearLayout.empty()
-    for d in order:
-        if d != dim:
-            layout = layout * LinearLayout.identity_1d(sizes[d], in_dim, f"dim{d - (d > dim)}")
-        elif keep_zeros:
-            layout = layout * LinearLayout.zeros_1d(sizes[d], in_dim, first)
-    return layout
+    names, kept = dim_names(rank), dim_names(rank - 1)
+    renamed = {names[d]: kept[d - (d > dim)] for d in range(rank) if d != dim}
+    gone = names[dim]
+    first = next(renamed[factor[2]] for factor in factors if factor[2] != gone)
+    out: list[Factor] = []
+    for factor in factors:
+        if factor[2] != gone:
+            out.append((factor[0], factor[1], renamed[factor[2]], *factor[3:]))
+        elif factor[1] == "register":
+            out.append((1, "register", first))
+        else:
+            out.append((factor[0], factor[1], first, 0))
+    return out
 
 
 @dataclass(frozen=True)
@@ -146,6 +140,8 @@ class SliceLayout(DistributedLayout):
 
     Formula: the parent's layout for the shape with a 1 inserted at ``dim``; that out dim (size 1)
     is squeezed, the later ones renamed down by one, and register bases that became zero dropped.
+    A parent whose tile is a product of 1-D factors (:class:`FactoredLayout`) is not built: the
+    slice's tile is its factors with ``dim`` taken out (:func:`sliced_factors`), fitted to ``shape``.
     Requires: ``parent`` a distributed layout, ``0 <= dim < parent.rank``.
 
     >>> SliceLayout(1, BlockedLayout((1, 1), (4, 8), (1, 1), (1, 0))).to_linear_layout((4,)).bases[1]
@@ -172,9 +168,10 @@ class SliceLayout(DistributedLayout):
         return tuple(b[: self.dim] + b[self.dim + 1 :] for b in self.parent.cga_layout)  # type: ignore[attr-defined]
 
     def _build(self, shape: tuple[int, ...]) -> LinearLayout:
-        if isinstance(self.parent, BlockedLayout) and self.rank > 0:  # built directly (same result)
-            return self.parent.build_sliced(self.dim, self.cga_layout, shape)
         parent_shape = shape[: self.dim] + (1,) + shape[self.dim :]
+        if isinstance(self.parent, FactoredLayout) and self.rank > 0:  # built without the parent (same result)
+            factors = sliced_factors(self.parent.tile_factors(parent_shape), self.dim, self.parent.rank)
+            return combine_cta_cga(product_1d(factors), self.cga_layout, shape).remove_zero_bases_along_dim("register")
         parent = self.parent._build(parent_shape)  # the slice's own result is checked, not the parent's
         squeezed = parent.squeeze_outs(f"dim{self.dim}")
         renamed = squeezed.reshape_outs(list(zip(dim_names(len(shape)), shape)))

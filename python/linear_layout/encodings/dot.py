@@ -4,18 +4,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..core.layout import LinearLayout, identity_standard_nd
+from ..core.layout import LinearLayout, product_1d
 from .amd import WMMA_K_WIDTHS, AMDMFMALayout, AMDWMMALayout, mfma_dot_layout, wmma_dot_layout
 from .base import (
     BasisList,
     DistributedLayout,
     EncodingError,
-    broadcast_along,
     combine_cta_cga,
     integer,
     is_pow2,
     set_field,
-    times,
+    standard_factors,
     type_name,
 )
 from .blocked import BlockedLayout
@@ -95,11 +94,14 @@ class DotOperandLayout(DistributedLayout):
     def _fma_layout(self, parent: BlockedLayout, shape: tuple[int, ...]) -> LinearLayout:
         """Triton's fmaDotToLinearLayout: every thread holds the whole K extent; lanes and warps
         are the parent's, broadcast along K."""
+        k_dim = self.k_dim
         thread_size = list(parent.size_per_thread)
-        thread_size[self.k_dim] = shape[self.k_dim]
-        cta = identity_standard_nd("register", thread_size, parent.order)
-        cta = times(cta, broadcast_along("lane", parent.threads_per_warp, parent.order, self.k_dim))
-        cta = times(cta, broadcast_along("warp", parent.warps_per_cta, parent.order, self.k_dim))
+        thread_size[k_dim] = shape[k_dim]
+        cta = product_1d(
+            standard_factors("register", thread_size, parent.order)
+            + standard_factors("lane", parent.threads_per_warp, parent.order, broadcast=k_dim)
+            + standard_factors("warp", parent.warps_per_cta, parent.order, broadcast=k_dim)
+        )
         return combine_cta_cga(cta, self.cga_layout, shape)
 
     def _build(self, shape: tuple[int, ...]) -> LinearLayout:

@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..core.layout import LinearLayout, identity_standard_nd
+from ..core.layout import LinearLayout, product_1d
 from .base import (
     BasisList,
-    DistributedLayout,
     EncodingError,
-    broadcast_along,
+    Factor,
+    FactoredLayout,
     cga_suffix,
     checked_cga,
     check_pow2,
@@ -23,16 +23,18 @@ from .base import (
     dim_names,
     fmt,
     ints,
+    listed_dims,
     matrix_order,
     set_field,
-    times,
+    standard_factors,
 )
 
 __all__ = ["NVMMADistributedLayout", "mma_tile", "nvidia_dot_layout"]
 
 
-def mma_tile(tile_shape: Sequence[int], k_width: int, order: Sequence[int], rep_order: Sequence[int]) -> LinearLayout:
-    """Triton's nvidiaMmaTile for an m x n tile (n = tile[order[0]], the inner dim).
+def mma_tile(tile_shape: Sequence[int], k_width: int, order: Sequence[int], rep_order: Sequence[int]) -> list[Factor]:
+    """The ``product_1d`` factors of Triton's nvidiaMmaTile for an m x n tile (n = tile[order[0]],
+    the inner dim).
 
     Formula: ``identity_standard_nd(register, [1]*rank, rep_order)`` times, in this order,
     k_width registers along n, 4 lanes along n, 8 lanes along m, m/8 registers along m and
@@ -42,21 +44,17 @@ def mma_tile(tile_shape: Sequence[int], k_width: int, order: Sequence[int], rep_
     names = dim_names(len(rep_order))
     inner, outer = names[order[0]], names[order[1]]
     m, n = tile_shape[order[1]], tile_shape[order[0]]
-    tile = identity_standard_nd("register", [1] * len(rep_order), rep_order)
-    for size, in_dim, out_dim in (
+    return listed_dims("register", rep_order, len(rep_order)) + [
         (k_width, "register", inner),
         (4, "lane", inner),
         (8, "lane", outer),
         (m // 8, "register", outer),
         (n // (4 * k_width), "register", inner),
-    ):
-        if size > 1:  # a step of 1 (or 0) adds no basis to dims the tile already lists
-            tile = tile * LinearLayout.identity_1d(size, in_dim, out_dim)
-    return tile
+    ]
 
 
 @dataclass(frozen=True)
-class NVMMADistributedLayout(DistributedLayout):
+class NVMMADistributedLayout(FactoredLayout):
     """Accumulator layout of NVIDIA tensor-core MMA: version (2, 0) is Ampere mma.sync,
     (3, 0) is Hopper wgmma.
 
@@ -110,13 +108,12 @@ class NVMMADistributedLayout(DistributedLayout):
     def is_hopper(self) -> bool:
         return self.version[0] == 3
 
-    def _build(self, shape: tuple[int, ...]) -> LinearLayout:
+    def tile_factors(self, shape: tuple[int, ...]) -> list[Factor]:
         rank = self.rank
         tile = self.instr_shape[:2] if self.is_hopper else self.instr_shape
         row_major = matrix_order(rank, True)
-        warps = identity_standard_nd("warp", self.warps_per_cta, matrix_order(rank, not self.is_hopper))
-        cta = times(mma_tile(tile, 2, row_major, row_major), warps)
-        return combine_cta_cga(cta, self.cga_layout, shape)
+        warps = standard_factors("warp", self.warps_per_cta, matrix_order(rank, not self.is_hopper))
+        return mma_tile(tile, 2, row_major, row_major) + warps
 
     def __str__(self) -> str:
         return (
@@ -135,7 +132,8 @@ def nvidia_dot_layout(
     shape: tuple[int, ...],
 ) -> LinearLayout:
     """Triton's nvidiaDotToLinearLayout: a 16 x 8*k_width (A) or 8*k_width x 8 (B) tile per warp
-    (``mma_tile`` with K the inner dim), times the parent's warps broadcast along K."""
+    (``mma_tile`` with K the inner dim), times the parent's warps broadcast along K (the tile lists
+    every dim, so the warps' factors follow its out-dim order, as Triton's ``transposeOuts``)."""
     rank = parent.rank
     tile = [1] * rank
     if operand_index == 0:
@@ -143,6 +141,5 @@ def nvidia_dot_layout(
     else:
         tile[rank - 2], tile[rank - 1] = k_width * 8, 8
     order = matrix_order(rank, operand_index == 0)  # K is the inner dim
-    warp_order = matrix_order(rank, not parent.is_hopper)
-    cta = times(mma_tile(tile, k_width, order, order), broadcast_along("warp", parent.warps_per_cta, warp_order, k_dim))
-    return combine_cta_cga(cta, cga_layout, shape)
+    warps = standard_factors("warp", parent.warps_per_cta, matrix_order(rank, not parent.is_hopper), broadcast=k_dim)
+    return combine_cta_cga(product_1d(mma_tile(tile, k_width, order, order) + warps), cga_layout, shape)

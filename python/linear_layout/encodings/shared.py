@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core.layout import LinearLayout, ensure_layout_not_smaller_than, identity_standard_nd
+from ..core.layout import LinearLayout, ensure_layout_not_smaller_than, identity_standard_nd, product_1d
 from .base import (
     BasisList,
     EncodingError,
@@ -31,6 +31,7 @@ from .base import (
     integer,
     ints,
     is_pow2,
+    listed_dims,
     log2,
     set_field,
     set_fields,
@@ -99,8 +100,8 @@ class _RowSwizzledLayout(SharedLayout):
         num_cols, num_rows = per_cta[col], per_cta[row]
         offsets = [(0, 1 << k) for k in range(log2(num_cols))]
         offsets += [(1 << k, (self.vec * self.row_phase(1 << k)) % num_cols) for k in range(log2(num_rows))]
-        cta = LinearLayout.from_bases(
-            [("offset", offsets)], [names[row], names[col]], [num_rows, num_cols], require_surjective=False
+        cta = LinearLayout.from_bases(  # surjective (triangular), as Triton's constructor requires
+            [("offset", offsets)], [names[row], names[col]], [num_rows, num_cols]
         )
         for d in self.order[2:]:
             cta = cta * LinearLayout.identity_1d(per_cta[d], "offset", names[d])
@@ -238,10 +239,8 @@ class NVMMASharedLayout(SharedLayout):
         if not self.transposed:
             return identity_standard_nd("offset", box, last_first)
         rotated = box[1:] + box[:1]
-        layout = LinearLayout.empty()
-        for i in last_first:
-            layout = layout * LinearLayout.identity_1d(rotated[i], "offset", names[(i - 1) % rank])
-        return layout.transpose_outs([names[d] for d in last_first])
+        walk = [(rotated[i], "offset", names[(i - 1) % rank]) for i in last_first]
+        return product_1d(listed_dims("offset", last_first, rank) + walk)  # out dims listed last first
 
     def _swizzled(self, box: list[int], shape: Sequence[int]) -> LinearLayout:
         """The swizzled core matrix over the 2-D [rows, cols] image of the box, repeated to fill it,
@@ -265,8 +264,8 @@ class NVMMASharedLayout(SharedLayout):
 
         offsets = [(0, packed(1 << k)) for k in range(log2(tile_cols))]
         offsets += [(r, packed(self.vec * ((r // self.per_phase) % self.max_phase))) for r in (1, 2, 4)]
-        tile = LinearLayout.from_bases(
-            [("offset", offsets)], ["dim0", "dim1"], [8, tile_cols // packing], require_surjective=False
+        tile = LinearLayout.from_bases(  # surjective (triangular), as Triton's constructor requires
+            [("offset", offsets)], ["dim0", "dim1"], [8, tile_cols // packing]
         )
         tile = ensure_layout_not_smaller_than(tile, {"dim0": collapsed[0], "dim1": collapsed[1]})
         # flat = row * cols + col, split row-major over the (rotated if transposed) box; the
