@@ -378,10 +378,12 @@ def run_case(case, lowering90: str, lowering80: str) -> dict:
     plan = plan_conversion(src, dst, None, BITS[dtype], chip=chip.group(1) if chip else None)  # what ran
     tt = triton_compile(triton_kernel(a, b, shape, dtype, w), 90)
     tt80 = triton_compile(triton_kernel(a, b, shape, dtype, w), 80)
+    report = floor_of(plan)
     return dict(name=name, strategy=plan.strategy, smem=smem, o=stats(ptx), o80=stats(ptx80),
                 tsmem=tt[1] if isinstance(tt, tuple) else None, t=stats(tt[0]) if isinstance(tt, tuple) else None,
                 t80=stats(tt80[0]) if isinstance(tt80, tuple) else None, error=None if isinstance(tt, tuple) else tt,
-                wave=wave, floor=floor, ideal=ideal, reasons=floor_of(plan).reasons,
+                wave=wave, floor=floor, ideal=ideal, reasons=report.reasons,
+                lane_floor=report.store.floor + report.load.lane_floor if report.load else 0,
                 matrix=plan.matrix or matrix_plan(src, dst, dtype))
 
 
@@ -492,11 +494,13 @@ def summary(rows) -> None:
     print(f"  Triton uses ldmatrix/stmatrix on {len(matrix)}: ours at the floor on {len(at_floor)}, shared "
           f"instructions <= Triton on {len(fewer)}; planning/matrix.py has a matrix plan for {len(planned)}")
     above = [r for r in rows if r["wave"] != r["floor"]]
-    print(f"  measured wavefronts = floor on {len(rows) - len(above)}/{len(rows)}")
+    lane = [r for r in above if r["wave"] == r["lane_floor"]]
+    print(f"  measured wavefronts = floor on {len(rows) - len(above)}/{len(rows)}; above it: {len(above)}, of which "
+          f"{len(lane)} at the lane floor (lanes repeat data: no layout of the scratch can do better)")
     for r in above:
         why = "; ".join(r["reasons"]) or "not a shared-memory plan"
         plan = f" (matrix plan: {_matrix_cell(r['matrix'])})" if r["matrix"] else ""
-        print(f"    {r['name']}: {r['wave']} > {r['floor']}: {why}{plan}")
+        print(f"    {r['name']}: {r['wave']} > {r['floor']} (lane floor {r['lane_floor']}): {why}{plan}")
     smem = _losses(both, lambda s, r: r["smem"] if s is r["o"] else r["tsmem"])
     print(f"  shared bytes: ours <= Triton on {len(both) - len(smem)}/{len(both)}"
           + (f"; more on: {', '.join(smem)}" if smem else ""))

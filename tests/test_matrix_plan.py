@@ -90,7 +90,8 @@ def test_issue_kernels(src, dst, shape, chip, name, matrix_count, other_count, f
 
 # Lanes of the destination repeat data (a broadcast): Triton uses 4 stmatrix + 2 ld.shared
 # (epilogue, i8) and 1 stmatrix + 1 ld.shared (f16); so do we. No plan reaches the floor there:
-# the repeated lanes make a load phase move fewer distinct bytes, and the plan says so.
+# every lane needs its own copy, at most 128 bytes to lanes per wavefront (the lane floor,
+# proven in tests/test_floor_broadcast.py), and the plan says so.
 @pytest.mark.parametrize("src, dst, shape, bitwidth, counts, wavefronts, floor", [
     (MMA_V2, BlockedLayout((1, 16), (4, 8), (4, 1), (1, 0)), (64, 64), 8, (2, 4), 96, 64),
     (BlockedLayout((4, 1), (8, 4), (1, 8), (0, 1)), BlockedLayout((1, 4), (2, 16), (8, 1), (1, 0)), (32, 32), 16,
@@ -100,7 +101,8 @@ def test_broadcast_destinations(src, dst, shape, bitwidth, counts, wavefronts, f
     plan = plan_conversion(src, dst, shape, bitwidth, chip="sm_90")
     assert (len(plan.matrix.matrix.instructions), len(plan.matrix.other.instructions)) == counts
     assert (plan.matrix.wavefronts, plan.matrix.floor) == (wavefronts, floor)
-    assert any("broadcast" in r or "fewer than 128 distinct bytes" in r for r in floor_of(plan).reasons)
+    assert floor_of(plan).reasons[0].startswith("load: lanes repeat data (lane basis")
+    assert floor_of(plan).load.wavefronts == floor_of(plan).load.lane_floor
     execute(plan.matrix, plan.src, plan.dst, bitwidth, at_floor=False)  # the layouts the plan indexes
 
 

@@ -33,9 +33,30 @@ names in :attr:`FloorReport.reasons` when the plan does not reach the floor:
 
 * **sub-word accesses**: an access narrower than 4 bytes moves ``32 * width < 128`` bytes
   per wavefront (pack sub-32-bit elements, or use ``ldmatrix``/``stmatrix``);
-* **broadcast**: lanes of one phase touch the same element, so a phase moves fewer distinct
-  bytes than it could (no layout of the scratch changes that: the data is duplicated);
+* **broadcast loads**: lanes of the loading side repeat data (zero lane bases of the
+  destination). See *the lane floor* below: no layout of the scratch changes that;
 * **bank conflicts**: the phase touches two words of one bank (the swizzle failed).
+
+The lane floor
+==============
+Every lane must end up with its own copy of its data in registers, and a shared-memory
+wavefront hands at most 128 bytes to lanes: an ``ld.shared`` of ``w >= 4`` bytes per lane is
+served in phases of ``128 / w`` lanes, and an ``ldmatrix`` matrix (one phase) gives 4 bytes to
+each of 32 lanes. So any exchange through shared memory, with any scratch layout and any mix of
+these instructions, loads with at least
+
+    lane floor = ceil(lane bytes / 128),   lane bytes = (loading threads) x (bytes each receives)
+
+wavefronts. When destination lanes repeat data (lane ``L`` and ``L ^ 2**k`` hold the same
+elements), the lane bytes exceed the distinct bytes by the broadcast factor, and the floor
+cannot be reached: ``lane floor > floor``. (Only a register exchange could deliver the copies,
+e.g. ``shfl`` of the words a partner lane loaded; a warp shuffle moves 32 x 4 bytes, what a
+wavefront moves, and the copies need selects to land in the right registers:
+docs/conversions.md.) Stores never pay it: broadcast copies are stored once (the predicate).
+:attr:`SideFloor.lane_bytes` and :attr:`SideFloor.lane_floor` measure it per side, and the
+reason names the repeated lane bases. Example: the f16 ``broadcast-dst 32x32`` kernel of
+``benchmarks/bench_codegen.py`` (8 warps, destination lane basis 3 is zero) loads 16 bytes per
+lane: 8 x 512 lane bytes = 32 wavefronts for 2048 distinct bytes (16): 48 in all, floor 32.
 """
 
 from __future__ import annotations
@@ -45,10 +66,10 @@ from dataclasses import dataclass
 from typing import Any, overload
 
 from ..core.gf2 import rank
-from ..core.hardware import BANK_BYTES, NUM_BANKS, WAVEFRONT_BYTES, WARP_SIZE
+from ..core.hardware import BANK_BYTES, WAVEFRONT_BYTES, WARP_SIZE
 from ..core.layout import LinearLayout
 
-__all__ = ["FloorReport", "SideFloor", "access_bytes", "explain", "floor_of", "floor_wavefronts"]
+__all__ = ["FloorReport", "SideFloor", "access_bytes", "explain", "floor_of", "floor_wavefronts", "lane_bytes"]
 
 
 @dataclass(frozen=True)
@@ -60,11 +81,18 @@ class SideFloor:
     wavefronts: int  # the plan's exact prediction
     ideal_wavefronts: int  # the per-access minimum
     instruction_bytes: int  # width of one thread's access (0 when the side moves nothing)
-    broadcast_lanes: int  # lanes per phase that repeat another lane's element
+    lane_bytes: int  # bytes handed to (or taken from) lanes: every active lane's own copy
+    repeated_lanes: tuple[int, ...] = ()  # lane bases (bit k: lanes L, L ^ 2**k) holding the same data
 
     @property
     def floor(self) -> int:
         return floor_wavefronts(self.bytes)
+
+    @property
+    def lane_floor(self) -> int:
+        """The fewest wavefronts of any shared-memory access sequence that gives every active
+        lane its own bytes (see *the lane floor*): >= ``floor``."""
+        return floor_wavefronts(self.lane_bytes)
 
     @property
     def reaches_floor(self) -> bool:
@@ -83,9 +111,13 @@ class SideFloor:
                 f"{self.kind}: {self.instruction_bytes}-byte accesses move {moved} of "
                 f"{WAVEFRONT_BYTES} bytes per wavefront"
             )
-        if self.broadcast_lanes:
+        if self.lane_bytes > self.bytes and self.wavefronts <= self.lane_floor:
+            bases = ", ".join(map(str, self.repeated_lanes))
             out.append(
-                f"{self.kind}: broadcast, {self.broadcast_lanes} lane(s) per phase repeat another lane's element"
+                f"{self.kind}: lanes repeat data (lane basis {bases} is zero): every lane needs its own copy and a "
+                f"wavefront hands at most {WAVEFRONT_BYTES} bytes to lanes, so {self.lane_bytes} bytes need "
+                f"{self.lane_floor} wavefronts (reached) for {self.bytes} distinct bytes (floor {self.floor}): "
+                "no layout of the scratch reaches the floor"
             )
         if not out:
             out.append(f"{self.kind}: a phase holds fewer than {WAVEFRONT_BYTES} distinct bytes")
@@ -120,6 +152,7 @@ class FloorReport:
 
     bytes = _SideTotal(lambda side: side.bytes)
     floor = _SideTotal(lambda side: side.floor)
+    lane_floor = _SideTotal(lambda side: side.lane_floor)
     wavefronts = _SideTotal(lambda side: side.wavefronts)
     ideal_wavefronts = _SideTotal(lambda side: side.ideal_wavefronts)
 
@@ -183,45 +216,52 @@ def access_bytes(
     return instructions * per_instruction * (1 << len(warps)) * element_bytes
 
 
-def _broadcast_lanes(thread_offset: LinearLayout, predicate: Any, instruction_bytes: int) -> int:
-    """Active lanes of one phase whose element another lane of the phase already covers."""
-    width = max(instruction_bytes, BANK_BYTES)
-    lanes_per_phase = NUM_BANKS * BANK_BYTES // width
-    columns = _columns(thread_offset, "lane")[: lanes_per_phase.bit_length() - 1]
-    active = _active(columns, predicate.get("lane", 0))
-    return (1 << len(active)) - (1 << rank(active))
+def lane_bytes(thread_offset: LinearLayout, predicate: dict[str, int] | Any, per_thread: int) -> int:
+    """Bytes handed to (or taken from) lanes per CTA: ``per_thread`` bytes for every active
+    (lane, warp), copies included (compare :func:`access_bytes`, which counts distinct ones).
+
+    >>> offs = LinearLayout.from_bases([("lane", [[8], [16], [0], [32], [64]]), ("warp", [[128]])], ["offset"], [256],
+    ...                                require_surjective=False)
+    >>> lane_bytes(offs, {}, 16), access_bytes(offs, {}, 8, 1, 2)
+    (1024, 512)
+    """
+    lanes = _active(_columns(thread_offset, "lane"), predicate.get("lane", 0))
+    warps = _active(_columns(thread_offset, "warp"), predicate.get("warp", 0))
+    return (1 << len(lanes)) * (1 << len(warps)) * per_thread
 
 
-def _side(kind: str, access: Any) -> SideFloor:
+def _repeated_lanes(thread_offset: LinearLayout, predicate: Any) -> tuple[int, ...]:
+    """Active lane bases ``k`` with a zero offset: lanes ``L`` and ``L ^ 2**k`` access the same data."""
+    mask = predicate.get("lane", 0)
+    return tuple(k for k, c in enumerate(_columns(thread_offset, "lane")) if not c and not mask >> k & 1)
+
+
+def _vector_side(kind: str, access: Any, predicate: Any) -> SideFloor:
+    """A side of ``ld/st.shared`` accesses (``SharedPlan``'s, or a ``MatrixPlan``'s vector side)."""
     element_bytes = max(1, access.instruction_bytes // max(1, access.vector))
-    moved = access_bytes(access.thread_offset, access.predicate, access.vector, len(access.instructions), element_bytes)
+    count = len(access.instructions)
+    moved = access_bytes(access.thread_offset, predicate, access.vector, count, element_bytes)
     return SideFloor(
         kind=kind,
         bytes=moved,
         wavefronts=access.wavefronts,
         ideal_wavefronts=access.ideal_wavefronts,
-        instruction_bytes=access.instruction_bytes if access.instructions else 0,
-        broadcast_lanes=_broadcast_lanes(access.thread_offset, access.predicate, access.instruction_bytes),
+        instruction_bytes=access.instruction_bytes if count else 0,
+        lane_bytes=lane_bytes(access.thread_offset, predicate, count * access.instruction_bytes),
+        repeated_lanes=_repeated_lanes(access.thread_offset, predicate),
     )
 
 
 def _matrix_sides(plan: Any) -> FloorReport:
     """The two sides of a ``MatrixPlan``: the matrix instructions and the vector accesses."""
-    matrix, other = plan.matrix, plan.other
-    matrix_kind = "store" if matrix.instruction == "stmatrix" else "load"
-    sides = {
-        matrix_kind: SideFloor(matrix_kind, matrix.bytes, matrix.wavefronts, matrix.ideal_wavefronts, 16, 0),
-        other.kind: SideFloor(
-            other.kind,
-            other.bytes,
-            other.wavefronts,
-            other.ideal_wavefronts,
-            other.instruction_bytes,
-            _broadcast_lanes(other.thread_offset, {}, other.instruction_bytes)
-            if hasattr(other, "thread_offset")
-            else 0,
-        ),
-    }
+    sides = {}
+    for side in (plan.matrix, plan.other):
+        if hasattr(side, "thread_offset"):  # the vector side (every thread accesses: no predicate)
+            sides[side.kind] = _vector_side(side.kind, side, {})
+        else:  # a matrix side: its rows are distinct (no lane repeats data), bytes = lane bytes
+            sides[side.kind] = SideFloor(
+                side.kind, side.bytes, side.wavefronts, side.ideal_wavefronts, side.instruction_bytes, side.bytes
+            )
     return FloorReport(sides["store"], sides["load"])
 
 
@@ -236,7 +276,10 @@ def floor_of(plan: Any) -> FloorReport:
     shared = plan if hasattr(plan, "store") and hasattr(plan, "load") else getattr(plan, "shared", None)
     if shared is None:
         return FloorReport(None, None)
-    return FloorReport(_side("store", shared.store), _side("load", shared.load))
+    return FloorReport(
+        _vector_side("store", shared.store, shared.store.predicate),
+        _vector_side("load", shared.load, shared.load.predicate),
+    )
 
 
 def explain(plan: Any) -> str:

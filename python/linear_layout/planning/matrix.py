@@ -500,6 +500,8 @@ def _matrix_side(
     row_offsets = [coords(v)[0] for v in _contents_and_rows(m, choice)[1]]  # this side's own rows
     matrix_offsets = [reg[k][0] for k in choice.matrix_bits]
     warp_offsets = [coords(v)[0] for v in m.warp]
+    if any(o & ((ROW_BYTES // element_bytes) - 1) for o in row_offsets + matrix_offsets + warp_offsets):
+        return None  # a row address that is not 16-byte aligned
     lane_offsets = row_offsets + (matrix_offsets + [0, 0])[:2]
     address = _thread_layout(lane_offsets, warp_offsets, coords.offset_bits)
     used = _tile_registers(choice)
@@ -516,8 +518,6 @@ def _matrix_side(
                 halves = [h | extra for h in halves for extra in (0, 1 << choice.beta)]
             words.append(tuple(halves))
         instructions.append(MatrixInstruction(rep, tuple(words), offset))
-    if any(o & ((ROW_BYTES // element_bytes) - 1) for o in row_offsets + matrix_offsets + warp_offsets):
-        return None
     table = _table(address, 32, 1 << len(m.warp))[:, : ROWS * num]  # the lanes that supply rows
     offsets = np.asarray([ins.offset for ins in instructions], dtype=np.int64)
     addresses = (table[None] ^ offsets[:, None, None]) * element_bytes
@@ -631,13 +631,15 @@ def _candidate(
     coords = _Coordinates(geometry)
     element_bytes = bitwidth // 8
     matrix = _matrix_side(m, choice, geometry, coords, kind, element_bytes)
+    if matrix is None:
+        return None
     other_kind = "load" if kind == "store" else "store"
     second: VectorSide | MatrixSide | None
     if other is None:
         second = _vector_side(o, geometry, coords, other_kind, element_bytes)
     else:
         second = _matrix_side(o, other, geometry, coords, other_kind, element_bytes)
-    if matrix is None or second is None:
+    if second is None:
         return None
     scratch = (1 << coords.offset_bits) * element_bytes
     return MatrixPlan(
