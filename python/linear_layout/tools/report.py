@@ -33,6 +33,7 @@ from ..ir.bridge import from_attribute, layout_of, memdesc_of
 from ..patterns.kernel import pad_to_launch
 from ..patterns.vectors import element_bits
 from ..planning import PlannerError, bank_conflicts, plan_conversion, plan_local_access
+from ..planning.banks import access_layouts
 from ..planning.floor import access_bytes, floor_of, floor_wavefronts
 from ..ttgir import TtgirError, parse_ttgir, print_ttgir
 from ..ttgir.formats import FORMATS, parse_custom
@@ -82,6 +83,7 @@ class ReportRow:
     element: str  # the element type as MLIR prints it (`f16`, `!tt.ptr<f32>`)
     cost: Cost | None  # None: not modelled, `note` says why
     note: str = ""
+    # (source, destination) of a conversion; (distributed, shared over the allocation) of an access
     layouts: tuple[LinearLayout, LinearLayout] | None = field(default=None, compare=False, repr=False)
 
 
@@ -191,14 +193,60 @@ def _conversion_cost(src: LinearLayout, dst: LinearLayout, bits: int, threads: i
     )
 
 
-def _access_cost(distributed: LinearLayout, memdesc_type: ir.Type, bits: int, kind: str) -> Cost:
-    if str(memdesc_type).startswith("!ttg.memdesc_view<"):
-        raise PlannerError("a subslice view of a larger allocation is not modelled")
-    memdesc = memdesc_of(memdesc_type)
-    shared = from_attribute(memdesc.encoding)
-    shape = list(memdesc.shape)
-    banks = bank_conflicts(distributed, shared, bits, shape, kind=kind)
-    access = plan_local_access(distributed, shared, bits, shape, kind=kind)
+@dataclass(frozen=True)
+class _View:
+    """A shared-memory access's tensor shape and the allocation it reads or writes: a
+    `ttg.memdesc_subslice` view of a bigger buffer, at `origin`, or the whole buffer."""
+
+    shape: tuple[int, ...]
+    allocation: tuple[int, ...]
+    origin: tuple[int, ...]
+
+
+def _view(op: ir.Operation, memdesc_type: ir.Type) -> _View:
+    """The view `op` accesses. A subslice must come from a `ttg.memdesc_subslice` in the kernel
+    (its offsets give the origin) at a multiple of its shape in every dimension (PlannerError
+    otherwise: its addresses would not be linear in the element)."""
+    shape = tuple(memdesc_of(memdesc_type).shape)
+    text = str(memdesc_type)
+    if not text.startswith("!ttg.memdesc_view<"):
+        return _View(shape, shape, (0,) * len(shape))
+    allocation = tuple(
+        int(d) for d in split_parameters(text[text.index("<") + 1 : text.rindex(">")])[5][1:-1].split(",")
+    )
+    owner = op.operands[0 if op.name == "ttg.local_load" else 1].owner
+    defining = owner if isinstance(owner, ir.Operation) else getattr(owner, "operation", None)
+    if not isinstance(defining, ir.Operation) or defining.name != "ttg.memdesc_subslice":
+        raise PlannerError(
+            "a subslice view whose offsets are not known here (not a ttg.memdesc_subslice) is not modelled"
+        )
+    origin = tuple(ir.DenseI32ArrayAttr(defining.attributes["offsets"]))
+    if any(o % n for o, n in zip(origin, shape)):
+        raise PlannerError(
+            f"a subslice at offsets {list(origin)}, not a multiple of its shape {list(shape)}, is not modelled"
+        )
+    return _View(shape, allocation, origin)
+
+
+def _in_allocation(distributed: LinearLayout, view: _View) -> LinearLayout:
+    """`distributed` (over the view's shape) as a layout of the allocation's coordinates."""
+    names = list(distributed.get_out_dim_names())
+    return LinearLayout.from_bases(distributed.bases, names, list(view.allocation), require_surjective=False)
+
+
+def _access_cost(
+    distributed: LinearLayout, memdesc_type: ir.Type, bits: int, kind: str, view: _View
+) -> tuple[Cost, tuple[LinearLayout, LinearLayout]]:
+    """`bank_conflicts` of the access. A subslice at origin `o` (a multiple of its shape) reads
+    element `x` at offset `S^-1(o ^ x) = S^-1(o) ^ S^-1(x)` of the allocation's shared layout
+    `S`: the constant `S^-1(o)` XORs every address, which permutes the banks and keeps each
+    phase's conflicts, so the view costs what `distributed` costs over `S` at origin 0.
+    Returns the cost and the layouts (`distributed`, `S`)."""
+    shape = list(view.allocation)
+    in_allocation = _in_allocation(distributed, view) if view.allocation != view.shape else distributed
+    registers, smem = access_layouts(in_allocation, from_attribute(memdesc_of(memdesc_type).encoding), shape, kind)
+    banks = bank_conflicts(registers, smem, bits, shape, kind=kind)
+    access = plan_local_access(registers, smem, bits, shape, kind=kind)
     moved = access_bytes(
         access.thread_offset, access.predicate, access.vector, len(access.instructions), max(1, bits // 8)
     )
@@ -210,7 +258,7 @@ def _access_cost(distributed: LinearLayout, memdesc_type: ir.Type, bits: int, ki
         else (("bank conflicts",) if banks.wavefronts > banks.ideal_wavefronts else ())
         + (("sub-word or broadcast accesses",) if banks.ideal_wavefronts > floor else ())
     )
-    return Cost(
+    cost = Cost(
         "access",
         store_bytes=width if kind == "store" else 0,
         load_bytes=width if kind == "load" else 0,
@@ -220,6 +268,7 @@ def _access_cost(distributed: LinearLayout, memdesc_type: ir.Type, bits: int, ki
         floor=floor,
         above_floor=reasons,
     )
+    return cost, (distributed, smem)
 
 
 @dataclass(frozen=True)
@@ -263,7 +312,8 @@ def _row(source: str, syntax_op: Op, op: ir.Operation, launch: _Launch) -> Repor
             return ReportRow(**base, cost=cost, layouts=(distributed, other))
         memdesc_type = local_memdesc_type(op)
         kind = "load" if op.name == "ttg.local_load" else "store"
-        return ReportRow(**base, cost=_access_cost(distributed, memdesc_type, bits, kind))
+        cost, layouts = _access_cost(distributed, memdesc_type, bits, kind, _view(op, memdesc_type))
+        return ReportRow(**base, cost=cost, layouts=layouts)
     except (PlannerError, ValueError, TypeError) as error:
         return ReportRow(**base, cost=None, note=" ".join(str(error).split()))
 
