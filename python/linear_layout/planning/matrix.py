@@ -622,12 +622,13 @@ def _candidate(
     out_dims,
     other: _Choice | None = None,
 ):
-    """The plan for a matrix side ``kind`` with tile ``choice``; the other side uses vectors, or
-    ``ldmatrix`` with tile ``other`` (when ``kind`` is ``"store"``)."""
+    """The plan for a matrix side ``kind`` with tile ``choice`` and exactly ``max_reps``
+    repetition bits; the other side uses vectors, or ``ldmatrix`` with tile ``other`` (when
+    ``kind`` is ``"store"``)."""
     m, o = (src, dst) if kind == "store" else (dst, src)
     geometry = _geometry(m, o, choice, bitwidth, max_reps, other)
-    if geometry is None:
-        return None
+    if geometry is None or len(geometry.reps) != max_reps:
+        return None  # no geometry, or fewer repetitions than the scratch bound needs
     coords = _Coordinates(geometry)
     element_bytes = bitwidth // 8
     matrix = _matrix_side(m, choice, geometry, coords, kind, element_bytes)
