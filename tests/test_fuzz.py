@@ -1,6 +1,7 @@
-"""The fuzzer: its classification, its crash/hang isolation, a bounded run over the driver and the
-API (fixed seed), and the replay of every reproducer in tests/fuzz_corpus/ (each was a crash, hang,
-traceback, internal error or wrong exit once; now each must be a one-line user error or success)."""
+"""The fuzzer: its classification, its crash/hang isolation, a bounded run over the console scripts
+(linear-layout-opt, -draw, -report) and the API (fixed seed), and the replay of every reproducer in
+tests/fuzz_corpus/ (each was a crash, hang, traceback, internal error or wrong exit once; now each must be
+a one-line user error or success)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from linear_layout.tools import fuzz
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "fuzz_corpus"
 SEEDS = fuzz.load_seeds([ROOT / "tests" / "lit", ROOT / "examples"])
+TTGIR_SEEDS = fuzz.load_seeds([ROOT / "tests" / "ttgir_corpus"], "*.ttgir")
 
 
 def test_classification():
@@ -33,8 +35,14 @@ def test_classification():
 
 
 def test_generation_is_reproducible_and_covers_the_targets():
-    first = list(fuzz.generate_cases(7, 300, SEEDS))
-    assert first == list(fuzz.generate_cases(7, 300, SEEDS))
+    first = list(fuzz.generate_cases(7, 300, SEEDS, ttgir_seeds=TTGIR_SEEDS))
+    assert first == list(fuzz.generate_cases(7, 300, SEEDS, ttgir_seeds=TTGIR_SEEDS))
+    kinds = {case.kind for case in first}
+    assert kinds == {"driver", "api", "draw", "report"}
+    draw = " ".join(" ".join(case.argv) for case in first if case.kind == "draw")
+    for needed in ("--src", "--shape=", "--ttgir {input}", "--access", "#ttg."):
+        assert needed in draw, needed
+    assert any("--json" in case.argv for case in first if case.kind == "report")
     argv = " ".join(" ".join(case.argv) for case in first)
     for needed in ("ll-lower", "ll-verify", "ll-to-simt", "ll-lower-apply", "ll-linearize-encodings",
                    "ll-explain-conversions", "func.func(", "--split-input-file", "--emit-ptx"):
@@ -59,14 +67,30 @@ def test_crash_and_hang_are_isolated_and_the_batch_goes_on():
 def test_reproducers_round_trip(tmp_path):
     driver = fuzz.Case("driver", ("-p", "builtin.module(ll-lower)", "--split-input-file"), "module {\n}\n")
     api = fuzz.Case("api", expression="LinearLayout.empty().compose(None)")
-    for number, case in enumerate((driver, api)):
+    draw = fuzz.Case("draw", ("--ttgir", "{input}", "--line", "3"), "module {\n}\n")
+    report = fuzz.Case("report", ("-", "--json"), "#a = 1\nmodule {\n}\n")
+    for number, case in enumerate((driver, api, draw, report)):
         path = fuzz.write_reproducer(tmp_path, number, fuzz.Finding("crash", case, "detail\nmore"))
         assert fuzz.read_reproducer(path) == case
 
 
+def test_console_script_cases_run_like_the_shell():
+    """{input} is a file holding the case's stdin, {tmp} a fresh folder; an exception escaping a script's
+    main is a traceback finding, SystemExit its exit code."""
+    kernel = (ROOT / "tests" / "ttgir_corpus" / "layernorm.sm80.ttgir").read_text()
+    line = next(n for n, text in enumerate(kernel.splitlines(), 1) if "ttg.convert_layout" in text)
+    cases = [fuzz.Case("draw", ("--ttgir", "{input}", "--line", str(line), "-o", "{tmp}/p.txt"), kernel),
+             fuzz.Case("report", ("-", "--html", "{tmp}/r.html"), kernel),
+             fuzz.Case("report", ("-",), "garbage"),
+             fuzz.Case("draw", ("--shape", "x")),
+             fuzz.Case("report", ("--no-such-flag",))]
+    report = fuzz.run_cases(cases, timeout=60, batch_size=5)
+    assert report.outcomes == {"ok": 2, "user-error": 3}, report
+
+
 def test_bounded_run_finds_nothing():
     """A few hundred inputs with a fixed seed: no crash, hang, traceback, internal error or wrong exit."""
-    cases = list(fuzz.generate_cases(2026, 300, SEEDS))
+    cases = list(fuzz.generate_cases(2026, 300, SEEDS, ttgir_seeds=TTGIR_SEEDS))
     report = fuzz.run_cases(cases, timeout=20, batch_size=50)
     assert report.inputs == 300
     details = [f"{finding.kind}: {finding.case.to_json()[:300]} -> {finding.detail[:200]}"
@@ -75,7 +99,9 @@ def test_bounded_run_finds_nothing():
     assert report.outcomes.get("ok", 0) > 10  # the mutations still leave valid inputs that run
 
 
-CORPUS_FILES = sorted(p for p in CORPUS.glob("*") if p.suffix in (".mlir", ".api")) if CORPUS.exists() else []
+CORPUS_FILES = sorted(
+    p for p in CORPUS.glob("*") if p.suffix in (*fuzz.REPRODUCER_SUFFIXES.values(), ".api")
+) if CORPUS.exists() else []
 
 
 def test_corpus_exists():

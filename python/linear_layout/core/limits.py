@@ -32,6 +32,7 @@ __all__ = [
     "MAX_ELEMENTS",
     "MAX_MATERIALISED",
     "MAX_NESTING_DEPTH",
+    "MAX_PICTURE",
     "LimitError",
     "TextPosition",
     "check_materialised",
@@ -48,24 +49,14 @@ MAX_ELEMENTS = 2**40
 #: The most points a computation may enumerate one by one (a layout's table, a per-element view):
 #: 2**30 int64 rows are already 8 GiB per output dimension.
 MAX_MATERIALISED = 2**30
+#: The most elements (and hardware points) one picture shows: 2**20 cells take a few seconds and
+#: 0.4 GB to draw (a 3 MB SVG); 2**22 took 10 s and 1.1 GB, 2**28 would not finish.
+MAX_PICTURE = 2**20
 
 _OPENERS = {"(": ")", "[": "]", "{": "}", "<": ">"}
 _CLOSERS = frozenset(_OPENERS.values())
 # A static shape inside a type: `tensor<4x8xf32`, `memref<2147483648x1099511627776xf16`, `vector<8xf32`.
 _SHAPE = re.compile(r"<\s*((?:(?:\d+|\?)\s*x\s*)+)")
-
-
-class LimitError(ValueError):
-    """Input past one of the limits of this module."""
-
-
-def too_deep_message(max_depth: int = MAX_NESTING_DEPTH) -> str:
-    """What every reader says about text nested past ``max_depth`` levels.
-
-    >>> too_deep_message()
-    'nesting deeper than 256 levels (the limit)'
-    """
-    return f"nesting deeper than {max_depth} levels (the limit)"
 
 
 @dataclass(frozen=True)
@@ -75,6 +66,25 @@ class TextPosition:
 
     def __str__(self) -> str:
         return f"{self.line}:{self.column}"
+
+
+class LimitError(ValueError):
+    """Input past one of the limits of this module. From :func:`check_text_limits`, ``position``
+    is where in the text (``str()`` starts with it) and ``what`` the message without it."""
+
+    def __init__(self, message: str, position: TextPosition | None = None) -> None:
+        super().__init__(f"{position}: {message}" if position else message)
+        self.position = position
+        self.what = message
+
+
+def too_deep_message(max_depth: int = MAX_NESTING_DEPTH) -> str:
+    """What every reader says about text nested past ``max_depth`` levels.
+
+    >>> too_deep_message()
+    'nesting deeper than 256 levels (the limit)'
+    """
+    return f"nesting deeper than {max_depth} levels (the limit)"
 
 
 def _position(text: str, offset: int) -> TextPosition:
@@ -143,22 +153,21 @@ def check_text_limits(text: str, *, max_depth: int = MAX_NESTING_DEPTH, max_elem
     """
     offset = _deepest_offset(text, max_depth)
     if offset is not None:
-        raise LimitError(f"{_position(text, offset)}: {too_deep_message(max_depth)}")
+        raise LimitError(too_deep_message(max_depth), _position(text, offset))
     oversized = _oversized_shape(text, max_elements)
     if oversized is not None:
         offset, count = oversized
         raise LimitError(
-            f"{_position(text, offset)}: a shape of {count} elements is larger than the limit of "
-            f"2**{max_elements.bit_length() - 1} elements"
+            f"a shape of {count} elements is larger than the limit of 2**{max_elements.bit_length() - 1} elements",
+            _position(text, offset),
         )
 
 
-def check_materialised(count: int, what: str) -> None:
-    """Raise :class:`LimitError` if enumerating ``count`` points (for ``what``) passes :data:`MAX_MATERIALISED`.
+def check_materialised(count: int, what: str, limit: int = MAX_MATERIALISED) -> None:
+    """Raise :class:`LimitError` if enumerating ``count`` points (for ``what``) passes ``limit``
+    (:data:`MAX_MATERIALISED`, or :data:`MAX_PICTURE` for a picture).
 
-    Requires: ``count >= 0``. Postcondition: on return, ``count <= 2**30`` (no MemoryError from the size alone).
+    Requires: ``count >= 0``. Postcondition: on return, ``count <= limit`` (no MemoryError from the size alone).
     """
-    if count > MAX_MATERIALISED:
-        raise LimitError(
-            f"{what} would enumerate {count} points, more than the limit of 2**{MAX_MATERIALISED.bit_length() - 1}"
-        )
+    if count > limit:
+        raise LimitError(f"{what} would enumerate {count} points, more than the limit of 2**{limit.bit_length() - 1}")

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..core.hardware import HW_DIMS, SHARED_DIMS
 from ..core.layout import LinearLayout
+from ..core.limits import MAX_PICTURE, check_materialised
 from ..encodings import DistributedLayout, SharedLayout, parse_encoding
 
 __all__ = ["COLOR_BY", "Ownership", "as_layout", "natural_shape", "owner_texts", "ownership"]
@@ -98,7 +99,15 @@ def _zero_thread_bases(encoding: DistributedLayout, shape: Sequence[int]) -> int
 
 def as_layout(value: Any, shape: Sequence[int] | None, dims: Sequence[str] = HW_DIMS) -> tuple[LinearLayout, str]:
     """``(layout with exactly the input dims ``dims``, description)`` for a LinearLayout, an encoding
-    or encoding text. Raises ValueError for anything else or for a mismatched ``shape``."""
+    or encoding text. Raises ValueError for anything else, for a mismatched ``shape``, and
+    (``LimitError``) for a layout of more than ``MAX_PICTURE`` elements or hardware points."""
+    layout, name = _as_layout(value, shape, dims)
+    for log2 in (layout.get_total_out_dim_size_log2(), layout.get_total_in_dim_size_log2()):
+        check_materialised(1 << log2, f"drawing {name}", MAX_PICTURE)
+    return layout, name
+
+
+def _as_layout(value: Any, shape: Sequence[int] | None, dims: Sequence[str]) -> tuple[LinearLayout, str]:
     if isinstance(value, str):
         value = parse_encoding(value)
     want_shared = tuple(dims) == SHARED_DIMS

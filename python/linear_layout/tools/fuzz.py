@@ -14,12 +14,19 @@ Inputs:
 * **API cases** are Python expressions calling ``LinearLayout``, ``parse_encoding``,
   ``to_linear_layout`` and ``plan_conversion`` with wrong types, huge sizes, deep nesting and mutated
   encodings.
+* **Draw cases** run ``linear-layout-draw`` on mutated encodings (one layout, a conversion, a shared
+  layout with an access), with random shapes, bit widths, colourings and widths, and on mutated TTGIR
+  files (``--ttgir FILE --line N``).
+* **Report cases** run ``linear-layout-report`` on mutated TTGIR (``tests/ttgir_corpus``), also with
+  ``--json`` and ``--html``.
 
 Each batch of cases runs in a worker subprocess, case by case, with stdout and stderr captured at the
-file-descriptor level. A case that kills the worker is a **crash** (signal), one that takes longer than
+file-descriptor level; a console script's input file (``{input}`` in its arguments) and output files
+(``{tmp}``) live in a temporary folder per case. A case that kills the worker is a **crash** (signal), one that takes longer than
 ``--timeout`` seconds a **hang**; the worker is restarted after either. The other findings:
-**traceback** ("Traceback" in stderr), **internal error** (the driver's ``internal error:`` line, or
-an API exception other than ``TypeError``/``ValueError``), **wrong exit** (an exit code other than 0
+**traceback** ("Traceback" in stderr, or an exception escaping a console script's ``main``),
+**internal error** (a console script's ``internal error:`` line, or an API exception other than
+``TypeError``/``ValueError``), **wrong exit** (an exit code other than 0
 and 1, or stderr lines that are not ``where: error|warning|note|remark: message`` diagnostics). Every
 finding is written to ``--out`` as a reproducer that ``tests/test_fuzz.py`` can replay from
 ``tests/fuzz_corpus/``.
@@ -40,6 +47,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -49,7 +57,7 @@ import numpy as np
 
 from .. import LinearLayout, plan_conversion
 from ..encodings import parse_encoding, to_linear_layout
-from . import opt
+from . import draw, opt, report
 
 __all__ = ["Case", "Finding", "FuzzReport", "classify", "generate_cases", "main", "run_cases"]
 
@@ -64,9 +72,9 @@ _PASS_BUG = re.compile(r"pass '[\w-]+' failed: \w+")
 
 @dataclass(frozen=True)
 class Case:
-    """One input: a driver run (``argv`` and ``stdin``) or an API expression (``expression``)."""
+    """One input: a console-script run (``argv`` and ``stdin``) or an API expression (``expression``)."""
 
-    kind: str  # "driver" or "api"
+    kind: str  # "driver" (linear-layout-opt), "draw", "report" or "api"
     argv: tuple[str, ...] = ()
     stdin: str = ""
     expression: str = ""
@@ -271,11 +279,11 @@ _SNIPPETS = (
 )
 
 
-def load_seeds(directories: list[Path]) -> list[str]:
-    """The `// -----`-separated chunks of every .mlir file under ``directories``, without RUN lines."""
+def load_seeds(directories: list[Path], pattern: str = "*.mlir") -> list[str]:
+    """The `// -----`-separated chunks of every ``pattern`` file under ``directories``, without RUN lines."""
     chunks: list[str] = []
     for directory in directories:
-        for path in sorted(directory.rglob("*.mlir")):
+        for path in sorted(directory.rglob(pattern)):
             text = "\n".join(line for line in path.read_text().splitlines() if "RUN:" not in line)
             chunks.extend(chunk.strip() + "\n" for chunk in re.split(r"^// -----$", text, flags=re.M) if chunk.strip())
     return chunks
@@ -396,6 +404,9 @@ def mutate(rng: random.Random, seeds: list[str]) -> str:
 
 
 def _random_pipeline(rng: random.Random) -> str:
+    if rng.random() < 0.02:  # anchors nested past the limit, or just inside it
+        depth = rng.choice((255, 300, 3000))
+        return "func.func(" * depth + rng.choice(_PROJECT_PASSES) + ")" * depth
     passes = []
     for _ in range(rng.choice((1, 1, 2, 3))):
         name = rng.choice(_PROJECT_PASSES + _UPSTREAM_PASSES)
@@ -412,6 +423,86 @@ def driver_case(rng: random.Random, seeds: list[str]) -> Case:
     if rng.random() < 0.1:
         argv.append("--mlir-print-op-generic")
     return Case("driver", tuple(argv), mutate(rng, seeds))
+
+
+# ============================================================================ draw and report inputs
+
+_SHAPES = (
+    "64x64",
+    "16",
+    "32x32",
+    "1x1",
+    "128x16",
+    "16x16x2",
+    "0x4",
+    "3x4",
+    "x",
+    "",
+    "-4",
+    "64x",
+    "2147483648x2",
+    "1099511627776x1099511627776",
+    "16384x16384",
+    "4x4x4x4x4x4x4x4x4x4x4x4x4x4x4x4x4",
+)
+_COLOR_BY = ("lane", "warp", "register", "block", "thread", "chunk", "bank", "phase", "vector", "rainbow", "")
+_BITWIDTHS = ("8", "16", "32", "64", "0", "-1", "7", "1024", "x")
+_WIDTHS = ("0", "-5", "1", "12", "80", "100000")
+
+
+def _encoding_text(rng: random.Random, seeds: list[str]) -> str:
+    """An encoding of the seeds, mutated 0-2 times, or a bad value."""
+    encodings = [match for seed in seeds for match in re.findall(r"#ttg\.\w+<\{[^\n]*?\}>", seed)]
+    if not encodings or rng.random() < 0.1:
+        return rng.choice(("", "#ttg.blocked", "#", "[[", "#ttg.linear<{}>", "#ttg.slice<{dim = 0, parent = #b}>"))
+    text = rng.choice(encodings)
+    for _ in range(rng.choice((0, 1, 1, 2))):
+        text = rng.choice(MUTATORS[:8])(rng, text, seeds)
+    return text
+
+
+def _draw_options(rng: random.Random) -> list[str]:
+    options: list[str] = []
+    for flag, values, chance in (
+        ("--shape", _SHAPES, 0.7),
+        ("--color-by", _COLOR_BY, 0.3),
+        ("--bitwidth", _BITWIDTHS, 0.3),
+        ("--width", _WIDTHS, 0.2),
+        ("--kind", ("load", "store", "both"), 0.1),
+    ):
+        if rng.random() < chance:
+            options.append(f"{flag}={rng.choice(values)}")
+    if rng.random() < 0.2:
+        options.append("--no-color")
+    if rng.random() < 0.15:
+        options += ["-o", "{tmp}/picture." + rng.choice(("svg", "png", "txt", "html", ""))]
+    return options
+
+
+def draw_case(rng: random.Random, seeds: list[str], ttgir_seeds: list[str]) -> Case:
+    """A linear-layout-draw run: one encoding, a conversion, an access, or a TTGIR line."""
+    choice = rng.random()
+    if choice < 0.15 and ttgir_seeds:
+        text = mutate(rng, ttgir_seeds)
+        line = rng.choice((str(rng.randrange(1, text.count("\n") + 2)), "0", "-1", "100000", "x"))
+        return Case("draw", ("--ttgir", "{input}", "--line", line, *_draw_options(rng)[:1]), text)
+    if choice < 0.35:
+        argv = ["--src", _encoding_text(rng, seeds), "--dst", _encoding_text(rng, seeds)]
+    else:
+        argv = [_encoding_text(rng, seeds)]
+        if rng.random() < 0.2:
+            argv += ["--access", _encoding_text(rng, seeds)]
+    return Case("draw", tuple(argv + _draw_options(rng)))
+
+
+def report_case(rng: random.Random, ttgir_seeds: list[str]) -> Case:
+    """A linear-layout-report run on mutated TTGIR read from stdin."""
+    argv = ["-"]
+    if rng.random() < 0.3:
+        argv.append("--json")
+    if rng.random() < 0.1:
+        argv += ["--html", "{tmp}/report.html"]
+    return Case("report", tuple(argv), mutate(rng, ttgir_seeds))
 
 
 # ============================================================================ API inputs
@@ -537,11 +628,27 @@ def api_case(rng: random.Random, seeds: list[str]) -> Case:
     return Case("api", expression=expression)
 
 
-def generate_cases(seed: int, count: int, seeds: list[str], api_share: float = 0.3) -> Iterator[Case]:
-    """``count`` cases, reproducible from ``seed``."""
+def generate_cases(
+    seed: int,
+    count: int,
+    seeds: list[str],
+    api_share: float = 0.3,
+    *,
+    ttgir_seeds: list[str] | None = None,
+    tools_share: float = 0.2,
+) -> Iterator[Case]:
+    """``count`` cases, reproducible from ``seed``: ``api_share`` API cases, ``tools_share``
+    draw/report cases (report cases only with ``ttgir_seeds``), the rest driver cases."""
     rng = random.Random(seed)
+    ttgir = ttgir_seeds or []
     for _ in range(count):
-        yield api_case(rng, seeds) if rng.random() < api_share else driver_case(rng, seeds)
+        choice = rng.random()
+        if choice < api_share:
+            yield api_case(rng, seeds)
+        elif choice < api_share + tools_share:
+            yield report_case(rng, ttgir) if ttgir and rng.random() < 0.4 else draw_case(rng, seeds, ttgir)
+        else:
+            yield driver_case(rng, seeds)
 
 
 # ============================================================================ the worker (one subprocess per batch)
@@ -570,15 +677,35 @@ def _captured_fds() -> Iterator[list[str]]:
             result.append(err.read().decode("utf-8", "replace"))
 
 
-def _run_driver(case: Case) -> Outcome:
+#: The console scripts' ``main`` functions, by case kind.
+_MAINS = {"driver": opt.main, "draw": draw.main, "report": report.main}
+
+
+def _run_tool(case: Case) -> Outcome:
+    """A console script's ``main`` on the case, as the shell would run it: stdin from the case,
+    ``{input}`` a file holding it, ``{tmp}`` a fresh folder; an escaping exception is printed as
+    the traceback the user would see, ``SystemExit`` is the exit code."""
     stdin = sys.stdin
     sys.stdin = io.TextIOWrapper(io.BytesIO(case.stdin.encode("utf-8", "surrogatepass")))
     try:
-        with _captured_fds() as stderr, open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
-            code = opt.main(list(case.argv))
+        with tempfile.TemporaryDirectory(prefix="ll-fuzz-") as folder:
+            (Path(folder) / "input").write_text(case.stdin, encoding="utf-8", errors="surrogatepass")
+            argv = [arg.replace("{input}", f"{folder}/input").replace("{tmp}", folder) for arg in case.argv]
+            with _captured_fds() as stderr, open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
+                code = _call_main(_MAINS[case.kind], argv)
         return Outcome(code, stderr[0])
     finally:
         sys.stdin = stdin
+
+
+def _call_main(main, argv: list[str]) -> int | None:
+    try:
+        return main(argv)
+    except SystemExit as exit_:
+        return exit_.code if isinstance(exit_.code, int) or exit_.code is None else 1
+    except Exception:  # what the user would see: a traceback (classified as one)
+        traceback.print_exc()
+        return 1
 
 
 def _api_namespace() -> dict:
@@ -629,7 +756,7 @@ def _worker() -> None:
         case = Case.from_json(line)
         out.write("start\n")
         out.flush()
-        outcome = _run_driver(case) if case.kind == "driver" else _run_api(case, namespace)
+        outcome = _run_api(case, namespace) if case.kind == "api" else _run_tool(case)
         out.write(json.dumps(outcome.__dict__) + "\n")
         out.flush()
 
@@ -745,11 +872,16 @@ def run_cases(
     return FuzzReport(index, time.monotonic() - start, dict(counts), tuple(findings))
 
 
+#: Corpus file suffix of each kind of case whose input is text with an ``// ARGS:`` header.
+REPRODUCER_SUFFIXES = {"driver": ".mlir", "draw": ".draw", "report": ".report"}
+
+
 def write_reproducer(directory: Path, number: int, finding: Finding) -> Path:
-    """A corpus file: ``.mlir`` (first line ``// ARGS: <json argv>``) or ``.api`` (the expression)."""
+    """A corpus file: ``.mlir``/``.draw``/``.report`` (first line ``// ARGS: <json argv>``, the input
+    after it) or ``.api`` (the expression)."""
     directory.mkdir(parents=True, exist_ok=True)
-    if finding.case.kind == "driver":
-        path = directory / f"{finding.kind}-{number:04d}.mlir"
+    if finding.case.kind in REPRODUCER_SUFFIXES:
+        path = directory / f"{finding.kind}-{number:04d}{REPRODUCER_SUFFIXES[finding.case.kind]}"
         path.write_text(
             f"// ARGS: {json.dumps(list(finding.case.argv))}\n// FOUND: {finding.detail[:200]!r}\n"
             + finding.case.stdin,
@@ -771,7 +903,8 @@ def read_reproducer(path: Path) -> Case:
     argv = json.loads(header.removeprefix("// ARGS: "))
     if rest.startswith("// FOUND:"):
         rest = rest.partition("\n")[2]
-    return Case("driver", tuple(argv), rest)
+    kind = next(kind for kind, suffix in REPRODUCER_SUFFIXES.items() if suffix == path.suffix)
+    return Case(kind, tuple(argv), rest)
 
 
 # ============================================================================ command line
@@ -792,6 +925,9 @@ def _argument_parser() -> argparse.ArgumentParser:
     parser.add_argument("--timeout", type=float, default=20.0, help="seconds before a case counts as a hang")
     parser.add_argument("--batch-size", type=int, default=25, help="cases per worker process")
     parser.add_argument("--api-share", type=float, default=0.3, help="fraction of API cases")
+    parser.add_argument(
+        "--tools-share", type=float, default=0.2, help="fraction of linear-layout-draw and -report cases"
+    )
     parser.add_argument("--out", type=Path, default=Path("fuzz-findings"), help="folder for reproducers")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     return parser
@@ -808,7 +944,10 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     count = args.count if args.count is not None else (10**9 if args.minutes else 500)
     deadline = time.monotonic() + args.minutes * 60 if args.minutes else None
-    cases = generate_cases(args.seed, count, seeds, args.api_share)
+    ttgir_seeds = load_seeds([ROOT / "tests" / "ttgir_corpus"], "*.ttgir")
+    cases = generate_cases(
+        args.seed, count, seeds, args.api_share, ttgir_seeds=ttgir_seeds, tools_share=args.tools_share
+    )
     report = _run_in_chunks(cases, args, deadline)
     for number, finding in enumerate(report.findings):
         path = write_reproducer(args.out, number, finding)

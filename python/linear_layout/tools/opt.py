@@ -431,9 +431,8 @@ def _check_limits(chunk: str, line_offset: int) -> Diagnostic | None:
     try:
         check_text_limits(chunk)
     except LimitError as error:
-        position, message = str(error).split(": ", 1)
-        line, column = (int(part) for part in position.split(":"))
-        return Diagnostic("error", line + line_offset, column, message)
+        assert error.position is not None  # check_text_limits always says where
+        return Diagnostic("error", error.position.line + line_offset, error.position.column, error.what)
     return None
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from mlir import ir
 
+from ..core.limits import LimitError, check_text_limits
 from ..ir import load_dialects
 from .formats import FORMATS, TRITON_DIALECTS, OpFormat, parse_custom
 from .syntax import AliasDef, Op, Region, TtgirSyntaxError, Token, parse_file, split_top_level
@@ -400,9 +401,14 @@ def _upstream_result_types(source: str, op: Op, tokens: list[Token]) -> list[str
 
 
 def ttgir_to_mlir(text: str) -> str:
-    """The TTGIR module `text` in the form MLIR parses (Triton ops generic, types IRDL)."""
+    """The TTGIR module `text` in the form MLIR parses (Triton ops generic, types IRDL); text past
+    the nesting or shape limits of `core.limits` is a `TtgirError` before anything recurses."""
     try:
+        check_text_limits(text)
         parsed = parse_file(text)
+    except LimitError as error:
+        position = error.position
+        raise TtgirError(error.what, position.line if position else 0, position.column if position else 0) from None
     except TtgirSyntaxError as error:
         raise TtgirError(error.bare, error.line, error.column) from None
     converter = _Converter(text, parsed.aliases)
