@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from linear_layout.tools.opt import main
+from linear_layout.tools.report import report_ttgir
 
 from ttgir_compile import COMPILES, assembly
 
@@ -84,3 +85,19 @@ def test_every_conversion_and_access_is_explained(path, tmp_path):
     annotated = [line for line in lines if any(f" {op} " in line for op in ops)]
     assert annotated == [line for line in annotated if "ll.explain" in line]
     assert len(annotated) == sum(path.read_text().count(f" {op} ") for op in ops)
+
+
+def test_subslice_and_wave64_accesses_are_explained_as_the_report_costs_them(tmp_path):
+    """matmul_f32.sm80 reads ttg.memdesc_subslice views; matmul_f32.gfx942 has 64-lane warps."""
+    for stem in ("matmul_f32.sm80", "matmul_f32.gfx942"):
+        source = CORPUS / f"{stem}.ttgir"
+        out = tmp_path / f"{stem}.ttgir"
+        assert main([str(source), "-p", "builtin.module(ll-explain-conversions)", "-o", str(out)]) == 0
+        lines = out.read_text().splitlines()
+        report = report_ttgir(source.read_text())
+        accesses = [row for row in report.rows if row.op != "ttg.convert_layout"]
+        assert accesses and all(row.cost is not None for row in accesses), stem
+        for row in accesses:
+            line = lines[row.mlir_line - 1]
+            assert row.op in line and "not modelled" not in line, line
+            assert f"({row.cost.wavefronts} wavefronts, ideal {row.cost.ideal})" in line, line

@@ -9,20 +9,24 @@ keyword-only `loc`/`ip`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from mlir import ir
 
+from ..core.layout import LinearLayout
 from ..ir.bridge import MemDesc
-from ..ir.text import memdesc_text
+from ..ir.text import memdesc_parameters, memdesc_text
 from ._base import LayoutOp, operand_at, register_dialect, register_operation, result_at
 from .types import memdesc_or_problem, same_shape_and_element
 
 __all__ = [
     "ConvertLayoutOp",
     "LocalAllocOp",
+    "LocalView",
     "LocalLoadOp",
     "LocalStoreOp",
     "convert_layout",
+    "local_access_view",
     "local_alloc",
     "local_load",
     "local_store",
@@ -145,6 +149,44 @@ def local_memdesc_type(op: ir.Operation) -> ir.Type:
     if op.name == "ttg.local_alloc":
         return op.results[0].type
     return op.operands[1].type
+
+
+@dataclass(frozen=True)
+class LocalView:
+    """What a shared-memory access reaches: its tensor's `shape` in the buffer `allocation` (a
+    bigger one for a `ttg.memdesc_subslice` view, at `origin`; else the same shape at 0)."""
+
+    shape: tuple[int, ...]
+    allocation: tuple[int, ...]
+    origin: tuple[int, ...]
+
+    def in_allocation(self, layout: LinearLayout) -> LinearLayout:
+        """`layout` (over `shape`) as a layout of the allocation's coordinates (the same bases).
+        An aligned subslice at `origin` reads element `x` at `S^-1(origin) ^ S^-1(x)` of the
+        allocation's shared layout `S`: that constant XORs every address, which permutes the
+        banks of each phase, so the view costs what this layout costs over `S`."""
+        for name, size in zip(layout.get_out_dim_names(), self.allocation):
+            layout = layout.resize_out_dim(name, size)
+        return layout
+
+
+def local_access_view(op: ir.Operation) -> LocalView:
+    """The view a `ttg.local_load`/`local_store`/`local_alloc` accesses. The origin of a subslice
+    is the offsets of the `ttg.memdesc_subslice` that makes it; ValueError when no such op
+    defines the view (a loop argument) or when the origin is not a multiple of the view's shape
+    in every dimension (its addresses would not be linear in the element)."""
+    parameters = memdesc_parameters(local_memdesc_type(op))
+    shape, allocation = parameters.shape, parameters.allocation
+    if allocation == shape:
+        return LocalView(shape, allocation, (0,) * len(shape))
+    owner = op.operands[0 if op.name == "ttg.local_load" else 1].owner
+    defining = owner if isinstance(owner, ir.Operation) else getattr(owner, "operation", None)
+    if not isinstance(defining, ir.Operation) or defining.name != "ttg.memdesc_subslice":
+        raise ValueError("a subslice view whose offsets are not known here (not a ttg.memdesc_subslice)")
+    origin = tuple(ir.DenseI32ArrayAttr(defining.attributes["offsets"]))
+    if any(o % n for o, n in zip(origin, shape)):
+        raise ValueError(f"a subslice at offsets {list(origin)}, not a multiple of its shape {list(shape)}")
+    return LocalView(shape, allocation, origin)
 
 
 def convert_layout(result: ir.Type, src: ir.Value, *, loc=None, ip=None) -> ir.Value:

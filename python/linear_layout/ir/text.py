@@ -166,6 +166,13 @@ class MemDescText:
     element_type: str
     encoding: str
     mutable: bool
+    allocation: tuple[int, ...]  # the shape of the buffer it views (its own shape unless a subslice)
+
+
+def _integers(shape: str, what: str) -> tuple[int, ...]:
+    if not _SHAPE.fullmatch(shape):
+        raise ValueError(f"the {what} of a !ttg.memdesc must be a list of integers, got {shape}")
+    return tuple(int(d.split(":")[0].strip()) for d in shape[1:-1].split(",") if d.strip())
 
 
 def memdesc_parameters(t: ir.Type) -> MemDescText:
@@ -179,10 +186,9 @@ def memdesc_parameters(t: ir.Type) -> MemDescText:
     if len(parts) != 5 + view:
         raise ValueError(f"a !ttg.memdesc has {5 + view} parameters, got {len(parts)} in {text}")
     shape, element_type, encoding, _space, mutability = parts[:5]
-    if not _SHAPE.fullmatch(shape):
-        raise ValueError(f"the shape of a !ttg.memdesc must be a list of integers, got {shape}")
-    dims = [d.split(":")[0].strip() for d in shape[1:-1].split(",") if d.strip()]
-    return MemDescText(tuple(int(d) for d in dims), element_type, encoding, mutability == '"mutable"')
+    dims = _integers(shape, "shape")
+    allocation = _integers(parts[5], "allocation shape") if view else dims
+    return MemDescText(dims, element_type, encoding, mutability == '"mutable"', allocation)
 
 
 def memdesc_text(shape: Sequence[int], element_type: ir.Type, encoding: ir.Attribute, mutable: bool) -> str:

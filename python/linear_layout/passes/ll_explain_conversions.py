@@ -21,7 +21,7 @@ import dataclasses
 from mlir import ir
 
 from ..dialects import ops_of
-from ..dialects.ttg import ConvertLayoutOp, local_memdesc_type
+from ..dialects.ttg import ConvertLayoutOp, local_access_view, local_memdesc_type
 from ..ir.bridge import from_attribute, layout_of, memdesc_of
 from ..planning import bank_conflicts, plan_conversion
 from ..planning.floor import explain
@@ -64,16 +64,13 @@ def _access_summary(op: ir.Operation) -> str:
     """The bank conflicts of one shared-memory access, or why it is not modelled."""
     kind = _LOCAL_ACCESSES[op.name]
     tensor_type = op.results[0].type if op.name == "ttg.local_load" else op.operands[0].type
-    memdesc_type = local_memdesc_type(op)
-    if str(memdesc_type).startswith("!ttg.memdesc_view<"):
-        return "not modelled: a subslice view of a larger allocation"
     try:
-        memdesc = memdesc_of(memdesc_type)
+        view = local_access_view(op)  # a subslice costs what it costs over its allocation's layout
         banks = bank_conflicts(
-            layout_of(tensor_type),
-            from_attribute(memdesc.encoding),
+            view.in_allocation(layout_of(tensor_type)),
+            from_attribute(memdesc_of(local_memdesc_type(op)).encoding),
             element_bits(tensor_type.element_type),
-            list(memdesc.shape),
+            list(view.allocation),
             kind=kind,
         )
     except (TypeError, ValueError) as error:

@@ -28,7 +28,7 @@ from pathlib import Path
 from mlir import ir
 
 from ..core.layout import LinearLayout
-from ..dialects.ttg import local_memdesc_type
+from ..dialects.ttg import LocalView, local_access_view, local_memdesc_type
 from ..ir.bridge import from_attribute, layout_of, memdesc_of
 from ..patterns.kernel import pad_to_launch
 from ..patterns.vectors import element_bits
@@ -193,57 +193,13 @@ def _conversion_cost(src: LinearLayout, dst: LinearLayout, bits: int, threads: i
     )
 
 
-@dataclass(frozen=True)
-class _View:
-    """A shared-memory access's tensor shape and the allocation it reads or writes: a
-    `ttg.memdesc_subslice` view of a bigger buffer, at `origin`, or the whole buffer."""
-
-    shape: tuple[int, ...]
-    allocation: tuple[int, ...]
-    origin: tuple[int, ...]
-
-
-def _view(op: ir.Operation, memdesc_type: ir.Type) -> _View:
-    """The view `op` accesses. A subslice must come from a `ttg.memdesc_subslice` in the kernel
-    (its offsets give the origin) at a multiple of its shape in every dimension (PlannerError
-    otherwise: its addresses would not be linear in the element)."""
-    shape = tuple(memdesc_of(memdesc_type).shape)
-    text = str(memdesc_type)
-    if not text.startswith("!ttg.memdesc_view<"):
-        return _View(shape, shape, (0,) * len(shape))
-    allocation = tuple(
-        int(d) for d in split_parameters(text[text.index("<") + 1 : text.rindex(">")])[5][1:-1].split(",")
-    )
-    owner = op.operands[0 if op.name == "ttg.local_load" else 1].owner
-    defining = owner if isinstance(owner, ir.Operation) else getattr(owner, "operation", None)
-    if not isinstance(defining, ir.Operation) or defining.name != "ttg.memdesc_subslice":
-        raise PlannerError(
-            "a subslice view whose offsets are not known here (not a ttg.memdesc_subslice) is not modelled"
-        )
-    origin = tuple(ir.DenseI32ArrayAttr(defining.attributes["offsets"]))
-    if any(o % n for o, n in zip(origin, shape)):
-        raise PlannerError(
-            f"a subslice at offsets {list(origin)}, not a multiple of its shape {list(shape)}, is not modelled"
-        )
-    return _View(shape, allocation, origin)
-
-
-def _in_allocation(distributed: LinearLayout, view: _View) -> LinearLayout:
-    """`distributed` (over the view's shape) as a layout of the allocation's coordinates."""
-    names = list(distributed.get_out_dim_names())
-    return LinearLayout.from_bases(distributed.bases, names, list(view.allocation), require_surjective=False)
-
-
 def _access_cost(
-    distributed: LinearLayout, memdesc_type: ir.Type, bits: int, kind: str, view: _View
+    distributed: LinearLayout, memdesc_type: ir.Type, bits: int, kind: str, view: LocalView
 ) -> tuple[Cost, tuple[LinearLayout, LinearLayout]]:
-    """`bank_conflicts` of the access. A subslice at origin `o` (a multiple of its shape) reads
-    element `x` at offset `S^-1(o ^ x) = S^-1(o) ^ S^-1(x)` of the allocation's shared layout
-    `S`: the constant `S^-1(o)` XORs every address, which permutes the banks and keeps each
-    phase's conflicts, so the view costs what `distributed` costs over `S` at origin 0.
-    Returns the cost and the layouts (`distributed`, `S`)."""
+    """`bank_conflicts` of the access (a subslice: `LocalView.in_allocation`), and the layouts
+    (`distributed`, the allocation's shared layout `S`)."""
     shape = list(view.allocation)
-    in_allocation = _in_allocation(distributed, view) if view.allocation != view.shape else distributed
+    in_allocation = view.in_allocation(distributed)
     registers, smem = access_layouts(in_allocation, from_attribute(memdesc_of(memdesc_type).encoding), shape, kind)
     banks = bank_conflicts(registers, smem, bits, shape, kind=kind)
     access = plan_local_access(registers, smem, bits, shape, kind=kind)
@@ -312,7 +268,7 @@ def _row(source: str, syntax_op: Op, op: ir.Operation, launch: _Launch) -> Repor
             return ReportRow(**base, cost=cost, layouts=(distributed, other))
         memdesc_type = local_memdesc_type(op)
         kind = "load" if op.name == "ttg.local_load" else "store"
-        cost, layouts = _access_cost(distributed, memdesc_type, bits, kind, _view(op, memdesc_type))
+        cost, layouts = _access_cost(distributed, memdesc_type, bits, kind, local_access_view(op))
         return ReportRow(**base, cost=cost, layouts=layouts)
     except (PlannerError, ValueError, TypeError) as error:
         return ReportRow(**base, cost=None, note=" ".join(str(error).split()))
