@@ -36,6 +36,23 @@ CASES = {
     "non-surjective #ttg.linear": (
         [], LINEAR.format("[[2]]").encode(), "<stdin>:1:1: error: invalid encoding #ttg.linear: #ttg.linear must "
         "be surjective onto its shape [4]"),
+    "misspelt encoding name": (
+        [], VALID.replace("#ttg.blocked", "#ttg.bloked").encode(),
+        "<stdin>:1:38: error: unknown attribute #ttg.bloked (did you mean #ttg.blocked?); the known ttg attributes "
+        "are #ttg.blocked, #ttg.slice, #ttg.linear, #ttg.generic_linear,"),
+    "misspelt encoding name in an alias": (
+        [], b"#b = #ttg.Blocked<{}>\nfunc.func @f(%a: tensor<4xf32, #b>) {\n  return\n}\n",
+        "<stdin>:1:11: error: unknown attribute #ttg.Blocked (did you mean #ttg.blocked?)"),
+    "misspelt ll attribute": (
+        [], b"func.func @f(%a: tensor<4xf32, #ll.lay<{}>>) {\n  return\n}\n",
+        "<stdin>:1:36: error: unknown attribute #ll.lay (did you mean #ll.layout?); the known ll attributes are "
+        "#ll.layout"),
+    "misspelt ttg type": (
+        [], b"func.func @f(%a: !ttg.memdsc<4xf32>) {\n  return\n}\n",
+        "<stdin>:1:23: error: unknown type !ttg.memdsc (did you mean !ttg.memdesc?); the known ttg types are "
+        "!ttg.memdesc, !ttg.memdesc_view, !ttg.async_token"),
+    "deep pass pipeline": (["-p", "func.func(" * 300 + "cse" + ")" * 300], VALID.encode(),
+                           "nesting deeper than 256 levels (the limit)"),
     "invalid pipeline": (["-p", "builtin.module(cse"], VALID.encode(), "invalid pass pipeline"),
     "unknown pass": (["-p", "no-such-pass"], VALID.encode(), "unknown pass 'no-such-pass'"),
     "bad pass option": (["-p", "canonicalize{max-iterations=x}"], VALID.encode(), "max-iterations"),

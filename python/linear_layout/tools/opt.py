@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import difflib
+import functools
 import re
 import sys
 from dataclasses import dataclass
@@ -22,7 +24,7 @@ from mlir.dialects import gpu
 from .cli import guarded_main
 from ..core.limits import LimitError, check_text_limits
 from ..core.targets import NvptxTarget, TargetError, nvptx_target, ptx_features
-from ..ir import load_dialects, print_module
+from ..ir import DIALECTS, dialect_file, load_dialects, print_module
 from ..passes import PipelineError, build_pass_manager, get_pass, parse_pipeline, pass_names
 from ..ttgir import TtgirError, print_ttgir, ttgir_to_mlir
 
@@ -330,7 +332,8 @@ class _Driver:
             except _TtgirInputError as error:
                 return None, [Diagnostic("error", error.line + line_offset or None, error.column or None, error.bare)]
             except ir.MLIRError as error:
-                errors = [_to_diagnostic(info) for info in error.error_diagnostics]
+                text = "\n" * line_offset + chunk
+                errors = [_explain_unknown_name(_to_diagnostic(info), text) for info in error.error_diagnostics]
                 diagnostics.extend(self._source_files(errors, error))
                 if not error.error_diagnostics:
                     diagnostics.append(Diagnostic("error", None, None, str(error)))
@@ -424,6 +427,40 @@ def _ptx_target(args) -> NvptxTarget:
         except TargetError as error:
             raise UserError(f"--ptx-features: {error}") from None
     return target
+
+
+# MLIR's whole message for an IRDL dialect's attribute or type name it does not know.
+_UNKNOWN_DYNAMIC = re.compile(r"expected dynamic (attribute|type)")
+_NAME_AT = re.compile(r"[A-Za-z_][\w$]*")
+
+
+@functools.cache
+def _dialect_names(dialect: str, kind: str) -> tuple[str, ...]:
+    """The attribute (or type) names the IRDL file of ``dialect`` defines, in file order."""
+    return tuple(re.findall(rf"irdl\.{kind} @(\w+)", dialect_file(dialect).read_text()))
+
+
+def _explain_unknown_name(diagnostic: Diagnostic, text: str) -> Diagnostic:
+    """MLIR says only "expected dynamic attribute" for `#ttg.bloked<...>` (at the name): name it,
+    suggest the nearest known one and list the dialect's attributes (or types)."""
+    match = _UNKNOWN_DYNAMIC.fullmatch(diagnostic.message.strip())
+    if match is None or diagnostic.line is None or diagnostic.column is None:
+        return diagnostic
+    lines = text.split("\n")
+    line = lines[diagnostic.line - 1] if diagnostic.line <= len(lines) else ""
+    start = diagnostic.column - 1
+    name = _NAME_AT.match(line, start)
+    dialect = re.search(r"([A-Za-z_]\w*)\.$", line[:start])
+    if name is None or dialect is None or dialect.group(1) not in DIALECTS:
+        return diagnostic
+    kind = match.group(1)
+    sigil = "#" if kind == "attribute" else "!"
+    known = [f"{sigil}{dialect.group(1)}.{n}" for n in _dialect_names(dialect.group(1), kind)]
+    written = f"{sigil}{dialect.group(1)}.{name.group(0)}"
+    close = difflib.get_close_matches(written, known, n=1)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    message = f"unknown {kind} {written}{hint}; the known {dialect.group(1)} {kind}s are {', '.join(known)}"
+    return dataclasses.replace(diagnostic, message=message)
 
 
 def _check_limits(chunk: str, line_offset: int) -> Diagnostic | None:
