@@ -94,8 +94,9 @@ def test_b128_read_conflict_is_measured_by_the_interpreter():
     x = random_input([256], "f32", seed=1)
     y = np.zeros_like(x)
     with context:
-        report = run_kernel(module, [x, y], threads_per_warp=64)
+        report = run_kernel(module, [x, y])  # 64 lanes: the module's ttg.threads-per-warp
     np.testing.assert_array_equal(x, y)
+    assert report.threads_per_warp == 64
     waves = collections.Counter()
     widths = set()
     for access in report.shared_accesses:

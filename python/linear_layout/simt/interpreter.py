@@ -1825,7 +1825,7 @@ def run_kernel(
     args: Sequence | Mapping = (),
     *,
     num_warps: int | None = None,
-    threads_per_warp: int = 32,
+    threads_per_warp: int | None = None,
     block_id: int | Sequence[int] | None = None,
     num_blocks: int | Sequence[int] = 1,
     kernel: str | None = None,
@@ -1839,7 +1839,9 @@ def run_kernel(
     ``args``: one value per function argument (workgroup attributions are not arguments), as a
     list or as a dict keyed by position or ``"argN"`` -- MLIR does not keep SSA names. Memref
     arguments are C-contiguous numpy arrays, updated in place; scalars are Python/numpy numbers.
-    ``num_warps`` defaults to ``known_block_size / threads_per_warp``. ``block_id`` runs that one
+    ``threads_per_warp`` defaults to the ``"ttg.threads-per-warp"`` of the nearest enclosing op that
+    has one (a kernel lowered from a 64-lane module keeps it), else 32; ``num_warps`` defaults to
+    ``known_block_size / threads_per_warp``. ``block_id`` runs that one
     block; by default every block of ``num_blocks`` runs, one after the other.
     ``on_race``: ``"raise"`` (:class:`RaceError`) or ``"record"`` (into :attr:`Report.races`).
     ``check_uninitialized``: raise on reads of workgroup memory that nothing wrote.
@@ -1848,6 +1850,7 @@ def run_kernel(
         raise ValueError("on_race must be 'raise' or 'record'")
     with _parsed(module_or_func) as root:
         func = _find_kernel(root, kernel)
+        threads_per_warp = threads_per_warp or _lanes_of(func)
         warps = _warps_of(func, num_warps, threads_per_warp)
         launch = _Launch(warps, threads_per_warp, _triple(num_blocks, 1), on_race, check_uninitialized)
         body, attributions = _kernel_body(func)
@@ -1873,6 +1876,16 @@ def _parsed(module_or_func) -> Iterator[Any]:
         return
     with ir.Context():
         yield ir.Module.parse(module_or_func)
+
+
+def _lanes_of(func) -> int:
+    """The ``"ttg.threads-per-warp"`` of the nearest op around ``func`` that has one, else 32."""
+    op = func.operation
+    while op is not None:
+        if "ttg.threads-per-warp" in op.attributes:
+            return ir.IntegerAttr(op.attributes["ttg.threads-per-warp"]).value
+        op = op.parent.operation if op.parent is not None else None
+    return 32
 
 
 def _warps_of(func, num_warps: int | None, threads_per_warp: int) -> int:
