@@ -136,6 +136,24 @@ def test_failing_pipeline_leaves_the_module_unchanged(context, pipeline):
     assert str(module) != before and "arith.constant 3" in str(module)
 
 
+@pytest.mark.parametrize("text", [KERNEL, FAILS_IN_TO_SIMT])
+def test_snapshot_stays_out_of_the_module_under_an_insertion_point(context, text):
+    """The copy taken before the run is detached: an active InsertionPoint (the caller's) must not
+    put it into the module the pipeline runs on."""
+    module = ir.Module.parse(text)
+    before = str(module)
+    with ir.InsertionPoint(module.body):
+        pm = build_pass_manager("ll-verify, ll-lower", context)
+        if text is KERNEL:
+            pm.run(module.operation)
+            assert [op.operation.name for op in module.body.operations] == ["gpu.module"]
+            return
+        with pytest.raises(ir.MLIRError) as info:
+            pm.run(module.operation)
+    assert len(info.value.error_diagnostics) == 1  # the function once, not its copy too
+    assert str(module) == before
+
+
 def test_module_attributes_are_restored(context):
     module = ir.Module.parse(FAILS_IN_TO_SIMT)
     pm = build_pass_manager("ll-lower", context)

@@ -286,7 +286,7 @@ class PipelinePassManager(PassManager):
 
     def run(self, operation) -> None:
         operation = operation.operation
-        snapshot = operation.clone()
+        snapshot = operation.clone(ip=False)  # detached, even under an active InsertionPoint
         try:
             super().run(operation)
         except ir.MLIRError:
