@@ -9,7 +9,6 @@ verifier hooks for the rules it cannot express, so each class carries them as `v
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Generic, TypeVar, overload
 
 from mlir import ir
@@ -59,10 +58,13 @@ def ops_of(root: ir.Operation, op_class: type[ir.OpView]) -> list:
 class Slot(Generic[_T]):
     """A typed, read-only accessor of an op class: ``memref = operand_at(0)`` makes ``op.memref``
     the op's first operand. The generated ``mlir.dialects`` modules write one property per operand
-    and result; here the reading is written once, in the four builders below."""
+    and result; here the reading is written once (one call per access: the lowering reads these
+    on its hot path)."""
 
-    def __init__(self, read: Callable[[ir.Operation], _T]) -> None:
-        self._read = read
+    __slots__ = ("_operands", "_start", "_variadic")
+
+    def __init__(self, operands: bool, start: int, variadic: bool) -> None:
+        self._operands, self._start, self._variadic = operands, start, variadic
 
     @overload
     def __get__(self, op: None, owner: type | None = None) -> Slot[_T]: ...
@@ -71,27 +73,30 @@ class Slot(Generic[_T]):
     def __get__(self, op: ir.OpView, owner: type | None = None) -> _T: ...
 
     def __get__(self, op, owner=None):
-        return self if op is None else self._read(op.operation)
+        if op is None:
+            return self
+        values = op.operands if self._operands else op.results
+        return list(values)[self._start :] if self._variadic else values[self._start]
 
 
 def operand_at(index: int) -> Slot[ir.Value]:
     """Operand ``index``."""
-    return Slot(lambda op: op.operands[index])
+    return Slot(True, index, False)
 
 
 def operands_from(start: int) -> Slot[list[ir.Value]]:
     """The operands from ``start`` on (a variadic operand group at the end)."""
-    return Slot(lambda op: list(op.operands)[start:])
+    return Slot(True, start, True)
 
 
 def result_at(index: int) -> Slot[ir.Value]:
     """Result ``index``."""
-    return Slot(lambda op: op.results[index])
+    return Slot(False, index, False)
 
 
 def results_from(start: int) -> Slot[list[ir.Value]]:
     """The results from ``start`` on (a variadic result group)."""
-    return Slot(lambda op: list(op.results)[start:])
+    return Slot(False, start, True)
 
 
 class LayoutOp(ir.OpView):

@@ -50,14 +50,13 @@ def linear_encoding(layout: LinearLayout, shape) -> object:
 
 class _Converter:
     def __init__(self) -> None:
-        self.cache: dict[str, ir.Type | None] = {}
+        self.cache: dict[ir.Type, ir.Type | None] = {}
 
     def convert(self, t: ir.Type) -> ir.Type | None:
         """The linearized type, or None when `t` is already canonical or carries no encoding."""
-        key = str(t)
-        if key not in self.cache:
-            self.cache[key] = self._convert(t)
-        return self.cache[key]
+        if t not in self.cache:  # types hash and compare by their uniqued storage: no printing
+            self.cache[t] = self._convert(t)
+        return self.cache[t]
 
     def _convert(self, t: ir.Type) -> ir.Type | None:
         if isinstance(t, ir.RankedTensorType):

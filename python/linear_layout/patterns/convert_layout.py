@@ -28,7 +28,7 @@ from mlir.dialects import arith, gpu, vector
 from ..core.gf2 import apply_columns
 from ..core.layout import LinearLayout
 from ..dialects.ttg import ConvertLayoutOp
-from ..planning import ConversionPlan, plan_conversion, register_maps
+from ..planning import ConversionPlan, plan_conversion
 from .common import cast_to
 from .kernel import KernelBuilder, Launch, LoweringError, hardware_layout
 from .matrix_memory import emit_matrix
@@ -59,14 +59,16 @@ def _is_permutation(plan: ConversionPlan) -> bool:
     return plan.reader_select is None and all(r.source_lane is None and r.register_select is None for r in plan.rounds)
 
 
+def _register_vector(layout: LinearLayout, tensor_type: ir.RankedTensorType) -> ir.VectorType:
+    """The per-thread vector of a tensor of the plan's (hardware) `layout`: one element per register."""
+    return ir.VectorType.get([layout.get_in_dim_size("register")], tensor_type.element_type)
+
+
 def emit_permutation(op: ConvertLayoutOp, launch: Launch, plan: ConversionPlan) -> ir.Value:
-    src = hardware_layout(op.src.type, launch)
-    dst = hardware_layout(op.result.type, launch)
-    value = cast_to(op.src, ir.VectorType.get([src.get_in_dim_size("register")], op.src.type.element_type))
-    src_full_of, _ = register_maps(src)
-    _, dst_reduced_of = register_maps(dst)
+    value = cast_to(op.src, _register_vector(plan.src, op.src.type))
+    src_full_of, dst_reduced_of = plan.src_registers.full_of, plan.dst_registers.reduced_of
     mask = [src_full_of[plan.rounds[dst_reduced_of[i]].register_base] for i in range(len(dst_reduced_of))]
-    if mask != list(range(src.get_in_dim_size("register"))):
+    if mask != list(range(plan.src.get_in_dim_size("register"))):
         value = vector.shuffle(value, value, mask)
     return value
 
@@ -95,9 +97,8 @@ class _InWarp:
     def __init__(self, op: ConvertLayoutOp, launch: Launch, plan: ConversionPlan) -> None:
         self.builder = KernelBuilder(op, launch)
         self.plan = plan
-        src = self.builder.layout(op.src.type)
-        self.src_full_of, _ = register_maps(src)
-        self.value = cast_to(op.src, ir.VectorType.get([src.get_in_dim_size("register")], op.src.type.element_type))
+        self.src_full_of = plan.src_registers.full_of
+        self.value = cast_to(op.src, _register_vector(plan.src, op.src.type))
         self.elements: dict[int, ir.Value] = {}
         self.source_lanes: dict[tuple, ir.Value] = {}
         self.lane_conditions: dict[tuple, list[ir.Value]] = {}
@@ -151,9 +152,10 @@ def emit_in_warp(op: ConvertLayoutOp, launch: Launch, plan: ConversionPlan) -> i
         select_tree([received[i ^ apply_columns(reader, t)] for t in range(1 << len(reader))], reader_conds)
         for i in range(len(plan.rounds))
     ]
-    dst_type = rounds.builder.vector_type(op.result.type)
-    _, dst_reduced_of = register_maps(rounds.builder.layout(op.result.type))
-    return vector.from_elements(dst_type, [outputs[dst_reduced_of[i]] for i in range(len(dst_reduced_of))])
+    dst_reduced_of = plan.dst_registers.reduced_of
+    return vector.from_elements(
+        _register_vector(plan.dst, op.result.type), [outputs[dst_reduced_of[i]] for i in range(len(dst_reduced_of))]
+    )
 
 
 def emit_shared(op: ConvertLayoutOp, launch: Launch, plan: ConversionPlan) -> ir.Value:

@@ -243,7 +243,7 @@ class KernelBuilder:
         self.i32 = ir.IntegerType.get_signless(32)
         kernel = enclosing_kernel(op)
         self.constant_location = kernel.location if kernel is not None else op.location
-        self.constants: dict[tuple[int, str], ir.Value] = {}
+        self.constants: dict[tuple[int, ir.Type], ir.Value] = {}
         self.thread_bases: dict[LinearLayout, tuple[ir.Value, ir.Value]] = {}
         self.predicates: dict[tuple, ir.Value | None] = {}
         found = find_thread_indices(kernel, launch) if kernel is not None else None
@@ -280,7 +280,7 @@ class KernelBuilder:
         return self._constant(ir.IndexType.get(), value)
 
     def _constant(self, t: ir.Type, value: int) -> ir.Value:
-        key = (value, str(t))
+        key = (value, t)  # types hash and compare by their uniqued storage
         if key not in self.constants:
             self.constants[key] = arith.constant(t, value, ip=self.constant_ip, loc=self.constant_location)
         return self.constants[key]

@@ -27,12 +27,12 @@ MAX_UNIT_BITS = 32
 def element_bits(t: ir.Type) -> int:
     """Bits of one element of type `t` (an integer, float or index type; index and Triton's
     `!tt.ptr<...>` are 64-bit). ValueError for a type without a width."""
+    width = getattr(t, "width", None)
+    if width is not None:
+        return width
     if isinstance(t, ir.IndexType) or str(t).startswith("!tt.ptr<"):
         return 64
-    width = getattr(t, "width", None)
-    if width is None:
-        raise ValueError(f"{t} has no element width")
-    return width
+    raise ValueError(f"{t} has no element width")
 
 
 def _is_aligned_run(group: list[int], size: int) -> bool:
