@@ -19,6 +19,7 @@ panels. The rounds are derived from the two layouts, independently of the plan.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any
 from collections.abc import Sequence
 
@@ -97,12 +98,14 @@ def _element_marks(layout: LinearLayout, phases: AccessPhases, access: Any) -> n
 
 def _shared_picture(src: LinearLayout, dst: LinearLayout, plan: Any, bitwidth: int, color_by: str, limits: Limits):
     shared = plan.shared
+    # a packed plan's accesses move the swapped layouts' registers (planning/packed.py)
+    moved = getattr(plan, "packed", None) or SimpleNamespace(src=src, dst=dst)
     store = access_phases(shared.store, bitwidth, "store")
     load = access_phases(shared.load, bitwidth, "load")
     scratch = scratch_layout(shared.smem)
     offsets = scratch.get_in_dim_size("offset")
     src_panels, src_cells = layout_panels(
-        ownership(src), color_by, "source", _element_marks(src, store, shared.store), limits=limits
+        ownership(src), color_by, "source", _element_marks(moved.src, store, shared.store), limits=limits
     )
     keys = src_cells.key_values
     stored, loaded = (
@@ -117,7 +120,7 @@ def _shared_picture(src: LinearLayout, dst: LinearLayout, plan: Any, bitwidth: i
         for verb, phases in (("stores", store), ("loads", load))
     )
     dst_panels, _ = layout_panels(
-        ownership(dst), color_by, "destination", _element_marks(dst, load, shared.load), limits=limits
+        ownership(dst), color_by, "destination", _element_marks(moved.dst, load, shared.load), limits=limits
     )
     reps = f"; the scratch holds repetition 1 of {shared.num_reps}" if shared.num_reps > 1 else ""
     notes = (

@@ -88,8 +88,8 @@ class PackedExchange:
     narrow: SharedPlan  # the ordinary (unpacked) exchange of the original layouts, for comparison
 
     def describe(self) -> str:
-        def steps(side: str, shears: tuple[Swap, ...]) -> str:
-            return ", ".join(f"{side} register {s.register} ^ lane {s.lane}" for s in shears)
+        def steps(side: str, swaps: tuple[Swap, ...]) -> str:
+            return ", ".join(f"{side} register {s.register} <-> lane {s.lane}" for s in swaps)
 
         swapped = "; ".join(s for s in (steps("src", self.src_steps), steps("dst", self.dst_steps)) if s)
         return f"packed: {self.shuffles} shuffle(s) per thread" + (f" ({swapped})" if swapped else "")
@@ -265,7 +265,10 @@ def plan_packed(
     costs = (_side_cost(src, dst, bitwidth), _side_cost(dst, src, bitwidth))
     candidates = sorted(_candidates(src, dst, word_bits(bitwidth)), key=lambda c: c.key(costs))
     if not candidates:
-        return "not packed: no 32-bit word both sides can hold in registers"
+        held = min(rank(flat_columns(layout)["register"]) for layout in (src, dst))
+        return (
+            f"not packed: no 32-bit word both sides can hold in registers (a thread holds 2**{held} distinct elements)"
+        )
     best = _best(src, dst, bitwidth, max_reps, bound, candidates)
     if best is None or best[0] >= floor_of(narrow).wavefronts:
         return f"not packed: no word-wide exchange within {bound} B of scratch has fewer wavefronts"

@@ -188,7 +188,7 @@ class ConversionPlan:
                 f"({s.store.wavefronts} wavefronts, ideal {s.store.ideal_wavefronts}); "
                 f"load {len(s.load.instructions)} x {s.load.instruction_bytes} B "
                 f"({s.load.wavefronts} wavefronts, ideal {s.load.ideal_wavefronts}); "
-                f"{s.index_ops} index ops"
+                f"{s.index_ops} index ops" + (f"; {self.packed.describe()}" if self.packed is not None else "")
             )
         if self.strategy == "shuffle":
             return f"shuffle: {self.shuffles} shuffles, {self.selects} selects per thread"
