@@ -79,6 +79,16 @@ def test_shared_with_access(capsys):
     ([], "nothing to draw"),
     ([BLOCKED, "--unknown"], "unrecognized arguments: --unknown"),
     ([SWIZZLED, "--shape", "8x8", "--bitwidth", "12"], "bitwidth must be a power of two"),
+    # Values that used to be accepted silently (found checking the CLI against the error contract):
+    ([SWIZZLED, "--shape", "8x8", "--bitwidth", "0"], "bitwidth must be a power of two >= 8, got 0"),
+    ([BLOCKED, "--bitwidth", "16"], "--bitwidth applies to shared-memory encodings and conversions only"),
+    ([BLOCKED, "--kind", "store"], "--kind applies to the access of a shared-memory encoding (--access) only"),
+    ([SWIZZLED, "--shape", "8x8", "--kind", "store"], "--kind applies to the access"),
+    (["--src", BLOCKED, "--dst", BLOCKED, "--access", BLOCKED], "--access and --kind apply to a shared-memory"),
+    ([BLOCKED, "--width", "0"], "--width must be a positive number of columns, got 0"),
+    ([BLOCKED, "--shape", "2048x1024"], "drawing #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], "
+                                        "warpsPerCTA = [4, 1], order = [1, 0]}> would enumerate 2097152 points, "
+                                        "more than the limit of 2**20"),
     (["--src", BLOCKED, "--dst", "#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], "
       "warpsPerCTA = [2, 1], order = [1, 0]}>", "--shape", "32x32"], "different numbers of warps"),
 ])

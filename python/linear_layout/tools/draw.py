@@ -61,7 +61,7 @@ def _argument_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--access", metavar="ENCODING", help="shared memory: highlight one warp's access by this distributed encoding"
     )
-    parser.add_argument("--kind", choices=("load", "store"), default="load", help="the access's kind (default load)")
+    parser.add_argument("--kind", choices=("load", "store"), default=None, help="the access's kind (default load)")
     parser.add_argument("--ttgir", metavar="FILE", help="a TTGIR kernel: draw the op on --line")
     parser.add_argument(
         "--line",
@@ -119,11 +119,13 @@ def _picture(args: argparse.Namespace) -> Picture:
     if args.src or args.dst:
         if not (args.src and args.dst) or args.encoding:
             raise UserError("a conversion needs both --src and --dst, and no positional encoding")
+        if args.access or args.kind:
+            raise UserError("--access and --kind apply to a shared-memory encoding, not to a conversion")
         return draw_conversion(
             _encoding(args.src, "--src"),
             _encoding(args.dst, "--dst"),
             shape,
-            args.bitwidth or 32,
+            _bitwidth(args),
             color_by=args.color_by,
         )
     if not args.encoding:
@@ -131,21 +133,35 @@ def _picture(args: argparse.Namespace) -> Picture:
     layout = _encoding(args.encoding, "encoding")
     if isinstance(layout, SharedLayout):
         access = _encoding(args.access, "--access") if args.access else None
+        if args.kind and not access:
+            raise UserError(_KIND_ONLY)
         return draw_shared(
             layout,
             shape,
-            bitwidth=args.bitwidth or 32,
+            bitwidth=_bitwidth(args),
             access=access,
-            kind=args.kind,
+            kind=args.kind or "load",
             color_by=args.color_by or "chunk",
         )
-    if args.access:
-        raise UserError("--access applies to shared-memory encodings only")
+    if args.access or args.kind:
+        raise UserError("--access applies to shared-memory encodings only" if args.access else _KIND_ONLY)
+    if args.bitwidth is not None:
+        raise UserError("--bitwidth applies to shared-memory encodings and conversions only")
     return draw_layout(layout, shape, color_by=args.color_by or "warp")
+
+
+_KIND_ONLY = "--kind applies to the access of a shared-memory encoding (--access) only"
+
+
+def _bitwidth(args: argparse.Namespace) -> int:
+    """--bitwidth, 32 when not given (an explicit 0 is checked like any other value, not defaulted)."""
+    return 32 if args.bitwidth is None else args.bitwidth
 
 
 def _run(argv: Sequence[str] | None) -> int:
     args = _argument_parser().parse_args(argv)
+    if args.width is not None and args.width < 1:
+        raise UserError(f"--width must be a positive number of columns, got {args.width}")
     try:
         picture = _picture(args)
     except ValueError as error:
