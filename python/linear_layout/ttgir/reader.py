@@ -29,9 +29,11 @@ __all__ = ["TtgirError", "ttgir_to_mlir", "parse_ttgir", "ttgir_context"]
 
 
 class TtgirError(ValueError):
-    """Bad TTGIR: `str()` is one line, `LINE:COL: message`."""
+    """Bad TTGIR: `str()` is one line, `LINE:COL: message` (the message's whitespace, newlines of
+    quoted source text included, collapsed to single spaces)."""
 
     def __init__(self, message: str, line: int = 0, column: int = 0) -> None:
+        message = " ".join(message.split())
         super().__init__(f"{line}:{column}: {message}" if line else message)
         self.line = line
         self.column = column

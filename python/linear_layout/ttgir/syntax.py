@@ -36,6 +36,7 @@ class TtgirSyntaxError(ValueError):
     """Malformed TTGIR: the message names the line and column."""
 
     def __init__(self, message: str, line: int, column: int) -> None:
+        message = " ".join(message.split())  # one line, even when it quotes source text
         super().__init__(f"{line}:{column}: {message}")
         self.line = line
         self.column = column
