@@ -25,6 +25,7 @@ from linear_layout.core.hardware import MAX_STATIC_SHARED_BYTES
 from linear_layout.encodings import BlockedLayout, NVMMADistributedLayout
 from linear_layout.ir import load_dialects
 from linear_layout.passes import build_pass_manager
+from linear_layout.patterns.dynamic_shared_memory import dynamic_shared_bytes, place_shared_memory
 from linear_layout.simt import run_kernel
 from linear_layout.simt.interpreter import UnsupportedOp
 
@@ -51,15 +52,21 @@ def lower(text: str, chip: str | None = None) -> str:
 def to_ptx(lowered: str, chip: str = "sm_90") -> str:
     mlir_opt = Path(next(iter(mlir.__path__))) / "bin" / "mlir-opt"
     pipeline = f"builtin.module(gpu-lower-to-nvvm-pipeline{{cubin-chip={chip} cubin-features=+ptx80 cubin-format=isa}})"
-    result = subprocess.run([str(mlir_opt), f"--pass-pipeline={pipeline}"], input=lowered, capture_output=True,
-                            text=True, check=True)
+    result = subprocess.run(
+        [str(mlir_opt), f"--pass-pipeline={pipeline}"], input=lowered, capture_output=True, text=True, check=True
+    )
     text = re.search(r'assembly = "(.*?)"', result.stdout, re.S).group(1)
     return re.sub(r"\\([0-9A-F]{2})", lambda m: chr(int(m.group(1), 16)), text)
 
 
 def transpose_text(shape, dtype: str, row: BlockedLayout, col: BlockedLayout, warps: int = 8) -> str:
-    return kernel_text(row.to_linear_layout(list(shape)), col.to_linear_layout(list(shape)), dtype, warps,
-                       encodings=(str(row), str(col)))
+    return kernel_text(
+        row.to_linear_layout(list(shape)),
+        col.to_linear_layout(list(shape)),
+        dtype,
+        warps,
+        encodings=(str(row), str(col)),
+    )
 
 
 def two_conversions_text() -> str:
@@ -99,8 +106,11 @@ def test_a_64_kib_scratch_is_dynamic_shared_memory():
     lowered = lower(transpose_text((128, 128), "f32", ROW_F32, COL_F32))
     assert "ll.dynamic_shared_memory = 65536 : i64" in lowered
     assert lowered.count("gpu.dynamic_shared_memory") == 1
-    assert re.search(r"memref\.view %\w+\[%\w+\]\[\] : memref<\?xi8, #gpu\.address_space<workgroup>> to "
-                     r"memref<16384xf32, #gpu\.address_space<workgroup>>", lowered)
+    assert re.search(
+        r"memref\.view %\w+\[%\w+\]\[\] : memref<\?xi8, #gpu\.address_space<workgroup>> to "
+        r"memref<16384xf32, #gpu\.address_space<workgroup>>",
+        lowered,
+    )
     assert "workgroup(" not in lowered
     assert "llvm.mlir.global external @ll_dynamic_shared()" in lowered
     ptx = to_ptx(lowered)
@@ -114,8 +124,11 @@ def test_a_64_kib_scratch_is_dynamic_shared_memory():
 def test_two_buffers_are_disjoint_views_and_the_matrix_path_runs_on_them():
     lowered = lower(two_conversions_text(), chip="sm_90")
     constants = dict(re.findall(r"%(\w+) = arith\.constant (\d+) : index", lowered))
-    views = re.findall(r"memref\.view %\w+\[%(\w+)\]\[\] : memref<\?xi8, #gpu\.address_space<workgroup>> to "
-                       r"memref<(\d+)x(f32|f16)", lowered)
+    views = re.findall(
+        r"memref\.view %\w+\[%(\w+)\]\[\] : memref<\?xi8, #gpu\.address_space<workgroup>> to "
+        r"memref<(\d+)x(f32|f16)",
+        lowered,
+    )
     offsets = sorted((int(constants[shift]), int(n) * {"f32": 4, "f16": 2}[t]) for shift, n, t in views)
     assert [o for o, _ in offsets] == [0, 65536] and offsets[0][1] == 65536  # 128-byte aligned, in order
     total = offsets[-1][0] + offsets[-1][1]
@@ -167,11 +180,52 @@ def test_the_interpreter_rejects_aliasing_views():
     overlapping = f"%b = memref.view %d[%c8][] : memref<?xi8, {workgroup}> to memref<4xf32, {workgroup}>"
     with pytest.raises(UnsupportedOp, match="overlaps"):
         run_kernel(_dynamic_kernel(overlapping), [np.zeros(4, np.float32)])
-    same = (f"%b = memref.view %d[%c0][] : memref<?xi8, {workgroup}> to memref<4xf32, {workgroup}>\n"
-            f"      %x = arith.constant 2.5 : f32\n"
-            f"      memref.store %x, %a[%c0] : memref<4xf32, {workgroup}>\n"
-            f"      %y = memref.load %b[%c0] : memref<4xf32, {workgroup}>\n"
-            f"      memref.store %y, %out[%c0] : memref<4xf32>")
+    same = (
+        f"%b = memref.view %d[%c0][] : memref<?xi8, {workgroup}> to memref<4xf32, {workgroup}>\n"
+        f"      %x = arith.constant 2.5 : f32\n"
+        f"      memref.store %x, %a[%c0] : memref<4xf32, {workgroup}>\n"
+        f"      %y = memref.load %b[%c0] : memref<4xf32, {workgroup}>\n"
+        f"      memref.store %y, %out[%c0] : memref<4xf32>"
+    )
     out = np.zeros(4, np.float32)
     run_kernel(_dynamic_kernel(same), [out])  # the same view twice is one buffer
     assert out[0] == 2.5
+
+
+def _kernel_with_buffers(*types: str) -> str:
+    buffers = ", ".join(f"%b{i}: memref<{t}, {SMEM_SPACE}>" for i, t in enumerate(types))
+    return f"""module attributes {{gpu.container_module}} {{
+  gpu.module @kernels {{
+    gpu.func @k() workgroup({buffers}) kernel attributes {{known_block_size = array<i32: 32, 1, 1>}} {{
+      gpu.return
+    }}
+  }}
+}}
+"""
+
+
+SMEM_SPACE = "#gpu.address_space<workgroup>"
+
+
+@pytest.mark.parametrize(
+    "types, dynamic, offsets",
+    [
+        (("12288xf32",), 0, None),  # exactly 48 KiB: static
+        (("12288xf32", "1xi8"), 49153, [0, 49152]),  # one byte more: dynamic, 128-byte-aligned views
+        (("100xi8", "12288xf32"), 128 + 49152, [0, 128]),
+    ],
+)
+def test_the_48_kib_limit_is_exact(types, dynamic, offsets):
+    with ir.Context() as context:
+        load_dialects(context)
+        module = ir.Module.parse(_kernel_with_buffers(*types))
+        kernel = module.body.operations[0].regions[0].blocks[0].operations[0]
+        assert place_shared_memory(kernel) == dynamic == dynamic_shared_bytes(kernel)
+        text = str(module)
+    if offsets is None:
+        assert text.count("{llvm.align = 128 : i64}") == len(types) and "gpu.dynamic_shared_memory" not in text
+    else:
+        assert "workgroup(" not in text and f"ll.dynamic_shared_memory = {dynamic} : i64" in text
+        shifts = re.findall(r"memref\.view %\w+\[%(\w+)\]", text)
+        constants = dict(re.findall(r"%(\w+) = arith\.constant (\d+) : index", text))
+        assert [int(constants[s]) for s in shifts] == offsets

@@ -106,6 +106,20 @@ def _align_static(kernel: gpu.GPUFuncOp, count: int) -> None:
         kernel.operation.attributes["workgroup_attrib_attrs"] = ir.ArrayAttr.get([aligned] * count)
 
 
+def _replace_by_views(block: ir.Block, attributions: list, offsets: list[int]) -> None:
+    """Each attribution's uses read a `memref.view` of `gpu.dynamic_shared_memory` at its offset
+    instead (made at the top of the kernel, under the caller's location)."""
+    workgroup = ir.Attribute.parse("#gpu.address_space<workgroup>")
+    bytes_type = ir.MemRefType.get(
+        [ir.ShapedType.get_dynamic_size()], ir.IntegerType.get_signless(8), memory_space=workgroup
+    )
+    ip = ir.InsertionPoint.at_block_begin(block)
+    base = gpu.dynamic_shared_memory(bytes_type, ip=ip)
+    for argument, offset in zip(attributions, offsets, strict=True):
+        shift = arith.constant(ir.IndexType.get(), offset, ip=ip)
+        argument.replace_all_uses_with(memref.view(argument.type, base, shift, [], ip=ip))
+
+
 def place_shared_memory(kernel: gpu.GPUFuncOp) -> int:
     """Align the workgroup attributions of `kernel` to 128 bytes, or move them into dynamic shared
     memory when they need more than the static limit (see the module docstring); return the
@@ -118,16 +132,8 @@ def place_shared_memory(kernel: gpu.GPUFuncOp) -> int:
         _align_static(kernel, len(attributions))
         return 0
     _declare_symbol(kernel)
-    workgroup = ir.Attribute.parse("#gpu.address_space<workgroup>")
-    bytes_type = ir.MemRefType.get(
-        [ir.ShapedType.get_dynamic_size()], ir.IntegerType.get_signless(8), memory_space=workgroup
-    )
     with kernel.location:
-        ip = ir.InsertionPoint.at_block_begin(block)
-        base = gpu.dynamic_shared_memory(bytes_type, ip=ip)
-        for argument, offset in zip(attributions, offsets, strict=True):
-            shift = arith.constant(ir.IndexType.get(), offset, ip=ip)
-            argument.replace_all_uses_with(memref.view(argument.type, base, shift, [], ip=ip))
+        _replace_by_views(block, attributions, offsets)
     for index in reversed(range(inputs, inputs + len(attributions))):
         block.erase_argument(index)
     i64 = ir.IntegerType.get_signless(64)
