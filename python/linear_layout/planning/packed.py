@@ -50,7 +50,7 @@ import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from ..core.gf2 import Span, log2, rank
+from ..core.gf2 import Span, intersect, log2, rank
 from ..core.hardware import BANK_BYTES
 from ..core.layout import LinearLayout
 from .floor import floor_of
@@ -209,6 +209,17 @@ def _side_cost(layout: LinearLayout, other: LinearLayout, bitwidth: int) -> _Sid
     )
 
 
+def _smallest_scratch(src: LinearLayout, dst: LinearLayout, bitwidth: int, w: int, max_reps: int | None) -> int:
+    """A lower bound of the scratch of any plan with a ``w``-basis word: the per-CTA elements
+    over ``2**reps``, where the repetitions are at most the common register directions left
+    besides the word."""
+    source, destination = side_columns(src), side_columns(dst)
+    common = len(intersect(source.active_registers(), destination.active_registers()))
+    reps = max(0, common - w) if max_reps is None else min(max_reps, max(0, common - w))
+    elements = rank(source.active_registers() + source.active_threads())
+    return (1 << max(0, elements - reps)) * bitwidth // 8
+
+
 def _plan_candidate(
     src: LinearLayout, dst: LinearLayout, bitwidth: int, max_reps: int | None, bound: int, candidate: _Candidate
 ) -> tuple[LinearLayout, LinearLayout, SharedPlan] | None:
@@ -216,6 +227,8 @@ def _plan_candidate(
     for original, swapped in ((src, swapped_src), (dst, swapped_dst)):
         if original.get_free_variable_masks() != swapped.get_free_variable_masks():
             return None  # a swap that moves a broadcast: keep the predicate as planned
+    if _smallest_scratch(swapped_src, swapped_dst, bitwidth, len(candidate.word), max_reps) > bound:
+        return None  # the word would take a repetition the scratch bound needs
     try:
         plan = plan_shared(swapped_src, swapped_dst, bitwidth, max_reps, word=candidate.word, bound=bound)
     except PlannerError:
