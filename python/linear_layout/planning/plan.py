@@ -53,6 +53,11 @@ Interface for code generation
   The shared layout ``plan.shared.smem`` maps ``vector``, ``bank``, ``segment``, ``reps`` (and
   ``block``) onto ``dim0..``; the offset of an element is ``vector | bank << v | segment << (v + b)``.
 
+  Packed (``plan.packed``, sub-32-bit data, :mod:`~linear_layout.planning.packed`): the source
+  registers first go through ``plan.packed.src_steps`` (register/lane swaps, each a
+  ``gpu.shuffle xor`` exchange), the loaded registers through ``plan.packed.dst_steps``; the
+  register indices of ``plan.shared`` are those of the swapped layouts ``plan.packed.src``/``dst``.
+
 Errors: :class:`~linear_layout.planning.layouts.PlannerError` (a ``ValueError``) for layouts
 that do not describe one tensor on one launch; ``TypeError`` for arguments that are not layouts.
 Plans are cached per (layouts, options); a plan is immutable, so sharing it is safe.
