@@ -22,7 +22,7 @@ def guarded_main(
     try:
         return run()
     except user_errors as error:
-        print(describe(error), file=sys.stderr)
+        print(_one_line(describe(error)), file=sys.stderr)
         return 1
     except BrokenPipeError:
         return 1
@@ -32,7 +32,13 @@ def guarded_main(
         if os.environ.get("LINEAR_LAYOUT_DEBUG"):
             raise
         print(
-            f"{prog}: internal error: {type(error).__name__}: {error} (set LINEAR_LAYOUT_DEBUG=1 for a traceback)",
+            _one_line(f"{prog}: internal error: {type(error).__name__}: {error}")
+            + " (set LINEAR_LAYOUT_DEBUG=1 for a traceback)",
             file=sys.stderr,
         )
         return 1
+
+
+def _one_line(message: str) -> str:
+    """``message`` with its whitespace (newlines included) collapsed to single spaces."""
+    return " ".join(message.split())

@@ -39,6 +39,7 @@ from ..ttgir import TtgirError, parse_ttgir, print_ttgir
 from ..ttgir.formats import FORMATS, parse_custom
 from ..ttgir.syntax import Op, Region, TtgirSyntaxError, parse_file
 from ..ttgir.types import split_parameters
+from .cli import guarded_main
 from .report_html import report_page
 
 __all__ = ["Cost", "ReportRow", "KernelReport", "build_report", "report_ttgir", "format_text", "format_json", "main"]
@@ -387,6 +388,12 @@ class _ArgumentParser(argparse.ArgumentParser):
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The console script, under the one-line error contract of ``tools.cli`` (a bug is one
+    ``internal error`` line, not a traceback; Ctrl-C exits 130, a closed pipe 1)."""
+    return guarded_main("linear-layout-report", lambda: _run(argv), (), str)
+
+
+def _run(argv: list[str] | None) -> int:
     parser = _ArgumentParser(
         prog="linear-layout-report",
         description="Report every layout conversion and shared-memory access of a TTGIR kernel.",
