@@ -199,13 +199,14 @@ def _defined_by(value: ir.Value, name: str, *operands: ir.Value) -> bool:
 def find_thread_indices(kernel: gpu.GPUFuncOp, launch: Launch) -> tuple[ThreadIndices, ir.Operation] | None:
     """The thread indices `emit_thread_indices` put at the top of `kernel` (by `outline_kernel`:
     two constants, then the indices) and the first op after them; None when they are not there
-    (e.g. erased as unused, or moved, by a greedy rewrite). Looks at the first 9 ops only."""
+    (e.g. erased as unused, or moved, by a greedy rewrite). Looks at the first 7 ops only (9
+    with several CTAs): materialising an op's Python object is what this costs."""
+    size = 8 if launch.num_ctas > 1 else 6
     ops = []
     for op in kernel.regions[0].blocks[0].operations:
         ops.append(op.operation)
-        if len(ops) == 9:
+        if len(ops) > size:
             break
-    size = 8 if launch.num_ctas > 1 else 6
     if (
         len(ops) <= size
         or ops[2].name != "gpu.thread_id"
