@@ -162,9 +162,12 @@ def fresh(layout: LinearLayout) -> LinearLayout:
 
 
 def clear_module_caches() -> None:
-    """The algebra's module-level plan caches (products and transposes per dimension signature)."""
+    """The algebra's module-level plan caches (products, transposes and shape fits per dimension signature)."""
     layout_module._PRODUCT_PLANS.clear()
     layout_module._TRANSPOSE_PLANS.clear()
+    layout_module._GROW_PLANS.clear()
+    layout_module._SHRINK_PLANS.clear()
+    layout_module._INFER_PLANS.clear()
 
 
 def time_call(fn: Callable[[], Any], budget: float) -> float:

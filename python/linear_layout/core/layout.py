@@ -86,6 +86,26 @@ Bases = tuple[tuple[str, tuple[Basis, ...]], ...]
 _first = operator.itemgetter(0)  # the name of a (name, size) dimension pair
 
 
+def _paired(dims: tuple[tuple[str, int], ...], name: str) -> int | None:
+    """The number paired with ``name`` in ``dims`` (a layout's ``(name, size)`` dimensions), or ``None``.
+    A plain loop: these lookups sit on the hot path of every builder."""
+    for n, value in dims:
+        if n == name:
+            return value
+    return None
+
+
+def _dim_value(dims: tuple[tuple[str, int], ...], name: str, kind: str) -> int:
+    """The number paired with ``name`` in ``dims``; a ValueError naming the ``kind`` ("input" or
+    "output") dimensions there are if it is not one of them."""
+    value = _paired(dims, name)
+    if value is None:
+        raise ValueError(
+            f"{_short(name)} is not an {kind} dimension of this layout; they are {_join_dims(map(_first, dims))}"
+        )
+    return value
+
+
 def _log2_exact(size: int, what: str) -> int:
     if isinstance(size, bool) or not isinstance(size, (int, np.integer)):
         raise TypeError(f"{what} must be an integer, got {_type_name(size)} {_short(size)}")
@@ -229,6 +249,23 @@ def _from_plain_bases(bases: Any, out_dim_names: Any, out_dim_sizes: Any) -> Lin
     sizes = _plain_sizes(out_dim_sizes, rows, count)
     if sizes is None:
         return None
+    cols = _packed_rows(rows, sizes)
+    if cols is None:
+        return None
+    return LinearLayout._make(tuple(ins), tuple(zip(names, sizes)), tuple(cols))
+
+
+def _packed_rows(rows: list, sizes: list[int]) -> list[int] | None:
+    """Each row (one coordinate per output) packed into one column, or ``None`` if a coordinate is
+    not a plain ``int`` inside its output's size.  Two outputs, the common case, without the
+    general loop."""
+    if len(sizes) == 2:
+        low, high = sizes
+        for a, b in rows:
+            if type(a) is not int or type(b) is not int or not 0 <= a < low or not 0 <= b < high:
+                return None
+        shift = low.bit_length() - 1
+        return [a | b << shift for a, b in rows]
     fields = []
     shift = 0
     for size in sizes:
@@ -242,7 +279,7 @@ def _from_plain_bases(bases: Any, out_dim_names: Any, out_dim_sizes: Any) -> Lin
                 return None
             col |= value << at
         cols.append(col)
-    return LinearLayout._make(tuple(ins), tuple(zip(names, sizes)), tuple(cols))
+    return cols
 
 
 def _plain_dims(dims: Any) -> tuple[tuple[str, int], ...] | None:
@@ -583,35 +620,19 @@ class LinearLayout:
         return tuple(map(_first, self._outs))
 
     def has_in_dim(self, name: str) -> bool:
-        for n, _ in self._ins:  # noqa: SIM110 (a plain loop: twice as fast as any() over a generator)
-            if n == name:
-                return True
-        return False
+        return _paired(self._ins, name) is not None
 
     def has_out_dim(self, name: str) -> bool:
-        for n, _ in self._outs:  # noqa: SIM110 (a plain loop: twice as fast as any() over a generator)
-            if n == name:
-                return True
-        return False
+        return _paired(self._outs, name) is not None
 
     def get_in_dim_size_log2(self, name: str) -> int:
-        for n, count in self._ins:
-            if n == name:
-                return count
-        raise ValueError(
-            f"{_short(name)} is not an input dimension of this layout; they are {_join_dims(self.get_in_dim_names())}"
-        )
+        return _dim_value(self._ins, name, "input")
 
     def get_in_dim_size(self, name: str) -> int:
         return 1 << self.get_in_dim_size_log2(name)
 
     def get_out_dim_size(self, name: str) -> int:
-        for n, size in self._outs:
-            if n == name:
-                return size
-        raise ValueError(
-            f"{_short(name)} is not an output dimension of this layout; they are {_join_dims(self.get_out_dim_names())}"
-        )
+        return _dim_value(self._outs, name, "output")
 
     def get_out_dim_size_log2(self, name: str) -> int:
         return self.get_out_dim_size(name).bit_length() - 1
@@ -724,8 +745,7 @@ class LinearLayout:
         ``target_fields`` maps output names to their ``(shift, width)`` in the target; our
         coordinates must fit the target widths. Dimensions missing from it are dropped.
         """
-        moves, identity = _field_moves(self._outs, target_fields)
-        return list if identity else _mover(moves)
+        return _field_moves_mover(self._outs, target_fields)
 
     def _check_same_in_dims(self, dims: Sequence[str], what: str) -> None:
         if sorted(dims) != sorted(self.get_in_dim_names()) or len(set(dims)) != len(dims):
@@ -1674,6 +1694,14 @@ def _field_moves(
     return moves, identity
 
 
+def _field_moves_mover(
+    outs: tuple[tuple[str, int], ...], target_fields: Mapping[str, tuple[int, int]]
+) -> Callable[[Sequence[int]], Any]:
+    """The repacker from columns packed for ``outs`` into ``target_fields`` (``LinearLayout._repacker``)."""
+    moves, identity = _field_moves(outs, target_fields)
+    return list if identity else _mover(moves)
+
+
 def _mover(moves: list[tuple[int, int, int]]) -> Callable[[Sequence[int]], list[int]]:
     """A function applying ``moves`` to a sequence of packed columns.  Comprehensions specialised to
     the common small cases: this is the inner loop of ``*``, ``sublayout``, ``transpose_outs``,
@@ -1723,6 +1751,7 @@ _PRODUCT_PLANS: dict[tuple, tuple] = {}
 _TRANSPOSE_PLANS: dict[tuple, tuple] = {}
 _GROW_PLANS: dict[tuple, tuple] = {}
 _SHRINK_PLANS: dict[tuple, tuple] = {}
+_INFER_PLANS: dict[tuple, Any] = {}
 
 
 def _plan_product(inner: LinearLayout, outer: LinearLayout) -> tuple:
@@ -1999,16 +2028,29 @@ def product_1d(factors: Iterable[Sequence[Any]]) -> LinearLayout:
     widths: dict[str, int] = {}  # out_dim -> its bits so far
     segments: dict[str, list[tuple[str, int, int]]] = {}  # in_dim -> (out_dim, first bit or -1: zeros, count)
     for factor in factors:
-        size, in_dim, out_dim, stride = factor if len(factor) == 4 else (*factor, 1)
-        if type(size) is int and size > 0 and not size & (size - 1) and (stride == 1 or stride == 0):
-            n, shift = size.bit_length() - 1, stride - 1  # the common factors: identity_1d and zeros_1d
+        size = factor[0] if type(factor) is tuple and factor else None
+        if (
+            type(size) is int
+            and size > 0
+            and not size & (size - 1)
+            and (len(factor) == 3 or (len(factor) == 4 and factor[3] == 0))
+        ):
+            # the common factors, identity_1d and zeros_1d, without the general checks
+            n, in_dim, out_dim, shift = size.bit_length() - 1, factor[1], factor[2], 0 if len(factor) == 3 else -1
         else:
             n, in_dim, out_dim, shift = _factor_bits(factor)
             if n < 0:  # size 0: the factor is the empty layout
                 continue
         width = widths.get(out_dim, 0)
-        segments.setdefault(in_dim, []).append((out_dim, -1 if shift < 0 else width + shift, n))
-        widths[out_dim] = width if shift < 0 else width + shift + n
+        own = segments.get(in_dim)
+        if own is None:
+            own = segments[in_dim] = []
+        if shift < 0:
+            own.append((out_dim, -1, n))
+        else:
+            own.append((out_dim, width + shift, n))
+            width += shift + n
+        widths[out_dim] = width
     return _pack_segments(segments, widths)
 
 
@@ -2090,12 +2132,7 @@ def ensure_layout_not_larger_than(
     >>> ensure_layout_not_larger_than(LinearLayout.identity_1d(8, "lane", "dim0"), {"dim0": 2}).bases
     (('lane', ((1,), (0,), (0,))),)
     """
-    plan = _shape_plan(_SHRINK_PLANS, layout._outs, shape)
-    if plan is None:
-        _check_shape_names(layout, shape)
-        plan = _bits_past(layout, shape)
-        _remember_plan(_SHRINK_PLANS, layout._outs, shape, plan)
-    clear, shrunk = plan
+    clear, shrunk = _fit_plan(_SHRINK_PLANS, layout, shape, _bits_past)
     if not clear:
         return layout
     for col in layout._cols:
@@ -2116,25 +2153,33 @@ def _check_unit_coordinates(col: int, shrunk: Sequence[tuple[str, int, int]]) ->
             raise ValueError(f"basis coordinate {value} on '{name}' is not a power of two")
 
 
-def _shape_plan(plans: dict[tuple, Any], outs: tuple[tuple[str, int], ...], shape: Mapping[str, int]) -> Any:
-    """The cached plan of ``ensure_layout_not_*(layout, shape)`` for a layout with output
-    dimensions ``outs``, or ``None`` on a miss or whenever ``shape`` is not simply one hashable size
-    per output (the slow path then checks it and says what is wrong)."""
-    if len(shape) != len(outs):
-        return None
-    try:
-        return plans.get((outs, tuple([shape[name] for name, _ in outs])))
-    except (KeyError, TypeError):
-        return None
-
-
-def _remember_plan(
-    plans: dict[tuple, Any], outs: tuple[tuple[str, int], ...], shape: Mapping[str, int], plan: Any
-) -> None:
-    """Cache ``plan`` (checked, immutable) under the dimension signature, like the plans of ``*``."""
-    if len(plans) > 4096:
-        plans.clear()
-    plans[(outs, tuple([shape[name] for name, _ in outs]))] = plan
+def _fit_plan(
+    plans: dict[tuple, Any],
+    layout: LinearLayout,
+    shape: Mapping[str, int],
+    make: Callable[[LinearLayout, Mapping[str, int]], Any],
+) -> Any:
+    """The plan of ``ensure_layout_not_*(layout, shape)``: it depends on the output dimensions and
+    the shape only, so it is cached under that signature, like the plans of ``*``.  On a miss (or
+    whenever ``shape`` is not simply one hashable size per output) the shape is checked, which
+    says what is wrong, and the plan made by ``make``."""
+    outs = layout._outs
+    key = None
+    if len(shape) == len(outs):
+        try:
+            key = (outs, tuple([shape[name] for name, _ in outs]))
+            plan = plans.get(key)
+        except (KeyError, TypeError):
+            key = plan = None
+        if plan is not None:
+            return plan
+    _check_shape_names(layout, shape)
+    plan = make(layout, shape)
+    if key is not None:
+        if len(plans) > 4096:
+            plans.clear()
+        plans[key] = plan
+    return plan
 
 
 def _bits_past(layout: LinearLayout, shape: Mapping[str, int]) -> tuple[int, tuple[tuple[str, int, int], ...]]:
@@ -2157,6 +2202,9 @@ def _bits_past(layout: LinearLayout, shape: Mapping[str, int]) -> tuple[int, tup
 
 def _clear_columns(layout: LinearLayout, clear: int, broadcast_registers: bool) -> tuple[tuple, list[int]]:
     """Zero the ``clear`` bits of every column, or drop the register columns that have any."""
+    if broadcast_registers or not layout.has_in_dim("register"):  # one pass over all columns
+        keep = ~clear
+        return layout._ins, [c & keep for c in layout._cols]
     ins = []
     cols: list[int] = []
     start = 0
@@ -2184,11 +2232,18 @@ def _with_inferred_sizes(ins: tuple, outs: tuple, cols: list[int]) -> LinearLayo
         new_outs.append((name, 1 << top))
         src += size.bit_length() - 1
         dst += top
-    if tuple(new_outs) == outs:
+    new = tuple(new_outs)
+    if new == outs:
         return LinearLayout._make(ins, outs, tuple(cols))
-    # Coordinates fit their inferred sizes, so the repacker's field masks (the old sizes) keep them whole.
-    packed = LinearLayout._make(ins, outs, tuple(cols))._repacker(target)(cols)
-    return LinearLayout._make(ins, tuple(new_outs), tuple(packed))
+    # Coordinates fit their inferred sizes, so the repacker's field masks (the old sizes) keep them
+    # whole. The repacker depends on the two packings only: cached like the plans of `*`.
+    repack = _INFER_PLANS.get((outs, new))
+    if repack is None:
+        repack = _field_moves_mover(outs, target)
+        if len(_INFER_PLANS) > 4096:
+            _INFER_PLANS.clear()
+        _INFER_PLANS[(outs, new)] = repack
+    return LinearLayout._make(ins, new, tuple(repack(cols)))
 
 
 def ensure_layout_not_smaller_than(layout: LinearLayout, shape: Mapping[str, int]) -> LinearLayout:
@@ -2206,12 +2261,7 @@ def ensure_layout_not_smaller_than(layout: LinearLayout, shape: Mapping[str, int
     # The product `layout * identity_1d(desired // actual, first, out)` over the outputs in order,
     # in one pass: each growing field widens by its extra bits, whose unit columns go to the end of
     # the first input dimension. The plan depends on the dimensions and the shape only, like `*`'s.
-    plan = _shape_plan(_GROW_PLANS, layout._outs, shape)
-    if plan is None:
-        _check_shape_names(layout, shape)
-        plan = _plan_growth(layout, shape)
-        _remember_plan(_GROW_PLANS, layout._outs, shape, plan)
-    outs, repack, grown = plan
+    outs, repack, grown = _fit_plan(_GROW_PLANS, layout, shape, _plan_growth)
     if not grown or not layout._ins:
         return layout
     cols = repack(layout._cols)

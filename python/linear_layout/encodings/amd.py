@@ -9,6 +9,7 @@ one instruction's tile, then the warps (or the WMMA ``ctaLayout``), fitted with 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..core.layout import ColumnAction, LinearLayout, product_1d
 from .base import (
@@ -16,25 +17,26 @@ from .base import (
     BasisList,
     DistributedLayout,
     EncodingError,
-    Factor,
     FactoredLayout,
     basis_list,
     box_sizes,
     cga_suffix,
-    checked_cga,
     check_pow2,
     combine_cta_cga,
     dim_names,
-    flag,
     fmt,
     integer,
     ints,
     listed_dims,
     matrix_order,
-    set_fields,
+    store_fields,
     standard_factors,
     times,
+    zeroed_along,
 )
+
+if TYPE_CHECKING:  # annotations only
+    from .base import Factor
 
 __all__ = ["WMMA_INSTR_SHAPES", "WMMA_K_WIDTHS", "AMDMFMALayout", "AMDWMMALayout", "mfma_dot_layout", "wmma_dot_layout"]
 
@@ -102,16 +104,14 @@ class AMDMFMALayout(FactoredLayout):
         if len(tiles) != rank:
             raise EncodingError(f"tiles_per_warp must have {rank} entries (the rank), got {list(tiles)}")
         check_pow2("tiles_per_warp", tiles)
-        cga = checked_cga(self.cga_layout, rank)
-        set_fields(
+        store_fields(
             self,
+            rank,
             version=version,
             instr_shape=instr,
             warps_per_cta=warps,
             element_bitwidth=bitwidth,
             tiles_per_warp=tiles,
-            transposed=flag("transposed", self.transposed),
-            cga_layout=cga,
         )
 
     @property
@@ -173,8 +173,9 @@ def mfma_dot_layout(
 ) -> LinearLayout:
     """Triton's mfmaDotToLinearLayout: k_width registers along K, lanes along the non-K dim then K,
     registers over the whole K extent, then tiles_per_warp along the non-K dim.  Warps use the
-    parent's grid unchanged: those along K land past the K extent and are zeroed (broadcast) by
-    the shape fit."""
+    parent's grid; in Triton those along K land past the tile's K extent (at least the tensor's),
+    where the shape fit zeroes them, so here they are broadcast (``zeros_1d``) from the start: the
+    same layout, without a fit that only clears them."""
     rank = mfma.rank
     nonk_dim = rank - 2 if operand_index == 0 else rank - 1
     mdim, ndim = mfma.instr_shape[:2]
@@ -195,7 +196,7 @@ def mfma_dot_layout(
     if rank == 3:
         factors.append(_along("register", 1, 0))
     # The tile now lists every dim, so the warps' factors follow its out-dim order (Triton's transposeOuts).
-    warps = standard_factors("warp", mfma.warps_per_cta, matrix_order(rank, True))
+    warps = standard_factors("warp", mfma.warps_per_cta, matrix_order(rank, True), broadcast=k_dim)
     return combine_cta_cga(product_1d(factors + warps), mfma.cga_layout, shape)
 
 
@@ -235,17 +236,7 @@ class AMDWMMALayout(DistributedLayout):
         warp = basis_list("warp_bases", self.warp_bases, rank)
         reg = basis_list("reg_bases", self.reg_bases, rank)
         _check_surjective("ctaLayout (reg_bases with warp_bases)", reg + warp, rank)
-        cga = checked_cga(self.cga_layout, rank)
-        set_fields(
-            self,
-            version=version,
-            warp_bases=warp,
-            reg_bases=reg,
-            instr_shape=instr,
-            cga_layout=cga,
-            transposed=flag("transposed", self.transposed),
-            rank=rank,
-        )
+        store_fields(self, rank, version=version, warp_bases=warp, reg_bases=reg, instr_shape=instr, rank=rank)
 
     def _tile(self) -> list[Factor]:
         """The factors of one instruction's tile (Triton's getTileLayout), out dims listed row-major
@@ -270,15 +261,13 @@ class AMDWMMALayout(DistributedLayout):
         the encoding was made), so its rank is known and ``*`` carries it."""
         regs, warps = self.reg_bases or (), self.warp_bases
         if project_dim is not None:
-            regs = tuple(tuple(0 if d == project_dim else v for d, v in enumerate(b)) for b in regs)
-            warps = tuple(tuple(0 if d == project_dim else v for d, v in enumerate(b)) for b in warps)
-        rank = self.rank or 2
-        names, box = dim_names(rank), box_sizes(regs + warps, rank)
+            regs, warps = zeroed_along(regs, project_dim), zeroed_along(warps, project_dim)
+        names = dim_names(self.rank or 2)
         if row_major:
-            regs, warps = tuple(b[::-1] for b in regs), tuple(b[::-1] for b in warps)
-            names, box = names[::-1], box[::-1]
+            regs, warps, names = tuple([b[::-1] for b in regs]), tuple([b[::-1] for b in warps]), names[::-1]
+        # Out-dim sizes inferred from the bases (the box they span), as Triton's LinearLayout(bases, names).
         return LinearLayout.from_bases(
-            [("register", regs), ("warp", warps)], names, box, require_surjective=project_dim is None
+            [("register", regs), ("warp", warps)], names, require_surjective=project_dim is None
         )
 
     def _build(self, shape: tuple[int, ...]) -> LinearLayout:
@@ -345,4 +334,4 @@ def wmma_dot_layout(
     ]
     layout = times(product_1d(factors), _drop_spanned_registers(wmma.cta_layout(project_dim=k_dim)))
     order = [k_dim, nonk_dim] + list(range(rank - 2))
-    return combine_cta_cga(layout.transpose_outs([f"dim{d}" for d in order]), cga_layout, shape)
+    return combine_cta_cga(layout.transpose_outs([_NAMES[d] for d in order]), cga_layout, shape)

@@ -218,20 +218,23 @@ def check_shape(shape: object, rank: int) -> tuple[int, ...]:
     return dims
 
 
-def set_field(obj: object, name: str, value: object) -> None:
-    """Normalise a field of a frozen dataclass in ``__post_init__``."""
-    object.__setattr__(obj, name, value)
+def int_fields(obj: object, *names: str) -> tuple[tuple[int, ...], ...]:
+    """The fields ``names`` of an encoding read as sequences of integers (:func:`ints`), in order."""
+    return tuple([ints(name, getattr(obj, name)) for name in names])
 
 
-def checked_cga(cga_layout: object, rank: int) -> BasisList:
-    """The ``cga_layout`` field normalised to a basis list and checked against ``rank``."""
-    cga = basis_list("cga_layout", cga_layout)
-    check_cga(cga, rank)
-    return cga
-
-
-def set_fields(obj: object, **values: object) -> None:
-    """Normalise several fields of a frozen dataclass in ``__post_init__``."""
+def store_fields(obj: Any, cga_rank: int, /, **values: object) -> None:
+    """Store the normalised fields of a frozen encoding in ``__post_init__``: ``values``, and the two
+    fields several families declare, normalised alike in each unless ``values`` has them:
+    ``cga_layout``, a basis list checked against ``cga_rank`` (Triton's CGAEncodingAttr rule), and
+    ``transposed``, a bool."""
+    declared = obj.__dataclass_fields__
+    if "cga_layout" in declared and "cga_layout" not in values:
+        cga = basis_list("cga_layout", obj.cga_layout)
+        check_cga(cga, cga_rank)
+        values["cga_layout"] = cga
+    if "transposed" in declared:
+        values["transposed"] = flag("transposed", obj.transposed)
     for name, value in values.items():
         object.__setattr__(obj, name, value)
 
@@ -282,12 +285,19 @@ def listed_dims(in_dim: str, dims: Sequence[int], rank: int) -> list[Factor]:
     return [(1, in_dim, names[d]) for d in dims]
 
 
+def zeroed_along(bases: BasisList, dim: int) -> BasisList:
+    """``bases`` with their ``dim`` components zeroed (a projection: CTAs or tiles never split that dim)."""
+    return tuple([b[:dim] + (0,) + b[dim + 1 :] for b in bases])
+
+
 def cga_sizes(cga_layout: BasisList, rank: int) -> tuple[int, ...]:
     """How many CTAs tile each dim: the CGA layout's out-dim sizes."""
     return box_sizes(cga_layout, rank)
 
 
 def shape_per_cta(shape: Sequence[int], cga_layout: BasisList) -> list[int]:
+    if not cga_layout:  # one CTA holds the whole shape
+        return list(shape)
     sizes = cga_sizes(cga_layout, len(shape))
     for d, (s, c) in enumerate(zip(shape, sizes)):
         if s % c:

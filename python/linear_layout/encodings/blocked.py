@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..core.layout import (
     LinearLayout,
@@ -18,11 +19,9 @@ from .base import (
     BasisList,
     DistributedLayout,
     EncodingError,
-    Factor,
     FactoredLayout,
     basis_list,
     cga_suffix,
-    checked_cga,
     check_order,
     check_pow2,
     check_shape,
@@ -32,11 +31,14 @@ from .base import (
     fmt,
     integer,
     ints,
-    set_field,
-    set_fields,
+    int_fields,
+    store_fields,
     standard_factors,
     type_name,
 )
+
+if TYPE_CHECKING:  # annotations only
+    from .base import Factor
 
 __all__ = ["BlockedLayout", "DistributedLinearLayout", "SliceLayout"]
 
@@ -64,10 +66,7 @@ class BlockedLayout(FactoredLayout):
     cga_layout: BasisList = ()
 
     def __post_init__(self) -> None:
-        spt = ints("size_per_thread", self.size_per_thread)
-        tpw = ints("threads_per_warp", self.threads_per_warp)
-        wpc = ints("warps_per_cta", self.warps_per_cta)
-        order = ints("order", self.order)
+        spt, tpw, wpc, order = int_fields(self, "size_per_thread", "threads_per_warp", "warps_per_cta", "order")
         rank = len(spt)
         if not (len(tpw) == len(wpc) == len(order) == rank):
             raise EncodingError(
@@ -77,15 +76,7 @@ class BlockedLayout(FactoredLayout):
         check_pow2("size_per_thread", spt)
         check_pow2("threads_per_warp", tpw)
         check_pow2("warps_per_cta", wpc)
-        cga = checked_cga(self.cga_layout, rank)
-        set_fields(
-            self,
-            size_per_thread=spt,
-            threads_per_warp=tpw,
-            warps_per_cta=wpc,
-            order=order,
-            cga_layout=cga,
-        )
+        store_fields(self, rank, size_per_thread=spt, threads_per_warp=tpw, warps_per_cta=wpc, order=order)
 
     @property
     def rank(self) -> int:
@@ -119,10 +110,14 @@ def sliced_factors(factors: Sequence[Factor], dim: int, rank: int) -> list[Facto
     first kept dim, which keeps the listing order of the kept dims.
     Requires: some factor along another dim than ``dim``.
     """
-    names, kept = dim_names(rank), dim_names(rank - 1)
-    renamed = {names[d]: kept[d - (d > dim)] for d in range(rank) if d != dim}
+    names = dim_names(rank)
     gone = names[dim]
-    first = next(renamed[factor[2]] for factor in factors if factor[2] != gone)
+    renamed = dict(zip(names[:dim] + names[dim + 1 :], dim_names(rank - 1)))
+    first = ""
+    for factor in factors:
+        if factor[2] != gone:
+            first = renamed[factor[2]]
+            break
     out: list[Factor] = []
     for factor in factors:
         if factor[2] != gone:
@@ -157,7 +152,7 @@ class SliceLayout(DistributedLayout):
         dim = integer("slice dim", self.dim)
         if not 0 <= dim < self.parent.rank:
             raise EncodingError(f"slice dim must be in [0, {self.parent.rank}) (the parent's rank), got {dim}")
-        set_field(self, "dim", dim)
+        store_fields(self, 0, dim=dim)
 
     @property
     def rank(self) -> int:
@@ -184,13 +179,20 @@ class SliceLayout(DistributedLayout):
 def _linear_base(
     name: str, reg: BasisList, lane: BasisList, warp: BasisList, block: BasisList, shape: tuple[int, ...]
 ) -> LinearLayout:
-    """The layout an explicit ``#ttg.linear``/``#ttg.generic_linear`` holds, checked surjective onto
-    ``shape`` (Triton's parser aborts otherwise)."""
+    """The layout an explicit ``#ttg.linear``/``#ttg.generic_linear`` holds, checked as Triton 3.9's
+    ``GenericLinearEncodingAttr::verify`` checks it: register, lane and block bases move along at most
+    one dim (only warp bases may be swizzled), and the layout is surjective onto ``shape`` (Triton's
+    parser aborts otherwise)."""
     names = dim_names(len(shape))
     for in_dim, bases in (("register", reg), ("lane", lane), ("warp", warp), ("block", block)):
         for b in bases:
             if any(v >= s for v, s in zip(b, shape)):
                 raise EncodingError(f"{in_dim} basis {list(b)} of {name} is out of range for shape {list(shape)}")
+            if in_dim != "warp" and sum(1 for v in b if v) > 1:
+                raise EncodingError(
+                    f"{in_dim} basis {list(b)} moves along several dims; in #ttg.linear and #ttg.generic_linear, "
+                    "register, lane and block bases move along at most one (only warp bases may be swizzled)"
+                )
     layout = LinearLayout.from_bases(
         [("register", reg), ("lane", lane), ("warp", warp), ("block", block)], names, shape, require_surjective=False
     )
@@ -231,16 +233,10 @@ class DistributedLinearLayout(DistributedLayout):
         named = {
             n: basis_list(n, getattr(self, n), rank) for n in ("reg_bases", "lane_bases", "warp_bases", "block_bases")
         }
-        for n, v in named.items():
-            set_field(self, n, v)
-        set_field(self, "shape", shape)
-        set_field(
-            self,
-            "_layout",
-            _linear_base(
-                "#ttg.linear", named["reg_bases"], named["lane_bases"], named["warp_bases"], named["block_bases"], shape
-            ),
+        layout = _linear_base(
+            "#ttg.linear", named["reg_bases"], named["lane_bases"], named["warp_bases"], named["block_bases"], shape
         )
+        store_fields(self, rank, shape=shape, _layout=layout, **named)
 
     @property
     def rank(self) -> int:

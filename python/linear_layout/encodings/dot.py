@@ -13,9 +13,10 @@ from .base import (
     combine_cta_cga,
     integer,
     is_pow2,
-    set_field,
+    store_fields,
     standard_factors,
     type_name,
+    zeroed_along,
 )
 from .blocked import BlockedLayout
 from .nvidia import NVMMADistributedLayout, nvidia_dot_layout
@@ -55,8 +56,7 @@ class DotOperandLayout(DistributedLayout):
         if not isinstance(parent, _PARENTS):
             raise EncodingError(f"dot_op parent must be a blocked, MMA, MFMA or WMMA layout, got {type_name(parent)}")
         k_width = integer("dot_op k_width", self.k_width)
-        set_field(self, "operand_index", op)
-        set_field(self, "k_width", k_width)
+        store_fields(self, 0, operand_index=op, k_width=k_width)
         if (parent.rank or 0) < 2:
             raise EncodingError("dot_op parent must have rank >= 2")
         if isinstance(parent, BlockedLayout):
@@ -88,8 +88,7 @@ class DotOperandLayout(DistributedLayout):
     @property
     def cga_layout(self) -> BasisList:
         """The parent's CGA layout with the K component dropped: CTAs never split K."""
-        k = self.k_dim
-        return tuple(tuple(0 if d == k else v for d, v in enumerate(b)) for b in self.parent.cga_layout)  # type: ignore[attr-defined]
+        return zeroed_along(self.parent.cga_layout, self.k_dim)  # type: ignore[attr-defined]
 
     def _fma_layout(self, parent: BlockedLayout, shape: tuple[int, ...]) -> LinearLayout:
         """Triton's fmaDotToLinearLayout: every thread holds the whole K extent; lanes and warps

@@ -9,25 +9,27 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..core.layout import LinearLayout, product_1d
 from .base import (
     BasisList,
     EncodingError,
-    Factor,
     FactoredLayout,
     cga_suffix,
-    checked_cga,
     check_pow2,
     combine_cta_cga,
     dim_names,
     fmt,
-    ints,
+    int_fields,
     listed_dims,
     matrix_order,
-    set_field,
+    store_fields,
     standard_factors,
 )
+
+if TYPE_CHECKING:  # annotations only
+    from .base import Factor
 
 __all__ = ["NVMMADistributedLayout", "mma_tile", "nvidia_dot_layout"]
 
@@ -74,9 +76,7 @@ class NVMMADistributedLayout(FactoredLayout):
     cga_layout: BasisList = ()
 
     def __post_init__(self) -> None:
-        version = ints("version", self.version)
-        warps = ints("warps_per_cta", self.warps_per_cta)
-        instr = ints("instr_shape", self.instr_shape)
+        version, warps, instr = int_fields(self, "version", "warps_per_cta", "instr_shape")
         if len(version) != 2 or version[0] not in (2, 3):
             raise EncodingError(
                 f"version must be [major, minor] with major 2 (Ampere) or 3 (Hopper), got {list(version)}"
@@ -96,9 +96,7 @@ class NVMMADistributedLayout(FactoredLayout):
         tile = instr[:2] if version[0] == 3 else instr[-2:]
         if tile[0] % 8 or tile[1] % 8:
             raise EncodingError(f"the MMA tile {list(tile)} must be a multiple of 8 in m and n")
-        cga = checked_cga(self.cga_layout, rank)
-        for name, v in (("version", version), ("warps_per_cta", warps), ("instr_shape", instr), ("cga_layout", cga)):
-            set_field(self, name, v)
+        store_fields(self, rank, version=version, warps_per_cta=warps, instr_shape=instr)
 
     @property
     def rank(self) -> int:

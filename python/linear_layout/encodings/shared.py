@@ -20,7 +20,6 @@ from .base import (
     basis_list,
     box_sizes,
     cga_suffix,
-    checked_cga,
     check_order,
     check_pow2,
     check_shape,
@@ -33,8 +32,7 @@ from .base import (
     is_pow2,
     listed_dims,
     log2,
-    set_field,
-    set_fields,
+    store_fields,
     shape_per_cta,
 )
 
@@ -68,16 +66,13 @@ class _RowSwizzledLayout(SharedLayout):
     MNEMONIC = ""
 
     def __post_init__(self) -> None:
-        for n in ("vec", "per_phase", "max_phase"):
-            v = integer(n, getattr(self, n))
+        values = {n: integer(n, getattr(self, n)) for n in ("vec", "per_phase", "max_phase")}
+        for n, v in values.items():
             if v < 1:
                 raise EncodingError(f"{n} must be a positive integer, got {v!r}")
-            set_field(self, n, v)
         order = ints("order", self.order)
         check_order(order, len(order))
-        cga = checked_cga(self.cga_layout, len(order))
-        set_field(self, "order", order)
-        set_field(self, "cga_layout", cga)
+        store_fields(self, len(order), order=order, **values)
 
     @property
     def rank(self) -> int:
@@ -98,10 +93,16 @@ class _RowSwizzledLayout(SharedLayout):
             return combine_cta_cga(LinearLayout.identity_1d(per_cta[0], "offset", "dim0"), self.cga_layout, shape)
         col, row = self.order[0], self.order[1]
         num_cols, num_rows = per_cta[col], per_cta[row]
-        offsets = [(0, 1 << k) for k in range(log2(num_cols))]
-        offsets += [(1 << k, (self.vec * self.row_phase(1 << k)) % num_cols) for k in range(log2(num_rows))]
+        vec = self.vec
+        offsets = [(0, 1 << k) for k in range(log2(num_cols))]  # (row, col) coordinates
+        offsets += [(1 << k, vec * self.row_phase(1 << k) % num_cols) for k in range(log2(num_rows))]
+        # The shape fit never grows the tile (it covers the CTA's share, or more), so the order its out
+        # dims are listed in changes nothing: standard order (Triton lists row, col) spares a transpose.
+        if col < row:
+            offsets = [(c, r) for r, c in offsets]
+        dims = sorted([(row, num_rows), (col, num_cols)])
         cta = LinearLayout.from_bases(  # surjective (triangular), as Triton's constructor requires
-            [("offset", offsets)], [names[row], names[col]], [num_rows, num_cols]
+            [("offset", offsets)], [names[d] for d, _ in dims], [size for _, size in dims]
         )
         for d in self.order[2:]:
             cta = cta * LinearLayout.identity_1d(per_cta[d], "offset", names[d])
@@ -186,16 +187,7 @@ class NVMMASharedLayout(SharedLayout):
         fp4 = flag("fp4_padded", self.fp4_padded)
         if fp4 and (swizzle != 128 or bitwidth != 8):
             raise EncodingError("fp4_padded requires swizzle_byte_width 128 and element_bitwidth 8")
-        cga = checked_cga(self.cga_layout, rank)
-        set_fields(
-            self,
-            swizzle_byte_width=swizzle,
-            element_bitwidth=bitwidth,
-            rank=rank,
-            cga_layout=cga,
-            transposed=flag("transposed", self.transposed),
-            fp4_padded=fp4,
-        )
+        store_fields(self, rank, swizzle_byte_width=swizzle, element_bitwidth=bitwidth, rank=rank, fp4_padded=fp4)
 
     @property
     def vec(self) -> int:
@@ -258,22 +250,33 @@ class NVMMASharedLayout(SharedLayout):
         if collapsed[1] * packing < tile_cols or collapsed[0] < 8:
             raise EncodingError(f"shape {list(shape)} is smaller than one 8x{tile_cols // packing} nvmma core matrix")
 
-        def packed(col: int) -> int:
-            # fp4 padding: offsets 8..15 of every 16 are padding and alias 0..7.
-            return col // 16 * 8 + col % 8 if self.fp4_padded else col
-
-        offsets = [(0, packed(1 << k)) for k in range(log2(tile_cols))]
-        offsets += [(r, packed(self.vec * ((r // self.per_phase) % self.max_phase))) for r in (1, 2, 4)]
         tile = LinearLayout.from_bases(  # surjective (triangular), as Triton's constructor requires
-            [("offset", offsets)], ["dim0", "dim1"], [8, tile_cols // packing]
+            [("offset", self._core_offsets(tile_cols))], ["dim0", "dim1"], [8, tile_cols // packing]
         )
         tile = ensure_layout_not_smaller_than(tile, {"dim0": collapsed[0], "dim1": collapsed[1]})
+        if rank == 2 and not self.transposed:
+            return tile  # the reshape below renames nothing: the tile itself, its out dims listed dim0 first
         # flat = row * cols + col, split row-major over the (rotated if transposed) box; the
         # rotation moves the last (contiguous) dim back to position 0.
         target = box[1:] + box[:1] if self.transposed else box
         final = [names[(j + 1) % rank] if self.transposed else names[j] for j in range(rank)]
-        flat = tile.transpose_outs(["dim1", "dim0"])
-        return flat.reshape_outs([(final[j], target[j]) for j in reversed(range(rank))])
+        return tile.transpose_outs(["dim1", "dim0"]).reshape_outs(
+            [(final[j], target[j]) for j in reversed(range(rank))]
+        )
+
+    def _core_offsets(self, tile_cols: int) -> list[tuple[int, int]]:
+        """The (row, col) offset bases of one 8-row core matrix: the columns, then rows 1, 2 and 4,
+        whose ``vec``-column groups are XORed with ``(row // per_phase) % max_phase``."""
+        vec, per_phase, max_phase = self.vec, self.per_phase, self.max_phase
+        offsets = [(0, 1 << k) for k in range(log2(tile_cols))]
+        offsets += (
+            (1, vec * (1 // per_phase % max_phase)),
+            (2, vec * (2 // per_phase % max_phase)),
+            (4, vec * (4 // per_phase % max_phase)),
+        )
+        if self.fp4_padded:  # offsets 8..15 of every 16 are padding and alias 0..7
+            return [(r, c // 16 * 8 + c % 8) for r, c in offsets]
+        return offsets
 
     def _build(self, shape: tuple[int, ...]) -> LinearLayout:
         per_cta = shape_per_cta(shape, self.cga_layout)
@@ -322,16 +325,10 @@ class SharedLinearLayout(SharedLayout):
             raise EncodingError(f"alignment must be a positive power of two, got {alignment}")
         sizes = box_sizes(offs + block, rank)
         check_shape(sizes, rank)
-        set_field(self, "offset_bases", offs)
-        set_field(self, "block_bases", block)
-        set_field(self, "alignment", alignment)
-        set_field(
-            self,
-            "_layout",
-            LinearLayout.from_bases(
-                [("offset", offs), ("block", block)], dim_names(rank), sizes, require_surjective=False
-            ),
+        layout = LinearLayout.from_bases(
+            [("offset", offs), ("block", block)], dim_names(rank), sizes, require_surjective=False
         )
+        store_fields(self, rank, offset_bases=offs, block_bases=block, alignment=alignment, _layout=layout)
 
     @property
     def rank(self) -> int:
@@ -421,11 +418,10 @@ class PaddedSharedLayout(SharedLayout):
         rank = len(shape)
         offsets = basis_list("offset_bases", self.offset_bases, rank)
         cga = basis_list("cga_layout", self.cga_layout, rank)
-        set_field(self, "interval_padding_pairs", pairs)
-        set_field(self, "offset_bases", offsets)
-        set_field(self, "cga_layout", cga)
-        set_field(self, "shape", shape)
-        set_field(self, "_layout", _linear_component(offsets, cga, shape))
+        layout = _linear_component(offsets, cga, shape)
+        store_fields(
+            self, rank, interval_padding_pairs=pairs, offset_bases=offsets, cga_layout=cga, shape=shape, _layout=layout
+        )
 
     @property
     def rank(self) -> int:
