@@ -8,6 +8,8 @@
    through the stock gpu-lower-to-nvvm-pipeline next to Triton 3.9 compiling the same kernel
    written as TTGIR: integer ALU instructions, shuffles, selects and all instructions, per
    kernel. Target: no more integer ALU than Triton on the register and shuffle cases.
+3. The planner on a no-op conversion `plan_conversion(e, e)` of layouts with growing registers
+   per thread, cold (the plan cache cleared) and warm: linear in the registers.
 
     python benchmarks/bench_lowering.py [--quick] [--llvm-defaults]
 """
@@ -29,6 +31,7 @@ from linear_layout.encodings import DistributedLinearLayout
 from linear_layout.ir import load_dialects
 from linear_layout.ir.bridge import format_ll_layout
 from linear_layout.passes import build_pass_manager
+from linear_layout.planning import plan as plan_module
 from linear_layout.planning import plan_conversion
 
 NVVM = "builtin.module(gpu-lower-to-nvvm-pipeline{cubin-chip=sm_90 cubin-features=+ptx80 cubin-format=isa})"
@@ -209,12 +212,36 @@ def ptx_table() -> None:
     print("  * not expressible as Triton's #ttg.linear (it requires a permutation matrix): ours only")
 
 
+def noop_planning(registers=(8, 32, 128, 512)) -> None:
+    """`plan_conversion(e, e)` where `e` holds `r` registers per thread (32 lanes, 4 warps)."""
+    print()
+    print("plan_conversion(e, e), a no-op, by registers per thread: cold (plan cache cleared) / warm")
+    times = {}
+    for r in registers:
+        bits = r.bit_length() - 1
+        e = layout([1 << i for i in range(bits)], [1 << (bits + i) for i in range(5)],
+                   [1 << (bits + 5), 1 << (bits + 6)], 1 << (bits + 7))
+        plan_module._plan.cache_clear()
+        start = time.perf_counter()
+        strategy = plan_conversion(e, e).strategy
+        cold = time.perf_counter() - start
+        start = time.perf_counter()
+        plan_conversion(e, e)
+        warm = time.perf_counter() - start
+        times[r] = cold
+        print(f"  {r:>5} registers: {cold * 1e3:9.2f} ms cold {warm * 1e6:9.1f} us warm  ({strategy})")
+    ordered = sorted(times)
+    for small, big in zip(ordered, ordered[1:]):
+        print(f"  scaling {small} -> {big}: {times[big] / times[small]:.2f}x time for {big // small}x registers")
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if "--llvm-defaults" in argv:
         LLVM_FLAGS.clear()
     throughput([100, 1000] if "--quick" in argv else [100, 1000, 10000], repeats=1 if "--quick" in argv else 3)
     ptx_table()
+    noop_planning()
     return 0
 
 
