@@ -1,0 +1,165 @@
+"""The algebra builders the encodings are made of, checked against their definitions (no Triton needed).
+
+``product_1d`` must be the fold of ``*`` over its one-dimensional factors, with the rank it records
+right; the shape fits keep checking their shapes once their plans are cached; a ``#ttg.slice`` of a
+:class:`~linear_layout.encodings.base.FactoredLayout` parent, built from the parent's factors, must be
+Triton's definition: the parent on the shape with a 1 at ``dim``, that out dim squeezed, the later
+ones renamed down, and the zero register bases dropped.
+"""
+
+import functools
+import operator
+import re
+
+import pytest
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from strategies import rank as independent_rank  # noqa: E402
+
+from linear_layout import LinearLayout  # noqa: E402
+from linear_layout import encodings as E  # noqa: E402
+from linear_layout.core.layout import (  # noqa: E402
+    ensure_layout_not_larger_than,
+    ensure_layout_not_smaller_than,
+    identity_standard_nd,
+    product_1d,
+)
+
+# ---------------------------------------------------------------- product_1d
+
+
+def factor_layout(factor):
+    """The layout a product_1d factor stands for, built with the algebra's one-dimensional builders."""
+    size, in_dim, out_dim = factor[:3]
+    stride = factor[3] if len(factor) == 4 else 1
+    if stride == 0:
+        return LinearLayout.zeros_1d(size, in_dim, out_dim)
+    if stride == 1:
+        return LinearLayout.identity_1d(size, in_dim, out_dim)
+    return LinearLayout.strided_1d(size, stride, in_dim, out_dim)
+
+
+factors = st.lists(
+    st.tuples(
+        st.sampled_from([0, 1, 2, 4, 8, 32]),
+        st.sampled_from(["register", "lane", "warp"]),
+        st.sampled_from(["dim0", "dim1", "dim2"]),
+    ).flatmap(lambda f: st.sampled_from([f, f + (0,), f + (1,), f + (2,), f + (4,)])),
+    max_size=10,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(factors)
+def test_product_1d_is_the_fold_of_star(fs):
+    built = product_1d(fs)
+    folded = functools.reduce(operator.mul, [factor_layout(f) for f in fs], LinearLayout.empty())
+    assert built == folded
+    assert built.get_in_dim_names() == folded.get_in_dim_names()
+    assert built.out_dims == folded.out_dims
+    assert built.rank() == independent_rank(folded._cols)
+
+
+def test_product_1d_lists_dims_in_first_appearance_order():
+    layout = product_1d(
+        [(1, "register", "dim1"), (1, "register", "dim0"), (4, "lane", "dim0"), (2, "register", "dim1")]
+    )
+    assert layout.out_dims == (("dim1", 2), ("dim0", 4))
+    assert layout.bases == (("register", ((1, 0),)), ("lane", ((0, 1), (0, 2))))
+
+
+@pytest.mark.parametrize(
+    ("factor", "error", "message"),
+    [
+        ((3, "a", "b"), ValueError, "product_1d size must be a power of two, got 3"),
+        ((True, "a", "b"), TypeError, "product_1d size must be an integer, got bool"),
+        (("4", "a", "b"), TypeError, "product_1d size must be an integer, got str"),
+        ((2, "a", "b", 3), ValueError, "product_1d stride must be a power of two, got 3"),
+        ((2, 1, "b"), TypeError, "dimension names must be strings, got int 1"),
+        ((2, "a"), TypeError, "a factor must be (size, in_dim, out_dim[, stride])"),
+        (5, TypeError, "a factor must be (size, in_dim, out_dim[, stride])"),
+        ("abc", TypeError, "a factor must be (size, in_dim, out_dim[, stride])"),
+    ],
+)
+def test_product_1d_names_a_bad_factor(factor, error, message):
+    with pytest.raises(error, match=re.escape(message)):
+        product_1d([(2, "register", "dim0"), factor])
+
+
+def test_identity_standard_nd_is_product_1d_over_the_order():
+    fs = [(4, "lane", "dim2"), (2, "lane", "dim0"), (8, "lane", "dim1")]
+    assert identity_standard_nd("lane", [2, 8, 4], [2, 0, 1]) == product_1d(fs)
+    assert identity_standard_nd("lane", [2, 8, 4], [2, 0, 1]).out_dims == product_1d(fs).out_dims
+
+
+# ---------------------------------------------------------------- ranks carried through builders
+
+
+@settings(max_examples=200, deadline=None)
+@given(factors, st.tuples(*[st.sampled_from([1, 2, 8, 64])] * 3), st.tuples(*[st.sampled_from([1, 4, 16])] * 3))
+def test_ranks_carried_through_the_shape_fits_are_right(fs, grow, shrink):
+    layout = product_1d(fs)
+    names = layout.get_out_dim_names()
+    grown = ensure_layout_not_smaller_than(layout, dict(zip(names, grow)))
+    assert grown.rank() == independent_rank(grown._cols)
+    fitted = ensure_layout_not_larger_than(grown, dict(zip(names, shrink))) if grown.is_surjective() else grown
+    assert fitted.rank() == independent_rank(fitted._cols)
+
+
+def test_shape_fits_check_the_shape_after_their_plan_is_cached():
+    layout = product_1d([(4, "register", "dim0"), (2, "lane", "dim1")])
+    assert ensure_layout_not_smaller_than(layout, {"dim0": 8, "dim1": 2}).out_dims == (("dim0", 8), ("dim1", 2))
+    assert ensure_layout_not_larger_than(layout, {"dim0": 2, "dim1": 2}).out_dims == (("dim0", 2), ("dim1", 2))
+    for fit in (ensure_layout_not_smaller_than, ensure_layout_not_larger_than):
+        with pytest.raises(ValueError, match="must be the output dimensions"):
+            fit(layout, {"dim0": 8, "dim1": 2, "dim2": 4})
+        with pytest.raises(ValueError, match="must be the output dimensions"):
+            fit(layout, {"dim0": 8})
+        with pytest.raises(ValueError, match="power of two"):
+            fit(layout, {"dim0": 8, "dim1": 3})
+
+
+# ---------------------------------------------------------------- slices of factored parents
+
+
+def pow2(lo, hi):
+    return st.integers(lo, hi).map(lambda e: 1 << e)
+
+
+@st.composite
+def factored_parents(draw):
+    kind = draw(st.sampled_from(["blocked", "mma", "mfma"]))
+    if kind == "blocked":
+        rank = draw(st.integers(2, 3))
+        per_dim = [pow2(0, 2) for _ in range(rank)]
+        lanes = [1] * rank
+        for _ in range(5):
+            lanes[draw(st.integers(0, rank - 1))] *= 2
+        order = tuple(draw(st.permutations(range(rank))))
+        return E.BlockedLayout(draw(st.tuples(*per_dim)), tuple(lanes), draw(st.tuples(*per_dim)), order)
+    if kind == "mma":
+        return E.NVMMADistributedLayout((2, 0), draw(st.tuples(pow2(0, 2), pow2(0, 2))), (16, 8))
+    instr = draw(st.sampled_from([(32, 32, 8), (16, 16, 16), (4, 64, 4), (64, 4, 4)]))
+    transposed = instr[:2] == (64, 4) or draw(st.booleans())
+    return E.AMDMFMALayout(3, instr, transposed, draw(st.tuples(pow2(0, 2), pow2(0, 2))))
+
+
+def slice_by_definition(parent, dim, shape):
+    """Triton's SliceEncodingAttr::toLinearLayout, from the parent's own layout."""
+    parent_shape = shape[:dim] + (1,) + shape[dim:]
+    layout = parent.to_linear_layout(parent_shape).squeeze_outs(f"dim{dim}")
+    names = [f"dim{d}" for d in range(len(shape))]
+    return layout.reshape_outs(list(zip(names, shape))).remove_zero_bases_along_dim("register")
+
+
+@settings(max_examples=150, deadline=None)
+@given(factored_parents(), st.data())
+def test_slice_of_a_factored_parent_is_the_sliced_parent(parent, data):
+    dim = data.draw(st.integers(0, parent.rank - 1))
+    shape = data.draw(st.tuples(*[pow2(0, 7) for _ in range(parent.rank - 1)]))
+    sliced = E.SliceLayout(dim, parent).to_linear_layout(shape)
+    expected = slice_by_definition(parent, dim, shape)
+    assert sliced == expected
+    assert sliced.out_dims == expected.out_dims
