@@ -91,6 +91,29 @@ def test_one_element_local_alloc_linearizes():
     assert '!ttg.memdesc<[1], f16' in result.stdout
 
 
+WMMA = ('module attributes {{"ttg.num-warps" = 2 : i32, "ttg.threads-per-warp" = 32 : i32}} {{\n'
+        '  func.func @f(%a: tensor<32x32xf32, #ttg.amd_wmma<{{version = 2, isTranspose = false, ctaLayout = {{{}}}}}>>) '
+        '{{\n    return\n  }}\n}}\n')
+
+
+def test_a_layout_that_is_not_a_permutation_linearizes_to_generic_linear():
+    """A swizzled warp basis (from the WMMA ctaLayout): Triton 3.9's #ttg.generic_linear, not #ttg.linear."""
+    result = run_opt("ll-linearize-encodings", WMMA.format("register = [[1, 0]], warp = [[1, 1]]"))
+    assert result.returncode == 0, result.stderr
+    assert "#ttg.generic_linear<{block = [], lane = [[0, 1], [0, 2], [0, 4], [0, 8], [8, 0]], register = [[1, 0], " \
+           "[2, 0], [4, 0], [16, 0]], warp = [[16, 16]]}>" in result.stdout
+    again = subprocess.run([sys.executable, "-m", "linear_layout.tools.opt"], input=result.stdout,
+                           capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0 and again.stdout == result.stdout
+
+
+def test_a_swizzled_register_basis_cannot_be_linearized():
+    """No #ttg.linear or #ttg.generic_linear holds a register basis moving along two dims: one error, once."""
+    result = run_opt("ll-linearize-encodings", WMMA.format("register = [[1, 1]], warp = [[0, 1]]"))
+    assert_one_line_error(result, "<stdin>:2:3: error: cannot linearize tensor<32x32xf32, #ttg.amd_wmma<")
+    assert "register basis [16, 16] moves along several dims" in result.stderr
+
+
 def test_nested_memdesc_shape_is_rejected():
     result = run_opt("ll-verify", corpus_input("wrong-memdesc-nested-shape.mlir"))
     assert result.returncode == 1 and "Traceback" not in result.stderr

@@ -5,6 +5,7 @@ test here: unknown keys and names, non-surjective layouts, non-permutation order
 types, huge shapes, deep nesting; and the alias tables of issue 12.
 """
 
+import hypothesis
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -383,7 +384,7 @@ def test_errors_inside_an_alias_name_it():
     "text, rule",
     [
         ("#ttg.linear<{register = [[0, 1], [0, 3]], lane = [[1, 0]], warp = [], block = []}>", "[0, 3] is not a"),
-        ("#ttg.linear<{register = [[1, 1], [0, 1]], lane = [], warp = [], block = []}>", "[1, 1] is not a"),
+        ("#ttg.linear<{register = [[0, 1], [1, 0]], lane = [], warp = [[1, 1]], block = []}>", "[1, 1] is not a"),
         ("#ttg.linear<{register = [[0, 1]], lane = [[0, 1], [1, 0]], warp = [], block = []}>", "[0, 1] is a repeat"),
         ("#ttg.linear<{register = [[1], [2]], lane = [[3]], warp = [], block = []}>", "[3] is not a"),
     ],
@@ -393,6 +394,27 @@ def test_surjective_linear_that_is_not_a_permutation_is_rejected(text, rule):
     LinearEncodingAttr::verify rejects these ("requires a permutation matrix layout")."""
     message = one_line_error(EncodingError, E.parse_encoding, text)
     assert "#ttg.linear without its zero bases must be a permutation matrix" in message and rule in message
+
+
+@pytest.mark.parametrize("text", [
+    "#ttg.linear<{register = [[1, 1], [0, 1]], lane = [[1, 0]], warp = [], block = []}>",
+    "#ttg.generic_linear<{register = [[0, 1]], lane = [[1, 1], [1, 0]], warp = [], block = []}>",
+    "#ttg.generic_linear<{register = [[0, 1]], lane = [[1, 0]], warp = [], block = [[1, 1]]}>",
+])
+def test_only_warp_bases_may_be_swizzled(text):
+    """Triton 3.9's GenericLinearEncodingAttr::verify (and so Gluon's DistributedLinearLayout): register,
+    lane and block bases move along at most one dim."""
+    message = one_line_error(EncodingError, E.parse_encoding, text)
+    assert "[1, 1] moves along several dims" in message and "only warp bases may be swizzled" in message
+
+
+def test_generic_linear_holds_any_surjective_layout_with_swizzled_warps():
+    layout = E.parse_encoding("#ttg.generic_linear<{register = [[0, 1], [0, 1]], lane = [[1, 0]], warp = [[1, 1]], "
+                              "block = []}>")
+    assert layout.is_generic and str(layout).startswith("#ttg.generic_linear<")
+    assert E.parse_encoding(str(layout)) == layout
+    linear = E.parse_encoding("#ttg.linear<{register = [[0, 1], [0, 0]], lane = [[1, 0]], warp = [], block = []}>")
+    assert not linear.is_generic
 
 
 def test_broadcast_bases_are_allowed_anywhere():
@@ -430,9 +452,9 @@ def linear_attribute_bases(draw):
     return dict(zip(("register", "lane", "warp", "block"), groups)), rank
 
 
-def _linear_text(groups) -> str:
+def _linear_text(groups, mnemonic="linear") -> str:
     body = ", ".join(f"{name} = {[list(b) for b in bases]}" for name, bases in groups.items())
-    return f"#ttg.linear<{{{body}}}>"
+    return f"#ttg.{mnemonic}<{{{body}}}>"
 
 
 class _TritonLinearOracle:
@@ -444,14 +466,15 @@ class _TritonLinearOracle:
         import warnings
 
         warnings.filterwarnings("ignore")
-        from triton._C.libtriton import ir
+        from triton._C.libtriton import gluon_ir, ir
         from triton.tools import LinearLayout as TritonLayout
 
         self.ir, self.layout_class, self.path = ir, TritonLayout, tmp_path / "linear.mlir"
         self.context = ir.context()
         ir.load_dialects(self.context)
+        self.builder = gluon_ir.GluonOpBuilder(self.context)
 
-    def accepts(self, groups, rank) -> bool:
+    def accepts(self, groups, rank, mnemonic="linear") -> bool:
         names = [f"dim{d}" for d in range(rank)]
         box = [1 << max((b[d] for bs in groups.values() for b in bs), default=0).bit_length() for d in range(rank)]
         bases = [(name, [list(b) for b in bs]) for name, bs in groups.items()]
@@ -460,7 +483,7 @@ class _TritonLinearOracle:
         shape = "x".join(map(str, box))
         self.path.write_text(
             'module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = 32 : i32}'
-            f" {{\n  tt.func public @f(%x: tensor<{shape}xf16, {_linear_text(groups)}>) {{ tt.return }}\n}}\n"
+            f" {{\n  tt.func public @f(%x: tensor<{shape}xf16, {_linear_text(groups, mnemonic)}>) {{ tt.return }}\n}}\n"
         )
         try:
             self.ir.parse_mlir_module(str(self.path), self.context)
@@ -484,13 +507,15 @@ def test_linear_oracle_discriminates(triton_linear_oracle):
     assert not triton_linear_oracle.accepts({**ok, "register": [(0, 2)]}, 2)
 
 
+@pytest.mark.parametrize("mnemonic", ["linear", "generic_linear"])
 @settings(max_examples=300, deadline=None)
-@given(linear_attribute_bases())
-def test_linear_validity_matches_triton(triton_linear_oracle, case):
-    """We reject exactly the #ttg.linear layouts Triton 3.9 rejects (or aborts on), each with one line."""
+@given(case=linear_attribute_bases())
+def test_linear_validity_matches_triton(triton_linear_oracle, mnemonic, case):
+    """We reject exactly the #ttg.linear (#ttg.generic_linear) layouts Triton 3.9 rejects (or aborts
+    on), each with one line."""
     groups, rank = case
-    text = _linear_text(groups)
-    triton_ok = triton_linear_oracle.accepts(groups, rank)
+    text = _linear_text(groups, mnemonic)
+    triton_ok = triton_linear_oracle.accepts(groups, rank, mnemonic)
     try:
         layout = E.parse_encoding(text)
     except EncodingError as error:
@@ -499,3 +524,24 @@ def test_linear_validity_matches_triton(triton_linear_oracle, case):
         return
     assert triton_ok, f"we accept what Triton rejects: {text}"
     assert E.parse_encoding(str(layout)) == layout
+
+
+@settings(max_examples=150, deadline=None)
+@given(linear_attribute_bases())
+def test_linear_or_generic_linear_as_gluon_prints_it(triton_linear_oracle, case):
+    """Gluon's DistributedLinearLayout becomes #ttg.linear or #ttg.generic_linear in Triton 3.9; ours
+    prints the same attribute, word for word, for every surjective layout."""
+    groups, rank = case
+    from triton.experimental.gluon import language as gl  # the oracle's own module (Triton is optional)
+
+    box = [1 << max((b[d] for bs in groups.values() for b in bs), default=0).bit_length() for d in range(rank)]
+    bases = {name: [list(b) for b in bs] for name, bs in groups.items()}
+    try:
+        ours = E.DistributedLinearLayout(*(groups[name] for name in ("register", "lane", "warp", "block")), box)
+    except EncodingError:
+        hypothesis.assume(False)  # not surjective: Triton's parser aborts, nothing to print
+    gluon = gl.DistributedLinearLayout(reg_bases=bases["register"], lane_bases=bases["lane"],
+                                       warp_bases=bases["warp"], block_bases=bases["block"], shape=box)
+    builder = triton_linear_oracle.builder
+    printed = str(builder.get_distributed_ty(builder.get_half_ty(), box, gluon._to_ir(builder)))
+    assert printed.split(", ", 1)[1][:-1] == str(ours)

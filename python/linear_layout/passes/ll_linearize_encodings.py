@@ -80,7 +80,11 @@ class _Converter:
             layout = layout_of(t)
         except (TypeError, ValueError) as error:
             raise _Unsupported(f"cannot linearize {t}: {error}") from None
-        new_encoding = to_attribute(linear_encoding(layout, t.shape), t.context)
+        try:
+            linear = linear_encoding(layout, t.shape)
+        except ValueError as error:  # a swizzled register/lane/block basis: no #ttg.(generic_)linear holds it
+            raise _Unsupported(f"cannot linearize {t}: {error}") from None
+        new_encoding = to_attribute(linear, t.context)
         if new_encoding == encoding:
             return None
         new_type = ir.RankedTensorType.get(list(t.shape), t.element_type, new_encoding)
@@ -123,7 +127,8 @@ class _Changes:
         try:
             new = self.converter.convert(t)
         except _Unsupported as error:
-            self.errors.append((location, str(error)))
+            if (str(location), str(error)) not in {(str(where), what) for where, what in self.errors}:
+                self.errors.append((location, str(error)))  # once, though a function's type and argument share it
             return
         if new is not None:
             self.changes.append((apply, new))
