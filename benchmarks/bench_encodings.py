@@ -7,14 +7,17 @@ attribute built beforehand (its cheapest path; Triton caches the conversion per
 (attribute, shape) inside the context).  Ours is timed twice: cold (our caches
 cleared before every call, so the layout is rebuilt and a new LinearLayout made)
 and warm (the per-(layout, shape) cache hit that repeated calls see).
-Ratios are ours / Triton: below 1.0 means we are faster.  The three timings of a case are
-interleaved round by round (best of 7 rounds each), so that load from other processes falls on
-all of them alike.  `clear_cache` clears only the encodings' per-(layout, shape) cache; the
-algebra's product plans (cached per dimension signature, like Triton's uniqued StringAttrs) stay.
+Ratios are ours / Triton: below 1.0 means we are faster.  Each timing is this process's CPU
+time (`time.process_time`, so time the process spends descheduled on a shared machine does not
+count), the best of many short rounds, and the three timings of a case are interleaved round by
+round, so that load from other processes falls on all of them alike.  `clear_cache` clears only
+the encodings' per-(layout, shape) cache; the algebra's plans (cached per dimension signature, like
+Triton's uniqued StringAttrs) stay.
 """
 
 import argparse
 import os
+import time
 import timeit
 import warnings
 
@@ -80,20 +83,21 @@ FAMILIES = {
 }
 
 
-def _time_interleaved(runs, rounds=7):
-    """Seconds per call of each `(fn, number)` in `runs`: the best of `rounds` rounds, where every
-    round times each function once, one after the other, so that load from other processes on the
-    machine falls on all of them alike."""
+def _time_interleaved(runs, rounds):
+    """CPU seconds per call of each `(fn, number)` in `runs`: the best of `rounds` rounds, where
+    every round times each function once, one after the other, so that load from other processes
+    on the machine falls on all of them alike (many short rounds find its quiet moments)."""
+    timers = [(timeit.Timer(fn, timer=time.process_time), number) for fn, number in runs]
     best = [float("inf")] * len(runs)
     for _ in range(rounds):
-        for i, (fn, number) in enumerate(runs):
-            best[i] = min(best[i], timeit.timeit(fn, number=number) / number)
+        for i, (timer, number) in enumerate(timers):
+            best[i] = min(best[i], timer.timeit(number) / number)
     return best
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=2000)
+    parser.add_argument("--repeat", type=int, default=2000, help="calls per case and timing (in rounds of 25)")
     parser.add_argument(
         "--family", action="append", choices=sorted(FAMILIES), help="time only these families (repeatable)"
     )
@@ -130,7 +134,7 @@ def main():
                 layout.to_linear_layout(shape)
 
             t, c, w = _time_interleaved(
-                [(triton_call, args.repeat // 4), (cold_call, args.repeat // 4), (warm_call, args.repeat)]
+                [(triton_call, 25), (cold_call, 25), (warm_call, 100)], rounds=max(1, args.repeat // 25)
             )
             tri, cold, warm = tri + t, cold + c, warm + w
         n = len(cases)
