@@ -143,6 +143,18 @@ def test_padded_shared_needs_a_permutation_order(order):
     assert "permutation" in one_line_error(EncodingError, E.parse_encoding, text)
 
 
+@pytest.mark.parametrize("text", [
+    "#ttg.swizzled_shared<{vec = 4, perPhase = 1, maxPhase = 8, order = []}>",
+    "#ttg.amd_rotating_shared<{vec = 4, perPhase = 1, maxPhase = 8, order = []}>",
+    "#ttg.blocked<{sizePerThread = [], threadsPerWarp = [], warpsPerCTA = [], order = []}>",
+    "#ttg.padded_shared<[4:+4] {order = [], shape = []}>",
+])
+def test_an_empty_order_is_rank_zero_and_an_error(text):
+    """Rank 0 parsed, then failed deep inside the conversion (IndexError; a fuzz finding in -draw)."""
+    assert "order must not be empty: the layout needs rank >= 1" in one_line_error(EncodingError, E.parse_encoding,
+                                                                                   text)
+
+
 def test_padded_shared_order_and_offsets_do_not_mix():
     text = "#ttg.padded_shared<[32:+4] {order = [1, 0], shape = [64, 64], offset = [[0, 1]]}>"
     assert "no key 'offset'" in one_line_error(EncodingSyntaxError, E.parse_encoding, text)

@@ -130,6 +130,9 @@ def check_pow2(name: str, values: Sequence[int]) -> None:
 
 
 def check_order(order: Sequence[int], rank: int, name: str = "order") -> None:
+    """``order`` is a permutation of ``0..rank-1``, and not empty: every family using one has rank >= 1."""
+    if rank < 1:
+        raise EncodingError(f"{name} must not be empty: the layout needs rank >= 1")
     if sorted(order) != list(range(rank)):
         raise EncodingError(f"{name} must be a permutation of 0..{rank - 1}, got {list(order)}")
 
@@ -312,7 +315,8 @@ def combine_cta_cga(cta: LinearLayout, cga_layout: BasisList, shape: Sequence[in
 
     Formula: ``ensure_not_larger(ensure_not_smaller(cta, s_cta), s_cta) * ensure_not_larger(cga, shape)``
     with ``s_cta = max(1, shape / cga sizes)``, out dims then put in standard order.
-    Requires: ``cta``'s out dims are ``dim0..dim{rank-1}`` in any order.
+    Requires: ``cta``'s out dims are ``dim0..dim{rank-1}`` in any order; a ``block`` in-dim it
+    may list has no bases (a tile's, listed by its factors: the CGA layout places the tiles).
     Postcondition: the result's out dims are ``dim0..`` with sizes ``shape``.
     """
     rank = len(shape)
@@ -322,7 +326,7 @@ def combine_cta_cga(cta: LinearLayout, cga_layout: BasisList, shape: Sequence[in
         cta = _fit(cta, labeled)
         if cta.get_out_dim_names() != names:
             cta = cta.transpose_outs(names)
-        return cta * _ONE_CTA[rank]
+        return cta if cta.has_in_dim("block") else cta * _ONE_CTA[rank]
     cga = LinearLayout.from_bases([("block", cga_layout)], names, cga_sizes(cga_layout, rank), require_surjective=False)
     cga = ensure_layout_not_larger_than(cga, labeled).transpose_outs(cta.get_out_dim_names())
     cta_shape = {n: max(1, labeled[n] // size) for n, size in cga.out_dims}
@@ -428,7 +432,9 @@ class FactoredLayout(DistributedLayout):
         raise TypeError(f"{type_name(self)} is not an encoding")
 
     def _build(self, shape: tuple[int, ...]) -> LinearLayout:
-        return combine_cta_cga(product_1d(self.tile_factors(shape)), self.cga_layout, shape)
+        # The tile's factors, then the block in-dim (no bases) listed last, as the CGA layout will.
+        tile = product_1d(self.tile_factors(shape) + [(1, "block", "dim0")])
+        return combine_cta_cga(tile, self.cga_layout, shape)
 
 
 class SharedLayout(_Encoding):
