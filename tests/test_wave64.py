@@ -138,3 +138,12 @@ def test_random_wave64_conversions_run_as_planned():
             load_widths.add(plan.shared.load.instruction_bytes)
     assert strategies["shuffle"] and strategies["shared"] and strategies["register"] + strategies["noop"], strategies
     assert 16 in load_widths, load_widths  # some loads are ds_read_b128, served in the lane groups
+
+
+def test_the_planner_swizzles_for_the_b128_read_groups():
+    """Seed 162: a 64-lane f32 conversion whose loads are 16 bytes wide. A swizzle chosen for 8
+    consecutive lanes per phase loads at 64 wavefronts against an ideal of 32 there; planned for
+    the lane groups (planning/swizzle.py asks core.hardware.phase_lane_basis), it loads at the
+    ideal, as the interpreter measures."""
+    load = _run_wave64(162).shared.load
+    assert load.instruction_bytes == 16 and load.wavefronts == load.ideal_wavefronts == 32

@@ -1,9 +1,10 @@
 r"""The shared-memory bank model and :func:`bank_conflicts` (pure).
 
 The model is the SIMT interpreter's (``linear_layout.simt``): 32 banks of 4 bytes; an access of
-``w`` bytes per thread is served in *phases* of ``128 / max(w, 4)`` consecutive lanes; a phase
-costs the maximum over banks of the distinct 4-byte words it touches; the ideal is
-``ceil(distinct words / 32)`` per phase. Predictions and the interpreter's counts agree one to
+``w`` bytes per thread is served in *phases* of ``128 / max(w, 4)`` consecutive lanes (on 64-lane
+warps a 16-byte read is served in gfx942's lane groups, lanes 0-3 with 20-23 and so on:
+``core.hardware.phase_lane_basis``); a phase costs the maximum over banks of the distinct 4-byte
+words it touches; the ideal is ``ceil(distinct words / 32)`` per phase. Predictions and the interpreter's counts agree one to
 one (``tests/test_conversion_plan.py`` checks it on random layouts).
 
 Analytically, a phase touches a coset of the word space ``U`` spanned by its active lanes'
@@ -29,7 +30,7 @@ __all__ = [
     "active_offset_bits",
     "bank_conflicts",
     "count_wavefronts",
-    "threads_per_phase_log2",
+    "phase_columns",
     "widest_vector",
 ]
 
@@ -59,11 +60,6 @@ class Wavefronts:
     phase_cost: int
 
 
-def threads_per_phase_log2(width: int) -> int:
-    """log2 of the lanes one phase serves for a ``width``-byte access per thread."""
-    return log2(NUM_BANKS * BANK_BYTES // max(width, BANK_BYTES))
-
-
 def _phase_cost(lane_offsets: Sequence[int], vector_bits: int, bitwidth: int) -> tuple[int, int]:
     """(wavefronts per phase, ideal per phase) of an access whose active phase lanes have
     offsets spanning ``lane_offsets`` (elements) and whose vector covers offsets
@@ -83,7 +79,7 @@ def _phase_cost(lane_offsets: Sequence[int], vector_bits: int, bitwidth: int) ->
     return cost, ideal
 
 
-def _phase_columns(lane_offsets: Sequence[int], lane_active: Sequence[bool], basis: Sequence[int]) -> list[int]:
+def phase_columns(lane_offsets: Sequence[int], lane_active: Sequence[bool], basis: Sequence[int]) -> list[int]:
     """The offsets of the phase's lane vectors ``basis`` whose lanes are all active."""
     columns = []
     for vector in basis:
@@ -115,9 +111,9 @@ def count_wavefronts(
     lane active; a phase vector mixing lane bits only appears for them.)"""
     width = (1 << vector_bits) * max(1, bitwidth // 8)
     basis = phase_lane_basis(width, 1 << len(lane_offsets), kind)
-    phase_columns = _phase_columns(lane_offsets, lane_active, basis)
-    cost, ideal = _phase_cost(phase_columns, vector_bits, bitwidth)
-    phases = 1 << (sum(1 for a in lane_active if a) - len(phase_columns))
+    columns = phase_columns(lane_offsets, lane_active, basis)
+    cost, ideal = _phase_cost(columns, vector_bits, bitwidth)
+    phases = 1 << (sum(1 for a in lane_active if a) - len(columns))
     warps = 1 << sum(1 for a in warp_active if a)
     accesses = num_instructions * phases * warps
     return Wavefronts(cost * accesses, ideal * accesses, cost)

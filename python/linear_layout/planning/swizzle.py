@@ -26,9 +26,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..core.gf2 import Span, apply_columns, extend, intersect, log2, rank
-from ..core.hardware import BANK_BYTES, MAX_ACCESS_BYTES, NUM_BANKS
+from ..core.hardware import BANK_BYTES, MAX_ACCESS_BYTES, NUM_BANKS, phase_lane_basis
 from ..core.layout import LinearLayout
-from .banks import threads_per_phase_log2
+from .banks import phase_columns
 from .layouts import PlannerError, SideColumns, side_columns
 
 __all__ = ["CANDIDATE_CONFIGS", "CandidateConfig", "SmemBases", "max_vector_bits", "smem_bases"]
@@ -208,16 +208,19 @@ class PhaseTiles:
     load: tuple[int, ...]
 
 
-def _phase_lanes(lanes: Sequence[int], free_lane: int, vector_bits: int, bitwidth: int) -> list[int]:
+def _phase_lanes(lanes: Sequence[int], free_lane: int, vector_bits: int, bitwidth: int, kind: str) -> list[int]:
+    """The offsets of the lanes one phase serves (``core.hardware.phase_lane_basis``: on 64-lane
+    warps a 16-byte read groups lanes 0-3 with 20-23, ...), without free lanes."""
     width = (1 << vector_bits) * max(1, bitwidth // 8)
-    phase_bits = threads_per_phase_log2(min(width, MAX_ACCESS_BYTES))
-    return [c for k, c in enumerate(lanes[:phase_bits]) if not free_lane >> k & 1 and c]
+    basis = phase_lane_basis(min(width, MAX_ACCESS_BYTES), 1 << len(lanes), kind)
+    active = [not free_lane >> k & 1 for k in range(len(lanes))]
+    return [c for c in phase_columns(lanes, active, basis) if c]
 
 
 def _phase_tiles(spaces: ExchangeSpaces, store_vector: list[int], load_vector: list[int]) -> PhaseTiles:
     bitwidth = spaces.bitwidth
-    store = store_vector + _phase_lanes(spaces.src.lanes, spaces.src.free_lane, len(store_vector), bitwidth)
-    load = load_vector + _phase_lanes(spaces.dst.lanes, 0, len(load_vector), bitwidth)
+    store = store_vector + _phase_lanes(spaces.src.lanes, spaces.src.free_lane, len(store_vector), bitwidth, "store")
+    load = load_vector + _phase_lanes(spaces.dst.lanes, 0, len(load_vector), bitwidth, "load")
     return PhaseTiles(tuple(store), tuple(load))
 
 
