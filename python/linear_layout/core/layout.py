@@ -2045,12 +2045,13 @@ def product_1d(factors: Iterable[Sequence[Any]]) -> LinearLayout:
         own = segments.get(in_dim)
         if own is None:
             own = segments[in_dim] = []
-        if shift < 0:
-            own.append((out_dim, -1, n))
-        else:
-            own.append((out_dim, width + shift, n))
+        if shift >= 0:
+            if n:
+                own.append((out_dim, width + shift, n))
             width += shift + n
-        widths[out_dim] = width
+        elif n:
+            own.append((out_dim, -1, n))
+        widths[out_dim] = width  # a factor of size 1 only lists its dims
     return _pack_segments(segments, widths)
 
 

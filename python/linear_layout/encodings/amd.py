@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from ..core.layout import ColumnAction, LinearLayout, product_1d
 from .base import (
+    BLOCK,
     MAX_RANK,
     BasisList,
     DistributedLayout,
@@ -197,7 +198,7 @@ def mfma_dot_layout(
         factors.append(_along("register", 1, 0))
     # The tile now lists every dim, so the warps' factors follow its out-dim order (Triton's transposeOuts).
     warps = standard_factors("warp", mfma.warps_per_cta, matrix_order(rank, True), broadcast=k_dim)
-    return combine_cta_cga(product_1d(factors + warps), mfma.cga_layout, shape)
+    return combine_cta_cga(product_1d([*factors, *warps, BLOCK]), mfma.cga_layout, shape)
 
 
 @dataclass(frozen=True)
@@ -266,8 +267,8 @@ class AMDWMMALayout(DistributedLayout):
         if row_major:
             regs, warps, names = tuple([b[::-1] for b in regs]), tuple([b[::-1] for b in warps]), names[::-1]
         # Out-dim sizes inferred from the bases (the box they span), as Triton's LinearLayout(bases, names).
-        return LinearLayout.from_bases(
-            [("register", regs), ("warp", warps)], names, require_surjective=project_dim is None
+        return LinearLayout.from_bases(  # the block in-dim listed last, without bases
+            [("register", regs), ("warp", warps), ("block", ())], names, require_surjective=project_dim is None
         )
 
     def _build(self, shape: tuple[int, ...]) -> LinearLayout:

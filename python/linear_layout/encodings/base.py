@@ -49,6 +49,8 @@ Basis = tuple[int, ...]
 BasisList = tuple[Basis, ...]
 #: One factor of ``product_1d``: ``(size, in_dim, out_dim)`` is ``identity_1d``, a fourth entry 0 is ``zeros_1d``.
 Factor = tuple[Any, ...]
+#: The last factor of a tile: it lists the ``block`` in-dim, without bases (the CGA layout places the tiles).
+BLOCK: Factor = (1, "block", "dim0")
 
 #: The highest tensor rank an encoding may have (Triton's kernels use at most 5).
 MAX_RANK = 16
@@ -433,7 +435,7 @@ class FactoredLayout(DistributedLayout):
 
     def _build(self, shape: tuple[int, ...]) -> LinearLayout:
         # The tile's factors, then the block in-dim (no bases) listed last, as the CGA layout will.
-        tile = product_1d(self.tile_factors(shape) + [(1, "block", "dim0")])
+        tile = product_1d([*self.tile_factors(shape), BLOCK])
         return combine_cta_cga(tile, self.cga_layout, shape)
 
 

@@ -16,6 +16,7 @@ from ..core.layout import (
     product_1d,
 )
 from .base import (
+    BLOCK,
     BasisList,
     DistributedLayout,
     EncodingError,
@@ -166,7 +167,8 @@ class SliceLayout(DistributedLayout):
         parent_shape = shape[: self.dim] + (1,) + shape[self.dim :]
         if isinstance(self.parent, FactoredLayout) and self.rank > 0:  # built without the parent (same result)
             factors = sliced_factors(self.parent.tile_factors(parent_shape), self.dim, self.parent.rank)
-            return combine_cta_cga(product_1d(factors), self.cga_layout, shape).remove_zero_bases_along_dim("register")
+            tile = product_1d([*factors, BLOCK])
+            return combine_cta_cga(tile, self.cga_layout, shape).remove_zero_bases_along_dim("register")
         parent = self.parent._build(parent_shape)  # the slice's own result is checked, not the parent's
         squeezed = parent.squeeze_outs(f"dim{self.dim}")
         renamed = squeezed.reshape_outs(list(zip(dim_names(len(shape)), shape)))

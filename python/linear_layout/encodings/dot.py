@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from ..core.layout import LinearLayout, product_1d
 from .amd import WMMA_K_WIDTHS, AMDMFMALayout, AMDWMMALayout, mfma_dot_layout, wmma_dot_layout
 from .base import (
+    BLOCK,
     BasisList,
     DistributedLayout,
     EncodingError,
@@ -100,6 +101,7 @@ class DotOperandLayout(DistributedLayout):
             standard_factors("register", thread_size, parent.order)
             + standard_factors("lane", parent.threads_per_warp, parent.order, broadcast=k_dim)
             + standard_factors("warp", parent.warps_per_cta, parent.order, broadcast=k_dim)
+            + [BLOCK]
         )
         return combine_cta_cga(cta, self.cga_layout, shape)
 

@@ -102,7 +102,7 @@ class _RowSwizzledLayout(SharedLayout):
             offsets = [(c, r) for r, c in offsets]
         dims = sorted([(row, num_rows), (col, num_cols)])
         cta = LinearLayout.from_bases(  # surjective (triangular), as Triton's constructor requires
-            [("offset", offsets)], [names[d] for d, _ in dims], [size for _, size in dims]
+            [("offset", offsets), ("block", ())], [names[d] for d, _ in dims], [size for _, size in dims]
         )
         for d in self.order[2:]:
             cta = cta * LinearLayout.identity_1d(per_cta[d], "offset", names[d])
@@ -251,7 +251,7 @@ class NVMMASharedLayout(SharedLayout):
             raise EncodingError(f"shape {list(shape)} is smaller than one 8x{tile_cols // packing} nvmma core matrix")
 
         tile = LinearLayout.from_bases(  # surjective (triangular), as Triton's constructor requires
-            [("offset", self._core_offsets(tile_cols))], ["dim0", "dim1"], [8, tile_cols // packing]
+            [("offset", self._core_offsets(tile_cols)), ("block", ())], ["dim0", "dim1"], [8, tile_cols // packing]
         )
         tile = ensure_layout_not_smaller_than(tile, {"dim0": collapsed[0], "dim1": collapsed[1]})
         if rank == 2 and not self.transposed:

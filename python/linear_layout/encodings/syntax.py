@@ -419,13 +419,29 @@ class _Aliases:
             try:
                 layout = _parse(value, self, depth)
             except EncodingSyntaxError as error:
-                raise EncodingSyntaxError(f"in alias {name}: {error}") from None
+                raise EncodingSyntaxError(_in_alias(name, str(error))) from None
             finally:
                 self.resolving.pop()
         else:
             raise TypeError(f"aliases[{name!r}] must be encoding text or an encoding, got {type_name(value)}")
         self.resolved[name] = layout
         return layout
+
+
+_IN_ALIAS = re.compile(r"in alias (#\S+?)(?: \(through (\d+) more\))?: (.*)", re.S)
+
+
+def _in_alias(name: str, message: str) -> str:
+    """``message`` from inside alias ``name``; a chain of aliases is named by its ends and a count,
+    so that a long chain still gives a short line.
+
+    >>> _in_alias("#a", _in_alias("#b", _in_alias("#c", "bad")))
+    'in alias #a (through 2 more): bad'
+    """
+    inner = _IN_ALIAS.fullmatch(message)
+    if inner is None:
+        return f"in alias {name}: {message}"
+    return f"in alias {name} (through {int(inner.group(2) or 0) + 1} more): {inner.group(3)}"
 
 
 def _parse(text: str, aliases: _Aliases, depth: int = 0) -> Layout:
