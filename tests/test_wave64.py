@@ -117,8 +117,8 @@ def _run_wave64(seed: int):
         report = run_kernel(module, [x, y], threads_per_warp=64)
     assert np.array_equal(x.view(np.uint8), y.view(np.uint8)), f"seed {seed}: {plan.strategy} lost data"
     assert not report.races, f"seed {seed}"
-    packed = getattr(plan, "packed", None)
-    assert report.shuffles == (plan.shuffles + (packed.shuffles if packed is not None else 0)) * num_warps
+    packed = plan.packed.shuffles if plan.packed is not None else 0
+    assert report.shuffles == (plan.shuffles + packed) * num_warps
     if plan.shared is not None:
         waves = collections.Counter()
         for access in report.shared_accesses:

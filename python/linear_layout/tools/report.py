@@ -178,10 +178,10 @@ def _conversion_cost(src: LinearLayout, dst: LinearLayout, bits: int, threads: i
         return Cost(plan.strategy, shuffles=plan.shuffles, selects=plan.selects)
     shared = plan.shared
     floor = floor_of(plan.shared)
-    packed = getattr(plan, "packed", None)  # the packed sub-32-bit exchange shuffles register pairs
     return Cost(
         plan.strategy,
-        shuffles=plan.shuffles + (packed.shuffles if packed is not None else 0),
+        # the packed sub-32-bit exchange shuffles register pairs before its stores / after its loads
+        shuffles=plan.shuffles + (plan.packed.shuffles if plan.packed is not None else 0),
         scratch_bytes=shared.scratch_bytes,
         barriers=shared.barriers,
         store_bytes=shared.store.instruction_bytes,
