@@ -154,6 +154,14 @@ def test_snapshot_stays_out_of_the_module_under_an_insertion_point(context, text
     assert str(module) == before
 
 
+def test_a_pipeline_run_on_a_function_is_refused_by_upstream(context):
+    module = ir.Module.parse(KERNEL)
+    before = str(module)
+    with pytest.raises(ir.MLIRError, match=r"can't run 'builtin\.module' pass manager on 'func\.func' op"):
+        build_pass_manager("ll-lower", context).run(module.body.operations[0])
+    assert str(module) == before
+
+
 def test_module_attributes_are_restored(context):
     module = ir.Module.parse(FAILS_IN_TO_SIMT)
     pm = build_pass_manager("ll-lower", context)
