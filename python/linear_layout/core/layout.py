@@ -845,8 +845,8 @@ class LinearLayout:
         bit (the tables pay off from the second point on, which builds them)."""
         cache = self._cache_apply
         if cache is None:
-            outs = tuple((name, shift, mask) for (name, _), (shift, mask) in zip(self._outs, self._out_fields()))
-            self._cache_apply = (None, outs, frozenset(name for name, _ in self._ins))
+            outs = tuple([(name, shift, mask) for (name, _), (shift, mask) in zip(self._outs, self._out_fields())])
+            self._cache_apply = (None, outs, frozenset(map(_first, self._ins)))
         else:
             self._cache_apply = (self._apply_tables(), cache[1], cache[2])
         _, outs, names = self._cache_apply
@@ -1759,7 +1759,7 @@ def _plan_product(inner: LinearLayout, outer: LinearLayout) -> tuple:
     out_names = supremum(inner.get_out_dim_names(), outer.get_out_dim_names(), what="output dimensions")
     inner_outs = dict(inner._outs)
     outer_outs = dict(outer._outs)
-    outs = tuple((name, inner_outs.get(name, 1) * outer_outs.get(name, 1)) for name in out_names)
+    outs = tuple([(name, inner_outs.get(name, 1) * outer_outs.get(name, 1)) for name in out_names])
     inner_target = {}
     outer_target = {}
     shift = 0
@@ -2136,11 +2136,18 @@ def ensure_layout_not_larger_than(
     clear, shrunk = _fit_plan(_SHRINK_PLANS, layout, shape, _bits_past)
     if not clear:
         return layout
+    units = True  # every column a unit vector or zero (so are the cleared ones)
     for col in layout._cols:
-        if col & clear and col & (col - 1):  # a unit column (one bit) has only powers of two
-            _check_unit_coordinates(col, shrunk)
+        if col & (col - 1):
+            units = False
+            if col & clear:  # a unit column (one bit) has only powers of two
+                _check_unit_coordinates(col, shrunk)
     ins, cols = _clear_columns(layout, clear, broadcast_registers)
     result = _with_inferred_sizes(ins, layout._outs, cols)
+    if units:  # distinct unit columns are independent: the rank without elimination
+        distinct = set(cols)
+        distinct.discard(0)
+        result._cache_rank = len(distinct)
     if not result.is_surjective():
         raise ValueError(f"ensure_layout_not_larger_than: the result is not surjective:{result}")
     return result
@@ -2265,10 +2272,10 @@ def ensure_layout_not_smaller_than(layout: LinearLayout, shape: Mapping[str, int
     outs, repack, grown = _fit_plan(_GROW_PLANS, layout, shape, _plan_growth)
     if not grown or not layout._ins:
         return layout
-    cols = repack(layout._cols)
+    cols = list(repack(layout._cols))
     first, count = layout._ins[0]
-    ins = ((first, count + len(grown)),) + layout._ins[1:]
-    result = LinearLayout._make(ins, outs, tuple(cols[:count]) + grown + tuple(cols[count:]))
+    cols[count:count] = grown  # the new columns end the first input dimension
+    result = LinearLayout._make(((first, count + len(grown)), *layout._ins[1:]), outs, tuple(cols))
     if layout._cache_rank is not None:  # the new unit columns sit in bits no old column touches
         result._cache_rank = layout._cache_rank + len(grown)
     return result
@@ -2314,8 +2321,15 @@ def supremum(x: Sequence[str], y: Sequence[str], what: str = "dimensions") -> tu
     >>> supremum(["a", "b"], ["a", "c"])
     ('a', 'b', 'c')
     """
-    if tuple(x) == tuple(y):
-        return tuple(x)
+    x, y = tuple(x), tuple(y)
+    if x == y:
+        return x
+    rest = iter(x)
+    for name in y:
+        if name not in rest:  # `in` advances the iterator: is y a subsequence of x?
+            break
+    else:
+        return x  # the common case of `*`: the outer layout's dimensions are among the inner's, in order
     in_x, in_y = set(x), set(y)
     result: list[str] = []
     i = j = 0

@@ -249,8 +249,8 @@ def store_fields(obj: Any, cga_rank: int, /, **values: object) -> None:
 # ----------------------------------------------------------------------------
 
 
-def dim_names(rank: int) -> tuple[str, ...]:
-    return standard_out_dim_names(rank)
+#: ``("dim0", ..., "dim{rank-1}")``: the algebra's standard out-dim names (the same function).
+dim_names = standard_out_dim_names
 
 
 def matrix_order(rank: int, row_major: bool) -> list[int]:

@@ -250,12 +250,15 @@ class NVMMASharedLayout(SharedLayout):
         if collapsed[1] * packing < tile_cols or collapsed[0] < 8:
             raise EncodingError(f"shape {list(shape)} is smaller than one 8x{tile_cols // packing} nvmma core matrix")
 
+        # At rank 2 the reshape below only names the rows and columns (dim1 and dim0 when transposed):
+        # the tile gets those names at once, its out dims listed rows first as the fit needs them.
+        row, col = ("dim1", "dim0") if rank == 2 and self.transposed else ("dim0", "dim1")
         tile = LinearLayout.from_bases(  # surjective (triangular), as Triton's constructor requires
-            [("offset", self._core_offsets(tile_cols)), ("block", ())], ["dim0", "dim1"], [8, tile_cols // packing]
+            [("offset", self._core_offsets(tile_cols)), ("block", ())], [row, col], [8, tile_cols // packing]
         )
-        tile = ensure_layout_not_smaller_than(tile, {"dim0": collapsed[0], "dim1": collapsed[1]})
-        if rank == 2 and not self.transposed:
-            return tile  # the reshape below renames nothing: the tile itself, its out dims listed dim0 first
+        tile = ensure_layout_not_smaller_than(tile, {row: collapsed[0], col: collapsed[1]})
+        if rank == 2:
+            return tile
         # flat = row * cols + col, split row-major over the (rotated if transposed) box; the
         # rotation moves the last (contiguous) dim back to position 0.
         target = box[1:] + box[:1] if self.transposed else box
@@ -283,9 +286,10 @@ class NVMMASharedLayout(SharedLayout):
         box = self._tma_block_shape(per_cta)
         cta = self._swizzled(box, shape) if self.swizzle_byte_width else self._unswizzled(box)
         if box != per_cta:  # boxes tile the CTA's shape (the swizzled ones dim 0 first)
-            if self.swizzle_byte_width:
-                cta = cta.transpose_outs(dim_names(len(shape)))
-            cta = ensure_layout_not_smaller_than(cta, dict(zip(dim_names(len(shape)), per_cta)))
+            names = dim_names(len(shape))
+            if self.swizzle_byte_width and sum(b < p for b, p in zip(box, per_cta)) > 1:
+                cta = cta.transpose_outs(names)  # the growth order matters only when several dims grow
+            cta = ensure_layout_not_smaller_than(cta, dict(zip(names, per_cta)))
         return combine_cta_cga(cta, self.cga_layout, shape)
 
     def __str__(self) -> str:
