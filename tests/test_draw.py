@@ -405,11 +405,13 @@ def test_transpose_conversion_marks_one_warp():
     picture = draw_conversion(src, dst, (32, 32), 16)
     source, stored, loaded, destination = picture.panels
     assert source.title.startswith("source") and destination.title.startswith("destination")
-    # Warp 0's first store instruction: one element per lane (2 bytes), all 32 lanes, rows 0-7.
-    assert sum(1 for m in source.marks if m) == 32
-    assert sum(1 for m in stored.marks if m) == 32
-    assert sum(1 for m in loaded.marks if m) == 32 * 8
-    assert sum(1 for m in destination.marks if m) == 32 * 8
+    # The f16 transpose is packed (planning/packed.py): warp 0's first store instruction moves one
+    # 32-bit word (two elements) per lane, all 32 lanes, and so does its first load.
+    assert "packed: 2 shuffle(s) per thread" in picture.notes[2]
+    assert sum(1 for m in source.marks if m) == 32 * 2
+    assert sum(1 for m in stored.marks if m) == 32 * 2
+    assert sum(1 for m in loaded.marks if m) == 32 * 2
+    assert sum(1 for m in destination.marks if m) == 32 * 2
 
 
 def test_save_by_extension(tmp_path):

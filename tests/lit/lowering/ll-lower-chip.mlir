@@ -8,7 +8,8 @@
 // RUN: linear-layout-opt -p 'builtin.module(ll-lower)' %s | FileCheck %s --check-prefix=LOWER
 // RUN: not linear-layout-opt -p 'builtin.module(ll-lower{chip=sm_999})' %s 2>&1 | FileCheck %s --check-prefix=BAD
 
-// The issue's 64x64 f16 transpose: 2-byte loads without matrix instructions (1.5x the floor).
+// The issue's 64x64 f16 transpose: without matrix instructions the packed path (a register/lane
+// swap by shuffles, then 4-byte loads) reaches the floor; 2-byte loads cost 1.5x the floor.
 #row = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 #col = #ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
 module attributes {"ttg.num-warps" = 4 : i32} {
@@ -20,7 +21,7 @@ module attributes {"ttg.num-warps" = 4 : i32} {
   }
 }
 
-// PORTABLE: ll.explain = "shared: 2048 B scratch, 4 rep(s), 7 barrier(s); store 4 x 16 B (64 wavefronts, ideal 64); load 32 x 2 B (128 wavefronts, ideal 128); {{[0-9]+}} index ops; above the floor 128: load: 2-byte accesses move 64 of 128 bytes per wavefront"
+// PORTABLE: ll.explain = "shared: 2048 B scratch, 4 rep(s), 7 barrier(s); store 4 x 16 B (64 wavefronts, ideal 64); load 16 x 4 B (64 wavefronts, ideal 64); {{[0-9]+}} index ops; packed: 8 shuffle(s) per thread (src register 1 <-> lane 3); floor 128: reached"
 // SM90: ll.explain = "shared (stmatrix.x4.trans): 2048 B scratch, 4 rep(s), 7 barrier(s); 4 x stmatrix.x4.trans (64 wavefronts); load 4 x 16 B (64 wavefronts); floor 128: reached"
 // LOWER90: gpu.func @transpose
 // LOWER90-COUNT-4: nvvm.stmatrix {{.*}}layout = #nvvm.mma_layout<col>
@@ -28,5 +29,7 @@ module attributes {"ttg.num-warps" = 4 : i32} {
 // LOWER80: gpu.func @transpose
 // LOWER80-COUNT-4: nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<col>{{.*}}num = 4
 // LOWER: gpu.func @transpose
+// LOWER-NOT: nvvm.
+// LOWER-COUNT-8: gpu.shuffle xor {{.*}} : i32
 // LOWER-NOT: nvvm.
 // BAD: bad value 'sm_999' for option 'chip' of pass 'll-lower': unknown NVPTX chip 'sm_999'

@@ -68,7 +68,8 @@ module attributes {"ttg.num-warps" = 8 : i32} {
 
 // A broadcast source (a 16x16 tensor in a layout that covers 16x32): each element is written
 // once, by the threads whose free lane bits are zero (scf.if); the 8-bit elements are packed
-// into 8-byte stores.
+// into 8-byte stores, and the loads read 4-byte words (the packed path: each side first or last
+// swaps a register with a lane, a gpu.shuffle xor of packed words).
 #a = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
 #b = #ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>
 module attributes {"ttg.num-warps" = 4 : i32} {
@@ -82,12 +83,14 @@ module attributes {"ttg.num-warps" = 4 : i32} {
 
 // CHECK-LABEL: gpu.func @broadcast(
 // CHECK-SAME: workgroup(%[[SMEM:.*]] : memref<256xi8, #gpu.address_space<workgroup>> {llvm.align = 128 : i64})
+// CHECK: gpu.shuffle xor %{{.*}} : i32
 // CHECK: %[[P:.*]] = arith.cmpi eq
 // CHECK: scf.if %[[P]] {
 // CHECK: vector.store %{{.*}}, %[[SMEM]][%{{.*}}] {alignment = 8 : i64} : memref<256xi8, #gpu.address_space<workgroup>>, vector<8xi8>
 // CHECK: }
 // CHECK: gpu.barrier
-// CHECK: memref.load %[[SMEM]]
+// CHECK: vector.load %[[SMEM]][%{{.*}}] {alignment = 4 : i64} : memref<256xi8, #gpu.address_space<workgroup>>, vector<4xi8>
+// CHECK: gpu.shuffle xor %{{.*}} : i32
 // CHECK: gpu.return
 
 // -----
