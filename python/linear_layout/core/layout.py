@@ -2028,15 +2028,11 @@ def product_1d(factors: Iterable[Sequence[Any]]) -> LinearLayout:
     widths: dict[str, int] = {}  # out_dim -> its bits so far
     segments: dict[str, list[tuple[str, int, int]]] = {}  # in_dim -> (out_dim, first bit or -1: zeros, count)
     for factor in factors:
-        size = factor[0] if type(factor) is tuple and factor else None
-        if (
-            type(size) is int
-            and size > 0
-            and not size & (size - 1)
-            and (len(factor) == 3 or (len(factor) == 4 and factor[3] == 0))
-        ):
+        k = len(factor) if type(factor) is tuple else 0
+        size = factor[0] if k else None
+        if type(size) is int and size > 0 and not size & (size - 1) and (k == 3 or (k == 4 and factor[3] == 0)):
             # the common factors, identity_1d and zeros_1d, without the general checks
-            n, in_dim, out_dim, shift = size.bit_length() - 1, factor[1], factor[2], 0 if len(factor) == 3 else -1
+            n, in_dim, out_dim, shift = size.bit_length() - 1, factor[1], factor[2], 3 - k
         else:
             n, in_dim, out_dim, shift = _factor_bits(factor)
             if n < 0:  # size 0: the factor is the empty layout

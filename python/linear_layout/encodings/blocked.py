@@ -161,16 +161,18 @@ class SliceLayout(DistributedLayout):
 
     @property
     def cga_layout(self) -> BasisList:
-        return tuple(b[: self.dim] + b[self.dim + 1 :] for b in self.parent.cga_layout)  # type: ignore[attr-defined]
+        dim = self.dim
+        return tuple([b[:dim] + b[dim + 1 :] for b in self.parent.cga_layout])  # type: ignore[attr-defined]
 
     def _build(self, shape: tuple[int, ...]) -> LinearLayout:
-        parent_shape = shape[: self.dim] + (1,) + shape[self.dim :]
-        if isinstance(self.parent, FactoredLayout) and self.rank > 0:  # built without the parent (same result)
-            factors = sliced_factors(self.parent.tile_factors(parent_shape), self.dim, self.parent.rank)
+        dim, parent = self.dim, self.parent
+        parent_shape = shape[:dim] + (1,) + shape[dim:]
+        if shape and isinstance(parent, FactoredLayout):  # built without the parent (same result)
+            factors = sliced_factors(parent.tile_factors(parent_shape), dim, len(parent_shape))
             tile = product_1d([*factors, BLOCK])
             return combine_cta_cga(tile, self.cga_layout, shape).remove_zero_bases_along_dim("register")
-        parent = self.parent._build(parent_shape)  # the slice's own result is checked, not the parent's
-        squeezed = parent.squeeze_outs(f"dim{self.dim}")
+        built = parent._build(parent_shape)  # the slice's own result is checked, not the parent's
+        squeezed = built.squeeze_outs(f"dim{dim}")
         renamed = squeezed.reshape_outs(list(zip(dim_names(len(shape)), shape)))
         return renamed.remove_zero_bases_along_dim("register")
 
