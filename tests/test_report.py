@@ -29,20 +29,21 @@ from test_lowering import lower
 
 CORPUS = Path(__file__).parent / "ttgir_corpus"
 FILES = sorted(CORPUS.glob("*.ttgir"))
+#: The report of every corpus file, built once at collection (frozen values).
+REPORTS = {path: report_ttgir(path.read_text(), kernel=path.name) for path in FILES}
 
 
-def _conversion_rows():
-    """Every convert_layout row of every corpus file, none filtered out."""
-    cases = []
-    for path in FILES:
-        report = report_ttgir(path.read_text(), kernel=path.name)
-        for row in report.rows:
-            if row.op == "ttg.convert_layout":
-                cases.append(pytest.param(report, row, id=f"{path.stem}:{row.mlir_line}"))
-    return cases
+def _rows(conversions: bool):
+    """Every convert_layout row (or every other row) of every corpus file, none filtered out."""
+    return [
+        pytest.param(report, row, id=f"{path.stem}:{row.mlir_line}")
+        for path, report in REPORTS.items()
+        for row in report.rows
+        if (row.op == "ttg.convert_layout") == conversions
+    ]
 
 
-CONVERSIONS = _conversion_rows()
+CONVERSIONS = _rows(conversions=True)
 
 
 def _extracted_dtype(row) -> str:
@@ -54,9 +55,8 @@ def _extracted_dtype(row) -> str:
 
 
 def test_every_conversion_of_the_corpus_has_a_row():
-    for path in FILES:
+    for path, report in REPORTS.items():
         text = path.read_text()
-        report = report_ttgir(text)
         rows = [r for r in report.rows if r.op == "ttg.convert_layout"]
         assert len(rows) == text.count("ttg.convert_layout"), path.name
         assert all(r.python.startswith("generate.py:") for r in rows), path.name
@@ -100,18 +100,7 @@ def test_predicted_cost_matches_the_interpreter(report: KernelReport, row):
         assert measured.wavefronts == 0 and cost.wavefronts == 0
 
 
-def _access_rows():
-    """Every local_load/local_store/local_alloc row of every corpus file."""
-    cases = []
-    for path in FILES:
-        report = report_ttgir(path.read_text(), kernel=path.name)
-        for row in report.rows:
-            if row.op != "ttg.convert_layout":
-                cases.append(pytest.param(report, row, id=f"{path.stem}:{row.mlir_line}"))
-    return cases
-
-
-ACCESSES = _access_rows()
+ACCESSES = _rows(conversions=False)  # every local_load/local_store/local_alloc row
 
 
 def _local_kernel(distributed, shared, row, report) -> str:
