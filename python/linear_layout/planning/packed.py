@@ -42,6 +42,11 @@ are planned by :func:`~linear_layout.planning.shared.plan_shared` with ``W`` for
 vector, under the *original* conversion's scratch bound (Triton's), and the first one that
 reaches the floor wins; if none reaches it, the one with the fewest wavefronts, if fewer than
 the ordinary plan's. The swizzle of ``plan_shared`` keeps every phase conflict-free.
+The packed plan is kept only when its wavefronts plus its warp shuffles (per CTA) are fewer
+than the ordinary plan's wavefronts. The model charges a warp's 32-bit ``shfl.sync`` and a
+shared-memory wavefront one cycle each (32 shuffle results and 128 shared bytes per clock per
+SM), assuming both compete for the SM's memory pipe (a model, not measured here), so the swaps
+must save more than they cost.
 """
 
 from __future__ import annotations
@@ -267,8 +272,9 @@ def plan_packed(
     """The packed exchange replacing ``narrow`` (the ordinary plan of ``src -> dst``); None when
     packing has nothing to gain (32-bit data or wider, ``narrow`` at the floor or above it for
     another reason than a sub-word side); else a one-line reason why the narrow plan stays: no
-    word both sides can hold in registers (after at most ``w`` swaps per side), or no candidate
-    within ``bound`` (Triton's scratch for ``src -> dst``) with fewer wavefronts.
+    word both sides can hold in registers (after at most ``w`` swaps per side), no candidate
+    within ``bound`` (Triton's scratch for ``src -> dst``) with fewer wavefronts, or shuffles
+    that cost as much as the wavefronts they save.
 
     Requires: hardware layouts of one tensor on one launch, ``narrow = plan_shared(src, dst,
     ...)``. Postcondition: both sides of a returned shared plan access at least 4 bytes per
@@ -283,9 +289,16 @@ def plan_packed(
             f"not packed: no 32-bit word both sides can hold in registers (a thread holds 2**{held} distinct elements)"
         )
     best = _best(src, dst, bitwidth, max_reps, bound, candidates)
-    if best is None or best[0] >= floor_of(narrow).wavefronts:
+    narrow_wavefronts = floor_of(narrow).wavefronts
+    if best is None or best[0] >= narrow_wavefronts:
         return f"not packed: no word-wide exchange within {bound} B of scratch has fewer wavefronts"
-    _, candidate, (swapped_src, swapped_dst, plan) = best
+    wavefronts, candidate, (swapped_src, swapped_dst, plan) = best
+    shuffles = candidate.key(costs)[0] * src.get_in_dim_size("warp")
+    if wavefronts + shuffles >= narrow_wavefronts:
+        return (
+            f"not packed: its {shuffles} warp shuffles cost as much as the "
+            f"{narrow_wavefronts - wavefronts} wavefronts they save"
+        )
     exchange = PackedExchange(
         candidate.src_steps,
         candidate.dst_steps,
