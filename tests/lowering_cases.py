@@ -15,6 +15,7 @@ import random
 import numpy as np
 
 from linear_layout import LinearLayout
+from linear_layout.core.hardware import MAX_REGISTERS_PER_THREAD
 from linear_layout.ir.bridge import format_ll_layout
 
 #: The element types `random_case` draws from.
@@ -108,8 +109,20 @@ def derive(rng: random.Random, src: LinearLayout, mode: str, num_warps: int, zer
 
 
 def random_case(seed: int, threads_per_warp: int = 32):
-    """(src, dst, dtype name, num_warps, mode) drawn from `seed`, for warps of `threads_per_warp` lanes."""
+    """(src, dst, dtype name, num_warps, mode) drawn from `seed`, for warps of `threads_per_warp` lanes.
+
+    A draw whose layouts need more registers per thread than a thread has (the lowering refuses
+    those with a user error, tested in test_driver_errors) is redrawn from the same generator.
+    """
     rng = random.Random(seed)
+    while True:
+        case = _draw_case(rng, threads_per_warp)
+        src, dst = case[0], case[1]
+        if max(src.get_in_dim_size("register"), dst.get_in_dim_size("register")) <= MAX_REGISTERS_PER_THREAD:
+            return case
+
+
+def _draw_case(rng: random.Random, threads_per_warp: int):
     num_warps = rng.choice([1, 2, 4, 8])
     rank = rng.randint(1, 3)
     lane_bits = threads_per_warp.bit_length() - 1
