@@ -284,7 +284,14 @@ def build_report(module: ir.Module, ttgir: str | None = None, kernel: str = "") 
     _walk_syntax([item for item in parse_file(ttgir).items if isinstance(item, Op)], syntax_ops)
     module_ops = _module_ops(module)
     if [o.name for o in syntax_ops] != [o.name for o in module_ops]:
-        raise ValueError("the module is not the one the TTGIR text describes")
+        # Malformed nesting MLIR still reads, differently (a fuzz finding: a swapped `} else {`).
+        first = next((s for s, o in zip(syntax_ops, module_ops) if s.name != o.name), None)
+        where = first or (syntax_ops[len(module_ops)] if len(syntax_ops) > len(module_ops) else None)
+        raise TtgirError(
+            "the module MLIR reads is not the one the TTGIR text describes (are its regions nested as written?)",
+            where.line if where else 0,
+            where.column if where else 0,
+        )
     launch = _launch(module)
     rows = tuple(row for row in (_row(ttgir, s, o, launch) for s, o in zip(syntax_ops, module_ops)) if row is not None)
     return KernelReport(kernel, launch.num_warps, launch.threads_per_warp, rows)
