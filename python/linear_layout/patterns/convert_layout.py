@@ -30,7 +30,7 @@ from ..core.layout import LinearLayout
 from ..dialects.ttg import ConvertLayoutOp
 from ..planning import ConversionPlan, plan_conversion
 from .common import cast_to
-from .kernel import KernelBuilder, Launch, LoweringError, hardware_layout
+from .kernel import KernelBuilder, Launch, LoweringError, hardware_layout, run_memo
 from .matrix_memory import emit_matrix
 from .shared_memory import assemble, buffer_index, emit_loads, emit_stores, emit_swaps, workgroup_argument
 from .simt_pattern import SimtPattern
@@ -46,8 +46,13 @@ def _plan(src: LinearLayout, dst: LinearLayout, bits: int, chip, lanes: int) -> 
 
 
 def conversion_plan(op: ConvertLayoutOp, launch: Launch) -> ConversionPlan:
-    """The planner's answer for `op` on `launch` (LoweringError when it has none)."""
+    """The planner's answer for `op` on `launch` (LoweringError when it has none); once per pair
+    of types during a pattern run over the kernel of `op`."""
     src_type, dst_type = op.src.type, op.result.type
+    return run_memo(op, (src_type, dst_type, launch), lambda: _type_plan(src_type, dst_type, launch))
+
+
+def _type_plan(src_type: ir.RankedTensorType, dst_type: ir.RankedTensorType, launch: Launch) -> ConversionPlan:
     src, dst = hardware_layout(src_type, launch), hardware_layout(dst_type, launch)
     try:
         return _plan(src, dst, element_bits(src_type.element_type), launch.chip, launch.threads_per_warp)

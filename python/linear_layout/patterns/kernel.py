@@ -9,9 +9,11 @@ the op's `ll.workgroup_buffer` attribute (see `shared_memory.py`).
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
+from typing import TypeVar, cast
 
 from mlir import ir
 from mlir.dialects import arith, gpu
@@ -25,6 +27,7 @@ __all__ = [
     "CHIP_ATTRIBUTE",
     "MAX_THREADS_PER_BLOCK",
     "KernelBuilder",
+    "KernelFacts",
     "Launch",
     "LoweringError",
     "ThreadIndices",
@@ -32,11 +35,16 @@ __all__ = [
     "enclosing_kernel",
     "find_thread_indices",
     "hardware_layout",
+    "kernel_facts",
     "kernel_launch",
+    "memoized_kernel_facts",
     "launch_attributes",
     "pad_to_launch",
+    "run_memo",
     "vector_type",
 ]
+
+T = TypeVar("T")
 
 MAX_THREADS_PER_BLOCK = 1024
 #: The target chip of a kernel being lowered (`ll-to-simt{chip=...}`), as a kernel attribute.
@@ -169,6 +177,12 @@ class ThreadIndices:
     warp: ir.Value
     block: ir.Value | None
 
+    @property
+    def last(self) -> ir.Operation:
+        """The last index op (the rewrites put their constants right after it)."""
+        owner = (self.block if self.block is not None else self.warp).owner
+        return owner.operation if isinstance(owner, ir.OpView) else owner
+
 
 def emit_thread_indices(
     launch: Launch, constant: Callable[[int, ir.Operation], ir.Value], ip: ir.InsertionPoint
@@ -196,9 +210,9 @@ def _defined_by(value: ir.Value, name: str, *operands: ir.Value) -> bool:
     )
 
 
-def find_thread_indices(kernel: gpu.GPUFuncOp, launch: Launch) -> tuple[ThreadIndices, ir.Operation] | None:
+def find_thread_indices(kernel: gpu.GPUFuncOp, launch: Launch) -> ThreadIndices | None:
     """The thread indices `emit_thread_indices` put at the top of `kernel` (by `outline_kernel`:
-    two constants, then the indices) and the first op after them; None when they are not there
+    two constants, then the indices, then at least one op); None when they are not there
     (e.g. erased as unused, or moved, by a greedy rewrite). Looks at the first 7 ops only (9
     with several CTAs): materialising an op's Python object is what this costs."""
     size = 8 if launch.num_ctas > 1 else 6
@@ -225,17 +239,86 @@ def find_thread_indices(kernel: gpu.GPUFuncOp, launch: Launch) -> tuple[ThreadIn
         if ops[6].name != "gpu.block_id" or not _defined_by(ops[7].result, "arith.index_cast", ops[6].result):
             return None
         block = ops[7].result
-    return ThreadIndices(ops[2], tid, lane, warp, block), ops[size]
+    return ThreadIndices(ops[2], tid, lane, warp, block)
+
+
+@dataclass(frozen=True)
+class KernelFacts:
+    """What every rewrite inside one kernel reads about it: its launch, its location (that of the
+    constants) and its thread indices (None when they are not at its top)."""
+
+    launch: Launch
+    location: ir.Location
+    indices: ThreadIndices | None
+
+
+@dataclass(frozen=True)
+class _PatternRun:
+    """A pattern run over one kernel (`memoized_kernel_facts`): the kernel's facts, its integer
+    constants by (value, type) (a constant pool, as MLIR's OperationFolder keeps one, so that
+    rewrites share them), and frozen values computed once per run (`run_memo`)."""
+
+    facts: KernelFacts
+    constants: dict[tuple[int, ir.Type], ir.Value]
+    values: dict[Hashable, object]
+
+
+#: The pattern runs in progress, with their kernel ops; each is dropped when its run ends. (Not
+#: a dict: an op's hash changes with its attributes; `==` compares the ops themselves.)
+_RUNS: list[tuple[ir.Operation, _PatternRun]] = []
+
+
+def _run_of(kernel: gpu.GPUFuncOp | None) -> _PatternRun | None:
+    if kernel is None:
+        return None
+    operation = kernel.operation
+    return next((run for op, run in _RUNS if op == operation), None)
+
+
+def _read_facts(kernel: gpu.GPUFuncOp) -> KernelFacts:
+    launch = kernel_launch(kernel)
+    return KernelFacts(launch, kernel.location, find_thread_indices(kernel, launch))
+
+
+def kernel_facts(kernel: gpu.GPUFuncOp) -> KernelFacts:
+    """The facts of `kernel`: memoized while `memoized_kernel_facts(kernel)` runs, else read from the IR."""
+    run = _run_of(kernel)
+    return run.facts if run is not None else _read_facts(kernel)
+
+
+@contextlib.contextmanager
+def memoized_kernel_facts(kernel: gpu.GPUFuncOp) -> Iterator[KernelFacts]:
+    """Read the facts of `kernel` once for a pattern run over it (rewrites keep its launch and its
+    thread indices; they add ops after them only), and forget them when the run ends."""
+    entry = (kernel.operation, _PatternRun(_read_facts(kernel), {}, {}))
+    _RUNS.append(entry)
+    try:
+        yield entry[1].facts
+    finally:
+        _RUNS.remove(entry)
+
+
+def run_memo(op: ir.OpView, key: Hashable, compute: Callable[[], T]) -> T:
+    """`compute()` (a frozen value), computed once per `key` during a pattern run over the kernel
+    of `op`, else each time; an exception it raises is not memoized."""
+    run = _run_of(enclosing_kernel(op))
+    if run is None:
+        return compute()
+    if key not in run.values:
+        run.values[key] = compute()
+    return cast(T, run.values[key])
 
 
 class KernelBuilder:
     """Emits the SIMT code of one op, before it, inside its kernel.
 
     It uses the kernel's thread indices (`find_thread_indices`; made before the op when they are
-    not there). Integer constants are made once per rewrite, right after the kernel's thread
-    indices (or before the ones made here), with the kernel's location, so that they dominate
-    everything the rewrite emits (also inside `scf.if`); canonicalize merges what several
-    rewrites share.
+    not there). Integer constants go right after the kernel's thread indices (or before the ones
+    made here), in the order the rewrite asks for them, with the kernel's location, so that they
+    dominate everything the rewrite emits (also inside `scf.if`). During a pattern run over the
+    kernel (`memoized_kernel_facts`) rewrites share its constant pool: a constant made by an
+    earlier rewrite moves to where this one would have made it, which is the block order of one
+    constant per rewrite after `canonicalize` merged them, without the copies.
     """
 
     def __init__(self, op: ir.OpView, launch: Launch) -> None:
@@ -243,17 +326,21 @@ class KernelBuilder:
         self.num_warps = launch.num_warps or 1
         self.i32 = ir.IntegerType.get_signless(32)
         kernel = enclosing_kernel(op)
-        self.constant_location = kernel.location if kernel is not None else op.location
+        facts = kernel_facts(kernel) if kernel is not None else None
+        run = _run_of(kernel)
+        self.constant_location = facts.location if facts is not None else op.location
         self.constants: dict[tuple[int, ir.Type], ir.Value] = {}
         self.thread_bases: dict[LinearLayout, tuple[ir.Value, ir.Value]] = {}
         self.predicates: dict[tuple, ir.Value | None] = {}
-        found = find_thread_indices(kernel, launch) if kernel is not None else None
+        found = facts.indices if facts is not None else None
+        self.pool: dict[tuple[int, ir.Type], ir.Value] = {}
+        self.last_constant: ir.Operation | None = None
         if found is not None:
-            indices, after = found
-            self.constant_ip = ir.InsertionPoint(after)
+            indices = found
+            self.last_constant = found.last
+            self.pool = run.constants if run is not None else self.pool
         else:
             indices = emit_thread_indices(launch, self._anchored_i32, ir.InsertionPoint(op))
-            self.constant_ip = ir.InsertionPoint(indices.anchor)
         self.lane, self.warp, self.block = indices.lane, indices.warp, indices.block
         # known_block_size is threads_per_warp * num_warps threads, so tid < that and
         # lane | warp << log2(threads_per_warp) is tid itself: index math packing (lane, warp) uses tid.
@@ -265,7 +352,7 @@ class KernelBuilder:
         )
 
     def _anchored_i32(self, value: int, anchor: ir.Operation) -> ir.Value:
-        self.constant_ip = ir.InsertionPoint(anchor)
+        self.anchor = anchor  # the first constant goes before the thread indices made here
         return self.const_i32(value)
 
     def layout(self, t: ir.RankedTensorType) -> LinearLayout:
@@ -283,8 +370,20 @@ class KernelBuilder:
     def _constant(self, t: ir.Type, value: int) -> ir.Value:
         key = (value, t)  # types hash and compare by their uniqued storage
         if key not in self.constants:
-            self.constants[key] = arith.constant(t, value, ip=self.constant_ip, loc=self.constant_location)
+            self.constants[key] = self._place(key)
         return self.constants[key]
+
+    def _place(self, key: tuple[int, ir.Type]) -> ir.Value:
+        """The pool's constant `key` moved after this rewrite's last constant, or a new one there."""
+        last = self.last_constant
+        shared = self.pool.get(key)
+        if shared is None:
+            ip = ir.InsertionPoint(self.anchor) if last is None else ir.InsertionPoint.after(last)
+            shared = self.pool[key] = arith.constant(key[1], key[0], ip=ip, loc=self.constant_location)
+        else:
+            shared.owner.operation.move_after(last)
+        self.last_constant = shared.owner.operation
+        return shared
 
     def apply(self, layout: LinearLayout, indices) -> dict[str, ir.Value]:
         """`emit_apply_layout` on i32 with this rewrite's constants and `tid = lane | warp << log2(lanes)`."""

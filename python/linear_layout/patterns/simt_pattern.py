@@ -15,7 +15,7 @@ from mlir import ir
 from mlir.rewrite import PatternRewriter, RewritePatternSet
 
 from .common import rewrite_callback
-from .kernel import Launch, LoweringError, enclosing_kernel, kernel_launch
+from .kernel import Launch, LoweringError, enclosing_kernel, kernel_facts
 
 __all__ = ["SimtPattern"]
 
@@ -38,7 +38,7 @@ class SimtPattern:
         kernel = enclosing_kernel(op)
         if kernel is None:
             return False
-        launch = kernel_launch(kernel)
+        launch = kernel_facts(kernel).launch
         try:
             plan = self.check(op, launch)
         except LoweringError:

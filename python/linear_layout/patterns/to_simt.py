@@ -45,6 +45,7 @@ from .kernel import (
     LoweringError,
     emit_thread_indices,
     launch_attributes,
+    memoized_kernel_facts,
     pad_to_launch,
 )
 from .dynamic_shared_memory import place_shared_memory
@@ -411,9 +412,10 @@ def lower_checked_functions(context: ir.Context, functions: list[ir.OpView], chi
         kernel = outline_kernel(func_op, launch)
         if launch.chip:  # what the patterns read (kernel_launch); removed once they ran
             kernel.operation.attributes[CHIP_ATTRIBUTE] = ir.StringAttr.get(launch.chip)
-        allocate_shared_memory(kernel, launch)
-        insert_barriers(kernel)
-        walk_and_apply_patterns(kernel, frozen)
+        with memoized_kernel_facts(kernel):
+            allocate_shared_memory(kernel, launch)
+            insert_barriers(kernel)
+            walk_and_apply_patterns(kernel, frozen)
         _reconcile_casts(kernel.operation)
         place_shared_memory(kernel)
         if launch.chip:
