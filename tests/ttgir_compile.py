@@ -8,6 +8,12 @@ module run side by side while the tests wait for theirs. Every compile runs in i
 Triton cache (nothing is reused from an earlier run or another compile); within one test session
 the same text for the same target is compiled once (`test_ttgir.py` and `test_ttgir_driver.py`
 share the original kernels' assembly).
+
+Every compile runs in a fresh worker process (`max_tasks_per_child=1`). Triton 3.9's output is not
+a function of its input alone: in one process, after a few other corpus kernels, the AMDGCN of
+`matmul_i8.gfx1200` came out with a different register assignment (1 of 6 repeats; the same text
+compiled in fresh processes gave the same bytes 14 of 14 times). Reused workers made the
+round-trip test fail on a loaded machine, where the two texts of a file met different histories.
 """
 
 from __future__ import annotations
@@ -61,7 +67,9 @@ class _Compiles:
         if key not in self.futures:
             if self.pool is None:
                 self.pool = ProcessPoolExecutor(
-                    max_workers=os.cpu_count() or 1, mp_context=multiprocessing.get_context("spawn")
+                    max_workers=os.cpu_count() or 1,
+                    mp_context=multiprocessing.get_context("spawn"),
+                    max_tasks_per_child=1,  # a fresh process per compile: see the module docstring
                 )
                 atexit.register(self.pool.shutdown, cancel_futures=True)
             self.futures[key] = self.pool.submit(compile_ttgir, text, stem)
