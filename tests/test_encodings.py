@@ -41,42 +41,29 @@ def test_reference_7_blocked_broadcast():
     assert bases(layout, (8,)) == {"register": [(1,), (2,)], "lane": [(4,), (0,)], "warp": [(0,), (0,)], "block": []}
 
 
-def test_reference_8_swizzled_shared():
-    # order [1, 0]: columns first, (0,1)..(0,16).  Row r shifts by
-    # vec * ((r // per_phase) % max_phase) = r % 4 columns: rows 1, 2 -> 1, 2;
-    # rows 4, 8, 16 -> 0 (the phase wraps every 4 rows).
-    layout = E.SwizzledSharedLayout(1, 1, 4, (1, 0))
-    assert bases(layout, (32, 32))["offset"] == [
-        (0, 1),
-        (0, 2),
-        (0, 4),
-        (0, 8),
-        (0, 16),
-        (1, 1),
-        (2, 2),
-        (4, 0),
-        (8, 0),
-        (16, 0),
-    ]
+# Reference 8, swizzled_shared: order [1, 0]: columns first, (0,1)..(0,16). Row r shifts by
+# vec * ((r // per_phase) % max_phase) = r % 4 columns: rows 1, 2 -> 1, 2; rows 4, 8, 16 -> 0 (the
+# phase wraps every 4 rows).
+# amd_rotating_shared: as swizzled_shared, but every block of per_phase * max_phase = 4 rows XORs
+# its phase with the block number: rows 1, 2 -> phase 1, 2 (block 0); rows 4, 8 -> phase 0 ^ 1,
+# 0 ^ 2 = 1, 2; row 16 -> block (16 // 4) % 4 = 0 -> phase 0.
+COLUMN_BASES = [(0, 1), (0, 2), (0, 4), (0, 8), (0, 16)]
 
 
-def test_reference_amd_rotating_shared():
-    # As swizzled_shared, but every block of per_phase * max_phase = 4 rows XORs its phase with the
-    # block number: rows 1, 2 -> phase 1, 2 (block 0); rows 4, 8 -> phase 0 ^ 1, 0 ^ 2 = 1, 2;
-    # row 16 -> block (16 // 4) % 4 = 0 -> phase 0.
+@pytest.mark.parametrize(
+    "layout, row_bases",
+    [
+        (E.SwizzledSharedLayout(1, 1, 4, (1, 0)), [(1, 1), (2, 2), (4, 0), (8, 0), (16, 0)]),
+        (E.AMDRotatingSharedLayout(1, 1, 4, (1, 0)), [(1, 1), (2, 2), (4, 1), (8, 2), (16, 0)]),
+    ],
+    ids=["swizzled_shared", "amd_rotating_shared"],
+)
+def test_reference_swizzled_shared_families(layout, row_bases):
+    assert bases(layout, (32, 32))["offset"] == COLUMN_BASES + row_bases
+
+
+def test_amd_rotating_shared_is_not_swizzled_shared_and_round_trips():
     layout = E.AMDRotatingSharedLayout(1, 1, 4, (1, 0))
-    assert bases(layout, (32, 32))["offset"] == [
-        (0, 1),
-        (0, 2),
-        (0, 4),
-        (0, 8),
-        (0, 16),
-        (1, 1),
-        (2, 2),
-        (4, 1),
-        (8, 2),
-        (16, 0),
-    ]
     assert layout != E.SwizzledSharedLayout(1, 1, 4, (1, 0))
     text = "#ttg.amd_rotating_shared<{vec = 1, perPhase = 1, maxPhase = 4, order = [1, 0]}>"
     assert str(layout) == text and E.parse_encoding(text) == layout

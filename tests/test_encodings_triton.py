@@ -374,18 +374,23 @@ def test_amd_rotating_shared(data):
     assert triton_accepts_as_equal(layout, shape, ours["offset"], ours["block"]), (str(layout), shape)
 
 
+def swizzle_fields(data, rank: int, min_max_phase_log2: int = 0) -> tuple[int, int, int, tuple[int, ...]]:
+    """(vec, per_phase, max_phase, order) of a swizzled shared layout of `rank` dims."""
+    return (
+        data.draw(pow2(0, 4)),
+        data.draw(pow2(0, 3)),
+        data.draw(pow2(min_max_phase_log2, 4)),
+        tuple(data.draw(st.permutations(range(rank)))),
+    )
+
+
 @settings(max_examples=50, deadline=None)
 @given(st.data())
 def test_amd_rotating_oracle_rejects_other_layouts(data):
     """The reshape oracle discriminates: the same layout with one offset basis changed
     (swapped with another, or a rotating row phase replaced by the plain swizzled one) is refused."""
     rank = data.draw(st.integers(2, 3))
-    layout = E.AMDRotatingSharedLayout(
-        data.draw(pow2(0, 4)),
-        data.draw(pow2(0, 3)),
-        data.draw(pow2(1, 4)),
-        tuple(data.draw(st.permutations(range(rank)))),
-    )
+    layout = E.AMDRotatingSharedLayout(*swizzle_fields(data, rank, min_max_phase_log2=1))
     shape = data.draw(shapes(rank, 1, 6))
     offsets = our_bases(layout, shape)["offset"]
     swizzled = E.SwizzledSharedLayout(layout.vec, layout.per_phase, layout.max_phase, layout.order)
@@ -414,13 +419,7 @@ def test_amd_rotating_differs_from_swizzled_where_triton_says_so():
 @given(st.data())
 def test_swizzled_shared(data):
     rank = data.draw(st.integers(1, 4))
-    layout = E.SwizzledSharedLayout(
-        data.draw(pow2(0, 4)),
-        data.draw(pow2(0, 3)),
-        data.draw(pow2(0, 4)),
-        tuple(data.draw(st.permutations(range(rank)))),
-        data.draw(cga_layouts(rank)),
-    )
+    layout = E.SwizzledSharedLayout(*swizzle_fields(data, rank), data.draw(cga_layouts(rank)))
     cga = cga_sizes(layout.cga_layout, rank)
     # Triton's Python wrapper rejects an empty offset list, so keep at least 2 elements per CTA.
     shape = tuple(c * s for c, s in zip(cga, data.draw(shapes(rank, 0, 6).filter(lambda s: max(s) > 1))))
