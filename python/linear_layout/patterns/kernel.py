@@ -326,8 +326,8 @@ class KernelBuilder:
         self.num_warps = launch.num_warps or 1
         self.i32 = ir.IntegerType.get_signless(32)
         kernel = enclosing_kernel(op)
-        facts = kernel_facts(kernel) if kernel is not None else None
         run = _run_of(kernel)
+        facts = run.facts if run is not None else _read_facts(kernel) if kernel is not None else None
         self.constant_location = facts.location if facts is not None else op.location
         self.constants: dict[tuple[int, ir.Type], ir.Value] = {}
         self.thread_bases: dict[LinearLayout, tuple[ir.Value, ir.Value]] = {}
