@@ -21,6 +21,7 @@ from typing import Any, cast
 from mlir import ir
 from mlir.rewrite import PatternRewriter, RewritePatternSet
 
+from ..ir.walk import at_op
 from .common import rewrite_callback
 from .kernel import Launch, LoweringError, PatternRun, enclosing_kernel
 from .shared_memory import WORKGROUP_BUFFER
@@ -127,7 +128,12 @@ class SimtPattern:
         rewrite = self.rewrite
 
         def bound(op: ir.OpView, rewriter: PatternRewriter) -> bool:
-            return rewrite(op, rewriter, run)
+            try:
+                return rewrite(op, rewriter, run)
+            except Exception as error:  # MLIR keeps only its text: the run keeps the exception
+                run.failures.append(error)
+                at_op(error, op)
+                raise
 
         bound.__name__ = f"lower_{self.names()[0].replace('.', '_')}"
         callback = rewrite_callback(bound)
