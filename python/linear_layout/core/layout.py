@@ -57,7 +57,7 @@ from __future__ import annotations
 
 import operator
 import reprlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -341,7 +341,9 @@ class LinearLayout:
     # ------------------------------------------------------------------ construction
 
     @classmethod
-    def _make(cls, ins, outs, cols) -> LinearLayout:
+    def _make(
+        cls, ins: tuple[tuple[str, int], ...], outs: tuple[tuple[str, int], ...], cols: tuple[int, ...]
+    ) -> LinearLayout:
         """Build without validation; callers guarantee the invariants."""
         self = object.__new__(cls)
         self._ins = ins
@@ -544,7 +546,7 @@ class LinearLayout:
             self._cache_hash = hash((self._ins, self._outs, self._cols))
         return self._cache_hash
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[..., LinearLayout], tuple[object, ...]]:
         return (LinearLayout._make, (self._ins, self._outs, self._cols))
 
     def __str__(self) -> str:
@@ -657,7 +659,7 @@ class LinearLayout:
             f"{_short(name)} is not an output dimension of this layout; they are {_join_dims(self.get_out_dim_names())}"
         )
 
-    def get_basis(self, in_dim: str, pos: int, out_dim: str | None = None):
+    def get_basis(self, in_dim: str, pos: int, out_dim: str | None = None) -> Any:
         """``L(in_dim = 2**pos)``: a tuple, or its ``out_dim`` coordinate when that is given."""
         count = self.get_in_dim_size_log2(in_dim)
         if not 0 <= pos < count:
@@ -736,7 +738,7 @@ class LinearLayout:
         start, count = self._in_slices()[name]
         return self._cols[start : start + count]
 
-    def _repacker(self, target_fields: Mapping[str, tuple[int, int]]):
+    def _repacker(self, target_fields: Mapping[str, tuple[int, int]]) -> Callable[[Sequence[int]], Any]:
         """A function moving a sequence of our packed columns into another packing.
 
         ``target_fields`` maps output names to their ``(shift, width)`` in the target; our
