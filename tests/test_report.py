@@ -213,7 +213,12 @@ def test_text_has_a_row_per_entry_and_totals():
     report = report_ttgir((CORPUS / "attention_fwd.sm90.ttgir").read_text())
     text = format_text(report)
     lines = text.splitlines()
-    assert len(lines) == len(report.rows) + 2 and lines[-1].startswith("total: ")
+    rejected = [r for r in report.rows if r.cost is not None and r.cost.rejected]
+    assert rejected  # the conversion through shared memory rejected the warp shuffles
+    # the header, one line per row, the rejections (a heading and one line per conversion), the totals
+    assert len(lines) == len(report.rows) + 1 + (1 + len(rejected)) + 1 and lines[-1].startswith("total: ")
+    assert lines[len(report.rows) + 1] == "rejected (line: strategy (why)):"
+    assert all(f"  {r.mlir_line}: {'; '.join(r.cost.rejected)}" in lines for r in rejected)
     assert "#mma -> #blocked" in text
 
 
