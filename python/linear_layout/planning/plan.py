@@ -76,7 +76,7 @@ import functools
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, TypedDict
 
 import numpy as np
 
@@ -598,6 +598,44 @@ def _shuffle_refusal(request: _Request, cvt: LinearLayout) -> str | None:
     return None
 
 
+class _Common(TypedDict):
+    """The fields every plan class has (``ConversionPlan``'s), but ``rejected``."""
+
+    reason: str
+    src: LinearLayout
+    dst: LinearLayout
+    conversion: LinearLayout
+    bitwidth: int
+    src_registers: RegisterMap
+    dst_registers: RegisterMap
+
+
+def _common(request: _Request, cvt: LinearLayout, reason: str) -> _Common:
+    """The common fields of a plan for ``request``: its layouts, the conversion, the register maps."""
+    return _Common(
+        reason=reason,
+        src=request.src,
+        dst=request.dst,
+        conversion=cvt,
+        bitwidth=request.bitwidth,
+        src_registers=register_maps(request.src),
+        dst_registers=register_maps(request.dst),
+    )
+
+
+def _common_of(plan: ConversionPlan) -> _Common:
+    """The common fields of ``plan``, for the plan that replaces it."""
+    return _Common(
+        reason=plan.reason,
+        src=plan.src,
+        dst=plan.dst,
+        conversion=plan.conversion,
+        bitwidth=plan.bitwidth,
+        src_registers=plan.src_registers,
+        dst_registers=plan.dst_registers,
+    )
+
+
 _IN_WARP_CLASSES: dict[Strategy, type[NoopConversion] | type[RegisterConversion] | type[ShuffleConversion]] = {
     Strategy.NOOP: NoopConversion,
     Strategy.REGISTER: RegisterConversion,
@@ -614,13 +652,7 @@ def _in_warp(
     decomposition: WarpDecomposition | None,
 ) -> NoopConversion | RegisterConversion | ShuffleConversion:
     return _IN_WARP_CLASSES[strategy](
-        reason=reason,
-        src=request.src,
-        dst=request.dst,
-        conversion=cvt,
-        bitwidth=request.bitwidth,
-        src_registers=register_maps(request.src),
-        dst_registers=register_maps(request.dst),
+        **_common(request, cvt, reason),
         decomposition=decomposition,
         rounds=rounds.rounds,
         shuffles=rounds.shuffles,
@@ -636,13 +668,7 @@ def _shared(request: _Request, cvt: LinearLayout, reason: str, in_warp: Rejectio
     packed exchange when it is cheaper, else the plain exchange; ``in_warp`` says why the data
     cannot stay in a warp."""
     shared = SharedConversion(
-        reason=reason,
-        src=request.src,
-        dst=request.dst,
-        conversion=cvt,
-        bitwidth=request.bitwidth,
-        src_registers=register_maps(request.src),
-        dst_registers=register_maps(request.dst),
+        **_common(request, cvt, reason),
         shared=plan_shared(request.src, request.dst, request.bitwidth, request.max_reps),
         rejected=(in_warp,),
     )
@@ -673,13 +699,7 @@ def _matrix(request: _Request, plan: SharedConversion) -> MatrixConversion | tup
         f"matrix plan's {matrix.wavefronts} and {matrix.shared_instructions}",
     )
     return MatrixConversion(
-        reason=plan.reason,
-        src=plan.src,
-        dst=plan.dst,
-        conversion=plan.conversion,
-        bitwidth=plan.bitwidth,
-        src_registers=plan.src_registers,
-        dst_registers=plan.dst_registers,
+        **_common_of(plan),
         shared=shared,
         matrix=matrix,
         rejected=(*plan.rejected, rejected),
@@ -701,13 +721,7 @@ def _packed(request: _Request, plan: SharedConversion, rejected: tuple[Rejection
     exchange, shared = packed
     narrow = floor_of(plan.shared)
     return PackedConversion(
-        reason=plan.reason,
-        src=plan.src,
-        dst=plan.dst,
-        conversion=plan.conversion,
-        bitwidth=plan.bitwidth,
-        src_registers=plan.src_registers,
-        dst_registers=plan.dst_registers,
+        **_common_of(plan),
         shared=shared,
         packed=exchange,
         rejected=(
