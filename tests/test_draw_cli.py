@@ -38,7 +38,7 @@ def test_svg_png_and_text_outputs(tmp_path):
     txt = tmp_path / "out.txt"
     assert main(["--src", BLOCKED, "--dst", TRANSPOSED, "--shape", "32x32", "--bitwidth", "16", "-o", str(txt)]) == 0
     text = txt.read_text()
-    assert "convert_layout 32x32 x 16-bit: shared" in text and "store total over all warps" in text
+    assert "convert_layout 32x32 x 16-bit: packed" in text and "store total over all warps" in text
 
 
 def test_terminal_output(capsys):
