@@ -165,6 +165,7 @@ def fresh(layout: LinearLayout) -> LinearLayout:
 def clear_module_caches() -> None:
     """The algebra's module-level plan caches (products, transposes and shape fits per dimension signature)."""
     layout_module._PRODUCT_PLANS.clear()
+    layout_module._PRODUCT_SEEN.clear()
     layout_module._TRANSPOSE_PLANS.clear()
     builders_module._GROW_PLANS.clear()
     builders_module._SHRINK_PLANS.clear()

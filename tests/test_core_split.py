@@ -53,12 +53,15 @@ def test_layout_py_keeps_the_class_only():
 
 
 def _caches(module) -> dict[str, object]:
-    return {name: value for name, value in vars(module).items() if name.endswith("_PLANS")}
+    """The module-level dictionaries of ``module`` (a BoundedCache is one)."""
+    return {name: value for name, value in vars(module).items() if isinstance(value, dict) and name.isupper()}
 
 
 def test_every_plan_cache_is_one_bounded_cache():
     caches = {**_caches(layout), **_caches(builders)}
-    assert set(caches) == {"_PRODUCT_PLANS", "_TRANSPOSE_PLANS", "_GROW_PLANS", "_SHRINK_PLANS", "_INFER_PLANS"}
+    assert set(caches) == {
+        "_PRODUCT_PLANS", "_PRODUCT_SEEN", "_TRANSPOSE_PLANS", "_GROW_PLANS", "_SHRINK_PLANS", "_INFER_PLANS"
+    }
     assert all(type(cache) is BoundedCache for cache in caches.values())
     # no module of the core clears a dict at a size limit by hand any more
     for path in CORE.glob("*.py"):
@@ -77,7 +80,11 @@ def test_a_bounded_cache_never_holds_more_than_its_limit():
 def test_products_fill_the_cache_and_stay_correct_when_it_is_emptied():
     a = layout.LinearLayout.identity_1d(4, "lane", "dim0")
     b = layout.LinearLayout.identity_1d(2, "warp", "dim0")
-    first = a * b
-    assert (a._ins, a._outs, b._ins, b._outs) in layout._PRODUCT_PLANS
+    key = (a._ins, a._outs, b._ins, b._outs)
+    layout._PRODUCT_SEEN.pop(key, None)
+    layout._PRODUCT_PLANS.pop(key, None)
+    first = a * b  # the first product of the signature: computed directly, no plan yet
+    assert key in layout._PRODUCT_SEEN and key not in layout._PRODUCT_PLANS
+    assert a * b == first and key in layout._PRODUCT_PLANS  # the second builds the plan
     layout._PRODUCT_PLANS.clear()
     assert a * b == first and first.bases == (("lane", ((1,), (2,))), ("warp", ((4,),)))

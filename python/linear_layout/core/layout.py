@@ -980,6 +980,9 @@ class LinearLayout:
         key = (self._ins, self._outs, outer._ins, outer._outs)
         plan = _PRODUCT_PLANS.get(key)
         if plan is None:
+            if key not in _PRODUCT_SEEN:  # the first product of these dimensions: no plan yet
+                _PRODUCT_SEEN.store(key, True)
+                return _product_once(self, outer)
             plan = _PRODUCT_PLANS.store(key, _plan_product(self, outer))
         ins, outs, segments = plan
         sources = (self._cols, outer._cols)
@@ -1666,8 +1669,49 @@ _EMPTY._cache_rank = 0
 
 # `*` and `transpose_outs` depend on their operands' dimensions only through a "plan": where each
 # column goes. Programs use few distinct shapes, so plans are cached by the dimension signature.
+# The first product of a signature is computed directly (`_product_once`, no plan to build); the
+# plan is built from the second one on. `_PRODUCT_SEEN` remembers the signatures seen once.
 _PRODUCT_PLANS: BoundedCache[tuple, tuple] = BoundedCache()
+_PRODUCT_SEEN: BoundedCache[tuple, bool] = BoundedCache()
 _TRANSPOSE_PLANS: BoundedCache[tuple, tuple] = BoundedCache()
+
+
+def _product_once(inner: LinearLayout, outer: LinearLayout) -> LinearLayout:
+    """``inner * outer`` without a plan: each operand's columns repacked into the product's output
+    fields, input dimension by input dimension (the merged order lists each operand's inputs in
+    its own order, so both are walked in step). Equal to the planned product."""
+    inner_size, outer_size = dict(inner._outs), dict(outer._outs)
+    out_names = supremum(tuple(inner_size), tuple(outer_size), what="output dimensions")
+    inner_target: dict[str, tuple[int, int]] = {}
+    outer_target: dict[str, tuple[int, int]] = {}
+    outs = []
+    shift = 0
+    for name in out_names:
+        low, high = inner_size.get(name, 1), outer_size.get(name, 1)
+        inner_target[name] = (shift, 0)
+        shift += low.bit_length() - 1
+        outer_target[name] = (shift, 0)
+        shift += high.bit_length() - 1
+        outs.append((name, low * high))
+    inner_repack = field_moves_mover(inner._outs, inner_target)
+    outer_repack = field_moves_mover(outer._outs, outer_target)
+    inner_count, outer_count = dict(inner._ins), dict(outer._ins)
+    ins = []
+    cols: list[int] = []
+    inner_at = outer_at = 0
+    for name in supremum(tuple(inner_count), tuple(outer_count), what="input dimensions"):
+        low, high = inner_count.get(name, 0), outer_count.get(name, 0)
+        if low:
+            cols.extend(inner_repack(inner._cols[inner_at : inner_at + low]))
+            inner_at += low
+        if high:
+            cols.extend(outer_repack(outer._cols[outer_at : outer_at + high]))
+            outer_at += high
+        ins.append((name, low + high))
+    result = LinearLayout._make(tuple(ins), tuple(outs), tuple(cols))
+    if inner._cache_rank is not None and outer._cache_rank is not None:
+        result._cache_rank = inner._cache_rank + outer._cache_rank  # disjoint output bits: ranks add
+    return result
 
 
 def _plan_product(inner: LinearLayout, outer: LinearLayout) -> tuple:

@@ -34,7 +34,7 @@ from ..dialects.ttg import LocalView, local_access_view, local_memdesc_type
 from ..ir.bridge import from_attribute, layout_of, memdesc_of
 from ..core.launch import pad_to_launch
 from ..patterns.vectors import element_bits
-from ..planning import PlannerError, bank_conflicts, plan_conversion, plan_local_access
+from ..planning import PlannerError, Strategy, bank_conflicts, plan_conversion, plan_local_access
 from ..planning.banks import access_layouts
 from ..planning.floor import access_bytes, floor_wavefronts
 from ..ttgir import TtgirError, parse_ttgir, print_ttgir
@@ -313,8 +313,8 @@ def report_ttgir(text: str, kernel: str = "") -> KernelReport:
 
 # -- formatting -------------------------------------------------------------------------------
 
-#: The strategies of a conversion through shared memory (planning.Strategy.uses_shared_memory).
-_THROUGH_SHARED = ("shared", "packed", "matrix")
+#: The strategies of a conversion through shared memory.
+_THROUGH_SHARED = tuple(strategy for strategy in Strategy if strategy.uses_shared_memory)
 
 _COLUMNS = (
     "line",
