@@ -36,6 +36,7 @@ __all__ = [
     "MemDescText",
     "add_aliases",
     "attribute_kind",
+    "decode_mlir_string",
     "format_ll_layout",
     "is_layout_attribute",
     "is_memdesc",
@@ -120,6 +121,31 @@ def mlir_string(text: str) -> str:
         char = chr(byte)
         out.append(char if 32 <= byte < 127 and char not in '"\\' else f"\\{byte:02X}")
     return '"' + "".join(out) + '"'
+
+
+_STRING_ESCAPE = re.compile(r"\\\\|\\[0-9A-Fa-f]{2}|\\[nt\"]")
+_ESCAPED = {"\\\\": b"\\", "\\n": b"\n", "\\t": b"\t", '\\"': b'"'}
+
+
+def decode_mlir_string(literal: str) -> str:
+    """The text of an MLIR string literal as MLIR prints it (`\\XX` hex bytes, `\\\\`), the inverse
+    of `mlir_string`.
+
+    >>> decode_mlir_string(mlir_string('a "b"\\n'))
+    'a "b"\\n'
+    """
+    if len(literal) < 2 or literal[0] != '"' or literal[-1] != '"':
+        raise ValueError(f"not a string literal: {literal[:40]!r}")
+    out = bytearray()
+    pos = 0
+    body = literal[1:-1]
+    for match in _STRING_ESCAPE.finditer(body):
+        out += body[pos : match.start()].encode()
+        escape = match.group()
+        out += _ESCAPED.get(escape) or bytes([int(escape[1:], 16)])
+        pos = match.end()
+    out += body[pos:].encode()
+    return out.decode("utf-8", errors="surrogateescape")
 
 
 def format_ll_layout(bases: Sequence[tuple[str, Sequence[Sequence[int]]]], out_dims: Sequence[tuple[str, int]]) -> str:

@@ -201,6 +201,14 @@ _TABLE = (
         ("d",),
         attributes={"inputPrecision": "enum:precision"},
     ),
+    _f("tt.gather", "$src `[` $indices `]` attr-dict `:` functional-type", ["src", "indices"]),
+    _f(
+        "tt.elementwise_inline_asm",
+        "$asm_string attr-dict ($args^ `:` type($args))? `->` type($result)",
+        ["args*"],
+        ("result*",),
+        attributes={"asm_string": "plain"},
+    ),
     _f("tt.reduce", None, ["srcs*"], ("result*",)),
     _f("tt.scan", None, ["srcs*"], ("result*",)),
     _f("tt.reduce.return", "attr-dict $result `:` type($result)", ["result*"], ()),
@@ -240,6 +248,7 @@ _TABLE = (
     ),
     # ttg (TritonGPUOps.td)
     _f("ttg.convert_layout", _UNARY, ["src"]),
+    _f("ttg.barrier", "$addrSpace attr-dict", (), (), attributes={"addrSpace": "keyword"}),
     _f("ttg.local_alloc", "($src^)? attr-dict `:` functional-type", ["src?"]),
     _f(
         "ttg.local_load",
@@ -341,6 +350,7 @@ _TABLE = (
         attributes={"atomic_rmw_op": "enum:rmw_op", "sem": "enum:sem", "scope": "enum:scope"},
     ),
     _f("amdg.in_thread_transpose", _UNARY, ["src"]),
+    _f("amdg.cond_barrier", "$pred attr-dict", ["pred"], ()),
 )
 
 FORMATS: dict[str, OpFormat] = {entry.name: entry for entry in _TABLE}
@@ -443,7 +453,9 @@ def _is_present(element: _Element, cursor: _Cursor, entry: OpFormat) -> bool:
         return token.kind == "value"
     if element.kind == "ref":
         kind = entry.attributes.get(element.text, "plain")
-        return token.kind == "ident" if kind.startswith("enum") else token.kind in ("number", "string")
+        if kind.startswith("enum") or kind == "keyword":
+            return token.kind == "ident"
+        return token.kind in ("number", "string")
     if element.kind == "attrdict":
         return token.text == "{"
     return token.kind in ("ident", "bang") or token.text == "<"
@@ -462,6 +474,12 @@ def _parse_attribute(cursor: _Cursor, name: str, kind: str) -> str | None:
         return f"{values[keyword.text]} : i32"
     if kind == "unit":
         return None
+    if kind == "keyword":  # a bit-enum keyword (`local`, `local|global_read`), kept as a string
+        words = [cursor.take().text]
+        while cursor.at("|"):
+            cursor.pos += 1
+            words.append(cursor.take().text)
+        return '"' + "|".join(words) + '"'
     if kind == "i32":
         return f"{cursor.take().text} : i32"
     if kind == "i32list":
@@ -591,6 +609,8 @@ def _print_attribute(kind: str, value: str | None) -> str:
         raise ValueError(f"a {kind} attribute has no value")
     if kind.startswith("enum:"):
         return _enum_keyword(kind, value)
+    if kind == "keyword":
+        return value.strip('"')
     if kind == "i32":
         return value.split(":")[0].strip()
     if kind == "i32list":

@@ -21,9 +21,10 @@ from mlir import ir
 
 from ..core.limits import LimitError, check_text_limits
 from ..ir import load_dialects
+from .foreign import FOREIGN_PREFIX, is_foreign, opaque_syntax, syntax_attribute
 from .formats import FORMATS, TRITON_DIALECTS, OpFormat, parse_custom
 from .syntax import AliasDef, Op, Region, TtgirSyntaxError, Token, parse_file, split_top_level
-from .types import TypeTextError, expand_opaque_aliases, i1_like, pointee_type, to_mlir_types
+from .types import TypeTextError, expand_aliases, expand_opaque_aliases, i1_like, pointee_type, to_mlir_types
 
 __all__ = ["TtgirError", "ttgir_to_mlir", "parse_ttgir", "ttgir_context"]
 
@@ -64,6 +65,9 @@ class _Converter:
         self.aliases = aliases
         self.out = _Output()
         self.types: dict[str, str] = {}
+        # the names of the entry-block arguments of each scf.for, in the order of the text: its
+        # custom syntax has no place for their locations, which name them (`%k`, `%acc_41`)
+        self.block_names: list[tuple[str, ...]] = []
 
     def mlir_text(self, text: str) -> str:
         return to_mlir_types(expand_opaque_aliases(text, self.aliases))
@@ -104,6 +108,9 @@ class _Converter:
         triton = _dialect(op.name) in TRITON_DIALECTS
         if triton and op.name not in FORMATS:
             raise TtgirError(f"unknown operation '{op.name}' (not in linear_layout.ttgir.formats)", op.line, op.column)
+        if not triton and is_foreign(op, TRITON_DIALECTS):
+            self.convert_foreign(op)
+            return
         if op.generic or not triton:
             self.pass_through(op)
             return
@@ -116,6 +123,22 @@ class _Converter:
             )
         else:
             self.convert_custom(op, entry)
+
+    def convert_foreign(self, op: Op) -> None:
+        """An op of another dialect as `"foreign.<name>"` with its text (`foreign`)."""
+        pieces, values = opaque_syntax(op)
+        operands = [v.text for v in values]
+        operand_types = [self.type_of(v, op) for v in operands]
+        result_types = self.passed_result_types(op)
+        self.define(op, result_types)
+        pieces = [expand_aliases(p, self.aliases) for p in pieces]
+        results = ", ".join(result_types)
+        shown = results if len(result_types) == 1 else f"({results})"
+        text = (
+            f'{self.results_text(op)}"{FOREIGN_PREFIX}{op.name}"({", ".join(operands)}) '
+            f"{{{syntax_attribute(pieces)}}} : ({', '.join(operand_types)}) -> {shown}"
+        )
+        self.out.put(op.line, text + (f" {op.loc}" if op.loc else ""))
 
     def pass_through(self, op: Op) -> None:
         self.define(op, self.passed_result_types(op))
@@ -170,6 +193,7 @@ class _Converter:
         if colon is not None and (_last_top_level(tokens, "->") or -1) < colon:
             iv_type = self.source[tokens[colon + 1].start : tokens[-1].end]
         self.types[induction] = iv_type
+        names = [induction]
         for index, token in enumerate(tokens):
             if token.text == "iter_args":
                 close = _matching_index(tokens, index + 1)
@@ -183,10 +207,12 @@ class _Converter:
                 )
                 groups = split_top_level(tokens[index + 2 : close], ",")
                 for k, group in enumerate(groups):
+                    names.append(group[0].text)
                     result_type = result_types[k] if k < len(result_types) else None
                     if result_type is not None:
                         self.types[group[0].text] = result_type
                 break
+        self.block_names.append(tuple(names))
 
     def convert_custom(self, op: Op, entry: OpFormat) -> None:
         try:
@@ -405,6 +431,10 @@ def _upstream_result_types(source: str, op: Op, tokens: list[Token]) -> list[str
 def ttgir_to_mlir(text: str) -> str:
     """The TTGIR module `text` in the form MLIR parses (Triton ops generic, types IRDL); text past
     the nesting or shape limits of `core.limits` is a `TtgirError` before anything recurses."""
+    return _convert(text).out.text()
+
+
+def _convert(text: str) -> _Converter:
     try:
         check_text_limits(text)
         parsed = parse_file(text)
@@ -422,7 +452,7 @@ def ttgir_to_mlir(text: str) -> str:
                 raise TtgirError(f"alias {item.name}: {error}", item.line, 1) from None
         else:
             converter.convert(item)
-    return converter.out.text()
+    return converter
 
 
 def ttgir_context(context: ir.Context | None = None) -> ir.Context:
@@ -442,12 +472,36 @@ def parse_ttgir(text: str, context: ir.Context | None = None) -> ir.Module:
 
     Raises `TtgirError` (one line, with the TTGIR line and column) on malformed input.
     """
-    generic = ttgir_to_mlir(text)
+    converter = _convert(text)
     context = ttgir_context(context)
     try:
-        return ir.Module.parse(generic, context)
+        module = ir.Module.parse(converter.out.text(), context)
     except ir.MLIRError as error:
         match = _MLIR_ERROR.search(str(error))
         if match:
             raise TtgirError(match.group(3).strip(), int(match.group(1)), int(match.group(2))) from None
         raise TtgirError(" ".join(str(error).split())) from None
+    _name_loop_arguments(module, converter.block_names)
+    return module
+
+
+_UNNAMED = re.compile(r"%arg\d+")
+_UNIQUING_SUFFIX = re.compile(r"_\d+$")
+
+
+def _name_loop_arguments(module: ir.Module, names: list[tuple[str, ...]]) -> None:
+    """Give the arguments of each scf.for body the name location Triton's printer named them
+    from (`%acc_41` was the value `acc`, made unique): `print_ttgir` then names them the same."""
+    loops = iter(names)
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name == "scf.for":
+            arguments = op.regions[0].blocks[0].arguments
+            for argument, name in zip(arguments, next(loops, ())):
+                if not _UNNAMED.fullmatch(name):
+                    argument.set_location(
+                        ir.Location.name(_UNIQUING_SUFFIX.sub("", name[1:]), op.location, context=op.context)
+                    )
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
