@@ -9,13 +9,13 @@ LLVM's syntax, and MLIR 22's parsers for those ops may disagree (MLIR 22 rejects
 an op of the unregistered `foreign` dialect that keeps the op's text,
 
     rocdl.s.setprio 1 loc(#loc5)
-    ->  "foreign.rocdl.s.setprio"() {syntax = [" 1"]} : () -> () loc(#loc5)
+    ->  "foreign.rocdl.s.setprio"() {syntax = ["rocdl.s.setprio 1"]} : () -> () loc(#loc5)
 
     %y = math.exp %x : tensor<128xf32, #blocked>
-    ->  %y = "foreign.math.exp"(%x) {syntax = [" ", " : tensor<128xf32, #ttg.blocked<{...}>>"]}
+    ->  %y = "foreign.math.exp"(%x) {syntax = ["math.exp ", " : tensor<128xf32, #ttg.blocked<{...}>>"]}
             : (tensor<128xf32, #ttg.blocked<{...}>>) -> tensor<128xf32, #ttg.blocked<{...}>>
 
-`syntax` is the text after the op name, cut at each use of a value: the values are the op's
+`syntax` is the op's text (its name as written included), cut at each use of a value: the values are the op's
 operands (in order of use), so MLIR renames them freely and passes see real def-use edges and
 types; the result types come from the text (the type after the last top-level `:`, or after
 `to`). The writer puts the current operand names back between the pieces, which restores the
@@ -46,17 +46,14 @@ def is_foreign(op: Op, triton_dialects: tuple[str, ...]) -> bool:
 
 
 def opaque_syntax(op: Op) -> tuple[list[str], list[Token]]:
-    """The text of `op` after its name (without its location) cut at each value it uses, and
-    those value tokens: `pieces[0] values[0] pieces[1] ... values[-1] pieces[-1]`."""
-    head = op.pieces[0] if op.pieces and isinstance(op.pieces[0], str) else ""
-    spelled = f'"{op.name}"' if op.generic else op.name
-    after_name = head[len(spelled) :] if head.startswith(spelled) else head
+    """The text of `op` from its name (as written: `rocdl.s.setprio`, `"llvm.foo"`) to its end,
+    without its location, cut at each value it uses, and those value tokens:
+    `pieces[0] values[0] pieces[1] ... values[-1] pieces[-1]`."""
+    text = op.pieces[0] if op.pieces and isinstance(op.pieces[0], str) else ""
     tokens = list(op.tokens)
     if not tokens:
-        return [after_name], []
-    lead = after_name[: len(after_name) - len(after_name.lstrip())]
-    text = after_name[len(lead) :]
-    base = tokens[0].start
+        return [text], []
+    base = tokens[-1].end - len(text)  # `text` starts at the op's name and ends with its last token
     pieces, values, pos = [], [], 0
     for token in tokens:
         if token.kind == "value":
@@ -64,7 +61,6 @@ def opaque_syntax(op: Op) -> tuple[list[str], list[Token]]:
             values.append(token)
             pos = token.end - base
     pieces.append(text[pos:])
-    pieces[0] = lead + pieces[0]
     return pieces, values
 
 
@@ -79,7 +75,7 @@ def restore_text(name: str, syntax_value: str, operands: list[str]) -> str:
     pieces = [decode_mlir_string(p) for p in _string_literals(syntax_value)]
     if len(pieces) != len(operands) + 1:
         raise ValueError(f"'{name}': {len(pieces)} syntax pieces for {len(operands)} operands")
-    out = [name[len(FOREIGN_PREFIX) :], pieces[0]]
+    out = [pieces[0]]
     for operand, piece in zip(operands, pieces[1:]):
         out += [operand, piece]
     return "".join(out)

@@ -29,7 +29,7 @@ from .syntax import Token, TtgirSyntaxError, attribute_entries
 
 __all__ = ["OpFormat", "FORMATS", "ENUMS", "Parsed", "parse_custom", "print_custom", "TRITON_DIALECTS"]
 
-TRITON_DIALECTS = ("tt", "ttg", "ttng", "amdg")
+TRITON_DIALECTS = ("tt", "ttg", "ttng", "amdg", "nvg")
 
 # Triton's I32 enums: the keyword printed in custom syntax and the integer of generic form.
 ENUMS: dict[str, dict[str, int]] = {
@@ -178,7 +178,6 @@ _TABLE = (
     ),
     _f("tt.cat", "$lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)", ["lhs", "rhs"]),
     _f("tt.addptr", "$ptr `,` $offset attr-dict `:` type($result) `,` type($offset)", ["ptr", "offset"]),
-    _f("tt.advance", "$ptr `,` `[` $offsets `]` attr-dict `:` type($result)", ["ptr", "offsets*"]),
     _f(
         "tt.load",
         "$ptr (`,` $mask^)? (`,` $other^)? " + _MEMORY + " attr-dict `:` type($ptr)",
