@@ -193,6 +193,24 @@ def gather_kernel(x_ptr, index_ptr, out_ptr, BLOCK_M: tl.constexpr, BLOCK_N: tl.
     tl.store(out_ptr + offs, tl.gather(x, index, axis=0))
 
 
+@triton.jit
+def misc_ops_kernel(x_ptr, y_ptr, i_ptr, out_ptr, hist_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    y = tl.load(y_ptr + offs)
+    i = tl.load(i_ptr + offs)
+    a = tl.clamp(x, -1.0, 1.0)
+    c = tl.sqrt_rn(y)
+    d = tl.umulhi(i, i)
+    f8 = x.to(tl.float8e5).to(tl.float32)
+    bits = x.to(tl.int32, bitcast=True)
+    tl.device_assert(x == x, "nan")
+    v = tl.load(x_ptr + 4) * tl.num_programs(0)
+    tl.store(out_ptr + offs, tl.div_rn(x, y) + c + d.to(tl.float32) + f8 + bits.to(tl.float32) + v)
+    tl.store(hist_ptr + tl.arange(0, 16), tl.histogram(i & 15, 16))
+    tl.store(out_ptr + BLOCK + tl.arange(0, 2 * BLOCK), tl.cat(a, c, can_reorder=True))
+
+
 @dataclass(frozen=True)
 class Kernel:
     name: str
@@ -260,6 +278,10 @@ KERNELS = (
     Kernel("gather", gather_kernel, {"x_ptr": "*fp32", "index_ptr": "*i32", "out_ptr": "*fp32",
                                      "BLOCK_M": "constexpr", "BLOCK_N": "constexpr"},
            {"BLOCK_M": 32, "BLOCK_N": 32}, {"num_warps": 4}),
+    # clampf, precise_divf/sqrt, mulhiui, histogram, assert (debug), fp_to_fp, bitcast, cat
+    Kernel("misc_ops", misc_ops_kernel,
+           {"x_ptr": "*fp32", "y_ptr": "*fp32", "i_ptr": "*i32", "out_ptr": "*fp32", "hist_ptr": "*i32",
+            "BLOCK": "constexpr"}, {"BLOCK": 256}, {"num_warps": 4, "debug": True}, targets=("sm90", "gfx942")),
 )
 
 

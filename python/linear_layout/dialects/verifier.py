@@ -8,6 +8,9 @@ broken rule; each message names the attribute or op and the rule. Two kinds of r
   attributes). Each distinct (type, launch facts) pair is checked once per context, so the cost
   grows with the number of ops, not with the size of their encodings;
 - op rules: the `verify_rules()` method of each op class (`linear_layout.dialects.ll`/`ttg`).
+
+An op without regions is checked once per signature (name, operand and result types, attributes,
+launch facts) per run: a kernel of 100,000 ops in a few types costs one Python lookup per op.
 """
 
 from __future__ import annotations
@@ -148,10 +151,11 @@ class _Verifier:
         # attribute cache (and its hit/miss counters).
         self.state = context_state(context)
         self.facts_of: dict[ir.Operation, LaunchFacts] = {}
+        self.signatures: dict[tuple, tuple[str, ...]] = {}
 
-    def check_type(self, t: ir.Type, facts: LaunchFacts, location: ir.Location) -> None:
+    def type_message(self, t: ir.Type, facts: LaunchFacts) -> str | None:
         if isinstance(t, ir.ShapedType) and not isinstance(t, ir.RankedTensorType):
-            return  # memrefs and unranked tensors carry no layout
+            return None  # memrefs and unranked tensors carry no layout
         key = (type_pointer(t), facts)
         message = self.state.verified_types.get(key, _UNCHECKED)
         if message is _UNCHECKED:
@@ -159,8 +163,7 @@ class _Verifier:
             message = self.state.verified_types[key] = type_problem(t, facts)
         else:
             self.state.hits += 1
-        if isinstance(message, str):
-            self.errors.append((location, message))
+        return message if isinstance(message, str) else None
 
     def facts(self, op: ir.Operation, root_facts: LaunchFacts) -> LaunchFacts:
         """The launch facts of `op`: its parent's (the root's: `root_facts`), updated by its own
@@ -169,24 +172,59 @@ class _Verifier:
             return root_facts
         parent = op.parent
         facts = self.facts_of.get(parent.operation, root_facts) if parent is not None else root_facts
-        facts = facts.updated_by(op)
+        if len(op.attributes):
+            facts = facts.updated_by(op)
         if len(op.regions):
             self.facts_of[op] = facts
         return facts
 
     def check_op(self, op: ir.Operation, facts: LaunchFacts) -> None:
-        location = op.location
+        """An op with regions is checked in full; an op without is checked once per signature
+        (`_Signature`): its messages hold for every op of the same signature."""
+        if len(op.regions):
+            self.errors.extend((op.location, message) for message in self.messages(op, facts))
+            return
+        signature = _signature(op, facts)
+        messages = self.signatures.get(signature)
+        if messages is None:
+            messages = self.signatures[signature] = self.messages(op, facts)
+        else:
+            self.state.hits += 1
+        if messages:
+            location = op.location
+            self.errors.extend((location, message) for message in messages)
+
+    def messages(self, op: ir.Operation, facts: LaunchFacts) -> tuple[str, ...]:
+        """What is wrong with `op` under `facts`: its result and block argument types, then its
+        op rule."""
+        found = []
         for result in op.results:
-            self.check_type(result.type, facts, location)
+            found.append(self.type_message(result.type, facts))
         for region in op.regions:
             for block in region.blocks:
                 for argument in block.arguments:
-                    self.check_type(argument.type, facts, location)
+                    found.append(self.type_message(argument.type, facts))
         view = op.opview
         if isinstance(view, LayoutOp):
             message = view.verify_rules()
             if message:
-                self.errors.append((location, f"'{op.name}' op {message}"))
+                found.append(f"'{op.name}' op {message}")
+        return tuple(message for message in found if message)
+
+
+def _signature(op: ir.Operation, facts: LaunchFacts) -> tuple:
+    """What the checks of an op without regions read: its name, operand and result types,
+    attributes and launch facts (types and attributes are uniqued per context, so equal
+    signatures compare equal)."""
+    attributes = op.attributes
+    named = tuple((a.name, a.attr) for a in attributes) if len(attributes) else ()
+    return (
+        op.name,
+        tuple(operand.type for operand in op.operands),
+        tuple(result.type for result in op.results),
+        named,
+        facts,
+    )
 
 
 def _root_facts(op: ir.Operation, check_launch: bool) -> LaunchFacts:

@@ -251,17 +251,30 @@ _ALIAS_NAMES = {
     "ttg.shared_memory": "smem",
     "ll.layout": "layout",
 }
-_ATTRIBUTE_OR_STRING = re.compile(r'"[^"]*"|#(?:ttg|ll)\.[A-Za-z_]\w*')
-_ANGLE_OR_STRING = re.compile(r'"[^"]*"|[<>]')
+# A string literal, or a `#ttg.`/`#ll.` attribute whose parameters hold no other `<...>` (strings
+# inside them are skipped whole: MLIR prints a `"` inside a string as `\22`).
+_INNERMOST_OR_STRING = re.compile(r'"[^"]*"|#(?:ttg|ll)\.([A-Za-z_]\w*)(<[^<>"]*(?:"[^"]*"[^<>"]*)*>)?')
+_INNERMOST = re.compile(r'#(?:ttg|ll)\.([A-Za-z_]\w*)(<[^<>"]*(?:"[^"]*"[^<>"]*)*>)?')
+_ATTRIBUTE_IN_STRING = re.compile(r'"[^"]*#(?:ttg|ll)\.[^"]*"')
+_PLACEHOLDER = re.compile("\x01(\\d+)\x02")
 _EXISTING_ALIAS = re.compile(r"^#([\w.$-]+) = ", re.MULTILINE)
 
 
 class _Aliaser:
+    """Innermost attributes first, one regular-expression pass per level of nesting: each pass
+    replaces every attribute without nested `<...>` by its alias (`#blocked`), or, for a kind
+    that stays inline (`#ttg.slice`, `#ttg.dot_op`), by a placeholder, so that the attributes
+    around it have no nested `<...>` on the next pass. Equal texts get one alias (a dictionary
+    lookup per occurrence); aliases are numbered in the order the passes meet them."""
+
     def __init__(self, taken: set[str]) -> None:
         self.alias_of: dict[str, str] = {}
         self.definitions: list[str] = []
         self.taken = taken
         self.counts: dict[str, int] = {}
+        self.inline: list[str] = []  # placeholder n -> the attribute's text (may hold placeholders)
+        self.inline_index: dict[str, int] = {}
+        self.replaced = 0
 
     def _new_name(self, base: str) -> str:
         while True:
@@ -272,54 +285,55 @@ class _Aliaser:
                 self.taken.add(alias)
                 return alias
 
-    def _alias(self, base: str, text: str) -> str:
+    def _restore(self, text: str) -> str:
+        while "\x01" in text:
+            text = _PLACEHOLDER.sub(lambda m: self.inline[int(m.group(1))], text)
+        return text
+
+    def _replace(self, match: re.Match) -> str:
+        text = match.group()
+        if text[0] == '"' or (match.group(2) is None and _is_open(match)):
+            return text
+        self.replaced += match.group(2) is not None
         alias = self.alias_of.get(text)
-        if alias is None:
-            alias = self.alias_of[text] = self._new_name(base)
-            self.definitions.append(f"#{alias} = {text}")
-        return "#" + alias
+        if alias is not None:
+            return alias
+        dialect_kind = text[1 : text.find("<")] if match.group(2) is not None else text[1:]
+        base = _ALIAS_NAMES.get(dialect_kind)
+        if base is None:  # stays inline
+            index = self.inline_index.get(text)
+            if index is None:
+                index = self.inline_index[text] = len(self.inline)
+                self.inline.append(text)
+            alias = f"\x01{index}\x02"
+        else:
+            alias = "#" + self._new_name(base)
+            self.definitions.append(f"{alias} = {self._restore(text)}")
+        self.alias_of[text] = alias
+        return alias
 
-    def rewrite(self, text: str, start: int, end: int) -> str:
-        """`text[start:end]` with every layout attribute replaced by its alias (innermost first)."""
-        out = []
-        pos = start
-        while (match := _ATTRIBUTE_OR_STRING.search(text, pos, end)) is not None:
-            if match.group().startswith('"'):
-                out.append(text[pos : match.end()])
-                pos = match.end()
-                continue
-            head = match.group()
-            attr_end = match.end()
-            body = ""
-            if attr_end < end and text[attr_end] == "<":
-                close = _matching_angle(text, attr_end, end)
-                body = "<" + self.rewrite(text, attr_end + 1, close) + ">"
-                attr_end = close + 1
-            out.append(text[pos : match.start()])
-            base = _ALIAS_NAMES.get(head[1:])
-            out.append(self._alias(base, head + body) if base else head + body)
-            pos = attr_end
-        out.append(text[pos:end])
-        return "".join(out)
+    def rewrite(self, text: str) -> str:
+        """`text` with every layout attribute replaced by its alias."""
+        # strings need skipping (one more match per op name) only where one holds an attribute
+        pattern = _INNERMOST_OR_STRING if _ATTRIBUTE_IN_STRING.search(text) else _INNERMOST
+        while True:
+            self.replaced = 0
+            text = pattern.sub(self._replace, text)
+            if not self.replaced:
+                return self._restore(text)
 
 
-def _matching_angle(text: str, open_at: int, end: int) -> int:
-    depth = 0
-    for match in _ANGLE_OR_STRING.finditer(text, open_at, end):
-        token = match.group()
-        if token == "<":
-            depth += 1
-        elif token == ">":
-            depth -= 1
-            if depth == 0:
-                return match.start()
-    raise ValueError(f"unbalanced '<' in {text[open_at - 20 : open_at + 40]!r}")
+def _is_open(match: re.Match) -> bool:
+    """Whether the attribute name just matched goes on with parameters holding nested `<...>`
+    (matched on a later pass)."""
+    end = match.end()
+    return end < len(match.string) and match.string[end] == "<"
 
 
 def add_aliases(asm: str) -> str:
     """Hoist the layout attributes of printed IR into alias definitions."""
     aliaser = _Aliaser(set(_EXISTING_ALIAS.findall(asm)))
-    body = aliaser.rewrite(asm, 0, len(asm))
+    body = aliaser.rewrite(asm)
     if not aliaser.definitions:
         return body
     return "\n".join(aliaser.definitions) + "\n" + body

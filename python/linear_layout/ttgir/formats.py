@@ -56,7 +56,7 @@ class _Element:
 class OpFormat:
     """One op: its assembly format (None: Triton prints it in generic form), its operands in ODS
     order, its results, the attributes its format spells out, and how its result types are found
-    when the format does not print them ("pointee:$ptr", "token", "same-as-operands")."""
+    when the format does not print them ("pointee:$ptr", "token", "same-as-operands", "type-of:$operand")."""
 
     name: str
     format: str | None
@@ -159,7 +159,7 @@ _TABLE = (
         "tt.fp_to_fp",
         "$src attr-dict (`,` `rounding` `=` $rounding^)? `:` type($src) `->` type($result)",
         ["src"],
-        attributes={"rounding": "plain"},
+        attributes={"rounding": "keyword"},
     ),
     _f(
         "tt.reshape",
@@ -208,6 +208,16 @@ _TABLE = (
         ("result*",),
         attributes={"asm_string": "plain"},
     ),
+    _f(
+        "tt.clampf",
+        "$x `,` $min `,` $max `,` `propagateNan` `=` $propagateNan attr-dict `:` type($result)",
+        ["x", "min", "max"],
+        attributes={"propagateNan": "keyword"},
+    ),
+    _f("tt.precise_divf", "$x `,` $y attr-dict `:` type($x)", ["x", "y"], result_rule="type-of:x"),
+    _f("tt.precise_sqrt", "$x attr-dict `:` type($x)", ["x"], result_rule="type-of:x"),
+    _f("tt.mulhiui", "$x `,` $y attr-dict `:` type($x)", ["x", "y"], result_rule="type-of:x"),
+    _f("tt.histogram", "$src (`,` $mask^)? attr-dict `:` type($src) `->` type($result)", ["src", "mask?"]),
     _f("tt.reduce", None, ["srcs*"], ("result*",)),
     _f("tt.scan", None, ["srcs*"], ("result*",)),
     _f("tt.reduce.return", "attr-dict $result `:` type($result)", ["result*"], ()),
@@ -682,6 +692,16 @@ def _join(pieces: list[str]) -> str:
 def print_custom(entry: OpFormat, op: GenericOp) -> str:
     """The custom syntax of `op` (everything after the op name, without the location)."""
     out: list[str] = []
-    used: set[str] = set()
+    used = _format_attributes(entry.elements, entry)  # attr-dict leaves out what the format spells
     _print_elements(entry.elements, entry, op, used, out)
     return _join(out)
+
+
+def _format_attributes(elements, entry: OpFormat) -> set[str]:
+    names: set[str] = set()
+    for element in elements:
+        if element.kind == "group":
+            names |= _format_attributes(element.children, entry)
+        elif element.kind == "ref" and not entry.kind_of(element.text):
+            names.add(element.text)
+    return names

@@ -256,6 +256,8 @@ class _Converter:
                 return [pointee_type(self.type_of(ptr, op))]
         except TypeTextError as error:
             raise TtgirError(f"'{op.name}': {error}", op.line, op.column) from None
+        if rule.startswith("type-of:"):
+            return [self.mlir_text(t) for t in parsed.types.get(rule[8:], [])]
         if rule == "token":
             return ["!ttg.async_token"]
         if rule == "same-as-operands":
