@@ -7,7 +7,8 @@ broken rule; each message names the attribute or op and the rule. Two kinds of r
   (and match the launch: lanes, warps, CTAs of the nearest enclosing `"ttg.num-warps"`-style
   attributes). Each distinct (type, launch facts) pair is checked once per context, so the cost
   grows with the number of ops, not with the size of their encodings;
-- op rules: the `verify_rules()` method of each op class (`linear_layout.dialects.ll`/`ttg`).
+- op rules: the `verify_rules()` method of each op class (`linear_layout.dialects.ll`/`ttg`), and
+  Triton's layout inference for the Triton ops that carry a layout (`triton_rules`).
 
 An op without regions is checked once per signature (name, operand and result types, attributes,
 launch facts) per run: a kernel of 100,000 ops in a few types costs one Python lookup per op.
@@ -15,22 +16,32 @@ launch facts) per run: a kernel of 100,000 ops in a few types costs one Python l
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
 from mlir import ir
 
 from ..core.layout import LinearLayout
-from ..encodings import SharedLayout, to_linear_layout
+from ..encodings import SharedLayout, parse_encoding, to_linear_layout
 from ..ir._dialects import context_state
 from ..ir.bridge import from_attribute, layout_of, memdesc_of, type_pointer
 from ..ir.text import is_memdesc
 from ._base import LayoutOp
+from .triton_rules import triton_rule_problem
 from .types import is_layout_tensor, kind_of
 
-__all__ = ["LaunchFacts", "verify"]
+__all__ = ["FACT_ATTRIBUTES", "LAYOUT_ENCODINGS", "LaunchFacts", "encoding_text_problem", "layout_launch_problem", "verify"]
 
 _UNCHECKED = object()
-_FACT_ATTRIBUTES = {
+# the #ttg attributes that are layout encodings (`encodings.parse_encoding` reads them)
+LAYOUT_ENCODINGS = frozenset(
+    f"ttg.{name}"
+    for name in (
+        "blocked", "slice", "linear", "generic_linear", "nvidia_mma", "dot_op", "amd_mfma", "amd_wmma",
+        "swizzled_shared", "amd_rotating_shared", "nvmma_shared", "shared_linear", "padded_shared",
+    )
+)
+FACT_ATTRIBUTES = {
     "ttg.num-warps": "num_warps",
     "ttg.threads-per-warp": "threads_per_warp",
     "ttg.num-ctas": "num_ctas",
@@ -48,7 +59,7 @@ class LaunchFacts:
 
     def updated_by(self, op: ir.Operation) -> LaunchFacts:
         changes = {}
-        for name, field in _FACT_ATTRIBUTES.items():
+        for name, field in FACT_ATTRIBUTES.items():
             if name in op.attributes:
                 value = op.attributes[name]
                 if isinstance(value, ir.IntegerAttr):
@@ -93,7 +104,11 @@ def _shape_problem(encoding, kind: str, shape, what: str) -> str | None:
 
 
 def _launch_problem(t: ir.RankedTensorType, kind: str, facts: LaunchFacts) -> str | None:
-    layout = layout_of(t)
+    return layout_launch_problem(layout_of(t), kind, facts)
+
+
+def layout_launch_problem(layout: LinearLayout, kind: str, facts: LaunchFacts) -> str | None:
+    """Whether `layout` (of encoding `kind`) spreads over the lanes, warps and CTAs `facts` say."""
     for dim, expected in facts.expected().items():
         if layout.has_in_dim(dim) and layout.get_in_dim_size(dim) != expected:
             return (
@@ -101,6 +116,32 @@ def _launch_problem(t: ir.RankedTensorType, kind: str, facts: LaunchFacts) -> st
                 f"but the kernel has {_FACT_SOURCE[dim]} = {expected}"
             )
     return None
+
+
+_ENCODING_KIND = re.compile(r"#ttg\.(\w+)<")
+
+
+def encoding_text_problem(text: str, facts: LaunchFacts) -> str | None:
+    """What is wrong with a `#ttg` layout encoding written on its own (a TTGIR alias definition):
+    its fields (`encodings.parse_encoding`), then, for a distributed one, its lanes, warps and
+    CTAs against `facts`. None for a sound encoding and for text that is no layout encoding.
+
+    >>> encoding_text_problem("#ttg.blocked<{sizePerThread = [1], threadsPerWarp = [16], "
+    ...                       "warpsPerCTA = [4], order = [0]}>", LaunchFacts(4, 32))
+    '#ttg.blocked spreads the tensor over 16 lanes, but the kernel has ttg.threads-per-warp = 32'
+    """
+    match = _ENCODING_KIND.match(text)
+    if match is None or f"ttg.{match.group(1)}" not in LAYOUT_ENCODINGS:
+        return None
+    kind = f"#ttg.{match.group(1)}"
+    try:
+        encoding = parse_encoding(text)
+        if isinstance(encoding, SharedLayout):
+            return None
+        layout = to_linear_layout(encoding, [1] * encoding.rank)
+    except ValueError as error:
+        return _invalid(kind, error)
+    return layout_launch_problem(layout, kind, facts)
 
 
 def _tensor_problem(t: ir.RankedTensorType, facts: LaunchFacts) -> str | None:
@@ -209,6 +250,9 @@ class _Verifier:
             message = view.verify_rules()
             if message:
                 found.append(f"'{op.name}' op {message}")
+        inferred = triton_rule_problem(op)
+        if inferred:
+            found.append(f"'{op.name}' op {inferred}")
         return tuple(message for message in found if message)
 
 
@@ -217,7 +261,8 @@ def _signature(op: ir.Operation, facts: LaunchFacts) -> tuple:
     attributes and launch facts (types and attributes are uniqued per context, so equal
     signatures compare equal)."""
     attributes = op.attributes
-    named = tuple((a.name, a.attr) for a in attributes) if len(attributes) else ()
+    count = len(attributes)
+    named = tuple((a.name, a.attr) for a in map(attributes.__getitem__, range(count))) if count else ()
     return (
         op.name,
         tuple(operand.type for operand in op.operands),

@@ -20,24 +20,39 @@ from dataclasses import dataclass, field
 from mlir import ir
 
 from ..core.limits import LimitError, check_text_limits
+from ..dialects.verifier import FACT_ATTRIBUTES, LaunchFacts, encoding_text_problem
 from ..ir import load_dialects
 from .foreign import FOREIGN_PREFIX, is_foreign, opaque_syntax, syntax_attribute
 from .formats import FORMATS, TRITON_DIALECTS, OpFormat, parse_custom
-from .syntax import AliasDef, Op, Region, TtgirSyntaxError, Token, parse_file, split_top_level
+from .syntax import (
+    AliasDef,
+    Op,
+    Region,
+    Token,
+    TtgirSyntaxError,
+    attribute_entries,
+    parse_file,
+    split_top_level,
+    tokenize,
+)
 from .types import TypeTextError, expand_aliases, expand_opaque_aliases, i1_like, pointee_type, to_mlir_types
 
-__all__ = ["TtgirError", "ttgir_to_mlir", "parse_ttgir", "ttgir_context"]
+__all__ = ["TtgirError", "name_loop_arguments", "ttgir_to_mlir", "parse_ttgir", "ttgir_context"]
 
 
 class TtgirError(ValueError):
     """Bad TTGIR: `str()` is one line, `LINE:COL: message` (the message's whitespace, newlines of
-    quoted source text included, collapsed to single spaces)."""
+    quoted source text included, collapsed to single spaces); `notes` are (line, column, text)
+    pointing at related places (the first use of a bad alias)."""
 
-    def __init__(self, message: str, line: int = 0, column: int = 0) -> None:
+    def __init__(
+        self, message: str, line: int = 0, column: int = 0, notes: tuple[tuple[int, int, str], ...] = ()
+    ) -> None:
         message = " ".join(message.split())
         super().__init__(f"{line}:{column}: {message}" if line else message)
         self.line = line
         self.column = column
+        self.notes = notes
 
 
 @dataclass
@@ -65,9 +80,6 @@ class _Converter:
         self.aliases = aliases
         self.out = _Output()
         self.types: dict[str, str] = {}
-        # the names of the entry-block arguments of each scf.for, in the order of the text: its
-        # custom syntax has no place for their locations, which name them (`%k`, `%acc_41`)
-        self.block_names: list[tuple[str, ...]] = []
 
     def mlir_text(self, text: str) -> str:
         return to_mlir_types(expand_opaque_aliases(text, self.aliases))
@@ -187,32 +199,19 @@ class _Converter:
         if op.name != "scf.for":
             return
         tokens = list(op.tokens)
-        induction = tokens[0].text
         colon = _last_top_level(tokens, ":")
         iv_type = "index"
         if colon is not None and (_last_top_level(tokens, "->") or -1) < colon:
             iv_type = self.source[tokens[colon + 1].start : tokens[-1].end]
+        induction, *iter_args = _loop_argument_names(op)
         self.types[induction] = iv_type
-        names = [induction]
-        for index, token in enumerate(tokens):
-            if token.text == "iter_args":
-                close = _matching_index(tokens, index + 1)
-                result_types = (
-                    [
-                        self.types.get(f"{op.results[0][0]}#{k}") or self.types.get(op.results[0][0])
-                        for k in range(op.result_count)
-                    ]
-                    if op.results
-                    else []
-                )
-                groups = split_top_level(tokens[index + 2 : close], ",")
-                for k, group in enumerate(groups):
-                    names.append(group[0].text)
-                    result_type = result_types[k] if k < len(result_types) else None
-                    if result_type is not None:
-                        self.types[group[0].text] = result_type
-                break
-        self.block_names.append(tuple(names))
+        result_types = [
+            self.types.get(f"{op.results[0][0]}#{k}") or self.types.get(op.results[0][0])
+            for k in range(op.result_count if op.results else 0)
+        ]
+        for name, result_type in zip(iter_args, result_types):
+            if result_type is not None:
+                self.types[name] = result_type
 
     def convert_custom(self, op: Op, entry: OpFormat) -> None:
         try:
@@ -287,6 +286,31 @@ class _Converter:
         self.convert_region(region, entry_header=f"^bb0({arguments}):")
         tail = f"}}) {{{signature.attributes}}}" if signature.attributes else "})"
         self.out.put(region.end_line, f"{tail} : () -> ()" + (f" {op.loc}" if op.loc else ""))
+
+
+def _loop_argument_names(op: Op) -> tuple[str, ...]:
+    """The names of an scf.for's body arguments as written: `%k`, then its iter_args."""
+    tokens = list(op.tokens)
+    names = [tokens[0].text] if tokens else []
+    for index, token in enumerate(tokens):
+        if token.text == "iter_args":
+            close = _matching_index(tokens, index + 1)
+            names += [group[0].text for group in split_top_level(tokens[index + 2 : close], ",") if group]
+            break
+    return tuple(names)
+
+
+def _loops(items) -> list[Op]:
+    """The scf.for ops among `items` (ops and alias definitions) and their regions, in text order."""
+    found: list[Op] = []
+    for item in items:
+        if isinstance(item, Op):
+            if item.name == "scf.for":
+                found.append(item)
+            for region in item.regions:
+                for block in region.blocks:
+                    found += _loops(block.ops)
+    return found
 
 
 @dataclass(frozen=True)
@@ -432,11 +456,9 @@ def _upstream_result_types(source: str, op: Op, tokens: list[Token]) -> list[str
 
 def ttgir_to_mlir(text: str) -> str:
     """The TTGIR module `text` in the form MLIR parses (Triton ops generic, types IRDL); text past
-    the nesting or shape limits of `core.limits` is a `TtgirError` before anything recurses."""
-    return _convert(text).out.text()
-
-
-def _convert(text: str) -> _Converter:
+    the nesting or shape limits of `core.limits` is a `TtgirError` before anything recurses.
+    After `ir.Module.parse`, `name_loop_arguments(module, text)` restores what the generic text
+    cannot carry (`parse_ttgir` does both)."""
     try:
         check_text_limits(text)
         parsed = parse_file(text)
@@ -445,6 +467,7 @@ def _convert(text: str) -> _Converter:
         raise TtgirError(error.what, position.line if position else 0, position.column if position else 0) from None
     except TtgirSyntaxError as error:
         raise TtgirError(error.bare, error.line, error.column) from None
+    _check_aliases(parsed, text)
     converter = _Converter(text, parsed.aliases)
     for item in parsed.items:
         if isinstance(item, AliasDef):
@@ -454,7 +477,50 @@ def _convert(text: str) -> _Converter:
                 raise TtgirError(f"alias {item.name}: {error}", item.line, 1) from None
         else:
             converter.convert(item)
-    return converter
+    return converter.out.text()
+
+
+def _module_facts(parsed, source: str) -> LaunchFacts:
+    """The launch sizes in the attributes of the file's top-level module."""
+    sizes: dict[str, int] = {}
+    for item in parsed.items:
+        if isinstance(item, Op) and item.name == "module":
+            tokens = list(item.tokens)
+            for index, token in enumerate(tokens[:-1]):
+                if token.text == "attributes" and tokens[index + 1].text == "{":
+                    close = _matching_index(tokens, index + 1)
+                    for key, value in attribute_entries(source, tokens[index + 2 : close]):
+                        field = FACT_ATTRIBUTES.get(key.strip('"'))
+                        if field and value and value.split(":")[0].strip().isdigit():
+                            sizes[field] = int(value.split(":")[0])
+                    break
+    return LaunchFacts(**sizes)
+
+
+def _check_aliases(parsed, source: str) -> None:
+    """An alias whose encoding is unsound is one error at its definition, with its first use as
+    a note (not one error per op that uses it)."""
+    facts: LaunchFacts | None = None
+    for item in parsed.items:
+        if not isinstance(item, AliasDef) or not item.text.startswith("#ttg."):
+            continue
+        facts = facts or _module_facts(parsed, source)
+        try:
+            problem = encoding_text_problem(expand_aliases(item.text, parsed.aliases), facts)
+        except TypeTextError:
+            continue  # reported where the alias is expanded
+        if problem:
+            use = _first_use(source, item)
+            notes = ((use.line, use.column, f"{item.name} first used here"),) if use else ()
+            where = f" (first used at {use.line}:{use.column})" if use else ""
+            raise TtgirError(f"alias {item.name}: {problem}{where}", item.line, 1, notes)
+
+
+def _first_use(source: str, alias: AliasDef) -> Token | None:
+    for token in tokenize(source):
+        if token.kind == "hash" and token.text == alias.name and token.line != alias.line:
+            return token
+    return None
 
 
 def ttgir_context(context: ir.Context | None = None) -> ir.Context:
@@ -474,16 +540,16 @@ def parse_ttgir(text: str, context: ir.Context | None = None) -> ir.Module:
 
     Raises `TtgirError` (one line, with the TTGIR line and column) on malformed input.
     """
-    converter = _convert(text)
+    generic = ttgir_to_mlir(text)
     context = ttgir_context(context)
     try:
-        module = ir.Module.parse(converter.out.text(), context)
+        module = ir.Module.parse(generic, context)
     except ir.MLIRError as error:
         match = _MLIR_ERROR.search(str(error))
         if match:
             raise TtgirError(match.group(3).strip(), int(match.group(1)), int(match.group(2))) from None
         raise TtgirError(" ".join(str(error).split())) from None
-    _name_loop_arguments(module, converter.block_names)
+    name_loop_arguments(module, text)
     return module
 
 
@@ -491,10 +557,11 @@ _UNNAMED = re.compile(r"%arg\d+")
 _UNIQUING_SUFFIX = re.compile(r"_\d+$")
 
 
-def _name_loop_arguments(module: ir.Module, names: list[tuple[str, ...]]) -> None:
-    """Give the arguments of each scf.for body the name location Triton's printer named them
-    from (`%acc_41` was the value `acc`, made unique): `print_ttgir` then names them the same."""
-    loops = iter(names)
+def name_loop_arguments(module: ir.Module, text: str) -> None:
+    """Give the arguments of each scf.for body of `module` (read from TTGIR `text`) the name
+    location Triton's printer named them from (`%acc_41` was the value `acc`, made unique), which
+    the custom syntax of scf.for cannot write: `print_ttgir` then names them the same."""
+    loops = iter([_loop_argument_names(op) for op in _loops(parse_file(text).items)])
 
     def visit(op: ir.Operation) -> ir.WalkResult:
         if op.name == "scf.for":
