@@ -44,6 +44,7 @@ __all__ = [
     "memdesc_parameters",
     "memdesc_text",
     "mlir_string",
+    "plain_blocked_fields",
     "print_module",
     "retyped_dense",
     "triton_encoding_text",
@@ -169,6 +170,32 @@ _TRITON_ALIGNMENT = re.compile(r"\}, alignment = (\d+)>")
 def triton_encoding_text(attr: ir.Attribute) -> str:
     """A `#ttg` encoding attribute as Triton's syntax (for `encodings.parse_encoding`)."""
     return _TYPED_INTEGER.sub(r"\1", str(attr))
+
+
+_INTEGERS = r"\[(\d+(?:, \d+)*)\]"
+_PLAIN_BLOCKED = re.compile(
+    rf"#ttg\.blocked<\{{order = {_INTEGERS}, sizePerThread = {_INTEGERS}, "
+    rf"threadsPerWarp = {_INTEGERS}, warpsPerCTA = {_INTEGERS}\}}>"
+)
+
+
+def plain_blocked_fields(attr: ir.Attribute) -> tuple[tuple[int, ...], ...] | None:
+    """(sizePerThread, threadsPerWarp, warpsPerCTA, order) of a `#ttg.blocked` with just those
+    four fields, as MLIR prints it (keys sorted); None for any other attribute (the general
+    reader, `encodings.parse_encoding`, reads those). The common case, read with one match.
+
+    >>> with ir.Context() as ctx:
+    ...     from linear_layout.ir import load_dialects
+    ...     load_dialects(ctx)
+    ...     plain_blocked_fields(ir.Attribute.parse("#ttg.blocked<{sizePerThread = [1, 4], "
+    ...         "threadsPerWarp = [4, 8], warpsPerCTA = [2, 2], order = [1, 0]}>"))
+    ((1, 4), (4, 8), (2, 2), (1, 0))
+    """
+    match = _PLAIN_BLOCKED.fullmatch(str(attr))
+    if match is None:
+        return None
+    order, spt, tpw, wpc = (tuple(int(v) for v in group.split(", ")) for group in match.groups())
+    return spt, tpw, wpc, order
 
 
 def triton_to_mlir_text(text: str) -> str:
