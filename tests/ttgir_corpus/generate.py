@@ -2,9 +2,10 @@
 
     python tests/ttgir_corpus/generate.py            # (re)writes tests/ttgir_corpus/<kernel>.<target>.ttgir
 
-Each kernel is compiled with `triton.compile(ASTSource(...), target=GPUTarget(...))`; no GPU is
-needed. The files are committed; the round-trip test (`tests/test_ttgir_roundtrip.py`) compiles
-each file and its `print_ttgir(parse_ttgir(...))` rewrite and compares the PTX/AMDGCN.
+Each kernel is compiled with `triton.compile(ASTSource(...), target=GPUTarget(...))` for each of
+its `targets` (all of `TARGETS` unless it names some); no GPU is needed. The files are committed;
+`tests/test_ttgir.py` checks that `print_ttgir(parse_ttgir(...))` gives each file back byte for
+byte, and compiles each file and its rewrite and compares the PTX/AMDGCN.
 Source locations are written relative to this file's name, so the corpus holds no machine paths.
 """
 
