@@ -158,7 +158,7 @@ module attributes {"ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = 64 : i32}
 def test_mlir_22_rejects_what_triton_prints():
     with ir.Context() as context:
         context.allow_unregistered_dialects = True
-        with pytest.raises(ir.MLIRError, match="rocdl.sched.barrier"):
+        with pytest.raises(ir.MLIRError, match=r"rocdl\.sched\.barrier"):
             ir.Module.parse("rocdl.sched.barrier none")
 
 

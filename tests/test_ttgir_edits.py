@@ -110,6 +110,6 @@ def test_a_bad_alias_is_one_error_at_its_definition_with_its_first_use():
     error = info.value
     assert (error.line, error.column) == (1, 1)
     assert "alias #blocked" in str(error) and "first used at" in str(error)
-    [(line, column, note)] = error.notes
+    [(line, _column, note)] = error.notes
     first = next(n for n, row in enumerate(text.splitlines(), 1) if n > 1 and "#blocked" in row.replace("#blocked1", ""))
     assert line == first and "#blocked first used here" in note

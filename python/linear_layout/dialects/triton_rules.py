@@ -113,9 +113,9 @@ def _broadcast(op: ir.Operation) -> str | None:
 
 def _scan(op: ir.Operation) -> str | None:
     for operand, result in zip(op.operands, op.results):
-        if _layout_tensor(operand.type) and _layout_tensor(result.type):
-            if layout_of(operand.type) != layout_of(result.type):
-                return "each result must have its operand's layout (Triton's scan: the same layout)"
+        both = _layout_tensor(operand.type) and _layout_tensor(result.type)
+        if both and layout_of(operand.type) != layout_of(result.type):
+            return "each result must have its operand's layout (Triton's scan: the same layout)"
     return None
 
 

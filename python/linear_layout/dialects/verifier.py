@@ -30,15 +30,33 @@ from ._base import LayoutOp
 from .triton_rules import triton_rule_problem
 from .types import is_layout_tensor, kind_of
 
-__all__ = ["FACT_ATTRIBUTES", "LAYOUT_ENCODINGS", "LaunchFacts", "encoding_text_problem", "layout_launch_problem", "verify"]
+__all__ = [
+    "FACT_ATTRIBUTES",
+    "LAYOUT_ENCODINGS",
+    "LaunchFacts",
+    "encoding_text_problem",
+    "layout_launch_problem",
+    "verify",
+]
 
 _UNCHECKED = object()
 # the #ttg attributes that are layout encodings (`encodings.parse_encoding` reads them)
 LAYOUT_ENCODINGS = frozenset(
     f"ttg.{name}"
     for name in (
-        "blocked", "slice", "linear", "generic_linear", "nvidia_mma", "dot_op", "amd_mfma", "amd_wmma",
-        "swizzled_shared", "amd_rotating_shared", "nvmma_shared", "shared_linear", "padded_shared",
+        "blocked",
+        "slice",
+        "linear",
+        "generic_linear",
+        "nvidia_mma",
+        "dot_op",
+        "amd_mfma",
+        "amd_wmma",
+        "swizzled_shared",
+        "amd_rotating_shared",
+        "nvmma_shared",
+        "shared_linear",
+        "padded_shared",
     )
 )
 FACT_ATTRIBUTES = {

@@ -334,7 +334,10 @@ class _Driver:
                     return self._ptx(module), diagnostics
             except _TtgirInputError as error:
                 notes = [Diagnostic("note", line + line_offset, column, text) for line, column, text in error.notes]
-                return None, [Diagnostic("error", error.line + line_offset or None, error.column or None, error.bare), *notes]
+                return None, [
+                    Diagnostic("error", error.line + line_offset or None, error.column or None, error.bare),
+                    *notes,
+                ]
             except ir.MLIRError as error:
                 text = "\n" * line_offset + chunk
                 errors = [_explain_unknown_name(_to_diagnostic(info), text) for info in error.error_diagnostics]

@@ -28,8 +28,15 @@ from __future__ import annotations
 from ..ir.text import decode_mlir_string, mlir_string
 from .syntax import Op, Token
 
-__all__ = ["FOREIGN_PREFIX", "PARSED_DIALECTS", "SYNTAX_ATTRIBUTE", "is_foreign", "opaque_syntax", "restore_text",
-           "syntax_attribute"]
+__all__ = [
+    "FOREIGN_PREFIX",
+    "PARSED_DIALECTS",
+    "SYNTAX_ATTRIBUTE",
+    "is_foreign",
+    "opaque_syntax",
+    "restore_text",
+    "syntax_attribute",
+]
 
 FOREIGN_PREFIX = "foreign."
 SYNTAX_ATTRIBUTE = "syntax"

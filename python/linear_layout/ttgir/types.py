@@ -17,7 +17,15 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["to_mlir_types", "to_triton_types", "expand_aliases", "expand_opaque_aliases", "pointee_type", "i1_like", "TypeTextError"]
+__all__ = [
+    "to_mlir_types",
+    "to_triton_types",
+    "expand_aliases",
+    "expand_opaque_aliases",
+    "pointee_type",
+    "i1_like",
+    "TypeTextError",
+]
 
 
 class TypeTextError(ValueError):
