@@ -41,7 +41,7 @@ def _layout_tensor(t: ir.Type) -> bool:
 def _integers(attr: ir.Attribute) -> list[int]:
     if isinstance(attr, ir.IntegerAttr):
         return [attr.value]
-    return [int(v) for v in attr]  # type: ignore[attr-defined]
+    return [int(v) for v in attr]
 
 
 def _permuted(layout: LinearLayout, order: list[int]) -> LinearLayout:

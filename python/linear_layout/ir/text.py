@@ -179,7 +179,7 @@ _PLAIN_BLOCKED = re.compile(
 )
 
 
-def plain_blocked_fields(attr: ir.Attribute) -> tuple[tuple[int, ...], ...] | None:
+def plain_blocked_fields(attr: ir.Attribute) -> tuple[_Ints, _Ints, _Ints, _Ints] | None:
     """(sizePerThread, threadsPerWarp, warpsPerCTA, order) of a `#ttg.blocked` with just those
     four fields, as MLIR prints it (keys sorted); None for any other attribute (the general
     reader, `encodings.parse_encoding`, reads those). The common case, read with one match.
@@ -196,6 +196,9 @@ def plain_blocked_fields(attr: ir.Attribute) -> tuple[tuple[int, ...], ...] | No
         return None
     order, spt, tpw, wpc = (tuple(int(v) for v in group.split(", ")) for group in match.groups())
     return spt, tpw, wpc, order
+
+
+_Ints = tuple[int, ...]
 
 
 def triton_to_mlir_text(text: str) -> str:
