@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from mlir import ir
 
 from ..core.layout import LinearLayout
-from ..encodings import SharedLayout, parse_encoding, to_linear_layout
+from ..encodings import ENCODING_NAMES, SharedLayout, parse_encoding, to_linear_layout
 from ..ir._dialects import context_state
 from ..ir.bridge import from_attribute, layout_of, memdesc_of, type_pointer
 from ..ir.text import is_memdesc
@@ -32,7 +32,6 @@ from .types import is_layout_tensor, kind_of
 
 __all__ = [
     "FACT_ATTRIBUTES",
-    "LAYOUT_ENCODINGS",
     "LaunchFacts",
     "encoding_text_problem",
     "layout_launch_problem",
@@ -40,25 +39,6 @@ __all__ = [
 ]
 
 _UNCHECKED = object()
-# the #ttg attributes that are layout encodings (`encodings.parse_encoding` reads them)
-LAYOUT_ENCODINGS = frozenset(
-    f"ttg.{name}"
-    for name in (
-        "blocked",
-        "slice",
-        "linear",
-        "generic_linear",
-        "nvidia_mma",
-        "dot_op",
-        "amd_mfma",
-        "amd_wmma",
-        "swizzled_shared",
-        "amd_rotating_shared",
-        "nvmma_shared",
-        "shared_linear",
-        "padded_shared",
-    )
-)
 FACT_ATTRIBUTES = {
     "ttg.num-warps": "num_warps",
     "ttg.threads-per-warp": "threads_per_warp",
@@ -149,7 +129,7 @@ def encoding_text_problem(text: str, facts: LaunchFacts) -> str | None:
     '#ttg.blocked spreads the tensor over 16 lanes, but the kernel has ttg.threads-per-warp = 32'
     """
     match = _ENCODING_KIND.match(text)
-    if match is None or f"ttg.{match.group(1)}" not in LAYOUT_ENCODINGS:
+    if match is None or f"#ttg.{match.group(1)}" not in ENCODING_NAMES:
         return None
     kind = f"#ttg.{match.group(1)}"
     try:

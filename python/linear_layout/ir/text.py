@@ -186,7 +186,7 @@ def plain_blocked_fields(attr: ir.Attribute) -> tuple[_Ints, _Ints, _Ints, _Ints
 
     >>> with ir.Context() as ctx:
     ...     from linear_layout.ir import load_dialects
-    ...     load_dialects(ctx)
+    ...     _ = load_dialects(ctx)
     ...     plain_blocked_fields(ir.Attribute.parse("#ttg.blocked<{sizePerThread = [1, 4], "
     ...         "threadsPerWarp = [4, 8], warpsPerCTA = [2, 2], order = [1, 0]}>"))
     ((1, 4), (4, 8), (2, 2), (1, 0))
