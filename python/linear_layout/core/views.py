@@ -151,7 +151,8 @@ def shared_view(layout: ViewableLayout, use_hw_point_of_view: bool) -> str:
     num_blocks = layout.get_in_dim_size("block")
     offsets_per_block = tensor_size // num_blocks
     # Apply only at the enumerated points: the offset dimension may be far larger than needed.
-    offset = np.tile(np.arange(offsets_per_block, dtype=np.int64), num_blocks)
+    # Offsets past the ``offset`` dimension wrap (Triton masks them in ``apply``; ours refuses them).
+    offset = np.tile(np.arange(offsets_per_block, dtype=np.int64), num_blocks) & (layout.get_in_dim_size("offset") - 1)
     block = np.repeat(np.arange(num_blocks, dtype=np.int64), offsets_per_block)
     outputs = layout.apply({"offset": offset, "block": block})
     coords = np.stack([outputs[name] for name, _ in layout.out_dims], axis=1).tolist()
