@@ -157,14 +157,26 @@ def _require_names(value: object, method: str, argument: str) -> tuple[str, ...]
 
 
 def _require_index(value: object, name: str) -> None:
-    """API boundary of ``apply``: an input is an integer or an integer numpy array (never bool or float)."""
+    """API boundary of ``apply``: a key is a dimension name, an input an integer or an integer numpy
+    array (never bool or float)."""
+    if not isinstance(name, str):
+        raise _bad_apply_key(name)
     if isinstance(value, np.ndarray):
         if value.dtype == np.bool_ or not np.issubdtype(value.dtype, np.integer):
-            raise TypeError(f"LinearLayout.apply: input '{name}' must be an integer array, got dtype {value.dtype}")
+            raise TypeError(
+                f"LinearLayout.apply: argument 'ins': input '{name}' must be an integer array, got dtype {value.dtype}"
+            )
     elif isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise TypeError(
-            f"LinearLayout.apply: input '{name}' must be an integer, got {_type_name(value)} {_short(value)}"
+            f"LinearLayout.apply: argument 'ins': input '{name}' must be an integer, "
+            f"got {_type_name(value)} {_short(value)}"
         )
+
+
+def _bad_apply_key(key: object) -> TypeError:
+    return TypeError(
+        f"LinearLayout.apply: argument 'ins' must have dimension names (str) as keys, got {_type_name(key)} {_short(key)}"
+    )
 
 
 def _bases_items(bases: object) -> tuple[tuple[str, tuple], ...]:
@@ -862,10 +874,7 @@ class LinearLayout:
         if len(ins) != len(names) or not names.issuperset(ins):
             for key in ins:
                 if not isinstance(key, str):
-                    raise TypeError(
-                        "LinearLayout.apply: argument 'ins' must have dimension names (str) as keys, "
-                        f"got {_type_name(key)} {_short(key)}"
-                    )
+                    raise _bad_apply_key(key)
             raise ValueError(
                 f"apply needs exactly the input dimensions {_join_dims(self.get_in_dim_names())}, got {_join_dims(ins)}"
             )

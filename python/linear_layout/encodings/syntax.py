@@ -30,6 +30,7 @@ from .base import (
     EncodingSyntaxError,
     Layout,
     SharedLayout,
+    basis_list,
     box_sizes,
     check_unit_bases,
     type_name,
@@ -113,7 +114,9 @@ def _padded_shared(f: Fields, pairs: Pairs | None) -> Layout:
     offsets, block = f["offset"], f.get("block", ())
     if not offsets or not offsets[0]:
         raise EncodingError("#ttg.padded_shared offset bases must not be empty")
-    shape = box_sizes(tuple(offsets) + tuple(block), len(offsets[0]))
+    rank = len(offsets[0])  # every basis has the rank's entries: checked before sizing the box
+    offsets, block = basis_list("offset", offsets, rank), basis_list("block", block, rank)
+    shape = box_sizes(offsets + block, rank)
     return PaddedSharedLayout(tuple(pairs or ()), offsets, block, shape)
 
 
