@@ -383,7 +383,7 @@ def test_conversion_phases_are_the_plans(case):
     plan = plan_conversion(src, dst, shape, bitwidth)
     picture = draw_conversion(src, dst, shape, bitwidth)
     notes = "\n".join(picture.notes)
-    if plan.strategy == "shared":
+    if plan.strategy.uses_shared_memory:
         store, load = plan.shared.store, plan.shared.load
         assert f"store total over all warps and instructions: {store.wavefronts} wavefront(s)" in notes
         assert f"load total over all warps and instructions: {load.wavefronts} wavefront(s)" in notes

@@ -140,7 +140,7 @@ def test_ttgir_convert_layout_line(kernel, tmp_path):
     lanes = line.distributed.to_linear_layout(line.shape).get_in_dim_size("lane")
     plan = plan_conversion(line.distributed, line.other, line.shape, line.bitwidth, threads_per_warp=lanes)
     assert text.splitlines()[0].endswith(f": {plan.strategy}")
-    if plan.strategy == "shared":
+    if plan.strategy.uses_shared_memory:
         assert f"plan: store {plan.shared.store.wavefronts} wavefront(s), load {plan.shared.load.wavefronts}" in text
         assert f"store total over all warps and instructions: {plan.shared.store.wavefronts} wavefront(s)" in text
 

@@ -27,9 +27,10 @@ import pytest
 from hypothesis import assume, given
 
 from linear_layout.encodings import BlockedLayout, NVMMADistributedLayout
-from linear_layout.planning import plan_conversion, triton_scratch_bytes
+from linear_layout.planning import Rejection, Strategy, plan_conversion, triton_scratch_bytes
 from linear_layout.planning.floor import floor_of
 from linear_layout.planning.layouts import as_hardware_layout, flat_columns
+from linear_layout.planning.plan import NOTHING_TO_PACK
 from linear_layout.planning.packed import Swap, plan_packed, swap, word_options
 from linear_layout.planning.shared import plan_shared
 from linear_layout.simt import run_kernel
@@ -96,7 +97,9 @@ def test_word_options_are_registers_and_swappable_lanes():
 def test_issue_kernels_reach_the_floor_without_a_chip(src, dst, shape):
     plan = plan_conversion(src, dst, shape, 16)
     packed, shared = plan.packed, plan.shared
-    assert packed is not None and plan.matrix is None and "packed" in plan.reason
+    assert plan.strategy == "packed" and packed is not None and plan.matrix is None
+    # the narrow exchange it replaces, rejected with its wavefronts above the floor
+    assert [r.strategy for r in plan.rejected][-1] == "shared" and "above the floor" in plan.rejected[-1].reason
     report = floor_of(plan)
     assert report.reaches_floor and report.wavefronts == report.floor == 2 * shape[0] * shape[1] * 2 // 128
     assert not floor_of(packed.narrow).reaches_floor  # what the ordinary exchange did
@@ -138,7 +141,8 @@ def test_swaps_that_cost_more_shuffles_than_they_save_wavefronts_are_refused():
     src, dst, dtype, num_warps, _ = random_case(7)
     plan = plan_conversion(_pad(src, num_warps), _pad(dst, num_warps), bitwidth=BITS[dtype])
     assert (dtype, num_warps, plan.strategy, plan.packed) == ("f16", 4, "shared", None)
-    assert plan.reason.endswith("not packed: its 4 warp shuffles cost as much as the 4 wavefronts they save")
+    assert Rejection(Strategy.PACKED, "its 4 warp shuffles cost as much as the 4 wavefronts they save") in plan.rejected
+    assert "packed (its 4 warp shuffles cost as much as the 4 wavefronts they save)" in plan.rejections()
     report = floor_of(plan)
     assert not report.reaches_floor and _sub_word(report.reasons)
 
@@ -165,7 +169,7 @@ def _check_packed_plan(plan):
     assert shared.scratch_bytes <= triton_scratch_bytes(plan.src, plan.dst, plan.bitwidth)
     report, narrow = floor_of(plan), floor_of(packed.narrow)
     assert report.wavefronts < narrow.wavefronts and _sub_word(narrow.reasons)
-    assert "not packed" not in plan.reason
+    assert plan.strategy == "packed" and not any(r.strategy == "packed" for r in plan.rejected)
     assert report.reaches_floor or not _sub_word(report.reasons), report.reasons
     assert shared.store.bank_conflicts == shared.load.bank_conflicts == 0
 
@@ -181,13 +185,15 @@ def test_random_packed_plans_are_exact_and_at_the_floor(case):
     reason says why the narrow accesses stay."""
     src, dst, bitwidth = case
     plan = plan_conversion(src, dst, bitwidth=bitwidth)
-    assume(plan.strategy == "shared")
+    assume(plan.strategy in ("shared", "packed"))
     if plan.packed is not None:
         _check_packed_plan(plan)
-    elif _sub_word(floor_of(plan).reasons):
-        assert "not packed: " in plan.reason, plan.reason
+        return
+    (why,) = [r.reason for r in plan.rejected if r.strategy == "packed"]
+    if _sub_word(floor_of(plan).reasons):
+        assert why != NOTHING_TO_PACK, plan.rejected
     else:
-        assert "not packed" not in plan.reason
+        assert why == NOTHING_TO_PACK, plan.rejected
 
 
 # ---------------------------------------------------------------------------- execution

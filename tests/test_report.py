@@ -88,7 +88,7 @@ def test_predicted_cost_matches_the_interpreter(report: KernelReport, row):
     assert not measured.races
     cost = row.cost
     assert measured.shuffles == cost.shuffles * report.num_warps
-    if cost.strategy in ("shared", "matrix"):
+    if cost.strategy in ("shared", "packed", "matrix"):
         waves = collections.Counter()
         for access in measured.shared_accesses:
             waves[access.kind] += access.wavefronts

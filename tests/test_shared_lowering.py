@@ -52,7 +52,7 @@ def execute(src, dst, dtype: str, num_warps: int, encodings=None, seed: int = 0)
         report = run_kernel(module, [x, y])  # raises RaceError on a race
     assert np.array_equal(x.view(np.uint8), y.view(np.uint8)), f"{plan.strategy} conversion lost data"
     assert not report.races
-    if plan.strategy == "shared":
+    if plan.strategy.uses_shared_memory:
         shared = plan.shared
         measured = collections.Counter()
         for access in report.shared_accesses:
@@ -71,7 +71,7 @@ def _shared_seeds(count: int):
     seeds, seed = [], 0
     while len(seeds) < count:
         src, dst, dtype, num_warps, _ = random_case(seed)
-        if plan_conversion(_pad(src, num_warps), _pad(dst, num_warps), bitwidth=BITS[dtype]).strategy == "shared":
+        if plan_conversion(_pad(src, num_warps), _pad(dst, num_warps), bitwidth=BITS[dtype]).strategy.uses_shared_memory:
             seeds.append(seed)
         seed += 1
     return seeds
@@ -154,7 +154,7 @@ def _encoding_cases(count: int, seed: int = 7):
             src, dst = a.to_linear_layout(list(shape)), b.to_linear_layout(list(shape))
         except ValueError:
             continue
-        if plan_conversion(_pad(src, num_warps), _pad(dst, num_warps), bitwidth=BITS[dtype]).strategy != "shared":
+        if not plan_conversion(_pad(src, num_warps), _pad(dst, num_warps), bitwidth=BITS[dtype]).strategy.uses_shared_memory:
             continue
         if max(layout.get_in_dim_size("register") for layout in (src, dst)) * BITS[dtype] > 32 * 255:
             continue  # past ll-to-simt's register budget (255 32-bit registers per thread)

@@ -1,6 +1,6 @@
 """``draw_conversion``: a ``convert_layout`` as the planner will lower it.
 
-Through shared memory (``plan.strategy == "shared"``): four panels, two by two -- the source
+Through shared memory (``plan.strategy.uses_shared_memory``: shared, packed, matrix): four panels, two by two -- the source
 layout and the scratch buffer as stored, then the scratch buffer as loaded and the destination
 layout (the scratch in rows of 32 banks, the first repetition's contents, each element coloured
 like its source owner). Warp 0's first store instruction is
@@ -19,7 +19,6 @@ panels. The rounds are derived from the two layouts, independently of the plan.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from types import SimpleNamespace
 from typing import Any
 from collections.abc import Sequence
 
@@ -97,9 +96,10 @@ def _element_marks(layout: LinearLayout, phases: AccessPhases, access: Any) -> n
 
 
 def _shared_picture(src: LinearLayout, dst: LinearLayout, plan: Any, bitwidth: int, color_by: str, limits: Limits):
-    shared = plan.shared
-    # a packed plan's accesses move the swapped layouts' registers (planning/packed.py)
-    moved = getattr(plan, "packed", None) or SimpleNamespace(src=src, dst=dst)
+    # the accesses drawn, and the layouts whose registers they move (a packed plan's swapped
+    # layouts, planning/packed.py; a matrix plan's replaced vector accesses)
+    moved = plan.drawing()
+    shared = moved.shared
     store = access_phases(shared.store, bitwidth, "store")
     load = access_phases(shared.load, bitwidth, "load")
     scratch = scratch_layout(shared.smem)
@@ -190,13 +190,12 @@ def conversion_picture(
     (``plan.matrix``) is drawn with the plain shared memory accesses it was compared against
     (``plan.shared``), and a note says so."""
     src, dst, bitwidth = plan.src, plan.dst, plan.bitwidth
-    color_by = color_by or ("warp" if plan.strategy == "shared" else "lane")
-    if plan.strategy == "shared":
+    color_by = color_by or ("warp" if plan.strategy.uses_shared_memory else "lane")
+    if plan.strategy.uses_shared_memory:
         panels, cells, notes = _shared_picture(src, dst, plan, bitwidth, color_by, limits)
     else:
         panels, cells, notes = _in_warp_picture(src, dst, plan, color_by, limits)
-    if getattr(plan, "matrix", None) is not None:
-        notes += ("the plan uses matrix instructions (plan.matrix); drawn: the shared-memory accesses it replaces",)
+    notes += plan.drawing().notes
     legend, more = legend_for(cells.key_values, color_by)
     size = "x".join(str(s) for _, s in src.out_dims)
     names = tuple(f"{side}: {name}" for side, name in (("src", src_name), ("dst", dst_name)) if name)

@@ -319,7 +319,7 @@ def _workgroup_buffers(kernel: gpu.GPUFuncOp, launch: Launch) -> list[ir.MemRefT
     for op in kernel.regions[0].blocks[0].operations:
         if isinstance(op, ConvertLayoutOp):
             plan = conversion_plan(op, launch)
-            if plan.strategy == "shared":
+            if plan.strategy.uses_shared_memory:
                 element = op.src.type.element_type
                 elements = plan.scratch_bytes * 8 // element_bits(element)  # the matrix plan's, if any
                 _, most, users = scratch.get(str(element), (element, 0, []))
