@@ -167,10 +167,13 @@ def _accepts(hint: Any, value: Any) -> bool:
     if origin in (abc.Mapping, dict):
         return isinstance(value, abc.Mapping) and all(
             _accepts(args[0], k) and _accepts(args[1], v) for k, v in value.items())
-    if isinstance(value, (str, bytes, abc.Mapping, np.ndarray)) or not isinstance(value, (list, tuple)):
+    if isinstance(value, np.ndarray) and value.ndim > 0:
+        value = list(value)  # a 1-d array is a sequence of numpy scalars
+    if isinstance(value, (str, bytes, abc.Mapping)) or not isinstance(value, (list, tuple)):
         return False
     if origin is tuple and not (len(args) == 2 and args[1] is Ellipsis):
-        return len(value) == len(args) and all(_accepts(a, v) for a, v in zip(args, value))
+        # A tuple of the wrong length has the right type (a ValueError says the length is wrong).
+        return all(_accepts(args[min(k, len(args) - 1)], v) for k, v in enumerate(value))
     item = args[0]
     return all(_accepts(item, v) for v in value)
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import reprlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Set as AbstractSet
 from typing import Any
 
 import numpy as np
@@ -28,9 +28,12 @@ __all__ = [
     "index_out_of_range",
     "require_bool",
     "require_int",
+    "require_ints",
     "require_name",
     "require_optional_name",
+    "require_names",
     "require_sequence",
+    "is_sequence",
     "short",
     "type_name",
 ]
@@ -86,14 +89,43 @@ def require_bool(value: object, where: str, argument: str) -> bool:
     raise TypeError(f"{where}: argument '{argument}' must be a bool, {_got(value)}")
 
 
+def is_sequence(value: object) -> bool:
+    """Whether ``value`` is an ordered collection of items: any iterable but a string, bytes, a
+    mapping or a set (whose order is not the caller's)."""
+    if type(value) is tuple or type(value) is list:
+        return True
+    if isinstance(value, np.ndarray):
+        return value.ndim > 0  # a 0-d array is a scalar: iterating it raises
+    return isinstance(value, Iterable) and not isinstance(value, (str, bytes, Mapping, AbstractSet))
+
+
 def require_sequence(value: object, where: str, argument: str, what: str) -> tuple[Any, ...]:
-    """``value`` as a tuple: any iterable but a string, a mapping or a numpy scalar (a TypeError
-    saying it must be a sequence of ``what`` otherwise)."""
+    """``value`` as a tuple (see :func:`is_sequence`; a TypeError saying it must be a sequence of
+    ``what`` otherwise)."""
     if type(value) is tuple:
         return value
-    if isinstance(value, (str, bytes, dict)) or not isinstance(value, Iterable):
+    if not is_sequence(value):
         raise TypeError(f"{where}: argument '{argument}' must be a sequence of {what}, got {type_name(value)}")
-    return tuple(value)
+    return tuple(value)  # type: ignore[arg-type]
+
+
+def require_names(value: object, where: str, argument: str) -> tuple[str, ...]:
+    """``value`` as a tuple of dimension names (a TypeError naming ``argument`` and the first item
+    that is not a ``str`` otherwise)."""
+    names = require_sequence(value, where, argument, "dimension names")
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError(f"{where}: argument '{argument}' must hold dimension names (str), {_got(name)}")
+    return names
+
+
+def require_ints(value: object, where: str, argument: str) -> tuple[int, ...]:
+    """``value`` as a tuple of plain ints (a TypeError naming ``argument`` and the first item that
+    is not an integer otherwise)."""
+    items = require_sequence(value, where, argument, "integers")
+    if all(type(item) is int for item in items):
+        return items
+    return tuple(require_int(item, where, argument) for item in items)
 
 
 def index_out_of_range(where: str, name: str, value: int, size: int) -> ValueError:

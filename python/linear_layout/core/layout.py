@@ -56,20 +56,24 @@ This module is pure Python (plus numpy for vectorised application) and never imp
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from . import display
-from ._packing import BoundedCache, field_moves_mover, supremum, support, units
+from ._packing import BoundedCache, field_moves_mover, support, units
+from ._packing import supremum as _supremum
 from ._packing import join_dims as _join_dims
 from .arguments import (
     check_index_array,
     index_out_of_range,
+    is_sequence,
     require_bool,
     require_int,
+    require_ints,
     require_name,
+    require_names,
     require_optional_name,
     short as _short,
     type_name as _type_name,
@@ -142,19 +146,17 @@ def _require_layout(value: object, method: str, argument: str) -> None:
 
 
 def _require_names(value: object, method: str, argument: str) -> tuple[str, ...]:
-    """API boundary: ``argument`` must be a sequence of dimension-name strings (a str itself is not)."""
-    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
-        raise TypeError(
-            f"{method}: argument '{argument}' must be a sequence of dimension names, got {_type_name(value)}"
-        )
-    names = tuple(value)
-    for name in names:
-        if not isinstance(name, str):
-            raise TypeError(
-                f"{method}: argument '{argument}' must hold dimension names (str), "
-                f"got {_type_name(name)} {_short(name)}"
-            )
-    return names
+    """API boundary: ``argument`` must be a sequence of dimension-name strings (a str, a mapping or a set is not)."""
+    return require_names(value, method, argument)
+
+
+def _require_builder_arguments(where: str, in_dim: object, out_dim: object, **sizes: object) -> None:
+    """API boundary of the 1-d builders: two dimension names and integer sizes (TypeErrors naming them)."""
+    if type(in_dim) is not str or type(out_dim) is not str:
+        require_name(in_dim, where, "in_dim"), require_name(out_dim, where, "out_dim")
+    for argument, size in sizes.items():
+        if type(size) is not int:
+            require_int(size, where, argument)
 
 
 def _require_index(value: object, name: str) -> None:
@@ -184,7 +186,7 @@ def _bases_items(bases: object) -> tuple[tuple[str, tuple], ...]:
     """API boundary of ``from_bases``: a mapping or a sequence of (name, bases) pairs of basis lists."""
     if isinstance(bases, Mapping):
         items = tuple(bases.items())
-    elif isinstance(bases, (str, bytes)) or not isinstance(bases, Iterable):
+    elif not is_sequence(bases):
         raise TypeError(
             f"from_bases: argument 'bases' must be a mapping or a sequence of (name, bases) pairs, "
             f"got {_type_name(bases)}"
@@ -195,7 +197,7 @@ def _bases_items(bases: object) -> tuple[tuple[str, tuple], ...]:
         if not isinstance(item, (tuple, list)) or len(item) != 2:
             raise TypeError(f"from_bases: argument 'bases' must hold (name, bases) pairs, got {_short(item)}")
         name, in_bases = item
-        if isinstance(in_bases, (str, bytes)) or not isinstance(in_bases, Iterable):
+        if not is_sequence(in_bases):
             raise TypeError(
                 f"from_bases: the bases of input dimension {_short(name)} must be a sequence of bases, "
                 f"got {_type_name(in_bases)}"
@@ -203,7 +205,7 @@ def _bases_items(bases: object) -> tuple[tuple[str, tuple], ...]:
         for basis in in_bases:
             if type(basis) is tuple or type(basis) is list:  # the common case, without the ABC check
                 continue
-            if isinstance(basis, (str, bytes)) or not isinstance(basis, Iterable):
+            if not is_sequence(basis):
                 raise TypeError(
                     f"from_bases: a basis of input dimension {_short(name)} must be a sequence of "
                     f"integers, got {_type_name(basis)} {_short(basis)}"
@@ -312,7 +314,7 @@ def _plain_dims(dims: Any) -> tuple[tuple[str, int], ...] | None:
 
 def _require_dim_sizes(value: object, method: str, argument: str) -> tuple[tuple[str, int], ...]:
     """API boundary: ``argument`` must be a sequence of (name, size) pairs."""
-    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+    if not is_sequence(value):
         raise TypeError(
             f"LinearLayout.{method}: argument '{argument}' must be a sequence of (name, size) pairs, "
             f"got {_type_name(value)}"
@@ -323,12 +325,15 @@ def _require_dim_sizes(value: object, method: str, argument: str) -> tuple[tuple
             raise TypeError(
                 f"LinearLayout.{method}: argument '{argument}' must hold (name, size) pairs, got {_short(pair)}"
             )
+        require_name(pair[0], f"LinearLayout.{method}", argument)
+        require_int(pair[1], f"LinearLayout.{method}", argument)
     return pairs
 
 
 def _require_sizes(sizes: object) -> None:
-    if isinstance(sizes, (str, bytes)) or not isinstance(sizes, Iterable):
+    if not is_sequence(sizes):
         raise TypeError(f"from_bases: argument 'out_dim_sizes' must be a sequence of integers, got {_type_name(sizes)}")
+    require_ints(sizes, "from_bases", "out_dim_sizes")
 
 
 class LinearLayout:
@@ -502,11 +507,11 @@ class LinearLayout:
         >>> LinearLayout.identity_1d(8, "i", "o").bases
         (('i', ((1,), (2,), (4,))),)
         """
+        if type(in_dim) is not str or type(out_dim) is not str or type(size) is not int:
+            _require_builder_arguments("LinearLayout.identity_1d", in_dim, out_dim, size=size)
         if size == 0:
             return _EMPTY
         n = _log2_exact(size, "identity_1d size")
-        if type(in_dim) is not str or type(out_dim) is not str:
-            _check_names((in_dim,), "input dimension"), _check_names((out_dim,), "output dimension")
         layout = LinearLayout._make(((in_dim, n),), ((out_dim, 1 << n),), units(n))
         layout._cache_rank = n  # distinct unit columns: known without elimination, and carried by `*`
         return layout
@@ -521,11 +526,11 @@ class LinearLayout:
         >>> LinearLayout.strided_1d(4, 2, "i", "o").bases, LinearLayout.strided_1d(4, 2, "i", "o").out_dims
         ((('i', ((2,), (4,))),), (('o', 8),))
         """
+        _require_builder_arguments("LinearLayout.strided_1d", in_dim, out_dim, size=size, stride=stride)
+        s = _log2_exact(stride, "strided_1d stride")
         if size == 0:
             return _EMPTY
         n = _log2_exact(size, "strided_1d size")
-        _check_names((in_dim,), "input dimension"), _check_names((out_dim,), "output dimension")
-        s = _log2_exact(stride, "strided_1d stride")
         return LinearLayout._make(((in_dim, n),), ((out_dim, 1 << (n + s)),), tuple(1 << (i + s) for i in range(n)))
 
     @staticmethod
@@ -539,11 +544,11 @@ class LinearLayout:
         >>> LinearLayout.zeros_1d(4, "i", "o").bases
         (('i', ((0,), (0,))),)
         """
+        _require_builder_arguments("LinearLayout.zeros_1d", in_dim, out_dim, size=size, out_dim_size=out_dim_size)
+        _log2_exact(out_dim_size, "zeros_1d out_dim_size")
         if size == 0:
             return _EMPTY
         n = _log2_exact(size, "zeros_1d size")
-        _check_names((in_dim,), "input dimension"), _check_names((out_dim,), "output dimension")
-        _log2_exact(out_dim_size, "zeros_1d out_dim_size")
         layout = LinearLayout._make(((in_dim, n),), ((out_dim, int(out_dim_size)),), (0,) * n)
         layout._cache_rank = 0
         return layout
@@ -1724,8 +1729,8 @@ _TRANSPOSE_PLANS: BoundedCache[tuple, tuple] = BoundedCache()
 
 
 def _plan_product(inner: LinearLayout, outer: LinearLayout) -> tuple:
-    in_names = supremum(inner.get_in_dim_names(), outer.get_in_dim_names(), what="input dimensions")
-    out_names = supremum(inner.get_out_dim_names(), outer.get_out_dim_names(), what="output dimensions")
+    in_names = _supremum(inner.get_in_dim_names(), outer.get_in_dim_names(), what="input dimensions")
+    out_names = _supremum(inner.get_out_dim_names(), outer.get_out_dim_names(), what="output dimensions")
     inner_outs = dict(inner._outs)
     outer_outs = dict(outer._outs)
     outs = tuple([(name, inner_outs.get(name, 1) * outer_outs.get(name, 1)) for name in out_names])
@@ -1922,5 +1927,6 @@ from .builders import (  # noqa: E402
     identity_standard_nd,
     product_1d,
     standard_out_dim_names,
+    supremum,
     zeros_like,
 )

@@ -235,7 +235,7 @@ class AMDWMMALayout(DistributedLayout):
             allowed = ", ".join(str(list(s)) for s in WMMA_INSTR_SHAPES[version])
             raise EncodingError(f"invalid WMMA v{version} instruction shape {list(instr)} (allowed: {allowed})")
         warp = basis_list("warp_bases", self.warp_bases, rank)
-        reg = basis_list("reg_bases", self.reg_bases, rank)
+        reg = basis_list("reg_bases", () if self.reg_bases is None else self.reg_bases, rank)
         _check_surjective("ctaLayout (reg_bases with warp_bases)", reg + warp, rank)
         store_fields(self, rank, version=version, warp_bases=warp, reg_bases=reg, instr_shape=instr, rank=rank)
 

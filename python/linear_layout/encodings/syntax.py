@@ -393,9 +393,12 @@ class _Aliases:
             raise TypeError(
                 f"aliases must be a mapping from '#name' to encoding text or an encoding, got {type_name(table)}"
             )
-        self.table = {(k if k.startswith("#") else "#" + k): v for k, v in (table or {}).items() if isinstance(k, str)}
-        if table is not None and len(self.table) != len(table):
-            raise TypeError("aliases keys must be strings such as '#blocked'")
+        for key in table or {}:
+            if not isinstance(key, str):
+                raise TypeError(
+                    f"argument 'aliases' keys must be strings such as '#blocked', got {type_name(key)} {key!r:.40}"
+                )
+        self.table = {(k if k.startswith("#") else "#" + k): v for k, v in (table or {}).items()}
         self.resolved: dict[str, Layout] = {}
         self.resolving: list[str] = []
 
