@@ -3,8 +3,9 @@
     python tests/ttgir_corpus/generate.py            # (re)writes tests/ttgir_corpus/<kernel>.<target>.ttgir
 
 Each kernel is compiled with `triton.compile(ASTSource(...), target=GPUTarget(...))`; no GPU is
-needed. The files are committed; the round-trip test (`tests/test_ttgir_roundtrip.py`) compiles
-each file and its `print_ttgir(parse_ttgir(...))` rewrite and compares the PTX/AMDGCN.
+needed. The files are committed; the round-trip test (`tests/test_ttgir.py`,
+`test_round_trip_compiles_to_identical_assembly`) compiles each file and its
+`print_ttgir(parse_ttgir(...))` rewrite and compares the PTX/AMDGCN.
 Source locations are written relative to this file's name, so the corpus holds no machine paths.
 """
 
