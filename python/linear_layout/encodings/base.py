@@ -29,7 +29,7 @@ from ..core.layout import (
     product_1d,
     standard_out_dim_names,
 )
-from ..core.arguments import is_sequence
+from ..core.arguments import is_sequence, short
 from ..core.limits import MAX_ELEMENTS, LimitError
 
 __all__ = [
@@ -89,7 +89,7 @@ def integer(name: str, value: object) -> int:
     try:
         return operator.index(value)  # type: ignore[arg-type]
     except TypeError:
-        raise TypeError(f"{name} must be an integer, got {type_name(value)} {value!r:.40}") from None
+        raise TypeError(f"{name} must be an integer, got {type_name(value)} {short(value)}") from None
 
 
 def flag(name: str, value: object) -> bool:
@@ -97,14 +97,14 @@ def flag(name: str, value: object) -> bool:
     if isinstance(value, bool):
         return value
     if isinstance(value, str) or not hasattr(value, "__index__") or operator.index(value) not in (0, 1):
-        raise TypeError(f"{name} must be a bool, got {type_name(value)} {value!r:.40}")
+        raise TypeError(f"{name} must be a bool, got {type_name(value)} {short(value)}")
     return bool(value)
 
 
 def ints(name: str, values: object) -> tuple[int, ...]:
     """A sequence of integers as a tuple; anything else (a set, a mapping, a string) is a TypeError naming ``name``."""
     if not is_sequence(values):
-        raise TypeError(f"{name} must be a sequence of integers, got {type_name(values)} {values!r:.40}")
+        raise TypeError(f"{name} must be a sequence of integers, got {type_name(values)} {short(values)}")
     out = tuple(values)
     if len(out) > MAX_RANK:
         raise LimitError(f"{name} has {len(out)} entries; the most an encoding may have is {MAX_RANK} (the rank limit)")
@@ -114,7 +114,7 @@ def ints(name: str, values: object) -> tuple[int, ...]:
 def basis_list(name: str, values: object, rank: int | None = None) -> BasisList:
     """A sequence of bases (each a sequence of non-negative ints, ``rank`` long if given)."""
     if not is_sequence(values):
-        raise TypeError(f"{name} must be a sequence of bases, got {type_name(values)} {values!r:.40}")
+        raise TypeError(f"{name} must be a sequence of bases, got {type_name(values)} {short(values)}")
     out = tuple(ints(f"{name} basis", b) for b in values)
     for b in out:
         if rank is not None and len(b) != rank:

@@ -22,6 +22,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..core.arguments import short
 from ..core.limits import MAX_NESTING_DEPTH, too_deep_message
 from .amd import AMDMFMALayout, AMDWMMALayout
 from .base import (
@@ -85,7 +86,7 @@ def _generic_linear(f: Fields, _: Pairs | None) -> Layout:
 def _wmma(f: Fields, _: Pairs | None) -> Layout:
     cta = f["ctaLayout"]
     if not isinstance(cta, dict):
-        raise EncodingError(f"#ttg.amd_wmma ctaLayout must be a dictionary, got {cta!r:.60}")
+        raise EncodingError(f"#ttg.amd_wmma ctaLayout must be a dictionary, got {short(cta)}")
     _check_keys("#ttg.amd_wmma ctaLayout", cta, (), ("register", "warp"))
     reg, warp, cga = tuple(cta.get("register", ())), tuple(cta.get("warp", ())), tuple(f.get("CGALayout", ()))
     # Triton prints no `rank`; take it from any basis (Triton's own parser assumes 2 and so
@@ -396,7 +397,7 @@ class _Aliases:
         for key in table or {}:
             if not isinstance(key, str):
                 raise TypeError(
-                    f"argument 'aliases' keys must be strings such as '#blocked', got {type_name(key)} {key!r:.40}"
+                    f"argument 'aliases' keys must be strings such as '#blocked', got {type_name(key)} {short(key)}"
                 )
         self.table = {(k if k.startswith("#") else "#" + k): v for k, v in (table or {}).items()}
         self.resolved: dict[str, Layout] = {}

@@ -492,6 +492,8 @@ class Report:
     barriers: int = 0  # gpu.barrier executions (per block, not per warp)
     races: list[Race] = dataclasses.field(default_factory=list)
     op_counts: collections.Counter = dataclasses.field(default_factory=collections.Counter)
+    # The workgroup buffers of every block as the kernel left them (placement checks read their bytes).
+    workgroup_buffers: list[Buffer] = dataclasses.field(default_factory=list)
 
     @property
     def wavefronts(self) -> int:
@@ -1865,6 +1867,7 @@ def run_kernel(
                     ex.new_shared(f"workgroup#{i} ({a.get_name()})", a.type) for i, a in enumerate(attributions)
                 ]
                 ex.run_block(body, bound + workgroup)
+                report.workgroup_buffers.extend(ex.shared)
         return report
 
 
