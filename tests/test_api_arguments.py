@@ -266,3 +266,9 @@ def test_a_view_past_the_picture_limit_is_a_value_error_before_any_allocation(vi
         view(dot, [64, 1048576])
     with pytest.raises(ValueError, match=r"a shared view would enumerate"):
         view(E.SwizzledSharedLayout(1, 1, 1, (1, 0)), [2048, 1024])
+
+
+def test_a_huge_rank_is_a_value_error_not_a_hang():
+    with pytest.raises(ValueError, match=r"standard_out_dim_names would enumerate 1180591620717411303424 points"):
+        linear_layout.standard_out_dim_names(2**70)
+    assert linear_layout.standard_out_dim_names(20)[-1] == "dim19"

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ._packing import UNITS, BoundedCache, field_moves_mover, supremum as _supremum, units
+from .limits import check_materialised
 from .arguments import require_bool, require_int, require_ints, require_name, require_names, type_name
 from .layout import LinearLayout, _check_names, _join_dims, _log2_exact, _short
 
@@ -48,9 +49,13 @@ def standard_out_dim_names(rank: int) -> tuple[str, ...]:
     if type(rank) is int and 0 <= rank < len(_STANDARD_NAMES):
         return _STANDARD_NAMES[rank]
     rank = require_int(rank, "standard_out_dim_names", "rank", minimum=0)
+    check_materialised(rank, "standard_out_dim_names", MAX_STANDARD_RANK)  # names are built one by one
     return tuple(f"dim{i}" for i in range(rank))
 
 
+#: The most standard names one call builds (a tensor of more dimensions than this holds more than
+#: 2**40 elements unless nearly all are 1; the limit keeps a huge ``rank`` from hanging).
+MAX_STANDARD_RANK = 1 << 16
 _STANDARD_NAMES = tuple(tuple(f"dim{i}" for i in range(rank)) for rank in range(17))
 
 
