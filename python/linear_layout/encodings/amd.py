@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..core.arguments import require_bool
 from ..core.layout import ColumnAction, LinearLayout, product_1d
 from .base import (
     BLOCK,
@@ -260,6 +261,9 @@ class AMDWMMALayout(DistributedLayout):
         projected away (its components zeroed, as for dot operands), its out dims listed in standard
         order or ``row_major`` (last dim first).  Without a projection it is surjective (checked when
         the encoding was made), so its rank is known and ``*`` carries it."""
+        if project_dim is not None:
+            project_dim = integer("project_dim", project_dim)
+        require_bool(row_major, "AMDWMMALayout.cta_layout", "row_major")
         regs, warps = self.reg_bases or (), self.warp_bases
         if project_dim is not None:
             regs, warps = zeroed_along(regs, project_dim), zeroed_along(warps, project_dim)
