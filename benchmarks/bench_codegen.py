@@ -510,4 +510,6 @@ def summary(rows) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from quiet import run_quietly
+
+    run_quietly(main)

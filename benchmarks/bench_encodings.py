@@ -145,4 +145,6 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    from quiet import run_quietly
+
+    run_quietly(main)

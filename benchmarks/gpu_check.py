@@ -306,4 +306,6 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from quiet import run_quietly
+
+    run_quietly(main)

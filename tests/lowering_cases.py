@@ -164,3 +164,15 @@ def random_input(shape, dtype: str, seed: int = 0) -> np.ndarray:
     if numpy_type.kind == "u":
         return rng.integers(0, np.iinfo(numpy_type).max, size=shape, dtype=numpy_type, endpoint=True)
     return rng.standard_normal(size=shape).astype(numpy_type)
+
+
+def assert_placed_as_the_encoding_says(report, shared, shape, x):
+    """The bytes in shared memory sit where the shared encoding puts each element: offset ``o`` of
+    the allocation holds element ``L(o)`` of the tensor (``L = shared.to_linear_layout(shape)``), so
+    a lowering that placed data row-major, or swizzled differently, fails even when its round trip
+    and its bank cost are right."""
+    (buffer,) = [b for b in report.workgroup_buffers if b.data.size == x.size]
+    layout = shared if isinstance(shared, LinearLayout) else shared.to_linear_layout(list(shape))
+    coordinates = layout.tabulate()[: x.size]  # offsets of block 0
+    expected = x[tuple(coordinates.T)]
+    assert np.array_equal(buffer.data.view(np.uint8), expected.view(np.uint8)), str(shared)

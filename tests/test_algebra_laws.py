@@ -156,10 +156,21 @@ def test_apply_triton_example():
     assert layout.apply({"in2": 1, "in1": 0}) == {"out1": 1, "out2": 2}
 
 
-def test_apply_ignores_bits_above_the_input_size():
-    # Triton reads only the low log2(size) bits of each input.
+@pytest.mark.parametrize("value", [0b1110, 4, -1, 2**40, np.int64(-3), np.array([0, 3, 4]), np.array([-1, 2])])
+def test_apply_refuses_inputs_outside_the_dimension(value):
+    # Triton masks the bits above log2(size) silently (apply({"i": 0b1110}) == {"o": 0b10} there);
+    # we refuse them, as our ll.apply op refuses out-of-range constants, naming the dimension and its size.
     layout = identity_1d(4, "i", "o")
-    assert layout.apply({"i": 0b1110}) == {"o": 0b10}
+    for _ in range(2):  # the first call (bit by bit) and the cached byte tables
+        with pytest.raises(ValueError, match=r"input 'i' = -?\d+ is out of range for dimension 'i' of size 4"):
+            layout.apply({"i": value})
+
+
+def test_apply_refuses_any_index_into_a_size_1_dimension_but_0():
+    layout = make([("lane", [[1], [2]]), ("warp", [])], ["o"])
+    assert layout.apply({"lane": 3, "warp": 0}) == {"o": 3}
+    with pytest.raises(ValueError, match="input 'warp' = 1099511627776 is out of range for dimension 'warp' of size 1"):
+        layout.apply({"lane": 3, "warp": 2**40})
 
 
 def test_apply_is_xor_not_addition():
@@ -638,8 +649,8 @@ def test_quotient_several_dimensions():
 def test_quotient_multiple_trivial_dimensions():
     layout = make([("dim1", [[1, 0, 2], [2, 0, 1]]), ("dim2", [[0, 1, 0], [0, 2, 0], [0, 4, 0]]),
                    ("dim3", [[0, 0, 1], [0, 0, 2]])], ["dim1", "dim2", "dim3"])
-    # dim2 is trivial even though dim1 and dim3 mix with each other.
-    assert layout.quotient(["dim2"]) is not None
+    # dim2 is trivial even though dim1 and dim3 mix with each other: dividing it out leaves them.
+    assert layout.quotient(["dim2"]) == make([("dim1", [[1, 2], [2, 1]]), ("dim3", [[0, 1], [0, 2]])], ["dim1", "dim3"])
     # Once dim3 also maps into dim2 (0,1,1), dim2 is no longer separable.
     layout = make([("dim1", [[1, 0, 2], [2, 0, 1]]), ("dim2", [[0, 1, 0], [0, 2, 0], [0, 4, 0]]),
                    ("dim3", [[0, 1, 1], [0, 0, 2]])], ["dim1", "dim2", "dim3"])
@@ -1064,9 +1075,10 @@ def test_vectorised_apply_matches_scalar_apply_and_broadcasts():
                     "dim0": out["dim0"][r, lane_id, w], "dim1": out["dim1"][r, lane_id, w]}
 
 
-def test_vectorised_apply_ignores_high_bits():
-    out = identity_1d(4, "i", "o").apply({"i": np.array([0b1110, 3])})
-    assert out["o"].tolist() == [0b10, 3]
+def test_vectorised_apply_refuses_high_bits_and_keeps_the_in_range_ones():
+    with pytest.raises(ValueError, match="input 'i' = 14 is out of range for dimension 'i' of size 4"):
+        identity_1d(4, "i", "o").apply({"i": np.array([0b1110, 3])})
+    assert identity_1d(4, "i", "o").apply({"i": np.array([0b10, 3])})["o"].tolist() == [0b10, 3]
 
 
 def test_tabulate_order_first_input_is_minor():

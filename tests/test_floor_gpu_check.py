@@ -59,7 +59,12 @@ def test_without_a_gpu_everything_is_built(capsys):
     out = capsys.readouterr().out
     assert "GPU run skipped (--cpu-only)" in out and out.count("ours cvt(2 params)") == 2
     why = gpu_check.Cuda.available()
-    assert why is None or isinstance(why, str)
+    if why is None:  # a usable GPU: the driver answers with its compute capability
+        assert gpu_check.Cuda().capability() >= 70
+    else:  # none: the reason is the error that opening the driver raises
+        with pytest.raises((OSError, gpu_check.CudaError)) as failure:
+            gpu_check.Cuda()
+        assert why == str(failure.value) and why.strip()
 
 
 BIG = ("transpose 128x128 f32 w8", BlockedLayout((1, 4), (8, 4), (8, 1), (1, 0)),

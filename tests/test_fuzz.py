@@ -32,6 +32,13 @@ def test_classification():
     assert fuzz.classify(api, fuzz.Outcome(None, "", "ValueError", "m"))[0] == "user-error"
     assert fuzz.classify(api, fuzz.Outcome(None, "", "AttributeError", "m"))[0] == "internal-error"
     assert fuzz.classify(api, fuzz.Outcome(None, "", "RecursionError", "m"))[0] == "internal-error"
+    # A TypeError/ValueError Python raised from inside the API (not the API's own check) is a bug.
+    for raw in ("unhashable type: 'list'", "'<=' not supported between instances of 'int' and 'list'",
+                "sequence item 1: expected str instance, NoneType found", "iteration over a 0-d array",
+                "Exceeds the limit (4300 digits) for integer string conversion"):
+        assert fuzz.classify(api, fuzz.Outcome(None, "", "TypeError", raw, True))[0] == "internal-error", raw
+    named = "LinearLayout.get_basis: argument 'pos' must be an integer, got list [1]"
+    assert fuzz.classify(api, fuzz.Outcome(None, "", "TypeError", named, True)) == ("user-error", named)
 
 
 def test_generation_is_reproducible_and_covers_the_targets():
@@ -50,6 +57,21 @@ def test_generation_is_reproducible_and_covers_the_targets():
     expressions = " ".join(case.expression for case in first)
     for needed in ("LinearLayout.", "parse_encoding(", "to_linear_layout(", "plan_conversion("):
         assert needed in expressions, needed
+
+
+def test_api_cases_cover_the_public_api():
+    """The API mutators reach every public method of LinearLayout, apply's inputs outside their
+    dimension, the module functions and every encoding's constructor and methods."""
+    api = [case.expression for case in fuzz.generate_cases(11, 4000, SEEDS, ttgir_seeds=TTGIR_SEEDS, api_share=1.0)]
+    text = " ".join(api)
+    for method in fuzz._LAYOUT_METHODS:
+        assert f".{method}(" in text, method
+    for function in fuzz._API_FUNCTIONS:
+        assert f"{function}(" in text, function
+    for needed in (".apply({", "2**40", "np.array([-1, 2])", "None: ", ".format_hardware_view(", ".bases("):
+        assert needed in text, needed
+    namespace = fuzz._api_namespace()
+    assert {"LinearLayout", "plan_conversion", "bank_conflicts", "BlockedLayout", "parse_encoding"} <= set(namespace)
 
 
 def test_crash_and_hang_are_isolated_and_the_batch_goes_on():

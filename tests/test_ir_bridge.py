@@ -45,7 +45,8 @@ def test_load_dialects_tolerates_a_context_loaded_elsewhere():
     ctx = ir.Context()
     irdl.load_dialects(ir.Module.parse(dialect_file("ttg").read_text(), ctx))
     load_dialects(ctx)  # must not load ttg a second time (that aborts)
-    ir.Attribute.parse("#ll.layout<[], []>", ctx)
+    assert str(ir.Attribute.parse("#ll.layout<[], []>", ctx)) == "#ll.layout<[], []>"  # ll was loaded
+    assert ir.Attribute.parse("#ttg.shared_memory", ctx) is not None
 
 
 def test_dialect_files_exist():
@@ -155,6 +156,7 @@ def test_ll_verify_pass_fails_and_leaves_module_unchanged(context):
     assert "ttg.num-warps" in failure.value.error_diagnostics[0].message
     assert str(module) == before
     build_pass_manager("builtin.module(func.func(ll-verify{check-launch=false}))").run(module.operation)
+    assert str(module) == before  # the option turned the launch check off, and verifying changes nothing
 
 
 def test_pass_object_added_by_itself(context):
@@ -162,7 +164,19 @@ def test_pass_object_added_by_itself(context):
     pm = PassManager("builtin.module")
     get_pass("ll-verify")(check_launch=False).add_to(pm)
     pm.add("canonicalize")
+    before = str(module)
     pm.run(module.operation)
+    assert str(module) == before
+    # The pass object really runs, with its option: the launch check it turned off fails by default.
+    eight = ir.Module.parse(
+        f'module attributes {{"ttg.num-warps" = 8 : i32}} {{\n  func.func @f(%a: tensor<64x64xf32, {BLOCKED}>) {{\n'
+        "    return\n  }\n}"
+    )
+    pm.run(eight.operation)
+    checking = PassManager("builtin.module")
+    get_pass("ll-verify")().add_to(checking)
+    with pytest.raises(ir.MLIRError, match="ttg.num-warps"):
+        checking.run(eight.operation)
 
 
 @pytest.mark.parametrize("pipeline, message", [

@@ -77,12 +77,10 @@ def test_random_sweep_covers_every_strategy():
         src, dst, dtype, num_warps, _ = random_case(seed)
         kind = run_case(seed)
         kinds[kind] += 1
-        if True:
-            seen["warps"].add(num_warps)
-            seen["dtype"].add(dtype)
-            seen["rank"].add(src.num_out_dims)
-            broadcast = not src.is_injective() or not dst.is_injective()
-            seen["broadcast"].add(broadcast)
+        seen["warps"].add(num_warps)
+        seen["dtype"].add(dtype)
+        seen["rank"].add(src.num_out_dims)
+        seen["broadcast"].add(not src.is_injective() or not dst.is_injective())
     assert kinds["noop"] >= 10 and kinds["register"] >= 10 and kinds["shuffle"] >= 30 and kinds["shared"] >= 10, kinds
     assert seen["warps"] == {1, 2, 4, 8}
     assert seen["dtype"] == {"f32", "f16", "i8"}

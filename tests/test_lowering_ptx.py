@@ -5,7 +5,7 @@ lowered with that pipeline; chunks that fail to lower are skipped, they are erro
 `// PTX-FILE: <path>` (lower that file with ll-lower). The lowered module then goes through
 `linear_layout.passes.emit_ptx(module, "sm_90", "+ptx80")` (the stock
 `gpu-lower-to-nvvm-pipeline`), which needs no GPU, and must produce PTX.
-Then the lit suite of the lowering passes runs (FileCheck).
+(The FileCheck lines of the same files run in tests/test_lit.py, not here.)
 """
 
 from __future__ import annotations

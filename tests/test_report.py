@@ -24,7 +24,7 @@ from linear_layout.simt import interpreter as simt_interpreter
 from linear_layout.simt import run_kernel
 from linear_layout.tools.report import KernelReport, format_json, format_text, main, report_ttgir
 
-from lowering_cases import DTYPE_OF_BITS, ELEMENT_DTYPES, kernel_text, random_input
+from lowering_cases import DTYPE_OF_BITS, ELEMENT_DTYPES, assert_placed_as_the_encoding_says, kernel_text, random_input
 from test_lowering import lower
 
 CORPUS = Path(__file__).parent / "ttgir_corpus"
@@ -186,6 +186,7 @@ def test_access_cost_matches_the_interpreter(report: KernelReport, row):
     with context:
         measured = run_kernel(module, [x, y], threads_per_warp=report.threads_per_warp)
     assert np.array_equal(x.view(np.uint8), y.view(np.uint8))
+    assert_placed_as_the_encoding_says(measured, shared, row.shape, x)
     waves = collections.Counter()
     for access in measured.shared_accesses:
         waves[access.kind] += access.wavefronts

@@ -28,7 +28,7 @@ from linear_layout.encodings import (BlockedLayout, DotOperandLayout, NVMMADistr
 from linear_layout.simt import run_kernel
 from linear_layout.core.launch import pad_to_launch
 
-from lowering_cases import kernel_text, random_case, random_input
+from lowering_cases import assert_placed_as_the_encoding_says, kernel_text, random_case, random_input
 from test_lowering import lower
 
 BITS = {"f32": 32, "f16": 16, "i8": 8}
@@ -256,17 +256,20 @@ SHARED_ENCODINGS = [
 ]
 
 
-def _local_text(a, b, shared, shape, dtype, num_warps):
+def _local_text(a, b, shared, shape, dtype, num_warps, store=True):
+    """ll.load (a) -> local_alloc -> local_load (b) [-> local_store (b) -> local_load (b)] -> ll.store."""
     dims = "x".join(map(str, shape))
     memdesc = f'!ttg.memdesc<[{", ".join(map(str, shape))}], {dtype}, {shared}, #ttg.shared_memory, "mutable">'
+    rewrite = f"""
+    "ttg.local_store"(%y, %m) : (tensor<{dims}x{dtype}, {b}>, {memdesc}) -> ()
+    %z = "ttg.local_load"(%m) : ({memdesc}) -> tensor<{dims}x{dtype}, {b}>""" if store else ""
+    result = "%z" if store else "%y"
     return f"""module attributes {{"ttg.num-warps" = {num_warps} : i32}} {{
   func.func @k(%in: memref<{dims}x{dtype}>, %out: memref<{dims}x{dtype}>) {{
     %x = "ll.load"(%in) : (memref<{dims}x{dtype}>) -> tensor<{dims}x{dtype}, {a}>
     %m = "ttg.local_alloc"(%x) : (tensor<{dims}x{dtype}, {a}>) -> {memdesc}
-    %y = "ttg.local_load"(%m) : ({memdesc}) -> tensor<{dims}x{dtype}, {b}>
-    "ttg.local_store"(%y, %m) : (tensor<{dims}x{dtype}, {b}>, {memdesc}) -> ()
-    %z = "ttg.local_load"(%m) : ({memdesc}) -> tensor<{dims}x{dtype}, {b}>
-    "ll.store"(%z, %out) : (tensor<{dims}x{dtype}, {b}>, memref<{dims}x{dtype}>) -> ()
+    %y = "ttg.local_load"(%m) : ({memdesc}) -> tensor<{dims}x{dtype}, {b}>{rewrite}
+    "ll.store"({result}, %out) : (tensor<{dims}x{dtype}, {b}>, memref<{dims}x{dtype}>) -> ()
     return
   }}
 }}"""
@@ -285,13 +288,22 @@ def test_local_alloc_store_load(shared):
     else:
         shared_text = str(shared)
     a, b = ROW8.__class__((1, 4), (4, 8), (4, 1), (1, 0)), BlockedLayout((4, 1), (8, 4), (1, 4), (0, 1))
-    context, module, error = lower(_local_text(a, b, shared_text, shape, dtype, num_warps))
-    assert error is None, error
     x = random_input(list(shape), dtype)
+    # local_alloc alone first: the bytes it placed are the ones left in shared memory at the end.
+    context, module, error = lower(_local_text(a, b, shared_text, shape, dtype, num_warps, store=False))
+    assert error is None, error
     y = np.zeros_like(x)
     with context:
         report = run_kernel(module, [x, y])
     assert np.array_equal(x.view(np.uint8), y.view(np.uint8))
+    assert_placed_as_the_encoding_says(report, shared, shape, x)
+    context, module, error = lower(_local_text(a, b, shared_text, shape, dtype, num_warps))
+    assert error is None, error
+    y = np.zeros_like(x)
+    with context:
+        report = run_kernel(module, [x, y])
+    assert np.array_equal(x.view(np.uint8), y.view(np.uint8))
+    assert_placed_as_the_encoding_says(report, shared, shape, x)  # where local_store (from b) put them
     assert not report.races
     bits = BITS[dtype]
     expected = [bank_conflicts(a, shared, bits, shape, kind="store").wavefronts,

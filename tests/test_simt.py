@@ -459,6 +459,53 @@ def test_vector_width_bank_model():
     assert "floor=2" in report.summary()
 
 
+def _per_lane_word(pattern, lanes=32):
+    return np.array([pattern(t) for t in range(lanes)], dtype=np.int32)
+
+
+_MULTICAST = {3, 4, 6, 7, 9}  # the guide's threads that all read one word of bank 5
+_PERMUTATION = [int(x) for x in np.random.default_rng(7).permutation(32)]
+
+
+# The cases NVIDIA documents (CUDA C++ Programming Guide, "Shared Memory" of compute capability
+# 5.x and later: figures "Strided Shared Memory Accesses" and "Irregular Shared Memory Accesses";
+# 64-bit accesses are served per half-warp and 128-bit ones per quarter-warp, one bank conflict
+# check per phase), as (bytes per lane, the 32-bit word each lane starts at, wavefronts, ideal).
+# Derived by hand: a phase costs the largest number of distinct words any bank holds in it, and
+# its ideal is ceil(distinct words / 32); lanes reading one word share it (broadcast, multicast).
+NVIDIA_BANK_CASES = {
+    "32-bit stride 1": (4, lambda t: t, 1, 1),
+    "32-bit stride 2: 2-way conflict": (4, lambda t: 2 * t, 2, 1),
+    "32-bit stride 3: conflict-free": (4, lambda t: 3 * t, 1, 1),
+    "32-bit stride 32: 32-way conflict": (4, lambda t: 32 * t, 32, 1),
+    "32-bit random permutation": (4, lambda t: _PERMUTATION[t], 1, 1),
+    "32-bit multicast within bank 5": (4, lambda t: 5 if t in _MULTICAST else t, 1, 1),
+    "32-bit broadcast of one word": (4, lambda t: 7, 1, 1),
+    "64-bit stride 1: two half-warp phases": (8, lambda t: 2 * t, 2, 2),
+    "64-bit stride 2: 2-way in each half-warp": (8, lambda t: 4 * t, 4, 2),
+    "64-bit broadcast: one wavefront per half-warp": (8, lambda t: 0, 2, 2),
+    "64-bit lanes t and t+16 share a bank across phases: free": (8, lambda t: 2 * (t % 16) + 32 * (t // 16), 2, 2),
+    "128-bit stride 1: four quarter-warp phases": (16, lambda t: 4 * t, 4, 4),
+    "128-bit stride 2: 2-way in each quarter-warp": (16, lambda t: 8 * t, 8, 4),
+    "128-bit broadcast: one wavefront per quarter-warp": (16, lambda t: 0, 4, 4),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NVIDIA_BANK_CASES))
+def test_nvidia_documented_bank_cases(case):
+    width, word_of_lane, wavefronts, ideal = NVIDIA_BANK_CASES[case]
+    elements = width // 4
+    body = f"""
+      %w = memref.load %words[%tid_index] : memref<32xi32>
+      %o = arith.index_cast %w : i32 to index
+      %v = vector.load %smem[%o] {{alignment = {width}}} : memref<2048xf32, {SMEM}>, vector<{elements}xf32>"""
+    source = kernel("%words: memref<32xi32>", body, workgroup=f"%smem: memref<2048xf32, {SMEM}>")
+    report = simt.run_kernel(source, [_per_lane_word(word_of_lane)], num_warps=1, check_uninitialized=False)
+    (access,) = report.shared_accesses
+    assert (access.instruction_bytes, access.instructions) == (width, 1)
+    assert (access.wavefronts, access.ideal_wavefronts) == (wavefronts, ideal), case
+
+
 def test_f16_and_bf16_data():
     body = """
       %c4 = arith.constant 4 : index

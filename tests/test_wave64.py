@@ -21,7 +21,7 @@ from linear_layout.core.hardware import lane_phases, phase_lane_basis
 from linear_layout.ir.bridge import format_ll_layout
 from linear_layout.simt import run_kernel
 
-from lowering_cases import kernel_text, random_case, random_input
+from lowering_cases import assert_placed_as_the_encoding_says, kernel_text, random_case, random_input
 from test_lowering import lower
 
 BITS = {"f32": 32, "f16": 16, "i8": 8}
@@ -96,6 +96,7 @@ def test_b128_read_conflict_is_measured_by_the_interpreter():
     with context:
         report = run_kernel(module, [x, y])  # 64 lanes: the module's ttg.threads-per-warp
     np.testing.assert_array_equal(x, y)
+    assert_placed_as_the_encoding_says(report, IDENTITY, (256,), x)
     assert report.threads_per_warp == 64
     waves = collections.Counter()
     widths = set()

@@ -51,7 +51,7 @@ class BoundedCache(dict[K, V]):
 
 def join_dims(names: Iterable[str]) -> str:
     """``[a, b, c]``: dimension names as error messages show them."""
-    return "[" + ", ".join(names) + "]"
+    return "[" + ", ".join(map(str, names)) + "]"
 
 
 # The columns of identity_1d(2**n): unit vectors 1, 2, 4, ... (shared immutable tuples).

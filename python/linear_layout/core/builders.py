@@ -18,7 +18,9 @@ import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from ._packing import UNITS, BoundedCache, field_moves_mover, supremum, units
+from ._packing import UNITS, BoundedCache, field_moves_mover, supremum as _supremum, units
+from .limits import check_materialised
+from .arguments import require_bool, require_int, require_ints, require_name, require_names, type_name
 from .layout import LinearLayout, _check_names, _join_dims, _log2_exact, _short
 
 __all__ = [
@@ -44,11 +46,16 @@ def standard_out_dim_names(rank: int) -> tuple[str, ...]:
     >>> standard_out_dim_names(3)
     ('dim0', 'dim1', 'dim2')
     """
-    if 0 <= rank < len(_STANDARD_NAMES):
+    if type(rank) is int and 0 <= rank < len(_STANDARD_NAMES):
         return _STANDARD_NAMES[rank]
+    rank = require_int(rank, "standard_out_dim_names", "rank", minimum=0)
+    check_materialised(rank, "standard_out_dim_names", MAX_STANDARD_RANK)  # names are built one by one
     return tuple(f"dim{i}" for i in range(rank))
 
 
+#: The most standard names one call builds (a tensor of more dimensions than this holds more than
+#: 2**40 elements unless nearly all are 1; the limit keeps a huge ``rank`` from hanging).
+MAX_STANDARD_RANK = 1 << 16
 _STANDARD_NAMES = tuple(tuple(f"dim{i}" for i in range(rank)) for rank in range(17))
 
 
@@ -65,10 +72,11 @@ def identity_standard_nd(in_dim: str, shape: Sequence[int], order: Sequence[int]
     >>> L.bases, L.out_dims
     ((('lane', ((1, 0), (2, 0), (0, 1))),), (('dim1', 4), ('dim0', 2)))
     """
+    in_dim = require_name(in_dim, "identity_standard_nd", "in_dim")
+    shape = require_ints(shape, "identity_standard_nd", "shape")
+    order = require_ints(order, "identity_standard_nd", "order")
     if sorted(order) != list(range(len(shape))):
         raise ValueError(f"order {list(order)} is not a permutation of 0..{len(shape) - 1}")
-    if not isinstance(in_dim, str):
-        raise TypeError(f"identity_standard_nd: argument 'in_dim' must be a str, got {type(in_dim).__name__}")
     # The product, written out: dimension order[i] takes the next log2(shape[order[i]]) output
     # bits, and the input's bases are the unit vectors of those bits in turn.
     names = standard_out_dim_names(len(shape))
@@ -187,7 +195,14 @@ def _pack_segments(segments: Mapping[str, list[tuple[str, int, int]]], widths: M
     return layout
 
 
-def _check_shape_names(layout: LinearLayout, shape: Mapping[str, int]) -> None:
+def _check_shape_names(layout: LinearLayout, shape: Mapping[str, int], where: str) -> None:
+    """API boundary of ``ensure_layout_not_*``: ``shape`` maps every output name to an integer."""
+    if not isinstance(shape, Mapping):
+        raise TypeError(f"{where}: argument 'shape' must be a mapping from output dimension names to sizes, "
+                        f"got {type_name(shape)}")
+    for name, size in shape.items():
+        require_name(name, where, "shape")
+        require_int(size, where, "shape")
     if set(shape) != set(layout.get_out_dim_names()):
         raise ValueError(
             f"shape names {_join_dims(shape)} must be the output dimensions {_join_dims(layout.get_out_dim_names())}"
@@ -212,7 +227,9 @@ def ensure_layout_not_larger_than(
     >>> ensure_layout_not_larger_than(LinearLayout.identity_1d(8, "lane", "dim0"), {"dim0": 2}).bases
     (('lane', ((1,), (0,), (0,))),)
     """
-    clear, shrunk = _fit_plan(_SHRINK_PLANS, layout, shape, _bits_past)
+    if type(broadcast_registers) is not bool:
+        require_bool(broadcast_registers, "ensure_layout_not_larger_than", "broadcast_registers")
+    clear, shrunk = _fit_plan(_SHRINK_PLANS, layout, shape, _bits_past, "ensure_layout_not_larger_than")
     if not clear:
         return layout
     units = True  # every column a unit vector or zero (so are the cleared ones)
@@ -245,14 +262,17 @@ def _fit_plan(
     layout: LinearLayout,
     shape: Mapping[str, int],
     make: Callable[[LinearLayout, Mapping[str, int]], Any],
+    where: str,
 ) -> Any:
     """The plan of ``ensure_layout_not_*(layout, shape)``: it depends on the output dimensions and
     the shape only, so it is cached under that signature, like the plans of ``*``.  On a miss (or
     whenever ``shape`` is not simply one hashable size per output) the shape is checked, which
     says what is wrong, and the plan made by ``make``."""
+    if not isinstance(layout, LinearLayout):
+        raise TypeError(f"{where}: argument 'layout' must be a LinearLayout, got {type_name(layout)}")
     outs = layout._outs
     key = None
-    if len(shape) == len(outs):
+    if type(shape) is dict and len(shape) == len(outs):
         try:
             key = (outs, tuple([shape[name] for name, _ in outs]))
             plan = plans.get(key)
@@ -260,7 +280,7 @@ def _fit_plan(
             key = plan = None
         if plan is not None:
             return plan
-    _check_shape_names(layout, shape)
+    _check_shape_names(layout, shape, where)
     plan = make(layout, shape)
     if key is not None:
         plans.store(key, plan)
@@ -343,7 +363,7 @@ def ensure_layout_not_smaller_than(layout: LinearLayout, shape: Mapping[str, int
     # The product `layout * identity_1d(desired // actual, first, out)` over the outputs in order,
     # in one pass: each growing field widens by its extra bits, whose unit columns go to the end of
     # the first input dimension. The plan depends on the dimensions and the shape only, like `*`'s.
-    outs, repack, grown = _fit_plan(_GROW_PLANS, layout, shape, _plan_growth)
+    outs, repack, grown = _fit_plan(_GROW_PLANS, layout, shape, _plan_growth, "ensure_layout_not_smaller_than")
     if not grown or not layout._ins:
         return layout
     cols = list(repack(layout._cols))
@@ -383,4 +403,22 @@ def zeros_like(layout: LinearLayout) -> LinearLayout:
     >>> zeros_like(LinearLayout.identity_1d(4, "i", "o")).bases
     (('i', ((0,), (0,))),)
     """
+    if not isinstance(layout, LinearLayout):
+        raise TypeError(f"zeros_like: argument 'layout' must be a LinearLayout, got {type_name(layout)}")
     return LinearLayout._make(layout._ins, layout._outs, (0,) * len(layout._cols))
+
+
+def supremum(x: Sequence[str], y: Sequence[str], what: str = "dimensions") -> tuple[str, ...]:
+    """The shortest list containing ``x`` and ``y`` as subsequences, preferring ``x`` on ties
+    (the public entry of ``core._packing.supremum``, which ``*`` calls: this one checks its arguments).
+
+    Requires: common names appear in the same relative order in both.
+    Postcondition: ``x`` and ``y`` are subsequences of the result, which has no duplicates.
+
+    >>> supremum(["a", "b"], ["a", "c"])
+    ('a', 'b', 'c')
+    """
+    x, y = require_names(x, "supremum", "x"), require_names(y, "supremum", "y")
+    if not isinstance(what, str):
+        raise TypeError(f"supremum: argument 'what' must be a str, got {type_name(what)} {_short(what)}")
+    return _supremum(x, y, what)

@@ -56,15 +56,28 @@ This module is pure Python (plus numpy for vectorised application) and never imp
 from __future__ import annotations
 
 import operator
-import reprlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from . import display
-from ._packing import BoundedCache, field_moves_mover, supremum, support, units
+from ._packing import BoundedCache, field_moves_mover, support, units
+from ._packing import supremum as _supremum
 from ._packing import join_dims as _join_dims
+from .arguments import (
+    check_index_array,
+    index_out_of_range,
+    is_sequence,
+    require_bool,
+    require_int,
+    require_ints,
+    require_name,
+    require_names,
+    require_optional_name,
+    short as _short,
+    type_name as _type_name,
+)
 from .gf2 import EchelonBasis, pivot_columns, rank as gf2_rank
 from .limits import check_materialised
 from .views import distributed_view, shared_view
@@ -126,15 +139,6 @@ def _check_names(names: Sequence[str], what: str) -> tuple[str, ...]:
     return names
 
 
-def _type_name(value: object) -> str:
-    return type(value).__name__
-
-
-def _short(value: object) -> str:
-    """A bounded repr for error messages: depth- and length-limited (a deeply nested list must not recurse)."""
-    return reprlib.repr(value)[:60]
-
-
 def _require_layout(value: object, method: str, argument: str) -> None:
     """API boundary: ``argument`` of ``method`` must be a LinearLayout (a TypeError naming both otherwise)."""
     if not isinstance(value, LinearLayout):
@@ -142,37 +146,47 @@ def _require_layout(value: object, method: str, argument: str) -> None:
 
 
 def _require_names(value: object, method: str, argument: str) -> tuple[str, ...]:
-    """API boundary: ``argument`` must be a sequence of dimension-name strings (a str itself is not)."""
-    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
-        raise TypeError(
-            f"{method}: argument '{argument}' must be a sequence of dimension names, got {_type_name(value)}"
-        )
-    names = tuple(value)
-    for name in names:
-        if not isinstance(name, str):
-            raise TypeError(
-                f"{method}: argument '{argument}' must hold dimension names (str), "
-                f"got {_type_name(name)} {_short(name)}"
-            )
-    return names
+    """API boundary: ``argument`` must be a sequence of dimension-name strings (a str, a mapping or a set is not)."""
+    return require_names(value, method, argument)
+
+
+def _require_builder_arguments(where: str, in_dim: object, out_dim: object, **sizes: object) -> None:
+    """API boundary of the 1-d builders: two dimension names and integer sizes (TypeErrors naming them)."""
+    if type(in_dim) is not str or type(out_dim) is not str:
+        require_name(in_dim, where, "in_dim"), require_name(out_dim, where, "out_dim")
+    for argument, size in sizes.items():
+        if type(size) is not int:
+            require_int(size, where, argument)
 
 
 def _require_index(value: object, name: str) -> None:
-    """API boundary of ``apply``: an input is an integer or an integer numpy array (never bool or float)."""
+    """API boundary of ``apply``: a key is a dimension name, an input an integer or an integer numpy
+    array (never bool or float)."""
+    if not isinstance(name, str):
+        raise _bad_apply_key(name)
     if isinstance(value, np.ndarray):
         if value.dtype == np.bool_ or not np.issubdtype(value.dtype, np.integer):
-            raise TypeError(f"LinearLayout.apply: input '{name}' must be an integer array, got dtype {value.dtype}")
+            raise TypeError(
+                f"LinearLayout.apply: argument 'ins': input '{name}' must be an integer array, got dtype {value.dtype}"
+            )
     elif isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise TypeError(
-            f"LinearLayout.apply: input '{name}' must be an integer, got {_type_name(value)} {_short(value)}"
+            f"LinearLayout.apply: argument 'ins': input '{name}' must be an integer, "
+            f"got {_type_name(value)} {_short(value)}"
         )
+
+
+def _bad_apply_key(key: object) -> TypeError:
+    return TypeError(
+        f"LinearLayout.apply: argument 'ins' must have dimension names (str) as keys, got {_type_name(key)} {_short(key)}"
+    )
 
 
 def _bases_items(bases: object) -> tuple[tuple[str, tuple], ...]:
     """API boundary of ``from_bases``: a mapping or a sequence of (name, bases) pairs of basis lists."""
     if isinstance(bases, Mapping):
         items = tuple(bases.items())
-    elif isinstance(bases, (str, bytes)) or not isinstance(bases, Iterable):
+    elif not is_sequence(bases):
         raise TypeError(
             f"from_bases: argument 'bases' must be a mapping or a sequence of (name, bases) pairs, "
             f"got {_type_name(bases)}"
@@ -183,7 +197,7 @@ def _bases_items(bases: object) -> tuple[tuple[str, tuple], ...]:
         if not isinstance(item, (tuple, list)) or len(item) != 2:
             raise TypeError(f"from_bases: argument 'bases' must hold (name, bases) pairs, got {_short(item)}")
         name, in_bases = item
-        if isinstance(in_bases, (str, bytes)) or not isinstance(in_bases, Iterable):
+        if not is_sequence(in_bases):
             raise TypeError(
                 f"from_bases: the bases of input dimension {_short(name)} must be a sequence of bases, "
                 f"got {_type_name(in_bases)}"
@@ -191,7 +205,7 @@ def _bases_items(bases: object) -> tuple[tuple[str, tuple], ...]:
         for basis in in_bases:
             if type(basis) is tuple or type(basis) is list:  # the common case, without the ABC check
                 continue
-            if isinstance(basis, (str, bytes)) or not isinstance(basis, Iterable):
+            if not is_sequence(basis):
                 raise TypeError(
                     f"from_bases: a basis of input dimension {_short(name)} must be a sequence of "
                     f"integers, got {_type_name(basis)} {_short(basis)}"
@@ -300,7 +314,7 @@ def _plain_dims(dims: Any) -> tuple[tuple[str, int], ...] | None:
 
 def _require_dim_sizes(value: object, method: str, argument: str) -> tuple[tuple[str, int], ...]:
     """API boundary: ``argument`` must be a sequence of (name, size) pairs."""
-    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+    if not is_sequence(value):
         raise TypeError(
             f"LinearLayout.{method}: argument '{argument}' must be a sequence of (name, size) pairs, "
             f"got {_type_name(value)}"
@@ -311,12 +325,15 @@ def _require_dim_sizes(value: object, method: str, argument: str) -> tuple[tuple
             raise TypeError(
                 f"LinearLayout.{method}: argument '{argument}' must hold (name, size) pairs, got {_short(pair)}"
             )
+        require_name(pair[0], f"LinearLayout.{method}", argument)
+        require_int(pair[1], f"LinearLayout.{method}", argument)
     return pairs
 
 
 def _require_sizes(sizes: object) -> None:
-    if isinstance(sizes, (str, bytes)) or not isinstance(sizes, Iterable):
+    if not is_sequence(sizes):
         raise TypeError(f"from_bases: argument 'out_dim_sizes' must be a sequence of integers, got {_type_name(sizes)}")
+    require_ints(sizes, "from_bases", "out_dim_sizes")
 
 
 class LinearLayout:
@@ -389,6 +406,8 @@ class LinearLayout:
         ...                         ["dim0", "dim1"]).apply({"lane": 3, "warp": 2})
         {'dim0': 3, 'dim1': 1}
         """
+        if type(require_surjective) is not bool:
+            require_bool(require_surjective, "LinearLayout.from_bases", "require_surjective")
         layout = _from_plain_bases(bases, out_dim_names, out_dim_sizes)
         if layout is None:  # not plain tuples of ints: the checks below say what is wrong, or convert
             layout = LinearLayout._from_bases_checked(bases, out_dim_names, out_dim_sizes)
@@ -488,11 +507,11 @@ class LinearLayout:
         >>> LinearLayout.identity_1d(8, "i", "o").bases
         (('i', ((1,), (2,), (4,))),)
         """
+        if type(in_dim) is not str or type(out_dim) is not str or type(size) is not int:
+            _require_builder_arguments("LinearLayout.identity_1d", in_dim, out_dim, size=size)
         if size == 0:
             return _EMPTY
         n = _log2_exact(size, "identity_1d size")
-        if type(in_dim) is not str or type(out_dim) is not str:
-            _check_names((in_dim,), "input dimension"), _check_names((out_dim,), "output dimension")
         layout = LinearLayout._make(((in_dim, n),), ((out_dim, 1 << n),), units(n))
         layout._cache_rank = n  # distinct unit columns: known without elimination, and carried by `*`
         return layout
@@ -507,11 +526,11 @@ class LinearLayout:
         >>> LinearLayout.strided_1d(4, 2, "i", "o").bases, LinearLayout.strided_1d(4, 2, "i", "o").out_dims
         ((('i', ((2,), (4,))),), (('o', 8),))
         """
+        _require_builder_arguments("LinearLayout.strided_1d", in_dim, out_dim, size=size, stride=stride)
+        s = _log2_exact(stride, "strided_1d stride")
         if size == 0:
             return _EMPTY
         n = _log2_exact(size, "strided_1d size")
-        _check_names((in_dim,), "input dimension"), _check_names((out_dim,), "output dimension")
-        s = _log2_exact(stride, "strided_1d stride")
         return LinearLayout._make(((in_dim, n),), ((out_dim, 1 << (n + s)),), tuple(1 << (i + s) for i in range(n)))
 
     @staticmethod
@@ -525,11 +544,11 @@ class LinearLayout:
         >>> LinearLayout.zeros_1d(4, "i", "o").bases
         (('i', ((0,), (0,))),)
         """
+        _require_builder_arguments("LinearLayout.zeros_1d", in_dim, out_dim, size=size, out_dim_size=out_dim_size)
+        _log2_exact(out_dim_size, "zeros_1d out_dim_size")
         if size == 0:
             return _EMPTY
         n = _log2_exact(size, "zeros_1d size")
-        _check_names((in_dim,), "input dimension"), _check_names((out_dim,), "output dimension")
-        _log2_exact(out_dim_size, "zeros_1d out_dim_size")
         layout = LinearLayout._make(((in_dim, n),), ((out_dim, int(out_dim_size)),), (0,) * n)
         layout._cache_rank = 0
         return layout
@@ -619,22 +638,34 @@ class LinearLayout:
         return tuple(map(_first, self._outs))
 
     def has_in_dim(self, name: str) -> bool:
+        if type(name) is not str:
+            require_name(name, "LinearLayout.has_in_dim", "name")
         return _paired(self._ins, name) is not None
 
     def has_out_dim(self, name: str) -> bool:
+        if type(name) is not str:
+            require_name(name, "LinearLayout.has_out_dim", "name")
         return _paired(self._outs, name) is not None
 
     def get_in_dim_size_log2(self, name: str) -> int:
+        if type(name) is not str:
+            require_name(name, "LinearLayout.get_in_dim_size_log2", "name")
         return _dim_value(self._ins, name, "input")
 
     def get_in_dim_size(self, name: str) -> int:
-        return 1 << self.get_in_dim_size_log2(name)
+        if type(name) is not str:
+            require_name(name, "LinearLayout.get_in_dim_size", "name")
+        return 1 << _dim_value(self._ins, name, "input")
 
     def get_out_dim_size(self, name: str) -> int:
+        if type(name) is not str:
+            require_name(name, "LinearLayout.get_out_dim_size", "name")
         return _dim_value(self._outs, name, "output")
 
     def get_out_dim_size_log2(self, name: str) -> int:
-        return self.get_out_dim_size(name).bit_length() - 1
+        if type(name) is not str:
+            require_name(name, "LinearLayout.get_out_dim_size_log2", "name")
+        return _dim_value(self._outs, name, "output").bit_length() - 1
 
     def get_total_in_dim_size_log2(self) -> int:
         return len(self._cols)
@@ -652,6 +683,8 @@ class LinearLayout:
         return 1 << self.get_total_out_dim_size_log2()
 
     def get_out_dim_index(self, name: str) -> int:
+        if type(name) is not str:
+            require_name(name, "LinearLayout.get_out_dim_index", "name")
         for k, (n, _) in enumerate(self._outs):
             if n == name:
                 return k
@@ -661,6 +694,9 @@ class LinearLayout:
 
     def get_basis(self, in_dim: str, pos: int, out_dim: str | None = None) -> Any:
         """``L(in_dim = 2**pos)``: a tuple, or its ``out_dim`` coordinate when that is given."""
+        in_dim = require_name(in_dim, "LinearLayout.get_basis", "in_dim")
+        pos = require_int(pos, "LinearLayout.get_basis", "pos")
+        out_dim = require_optional_name(out_dim, "LinearLayout.get_basis", "out_dim")
         count = self.get_in_dim_size_log2(in_dim)
         if not 0 <= pos < count:
             raise ValueError(f"basis index {pos} is out of range for '{in_dim}', which has {count} bases")
@@ -685,6 +721,7 @@ class LinearLayout:
         (lane, register) holds; otherwise it is the tensor, each element showing the threads and
         registers that hold it. Byte-identical to ``triton.tools.LinearLayout.get_distributed_view``.
         """
+        require_bool(use_hw_point_of_view, "LinearLayout.get_distributed_view", "use_hw_point_of_view")
         return distributed_view(self, use_hw_point_of_view)
 
     def get_shared_view(self, use_hw_point_of_view: bool) -> str:
@@ -692,6 +729,7 @@ class LinearLayout:
 
         Byte-identical to ``triton.tools.LinearLayout.get_shared_view``.
         """
+        require_bool(use_hw_point_of_view, "LinearLayout.get_shared_view", "use_hw_point_of_view")
         return shared_view(self, use_hw_point_of_view)
 
     # ------------------------------------------------------------------ internal helpers
@@ -792,11 +830,13 @@ class LinearLayout:
 
         ``ins`` names every input dimension once (any order). Values are integers, or numpy
         integer arrays of one common shape, in which case every output is an ``int64`` array of
-        that shape (vectorised; the output dimensions must then fit in 63 bits). Bits above a
-        dimension's size are ignored, as in Triton.
+        that shape (vectorised; the output dimensions must then fit in 63 bits). Every input must lie
+        in ``[0, size)`` of its dimension: a negative or larger one is a ValueError naming the
+        dimension and its size (Triton's ``LinearLayout::apply`` masks such bits off silently; our
+        ``ll.apply`` op refuses them too).
 
         Formula: ``out = XOR_{d, i : bit i of ins[d]} bases[d][i]``.
-        Requires: exactly this layout's input dimensions as keys.
+        Requires: exactly this layout's input dimensions as keys; ``0 <= ins[d] < size(d)``.
         Postcondition: linear, ``apply(x ^ y) == apply(x) ^ apply(y)``; ``apply(0) == 0``; keys in
         output-dimension order.
 
@@ -816,10 +856,12 @@ class LinearLayout:
         if self._apply_inputs_are_arrays(ins, names):
             return self._apply_arrays(ins)
         packed = 0
-        for name, table, more in dims:
+        for name, size, table, more in dims:
             value = ins[name]
             if type(value) is not int:  # a numpy integer scalar: `& 0xFF` would overflow int8
                 value = int(value)
+            if not 0 <= value < size:
+                raise index_out_of_range("LinearLayout.apply", name, value, size)
             packed ^= table[value & 0xFF]
             for extra in more:
                 value >>= 8
@@ -834,6 +876,9 @@ class LinearLayout:
                 _require_index(value, name)
                 arrays = arrays or isinstance(value, np.ndarray)
         if len(ins) != len(names) or not names.issuperset(ins):
+            for key in ins:
+                if not isinstance(key, str):
+                    raise _bad_apply_key(key)
             raise ValueError(
                 f"apply needs exactly the input dimensions {_join_dims(self.get_in_dim_names())}, got {_join_dims(ins)}"
             )
@@ -860,7 +905,9 @@ class LinearLayout:
         start = 0
         cols = self._cols
         for name, count in self._ins:
-            value = operator.index(ins[name]) & ((1 << count) - 1)
+            value = operator.index(ins[name])
+            if not 0 <= value < 1 << count:
+                raise index_out_of_range("LinearLayout.apply", name, value, 1 << count)
             k = start
             while value:
                 if value & 1:
@@ -870,9 +917,9 @@ class LinearLayout:
             start += count
         return packed
 
-    def _apply_tables(self) -> tuple[tuple[str, list[int], tuple[list[int], ...]], ...]:
-        """Per input dimension of size > 1, one 256-entry XOR table per byte of the index: the
-        first byte's table, then the others'.
+    def _apply_tables(self) -> tuple[tuple[str, int, list[int], tuple[list[int], ...]], ...]:
+        """Per input dimension, its size and one 256-entry XOR table per byte of the index: the
+        first byte's table, then the others' (a size-1 dimension has the one table ``[0] * 256``).
 
         A point is then one lookup per input byte instead of one branch per input bit.
         """
@@ -884,10 +931,10 @@ class LinearLayout:
                 table = [0]
                 for col in self._cols[start + low : start + min(low + 8, count)]:
                     table += [entry ^ col for entry in table]
-                # Bits above the dimension's size are ignored, as in Triton: pad to 256 entries.
-                tables.append(table * (256 // len(table)))
-            if tables:
-                dims.append((name, tables[0], tuple(tables[1:])))
+                tables.append(table * (256 // len(table)))  # pad to 256: one lookup per byte
+            if not tables:
+                tables.append([0] * 256)
+            dims.append((name, 1 << count, tables[0], tuple(tables[1:])))
             start += count
         return tuple(dims)
 
@@ -895,6 +942,8 @@ class LinearLayout:
         if self.get_total_out_dim_size_log2() > 63 and any(size > 1 << 63 for _, size in self._outs):
             raise ValueError("vectorised apply needs every output dimension to fit in 63 bits")
         arrays = {name: np.asarray(value) for name, value in ins.items()}
+        for name, count in self._ins:
+            check_index_array("LinearLayout.apply", name, arrays[name], 1 << count)
         shape = np.broadcast_shapes(*(a.shape for a in arrays.values()))
         outs = [np.zeros(shape, dtype=np.int64) for _ in self._outs]
         for name, in_bases in self.bases:
@@ -1402,6 +1451,7 @@ class LinearLayout:
         >>> (LinearLayout.identity_1d(2, "i", "o") * LinearLayout.identity_1d(1, "w", "o")).squeeze_ins().get_in_dim_names()
         ('i',)
         """
+        dim = require_optional_name(dim, "LinearLayout.squeeze_ins", "dim")
         if dim is not None and self.get_in_dim_size_log2(dim) != 0:
             raise ValueError(f"squeeze_ins: '{dim}' must have size 1, but has size {self.get_in_dim_size(dim)}")
         keep = (lambda d: d[0] != dim) if dim is not None else (lambda d: d[1])
@@ -1416,6 +1466,7 @@ class LinearLayout:
         >>> (LinearLayout.identity_1d(2, "i", "o") * LinearLayout.identity_1d(1, "i", "p")).squeeze_outs().out_dims
         (('o', 2),)
         """
+        dim = require_optional_name(dim, "LinearLayout.squeeze_outs", "dim")
         if dim is not None and self.get_out_dim_size(dim) != 1:
             raise ValueError(f"squeeze_outs: '{dim}' must have size 1, but has size {self.get_out_dim_size(dim)}")
         outs = [d for d in self._outs if d[0] != dim] if dim is not None else [d for d in self._outs if d[1] > 1]
@@ -1433,7 +1484,8 @@ class LinearLayout:
         >>> LinearLayout.identity_1d(2, "i", "o").resize_in_dim("i", 4).bases
         (('i', ((1,), (0,))),)
         """
-        n = _log2_exact(new_size, f"new size of {_short(in_dim)}")
+        in_dim = require_name(in_dim, "LinearLayout.resize_in_dim", "in_dim")
+        n = _log2_exact(require_int(new_size, "LinearLayout.resize_in_dim", "new_size"), f"new size of {_short(in_dim)}")
         found = self._in_slices().get(in_dim)
         if found is None:
             raise ValueError(f"resize_in_dim: {_short(in_dim)} is not an input dimension")
@@ -1456,7 +1508,8 @@ class LinearLayout:
         >>> LinearLayout.identity_1d(4, "i", "o").resize_out_dim("o", 2).bases
         (('i', ((1,), (0,))),)
         """
-        _log2_exact(new_size, f"new size of {_short(out_dim)}")
+        out_dim = require_name(out_dim, "LinearLayout.resize_out_dim", "out_dim")
+        _log2_exact(require_int(new_size, "LinearLayout.resize_out_dim", "new_size"), f"new size of {_short(out_dim)}")
         index = self.get_out_dim_index(out_dim)
         outs = tuple((n, int(new_size) if k == index else s) for k, (n, s) in enumerate(self._outs))
         limit = int(new_size)
@@ -1475,7 +1528,8 @@ class LinearLayout:
         >>> LinearLayout.identity_1d(2, "i", "o").rename_in_dim("i", "lane").get_in_dim_names()
         ('lane',)
         """
-        _check_names((new,), "input dimension")
+        old = require_name(old, "LinearLayout.rename_in_dim", "old")
+        new = require_name(new, "LinearLayout.rename_in_dim", "new")
         if not self.has_in_dim(old):
             raise ValueError(f"rename_in_dim: {_short(old)} is not an input dimension")
         if old != new and self.has_in_dim(new):
@@ -1492,6 +1546,7 @@ class LinearLayout:
         >>> LinearLayout.from_bases([("r", [[1], [0], [2]])], ["o"]).remove_zero_bases_along_dim("r").bases
         (('r', ((1,), (2,))),)
         """
+        dim = require_name(dim, "LinearLayout.remove_zero_bases_along_dim", "dim")
         found = self._in_slices().get(dim)
         if found is None:
             raise ValueError(f"remove_zero_bases_along_dim: {_short(dim)} is not an input dimension")
@@ -1654,8 +1709,11 @@ class LinearLayout:
         >>> LinearLayout.from_bases([("r", [[1, 0], [0, 1], [2, 0]])], ["x", "y"]).contiguous_elems_along_output_dim("r", "x")
         2
         """
-        inverse = self.pseudoinvert()
+        in_dim = require_name(in_dim, "LinearLayout.contiguous_elems_along_output_dim", "in_dim")
+        out_dim = require_name(out_dim, "LinearLayout.contiguous_elems_along_output_dim", "out_dim")
         in_start = self._in_start(in_dim)
+        self.get_out_dim_index(out_dim)  # a ValueError naming the output dimensions if it is not one
+        inverse = self.pseudoinvert()
         shift, width = self._out_shift()[out_dim]
         k = 0
         while k < width and inverse._cols[shift + k] == 1 << (in_start + k):
@@ -1715,8 +1773,8 @@ def _product_once(inner: LinearLayout, outer: LinearLayout) -> LinearLayout:
 
 
 def _plan_product(inner: LinearLayout, outer: LinearLayout) -> tuple:
-    in_names = supremum(inner.get_in_dim_names(), outer.get_in_dim_names(), what="input dimensions")
-    out_names = supremum(inner.get_out_dim_names(), outer.get_out_dim_names(), what="output dimensions")
+    in_names = _supremum(inner.get_in_dim_names(), outer.get_in_dim_names(), what="input dimensions")
+    out_names = _supremum(inner.get_out_dim_names(), outer.get_out_dim_names(), what="output dimensions")
     inner_outs = dict(inner._outs)
     outer_outs = dict(outer._outs)
     outs = tuple([(name, inner_outs.get(name, 1) * outer_outs.get(name, 1)) for name in out_names])
@@ -1913,5 +1971,6 @@ from .builders import (  # noqa: E402
     identity_standard_nd,
     product_1d,
     standard_out_dim_names,
+    supremum,
     zeros_like,
 )

@@ -50,6 +50,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from .hardware import HW_DIMS, SHARED_DIMS
+from .limits import MAX_PICTURE, check_materialised
 
 __all__ = ["distributed_view", "shared_view"]
 
@@ -72,6 +73,8 @@ class ViewableLayout(Protocol):
 
     def get_total_out_dim_size(self) -> int: ...
 
+    def get_total_in_dim_size(self) -> int: ...
+
     def transpose_ins(self, new_order: Sequence[str]) -> Any: ...
 
     def apply(self, ins: Mapping[str, Any]) -> dict[str, Any]: ...
@@ -83,6 +86,7 @@ _VIEW_METHODS = (
     "get_in_dim_names",
     "get_in_dim_size",
     "get_total_out_dim_size",
+    "get_total_in_dim_size",
     "transpose_ins",
     "apply",
 )
@@ -95,6 +99,7 @@ def distributed_view(layout: ViewableLayout, use_hw_point_of_view: bool) -> str:
     there is at least one output dimension. Otherwise raises ValueError (Triton aborts).
     """
     _check_dims(layout, HW_DIMS, "distributed")
+    _check_view_size(layout, "a distributed view")
     num_registers, num_lanes, num_warps, num_blocks = (layout.get_in_dim_size(name) for name in HW_DIMS)
     shape = [size for _, size in layout.out_dims]
     # Row n of the table is the input with register fastest, then lane, warp, block: the order
@@ -146,12 +151,14 @@ def shared_view(layout: ViewableLayout, use_hw_point_of_view: bool) -> str:
     least one output dimension. Otherwise raises ValueError (Triton aborts).
     """
     _check_dims(layout, SHARED_DIMS, "shared")
+    _check_view_size(layout, "a shared view")
     shape = [size for _, size in layout.out_dims]
     tensor_size = layout.get_total_out_dim_size()
     num_blocks = layout.get_in_dim_size("block")
     offsets_per_block = tensor_size // num_blocks
     # Apply only at the enumerated points: the offset dimension may be far larger than needed.
-    offset = np.tile(np.arange(offsets_per_block, dtype=np.int64), num_blocks)
+    # Offsets past the ``offset`` dimension wrap (Triton masks them in ``apply``; ours refuses them).
+    offset = np.tile(np.arange(offsets_per_block, dtype=np.int64), num_blocks) & (layout.get_in_dim_size("offset") - 1)
     block = np.repeat(np.arange(num_blocks, dtype=np.int64), offsets_per_block)
     outputs = layout.apply({"offset": offset, "block": block})
     coords = np.stack([outputs[name] for name, _ in layout.out_dims], axis=1).tolist()
@@ -168,6 +175,13 @@ def shared_view(layout: ViewableLayout, use_hw_point_of_view: bool) -> str:
     cells = [_coordinate_text(row, shape, ":") for row in coords]
     cells += [""] * (tensor_size - len(cells))
     return _tensor_picture(cells, shape, ",")
+
+
+def _check_view_size(layout: ViewableLayout, what: str) -> None:
+    """A text view lists every element and every hardware point: at most ``MAX_PICTURE`` of each
+    (a :class:`~linear_layout.core.limits.LimitError`, a ValueError, before anything is built)."""
+    count = max(layout.get_total_in_dim_size(), layout.get_total_out_dim_size())
+    check_materialised(count, what, MAX_PICTURE)
 
 
 def _check_dims(layout: ViewableLayout, in_dims: Sequence[str], kind: str) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..core.arguments import require_bool
 from ..core.layout import ColumnAction, LinearLayout, product_1d
 from .base import (
     BLOCK,
@@ -235,7 +236,7 @@ class AMDWMMALayout(DistributedLayout):
             allowed = ", ".join(str(list(s)) for s in WMMA_INSTR_SHAPES[version])
             raise EncodingError(f"invalid WMMA v{version} instruction shape {list(instr)} (allowed: {allowed})")
         warp = basis_list("warp_bases", self.warp_bases, rank)
-        reg = basis_list("reg_bases", self.reg_bases, rank)
+        reg = basis_list("reg_bases", () if self.reg_bases is None else self.reg_bases, rank)
         _check_surjective("ctaLayout (reg_bases with warp_bases)", reg + warp, rank)
         store_fields(self, rank, version=version, warp_bases=warp, reg_bases=reg, instr_shape=instr, rank=rank)
 
@@ -260,6 +261,9 @@ class AMDWMMALayout(DistributedLayout):
         projected away (its components zeroed, as for dot operands), its out dims listed in standard
         order or ``row_major`` (last dim first).  Without a projection it is surjective (checked when
         the encoding was made), so its rank is known and ``*`` carries it."""
+        if project_dim is not None:
+            project_dim = integer("project_dim", project_dim)
+        require_bool(row_major, "AMDWMMALayout.cta_layout", "row_major")
         regs, warps = self.reg_bases or (), self.warp_bases
         if project_dim is not None:
             regs, warps = zeroed_along(regs, project_dim), zeroed_along(warps, project_dim)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import operator
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from ..core import display
@@ -29,6 +29,7 @@ from ..core.layout import (
     product_1d,
     standard_out_dim_names,
 )
+from ..core.arguments import is_sequence, short
 from ..core.limits import MAX_ELEMENTS, LimitError
 
 __all__ = [
@@ -88,7 +89,7 @@ def integer(name: str, value: object) -> int:
     try:
         return operator.index(value)  # type: ignore[arg-type]
     except TypeError:
-        raise TypeError(f"{name} must be an integer, got {type_name(value)} {value!r:.40}") from None
+        raise TypeError(f"{name} must be an integer, got {type_name(value)} {short(value)}") from None
 
 
 def flag(name: str, value: object) -> bool:
@@ -96,14 +97,14 @@ def flag(name: str, value: object) -> bool:
     if isinstance(value, bool):
         return value
     if isinstance(value, str) or not hasattr(value, "__index__") or operator.index(value) not in (0, 1):
-        raise TypeError(f"{name} must be a bool, got {type_name(value)} {value!r:.40}")
+        raise TypeError(f"{name} must be a bool, got {type_name(value)} {short(value)}")
     return bool(value)
 
 
 def ints(name: str, values: object) -> tuple[int, ...]:
-    """A sequence of integers as a tuple; anything else is a TypeError naming ``name``."""
-    if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Iterable):
-        raise TypeError(f"{name} must be a sequence of integers, got {type_name(values)} {values!r:.40}")
+    """A sequence of integers as a tuple; anything else (a set, a mapping, a string) is a TypeError naming ``name``."""
+    if not is_sequence(values):
+        raise TypeError(f"{name} must be a sequence of integers, got {type_name(values)} {short(values)}")
     out = tuple(values)
     if len(out) > MAX_RANK:
         raise LimitError(f"{name} has {len(out)} entries; the most an encoding may have is {MAX_RANK} (the rank limit)")
@@ -112,10 +113,8 @@ def ints(name: str, values: object) -> tuple[int, ...]:
 
 def basis_list(name: str, values: object, rank: int | None = None) -> BasisList:
     """A sequence of bases (each a sequence of non-negative ints, ``rank`` long if given)."""
-    if values is None:
-        return ()
-    if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Iterable):
-        raise TypeError(f"{name} must be a sequence of bases, got {type_name(values)} {values!r:.40}")
+    if not is_sequence(values):
+        raise TypeError(f"{name} must be a sequence of bases, got {type_name(values)} {short(values)}")
     out = tuple(ints(f"{name} basis", b) for b in values)
     for b in out:
         if rank is not None and len(b) != rank:
@@ -531,11 +530,16 @@ def verify_module_sizes(
     """Check a distributed layout against a module's warp size, warp count and CTA count
     (Triton's module-level rule).  Raises EncodingError naming the mismatch."""
     if not isinstance(layout, DistributedLayout):
-        raise TypeError(f"layout must be a distributed encoding, got {type_name(layout)}")
+        raise TypeError(f"verify_module_sizes: argument 'layout' must be a distributed encoding, got {type_name(layout)}")
+    expected_sizes = (
+        ("lane", integer("threads_per_warp", threads_per_warp)),
+        ("warp", integer("num_warps", num_warps)),
+        ("block", integer("num_ctas", num_ctas)),
+    )
     ll = linear_layout_of(layout, [1] * layout.rank)
-    for dim, expected in (("lane", threads_per_warp), ("warp", num_warps), ("block", num_ctas)):
+    for dim, expected in expected_sizes:
         got = ll.get_in_dim_size(dim)
-        if got != integer(dim, expected):
+        if got != expected:
             raise EncodingError(
                 f"the layout has {got} {dim}s, but the module has {expected} "
                 f"({'threads per warp' if dim == 'lane' else dim + 's'})"

@@ -80,11 +80,12 @@ class _RowSwizzledLayout(SharedLayout):
 
     def row_phase(self, row: int) -> int:
         """The group of ``vec`` columns row ``row`` XORs its column groups with (before ``% num_cols``)."""
+        row = integer("row", row)
         return (row // self.per_phase) % self.max_phase
 
     def tile_shape(self, shape: tuple[int, ...]) -> Sequence[int]:
         """The shape the swizzled tile is built on before the CGA layout fits it: one CTA's share."""
-        return shape_per_cta(shape, self.cga_layout)
+        return shape_per_cta(ints("shape", shape), self.cga_layout)
 
     def _build(self, shape: tuple[int, ...]) -> LinearLayout:
         per_cta = self.tile_shape(shape)
@@ -144,9 +145,11 @@ class AMDRotatingSharedLayout(_RowSwizzledLayout):
     def tile_shape(self, shape: tuple[int, ...]) -> Sequence[int]:
         """Triton 3.9 builds this family's rank >= 2 tile on the whole shape (not one CTA's share, as
         for ``swizzled_shared``); ``combine_cta_cga`` then cuts it down to one CTA.  Rank 1: one CTA's share."""
+        shape = ints("shape", shape)
         return shape if self.rank > 1 else shape_per_cta(shape, self.cga_layout)
 
     def row_phase(self, row: int) -> int:
+        row = integer("row", row)
         phase = (row // self.per_phase) % self.max_phase
         block = (row // self.max_phase // self.per_phase) % self.max_phase
         return phase ^ block

@@ -22,6 +22,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..core.arguments import short
 from ..core.limits import MAX_NESTING_DEPTH, too_deep_message
 from .amd import AMDMFMALayout, AMDWMMALayout
 from .base import (
@@ -30,6 +31,7 @@ from .base import (
     EncodingSyntaxError,
     Layout,
     SharedLayout,
+    basis_list,
     box_sizes,
     check_unit_bases,
     type_name,
@@ -84,7 +86,7 @@ def _generic_linear(f: Fields, _: Pairs | None) -> Layout:
 def _wmma(f: Fields, _: Pairs | None) -> Layout:
     cta = f["ctaLayout"]
     if not isinstance(cta, dict):
-        raise EncodingError(f"#ttg.amd_wmma ctaLayout must be a dictionary, got {cta!r:.60}")
+        raise EncodingError(f"#ttg.amd_wmma ctaLayout must be a dictionary, got {short(cta)}")
     _check_keys("#ttg.amd_wmma ctaLayout", cta, (), ("register", "warp"))
     reg, warp, cga = tuple(cta.get("register", ())), tuple(cta.get("warp", ())), tuple(f.get("CGALayout", ()))
     # Triton prints no `rank`; take it from any basis (Triton's own parser assumes 2 and so
@@ -113,7 +115,9 @@ def _padded_shared(f: Fields, pairs: Pairs | None) -> Layout:
     offsets, block = f["offset"], f.get("block", ())
     if not offsets or not offsets[0]:
         raise EncodingError("#ttg.padded_shared offset bases must not be empty")
-    shape = box_sizes(tuple(offsets) + tuple(block), len(offsets[0]))
+    rank = len(offsets[0])  # every basis has the rank's entries: checked before sizing the box
+    offsets, block = basis_list("offset", offsets, rank), basis_list("block", block, rank)
+    shape = box_sizes(offsets + block, rank)
     return PaddedSharedLayout(tuple(pairs or ()), offsets, block, shape)
 
 
@@ -390,9 +394,12 @@ class _Aliases:
             raise TypeError(
                 f"aliases must be a mapping from '#name' to encoding text or an encoding, got {type_name(table)}"
             )
-        self.table = {(k if k.startswith("#") else "#" + k): v for k, v in (table or {}).items() if isinstance(k, str)}
-        if table is not None and len(self.table) != len(table):
-            raise TypeError("aliases keys must be strings such as '#blocked'")
+        for key in table or {}:
+            if not isinstance(key, str):
+                raise TypeError(
+                    f"argument 'aliases' keys must be strings such as '#blocked', got {type_name(key)} {short(key)}"
+                )
+        self.table = {(k if k.startswith("#") else "#" + k): v for k, v in (table or {}).items()}
         self.resolved: dict[str, Layout] = {}
         self.resolving: list[str] = []
 

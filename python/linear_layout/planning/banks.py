@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..core.arguments import require_int, type_name
 from ..core.gf2 import Span, log2, rank
 from ..core.hardware import BANK_BYTES, MAX_ACCESS_BYTES, NUM_BANKS, SHARED_DIMS, phase_lane_basis
 from ..core.layout import LinearLayout
@@ -172,6 +173,9 @@ def bank_conflicts(
     ``kind="store"`` skips broadcast copies (free lanes/warps do not store, Triton's predicate);
     ``kind="load"`` counts every thread. Numbers are per CTA, under the bank model above.
     """
+    require_int(bitwidth, "bank_conflicts", "bitwidth", minimum=1)
+    if not isinstance(kind, str):
+        raise TypeError(f"bank_conflicts: argument 'kind' must be 'load' or 'store', got {type_name(kind)}")
     registers, smem = access_layouts(distributed, shared, shape, kind)
     element_bytes = max(1, bitwidth // 8)
     cvt = registers.invert_and_compose(smem)

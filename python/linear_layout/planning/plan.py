@@ -81,6 +81,7 @@ from typing import ClassVar, TypedDict
 import numpy as np
 
 from ..core import display
+from ..core.arguments import require_bool
 from ..core.hardware import MAX_REGISTERS_PER_THREAD
 from ..core.layout import LinearLayout
 from .in_warp import (
@@ -504,6 +505,7 @@ def plan_conversion(
     'shuffle'
     """
     _check_arguments(shape, bitwidth, threads_per_warp, max_reps, chip)
+    require_bool(in_warp, "plan_conversion", "in_warp")
     try:
         matrix_instructions(chip)
     except ValueError as error:

@@ -7,6 +7,7 @@ import dataclasses
 from typing import Any
 
 from ..core.hardware import WAVEFRONT_BYTES
+from .memory import Buffer
 
 __all__ = ["GlobalAccess", "MemoryAccess", "Race", "Report", "SharedAccess"]
 
@@ -85,6 +86,8 @@ class Report:
     barriers: int = 0  # gpu.barrier executions (per block, not per warp)
     races: list[Race] = dataclasses.field(default_factory=list)
     op_counts: collections.Counter = dataclasses.field(default_factory=collections.Counter)
+    # The workgroup buffers of every block as the kernel left them (placement checks read their bytes).
+    workgroup_buffers: list[Buffer] = dataclasses.field(default_factory=list)
 
     @property
     def wavefronts(self) -> int:

@@ -55,8 +55,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import LinearLayout, plan_conversion
-from ..encodings import parse_encoding, to_linear_layout
+from .. import __all__ as _PUBLIC_NAMES
+from .. import LinearLayout, encodings as _encodings
 from . import draw, opt, report
 
 __all__ = ["Case", "Finding", "FuzzReport", "classify", "generate_cases", "main", "run_cases"]
@@ -68,6 +68,15 @@ USER_ERROR_CLASSES = (TypeError, ValueError)
 _DIAGNOSTIC = re.compile(r"^\S.*?: (error|warning|note|remark): \S")
 # How the pass framework reports an exception escaping a pass (a bug, not a user error).
 _PASS_BUG = re.compile(r"pass '[\w-]+' failed: \w+")
+# A TypeError/ValueError Python raised from deep inside the API instead of the API's own argument
+# check (which names the argument): a bug, classified as an internal error.
+_RAW_PYTHON_ERROR = re.compile(
+    r"unhashable type|not supported between instances of|object is not (?:iterable|subscriptable)|"
+    r"has no len\(\)|sequence item \d+: expected|iteration over a 0-d array|truth value of an array|"
+    r"only integer scalar arrays|Exceeds the limit \(\d+ digits\)|invalid literal for int|"
+    r"cannot convert float|tuple indices must be|list indices must be|too many values to unpack|"
+    r"not enough values to unpack"
+)
 
 
 @dataclass(frozen=True)
@@ -134,6 +143,8 @@ def classify(case: Case, outcome: Outcome) -> tuple[str, str]:
     if case.kind == "api":
         if outcome.exception is None:
             return "ok", ""
+        if (outcome.user_error or outcome.exception in USER_ERRORS) and _RAW_PYTHON_ERROR.search(outcome.message):
+            return "internal-error", f"raw Python {outcome.exception}: {outcome.message}"[:400]
         if outcome.user_error or outcome.exception in USER_ERRORS:
             return "user-error", outcome.message
         return "internal-error", f"{outcome.exception}: {outcome.message}"[:400]
@@ -536,29 +547,81 @@ def _value(rng: random.Random) -> str:
     return rng.choice(_BAD_VALUES + _GOOD_LAYOUTS + ("4", "'i'", "['o']", "[4]", "{'i': [[1]]}"))
 
 
+# Every public method of LinearLayout (and `*`), so that a new method is fuzzed without a new entry.
+_LAYOUT_METHODS = tuple(
+    sorted(name for name in dir(LinearLayout) if not name.startswith("_") and callable(getattr(LinearLayout, name)))
+) + ("__mul__",)
+# Hardware layouts for the mutators that need real dimension names.
+_HW_LAYOUTS = (
+    "LinearLayout.from_bases([('register', [[1, 0]]), ('lane', [[0, 1], [2, 0]]), ('warp', [[0, 2]]), "
+    "('block', [])], ['dim0', 'dim1'])",
+    "LinearLayout.from_bases([('offset', [[1, 0], [0, 1]]), ('block', [])], ['dim0', 'dim1'])",
+)
+_NAMES = ("'register'", "'lane'", "'warp'", "'block'", "'offset'", "'dim0'", "'dim1'", "'nope'", "''")
+_INDICES = (
+    "0", "1", "3", "-1", "4", "2**40", "-(2**70)", "np.int8(-1)", "np.uint64(2**63)", "np.int64(2)", "True", "1.0",
+    "np.array([0, 1])", "np.array([-1, 2])", "np.array([0, 2**40])", "np.array([], dtype=np.int64)",
+    "np.array([[0, 1], [1, 0]])", "np.array([1.5])", "np.array(2)", "np.array([2**63], dtype=np.uint64)",
+)
+_ENCODING_VALUES = (
+    "BlockedLayout((1, 4), (8, 4), (2, 1), (1, 0))",
+    "NVMMADistributedLayout((2, 0), (4, 1), (16, 8))",
+    "DotOperandLayout(0, NVMMADistributedLayout((2, 0), (4, 1), (16, 8)), 2)",
+    "SwizzledSharedLayout(2, 1, 4, (1, 0))",
+    "NVMMASharedLayout(128, 16)",
+)
+_API_FUNCTIONS = (
+    "identity_standard_nd", "ensure_layout_not_larger_than", "ensure_layout_not_smaller_than", "zeros_like",
+    "standard_out_dim_names", "supremum", "format_hardware_view", "format_tensor_view", "verify_module_sizes",
+    "collect_aliases", "to_gluon", "bank_conflicts", "BlockedLayout", "SliceLayout", "DistributedLinearLayout",
+    "NVMMADistributedLayout", "DotOperandLayout", "AMDMFMALayout", "AMDWMMALayout", "SwizzledSharedLayout",
+    "AMDRotatingSharedLayout", "NVMMASharedLayout", "SharedLinearLayout", "PaddedSharedLayout",
+)
+
+
+def _argument(rng: random.Random) -> str:
+    """A value for any argument: wrong types, edge numbers, names, layouts, encodings, shapes."""
+    pool = rng.choice((_BAD_VALUES, _GOOD_LAYOUTS, _HW_LAYOUTS, _NAMES, _INDICES, _ENCODING_VALUES, _SHAPE_VALUES))
+    return rng.choice(pool)
+
+
+_SHAPE_VALUES = ("[32, 32]", "(16, 16)", "[64, 1048576]", "[2**20, 2**20]", "{'dim0': 4, 'dim1': 4}",
+                 "{'dim0': 2.0}", "{0: 4}", "[4, -4]", "frozenset({1, 2})", "np.array([16, 16])", "np.array(4)")
+
+
 def _api_layout_call(rng: random.Random) -> str:
-    layout = rng.choice(_GOOD_LAYOUTS)
-    method = rng.choice(
-        (
-            "compose",
-            "invert_and_compose",
-            "apply",
-            "sublayout",
-            "transpose_outs",
-            "concat_ins",
-            "reshape_ins",
-            "resize_in_dim",
-            "quotient",
-            "rename_in_dim",
-            "get_in_dim_size",
-            "tabulate",
-            "__mul__",
-            "equal_ignoring_out_dim_sizes",
-            "divide_left",
-        )
-    )
-    arguments = ", ".join(_value(rng) for _ in range(rng.choice((0, 1, 1, 2))))
+    layout = rng.choice(_GOOD_LAYOUTS + _HW_LAYOUTS)
+    method = rng.choice(_LAYOUT_METHODS)
+    arguments = ", ".join(_argument(rng) for _ in range(rng.choice((0, 1, 1, 2, 2, 3))))
     return f"{layout}.{method}({arguments})"
+
+
+def _api_apply_call(rng: random.Random) -> str:
+    """``apply`` on a hardware layout: every input given (in range, out of range, negative, scalar or
+    array, wrong types), a key missing, an extra or non-string key."""
+    values = {name: rng.choice(_INDICES) for name in ("'register'", "'lane'", "'warp'", "'block'")}
+    mutation = rng.random()
+    if mutation < 0.15:
+        values.pop(rng.choice(list(values)))
+    elif mutation < 0.3:
+        values[rng.choice(("None", "1", "'extra'", "('lane',)", "b'lane'"))] = rng.choice(_INDICES)
+    items = ", ".join(f"{key}: {value}" for key, value in values.items())
+    return f"{_HW_LAYOUTS[0]}.apply({{{items}}})"
+
+
+def _api_function_call(rng: random.Random) -> str:
+    """A module-level function or an encoding's constructor, with drawn arguments (some by keyword)."""
+    function = rng.choice(_API_FUNCTIONS)
+    arguments = [_argument(rng) for _ in range(rng.choice((0, 1, 2, 3, 4)))]
+    if arguments and rng.random() < 0.3:
+        arguments[-1] = f"{rng.choice(('shape', 'layout', 'order', 'rank', 'bitwidth', 'kind', 'nope'))}={arguments[-1]}"
+    return f"{function}({', '.join(arguments)})"
+
+
+def _api_encoding_method_call(rng: random.Random) -> str:
+    encoding = rng.choice(_ENCODING_VALUES)
+    method = rng.choice(("to_linear_layout", "bases", "format_tensor_view", "format_hardware_view"))
+    return f"{encoding}.{method}({_argument(rng)})"
 
 
 def _api_builder_call(rng: random.Random) -> str:
@@ -605,10 +668,16 @@ def _api_encoding_call(rng: random.Random, seeds: list[str]) -> str:
 
 def api_case(rng: random.Random, seeds: list[str]) -> Case:
     choice = rng.random()
-    if choice < 0.35:
+    if choice < 0.25:
         expression = _api_layout_call(rng)
-    elif choice < 0.6:
+    elif choice < 0.4:
         expression = _api_builder_call(rng)
+    elif choice < 0.55:
+        expression = _api_apply_call(rng)
+    elif choice < 0.75:
+        expression = _api_function_call(rng)
+    elif choice < 0.85:
+        expression = _api_encoding_method_call(rng)
     else:
         expression = _api_encoding_call(rng, seeds)
     return Case("api", expression=expression)
@@ -695,14 +764,11 @@ def _call_main(main, argv: list[str]) -> int | None:
 
 
 def _api_namespace() -> dict:
-    return {
-        "np": np,
-        "LinearLayout": LinearLayout,
-        "plan_conversion": plan_conversion,
-        "parse_encoding": parse_encoding,
-        "to_linear_layout": to_linear_layout,
-        "deep": _deep,
-    }
+    package = sys.modules[__package__.rpartition(".")[0]]  # linear_layout: its public API
+    namespace = {name: getattr(package, name) for name in _PUBLIC_NAMES}
+    namespace.update({name: getattr(_encodings, name) for name in _encodings.__all__})
+    namespace.update({"np": np, "deep": _deep})
+    return namespace
 
 
 def _deep(depth: int) -> list:
