@@ -221,7 +221,7 @@ def test_tiles_for_big_tensors():
 
 
 def decode_png(data: bytes) -> np.ndarray:
-    """A minimal decoder for resvg's output: 8-bit RGBA, not interlaced, filters 0-4."""
+    """A minimal decoder of 8-bit RGB or RGBA PNGs, not interlaced, filters 0-4 (RGBA out)."""
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     pos, chunks, header = 8, [], None
     while pos < len(data):
@@ -233,9 +233,10 @@ def decode_png(data: bytes) -> np.ndarray:
             chunks.append(body)
         pos += 12 + length
     width, height, depth, colour_type, _, _, interlace = header
-    assert (depth, colour_type, interlace) == (8, 6, 0)
+    assert (depth, interlace) == (8, 0) and colour_type in (2, 6)
+    channels = 4 if colour_type == 6 else 3
     raw = zlib.decompress(b"".join(chunks))
-    stride = width * 4
+    stride = width * channels
     out = np.zeros((height, stride), dtype=np.int64)
     for y in range(height):
         kind = raw[y * (stride + 1)]
@@ -243,9 +244,9 @@ def decode_png(data: bytes) -> np.ndarray:
         prev = out[y - 1] if y else np.zeros(stride, dtype=np.int64)
         row = np.zeros(stride, dtype=np.int64)
         for x in range(stride):
-            left = row[x - 4] if x >= 4 else 0
+            left = row[x - channels] if x >= channels else 0
             up = prev[x]
-            corner = prev[x - 4] if x >= 4 else 0
+            corner = prev[x - channels] if x >= channels else 0
             if kind == 0:
                 pred = 0
             elif kind == 1:
@@ -260,7 +261,8 @@ def decode_png(data: bytes) -> np.ndarray:
                 pred = left if pa <= pb and pa <= pc else (up if pb <= pc else corner)
             row[x] = (line[x] + pred) & 0xFF
         out[y] = row
-    return out.reshape(height, width, 4)
+    pixels = out.reshape(height, width, channels)
+    return pixels if channels == 4 else np.concatenate([pixels, np.full((height, width, 1), 255)], axis=2)
 
 
 def test_png_pixels_are_the_owners_colours():
