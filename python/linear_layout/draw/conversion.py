@@ -9,11 +9,16 @@ instruction in the scratch and the destination; the notes give each phase's wave
 from the addresses (:mod:`linear_layout.draw.phases`), the totals over every warp and
 instruction, and the plan's own figures, which they must equal.
 
-In a warp (``"shuffle"``, ``"register"``, ``"noop"``): source and destination, and one *round*
+A no-op (``"noop"``: the two layouts place every element in the same register of the same
+thread) is one panel, the source, and a line saying so.
+
+In a warp (``"shuffle"``, ``"register"``): source and destination, and one *round*
 per destination register ``i``: every lane ``l`` of a warp fetches the element of its register
 ``i`` from ``src lane(l)``, register ``r(l)``; a round is ``own lane`` (no shuffle), ``xor x``
 (``src lane = l ^ x``) or ``idx`` (any other lane map). Round 1's elements are outlined in both
 panels. The rounds are derived from the two layouts, independently of the plan.
+
+Every field of the plan this module reads is read once, by :func:`plan_fields`.
 """
 
 from __future__ import annotations
@@ -34,7 +39,15 @@ from .phases import AccessPhases, access_phases
 from .picture import Picture
 from .shared import phase_marks, shared_panels
 
-__all__ = ["Round", "conversion_picture", "conversion_rounds", "draw_conversion", "scratch_layout"]
+__all__ = [
+    "PlanFields",
+    "Round",
+    "plan_fields",
+    "conversion_picture",
+    "conversion_rounds",
+    "draw_conversion",
+    "scratch_layout",
+]
 
 #: Rounds listed in the notes before the rest are summarised.
 MAX_ROUNDS = 16
@@ -96,10 +109,40 @@ def _element_marks(layout: LinearLayout, phases: AccessPhases, access: Any) -> n
     return marks
 
 
-def _shared_picture(src: LinearLayout, dst: LinearLayout, plan: Any, bitwidth: int, color_by: str, limits: Limits):
-    shared = plan.shared
-    # a packed plan's accesses move the swapped layouts' registers (planning/packed.py)
-    moved = getattr(plan, "packed", None) or SimpleNamespace(src=src, dst=dst)
+@dataclass(frozen=True)
+class PlanFields:
+    """What a picture needs of a conversion plan: ``strategy`` as text, the two layouts, the
+    element width, the plan's one-line summary, its shared-memory accesses (None in a warp),
+    whether it uses matrix instructions, and the layouts its accesses move (the swapped ones of
+    a packed plan, planning/packed.py)."""
+
+    strategy: str
+    src: LinearLayout
+    dst: LinearLayout
+    bitwidth: int
+    summary: str
+    shared: Any
+    uses_matrix: bool
+    moved: Any
+
+
+def plan_fields(plan: Any) -> PlanFields:
+    """The fields of ``plan`` (a :class:`~linear_layout.planning.ConversionPlan`) a picture reads."""
+    packed = getattr(plan, "packed", None)
+    return PlanFields(
+        strategy=str(plan.strategy),
+        src=plan.src,
+        dst=plan.dst,
+        bitwidth=plan.bitwidth,
+        summary=plan.summary(),
+        shared=getattr(plan, "shared", None),
+        uses_matrix=getattr(plan, "matrix", None) is not None,
+        moved=packed or SimpleNamespace(src=plan.src, dst=plan.dst),
+    )
+
+
+def _shared_picture(fields: PlanFields, color_by: str, limits: Limits):
+    src, dst, bitwidth, shared, moved = fields.src, fields.dst, fields.bitwidth, fields.shared, fields.moved
     store = access_phases(shared.store, bitwidth, "store")
     load = access_phases(shared.load, bitwidth, "load")
     scratch = scratch_layout(shared.smem)
@@ -124,7 +167,7 @@ def _shared_picture(src: LinearLayout, dst: LinearLayout, plan: Any, bitwidth: i
     )
     reps = f"; the scratch holds repetition 1 of {shared.num_reps}" if shared.num_reps > 1 else ""
     notes = (
-        (f"plan: {plan.summary()}",)
+        (f"plan: {fields.summary}",)
         + store.notes()
         + load.notes()
         + (f"plan: store {shared.store.wavefronts} wavefront(s), load {shared.load.wavefronts} wavefront(s){reps}",)
@@ -156,7 +199,18 @@ def conversion_rounds(src: LinearLayout, dst: LinearLayout) -> tuple[Round, ...]
     return tuple(rounds)
 
 
-def _in_warp_picture(src: LinearLayout, dst: LinearLayout, plan: Any, color_by: str, limits: Limits):
+def _noop_picture(fields: PlanFields, color_by: str, limits: Limits):
+    panels, cells = layout_panels(ownership(fields.src), color_by, "source = destination", limits=limits)
+    notes = (
+        f"plan: {fields.summary}",
+        "no-op: both layouts put every element in the same register of the same thread, so nothing "
+        "moves; one panel is drawn",
+    )
+    return panels, cells, notes
+
+
+def _in_warp_picture(fields: PlanFields, color_by: str, limits: Limits):
+    src, dst = fields.src, fields.dst
     rounds = conversion_rounds(src, dst)
     first = rounds[0]
     lanes = np.arange(len(first.source_lanes), dtype=np.int64)
@@ -170,7 +224,7 @@ def _in_warp_picture(src: LinearLayout, dst: LinearLayout, plan: Any, color_by: 
     dst_panels, _ = layout_panels(ownership(dst), color_by, "destination", dst_marks, limits=limits)
     moving = sum(1 for r in rounds if r.mode != "own lane")
     notes = [
-        f"plan: {plan.summary()}",
+        f"plan: {fields.summary}",
         f"{len(rounds)} round(s), {moving} move data between lanes; "
         "round 1 outlined (destination register 0 of warp 0 and its sources)",
     ]
@@ -189,19 +243,18 @@ def conversion_picture(
     and the lane for one inside a warp. A plan that uses ``ldmatrix``/``stmatrix``
     (``plan.matrix``) is drawn with the plain shared memory accesses it was compared against
     (``plan.shared``), and a note says so."""
-    src, dst, bitwidth = plan.src, plan.dst, plan.bitwidth
-    color_by = color_by or ("warp" if plan.strategy == "shared" else "lane")
-    if plan.strategy == "shared":
-        panels, cells, notes = _shared_picture(src, dst, plan, bitwidth, color_by, limits)
-    else:
-        panels, cells, notes = _in_warp_picture(src, dst, plan, color_by, limits)
-    if getattr(plan, "matrix", None) is not None:
+    fields = plan_fields(plan)
+    src, bitwidth = fields.src, fields.bitwidth
+    color_by = color_by or ("warp" if fields.strategy == "shared" else "lane")
+    draw = {"shared": _shared_picture, "noop": _noop_picture}.get(fields.strategy, _in_warp_picture)
+    panels, cells, notes = draw(fields, color_by, limits)
+    if fields.uses_matrix:
         notes += ("the plan uses matrix instructions (plan.matrix); drawn: the shared-memory accesses it replaces",)
     legend, more = legend_for(cells.key_values, color_by)
     size = "x".join(str(s) for _, s in src.out_dims)
     names = tuple(f"{side}: {name}" for side, name in (("src", src_name), ("dst", dst_name)) if name)
     return Picture(
-        title=f"convert_layout {size} x {bitwidth}-bit: {plan.strategy}",
+        title=f"convert_layout {size} x {bitwidth}-bit: {fields.strategy}",
         panels=panels,
         legend=legend,
         notes=names + more + notes,

@@ -4,7 +4,7 @@
 * :meth:`Picture.png`: the same layout painted straight into pixels
   (:mod:`linear_layout.draw.raster`: numpy and Pillow; 5-20x faster than rasterising the SVG);
 * :meth:`Picture.terminal`: 24-bit ANSI colour blocks cropped to the terminal width, with a
-  legend, readable without colour (``NO_COLOR``).
+  legend, readable without colour (``NO_COLOR``, or output to a file or a pipe).
 
 In Jupyter a picture displays itself (``_repr_svg_``).
 """
@@ -44,7 +44,8 @@ class Picture:
         return render_png(self.title, self.panels, self.legend, self.notes, self.columns, zoom)
 
     def terminal(self, width: int | None = None, color: bool | None = None) -> str:
-        """ANSI text at most ``width`` columns wide; ``color=None`` follows ``NO_COLOR``."""
+        """ANSI text at most ``width`` columns wide; ``color=None``: colour only when standard
+        output is a terminal and ``NO_COLOR`` is not set."""
         return render_terminal(self.title, self.panels, self.legend, self.notes, width, color)
 
     def save(self, path: str | Path) -> None:

@@ -24,10 +24,9 @@ legend item; notes wrap at ``max(picture width, NOTE_COLUMNS characters)``.
 from __future__ import annotations
 
 import math
-import textwrap
 from dataclasses import dataclass
 
-from .model import LegendEntry, Panel
+from .model import LegendEntry, Panel, wrap_notes
 
 __all__ = [
     "CELL_HEIGHT",
@@ -205,11 +204,7 @@ def _place_legend(legend: tuple[LegendEntry, ...], x: float, y: float, width: fl
 
 
 def _wrapped(notes: tuple[str, ...], width: float) -> list[str]:
-    columns = max(NOTE_COLUMNS, int((width - 2 * MARGIN) / CHAR_WIDTH))
-    lines: list[str] = []
-    for note in notes:
-        lines += textwrap.wrap(note, columns, subsequent_indent="    ", drop_whitespace=False) or [""]
-    return [line.rstrip() for line in lines]
+    return wrap_notes(notes, max(NOTE_COLUMNS, int((width - 2 * MARGIN) / CHAR_WIDTH)))
 
 
 def place_picture(

@@ -31,7 +31,7 @@ def _text(item: Text) -> str:
         attributes += f' font-size="{item.size:g}"'
     if item.bold:
         attributes += ' font-weight="bold"'
-    return f"<text {attributes}>{escape(item.text)}</text>"
+    return f"<text {attributes}>{escape(item.text, quote=False)}</text>"
 
 
 def _cells(panel: Panel, geo: Geometry, labels_shown: bool, highlight: tuple[int, ...]) -> list[str]:
@@ -61,10 +61,7 @@ def _cells(panel: Panel, geo: Geometry, labels_shown: bool, highlight: tuple[int
             )
     return (
         out
-        + [
-            f'<g class="labels" text-anchor="middle" pointer-events="none" font-size="{LABEL_FONT}" '
-            f'fill="{text_fill}">'
-        ]
+        + [f'<g class="labels" text-anchor="middle" pointer-events="none" font-size="{LABEL_FONT}" fill="{text_fill}">']
         + labels
         + ["</g>"]
         + outlines

@@ -6,7 +6,8 @@
     linear-layout-draw --ttgir kernel.ttgir --line 101      # the convert_layout / local_load / ... there
 
 Without ``-o`` the picture is printed to the terminal (24-bit colour, cropped to the terminal's
-width; ``NO_COLOR`` or ``--no-color`` for plain text). Bad input is one line on stderr,
+width). ``--color auto`` (the default) writes colour only to a terminal and not when ``NO_COLOR``
+is set; ``--color always`` / ``--color never`` (or ``--no-color``) decide it. Bad input is one line on stderr,
 ``linear-layout-draw: error: ...``, and exit status 1.
 """
 
@@ -28,6 +29,9 @@ from .kernel_line import kernel_picture, read_kernel_line
 __all__ = ["main"]
 
 PROG = "linear-layout-draw"
+
+#: ``--color``: the ``color`` argument of ``Picture.terminal`` (None: colour on a terminal only).
+_COLOUR = {"auto": None, "always": True, "never": False}
 
 
 class UserError(Exception):
@@ -71,7 +75,13 @@ def _argument_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("-o", dest="output", metavar="FILE", help="write FILE (.svg, .png or .txt) instead of printing")
     parser.add_argument("--width", type=int, default=None, help="terminal width (default: the terminal's)")
-    parser.add_argument("--no-color", action="store_true", help="plain text (also when NO_COLOR is set)")
+    parser.add_argument(
+        "--color",
+        choices=tuple(_COLOUR),
+        default=None,
+        help="auto (default): colour only on a terminal and without NO_COLOR; always; never",
+    )
+    parser.add_argument("--no-color", action="store_true", help="plain text, as --color never")
     return parser
 
 
@@ -174,7 +184,9 @@ def _run(argv: Sequence[str] | None) -> int:
         except ValueError as error:
             raise UserError(str(error)) from None
         return 0
-    colour = False if args.no_color else None
+    if args.no_color and args.color not in (None, "never"):
+        raise UserError(f"--no-color contradicts --color {args.color}")
+    colour = False if args.no_color else _COLOUR[args.color or "auto"]
     sys.stdout.write(picture.terminal(width=args.width, color=colour))
     return 0
 
