@@ -208,16 +208,52 @@ def test_broadcast_and_rank_1_and_rank_3_formats():
     assert cells(picture.svg())["(1, 3, 2)"] == "T30 r0 lane 30 warp 0"
 
 
-def test_tiles_for_big_tensors():
-    encoding = E.BlockedLayout((1, 4), (8, 4), (4, 1), (1, 0))
-    picture = draw_layout(encoding, (512, 512))
+def _span(text: str) -> set[int]:
+    low, _, high = text.partition("-")
+    return set(range(int(low), int(high or low) + 1))
+
+
+@pytest.mark.parametrize("encoding, shape, tile", [
+    (E.BlockedLayout((1, 4), (8, 4), (4, 1), (1, 0)), (512, 512), (4, 16)),  # 4 rows of 4 threads' vectors
+    (E.NVMMADistributedLayout((2, 0), (4, 1), (16, 8)), (256, 256), (2, 8)),  # two MMA quads
+    (E.NVMMADistributedLayout((2, 0), (8, 2), (16, 8)), (512, 256), (4, 8)),  # four quads, 16 warps
+])
+def test_tiles_follow_the_layouts_structure(encoding, shape, tile):
+    picture = draw_layout(encoding, shape)
     panel = picture.panels[0]
+    assert f"({tile[0]}x{tile[1]} tiles: one thread range x one register range each)" in panel.title
+    assert panel.rows <= MAX_CELLS and panel.cols <= MAX_CELLS
+    assert (panel.rows * tile[0], panel.cols * tile[1]) == shape
+    layout = encoding.to_linear_layout(shape)
+    inverse = layout.invert()
+    lanes = layout.get_in_dim_size("lane")
+    for row, col in [(0, 0), (1, 2), (panel.rows - 1, panel.cols - 1), (panel.rows // 3, panel.cols // 2)]:
+        i = np.arange(row * tile[0], (row + 1) * tile[0]).repeat(tile[1])
+        j = np.tile(np.arange(col * tile[1], (col + 1) * tile[1]), tile[0])
+        hw = inverse.apply({"dim0": i, "dim1": j})
+        owners = set(zip((hw["lane"] + lanes * hw["warp"]).tolist(), hw["register"].tolist()))
+        threads, registers = panel.labels[panel.cell(row, col)][1:].split(":")
+        # the label names every owner of the tile: its threads times its registers, no more
+        assert owners == {(t, r) for t in _span(threads) for r in _span(registers)}
+    first = inverse.apply({"dim0": tile[0], "dim1": 2 * tile[1]})
+    owner = f"T{first['lane'] + lanes * first['warp']} r{first['register']}"
+    assert panel.titles[panel.cell(1, 2)].startswith(
+        f"tile ({tile[0]}, {2 * tile[1]})..({2 * tile[0] - 1}, {3 * tile[1] - 1}): ({tile[0]}, {2 * tile[1]}) {owner} "
+    )
+
+
+def test_tiles_without_structure_are_square_and_say_so():
+    # every other column is held by no thread: no tile is one range of threads x registers
+    layout = LinearLayout.from_bases(
+        [("register", [[0, 2], [0, 4], [0, 8], [0, 16], [0, 32], [0, 64], [0, 128], [0, 256]]),
+         ("lane", [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]]), ("warp", [[32, 0], [64, 0], [128, 0], [256, 0]])],
+        ["dim0", "dim1"], [512, 512], require_surjective=False)
+    panel = draw_layout(layout).panels[0]
     assert (panel.rows, panel.cols) == (MAX_CELLS, MAX_CELLS)
-    hw = encoding.to_linear_layout((512, 512)).invert().apply({"dim0": 8, "dim1": 20})
-    owner = f"T{hw['lane'] + 32 * hw['warp']} r{hw['register']} lane {hw['lane']} warp {hw['warp']}"
-    assert panel.titles[panel.cell(2, 5)] == f"tile (8, 20)..(11, 23): (8, 20) {owner}; 1 warp value"
-    assert hw["warp"] == 1 and panel.keys[panel.cell(2, 5)] == "1"
-    assert "(4x4 tiles)" in panel.title
+    assert "(4x4 tiles, labelled by their first element)" in panel.title
+    # tile (2, 5) starts at element (8, 20): lane 8 (dim0 = 8), registers 2 + 8 (dim1 = 4 + 16)
+    assert panel.labels[panel.cell(2, 5)] == "T8:10"
+
 
 
 def decode_png(data: bytes) -> np.ndarray:

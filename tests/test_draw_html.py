@@ -129,8 +129,11 @@ def test_escaping_and_row_width():
 def test_page_pictures_stay_within_the_page_limits():
     big = conversion_rows([("big", BLOCKED, TRANSPOSED, (256, 256), 16)])[0].picture
     source, stored, loaded, destination = big.panels
-    assert (destination.rows, destination.cols) == (PAGE_LIMITS.cells, PAGE_LIMITS.cells)
-    assert (source.rows, source.cols) == (PAGE_LIMITS.cells, PAGE_LIMITS.cells)  # 4x4 tiles
-    assert source.titles[0].startswith("tile (0, 0)..(3, 3): (0, 0) T0 r0 lane 0 warp 0;")
+    for panel in (source, destination):
+        # tiles of one thread range x one register range (draw/layout.py), within the page's cells
+        assert max(panel.rows, panel.cols) == PAGE_LIMITS.cells and "one thread range" in panel.title
+        assert all(re.fullmatch(r"T\d+(-\d+)?:\d+(-\d+)?", label) for label in panel.labels)
+    assert source.title.startswith("source (4x16 tiles")  # 4 rows of 4 threads x 4 registers
+    assert source.titles[0].startswith("tile (0, 0)..(3, 15): (0, 0) T0 r0 lane 0 warp 0;")
     assert stored.rows == loaded.rows == PAGE_LIMITS.shared_rows
     assert any(note.startswith(f"bank rows 0-{PAGE_LIMITS.shared_rows - 1} of") for note in stored.notes)
