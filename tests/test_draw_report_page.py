@@ -33,15 +33,21 @@ def test_report_html_page(tmp_path, capsys):
     assert checker.errors == [] and checker.stack == [] and checker.external == []
     assert page.count("<tr><td") == len(report.rows)
     assert table.splitlines()[-1] in page  # the totals line
+    # each row: its cells, then its picture's section, or a link to an earlier row's equal picture
+    pairs = re.findall(r"<tr>(<td.*?)</tr>\n<tr class=\"detail\">(.*?)</tr>", page, flags=re.S)
+    assert len(pairs) == len(report.rows)
     svgs = re.findall(r"<svg .*?</svg>", page, flags=re.S)
-    assert len(svgs) == checker.svgs == len(report.rows)
+    assert len(svgs) == checker.svgs == sum(1 for _, section in pairs if "<details" in section)
     for svg in svgs:
         png = bytes(resvg_py.svg_to_bytes(svg_string=svg, skip_system_fonts=True))
         assert struct.unpack(">II", png[16:24]) == tuple(map(int, re.match(
             r'<svg [^>]*width="(\d+)" height="(\d+)"', svg).groups()))
-
-    rows = re.findall(r"<tr>(<td.*?)</tr>", page, flags=re.S)
-    for row, svg, cells in zip(report.rows, svgs, rows):
+    sections = {}
+    for number, (_, section) in enumerate(pairs, start=1):
+        same = re.search(r'href="#picture-(\d+)"', section)
+        sections[number] = sections[int(same.group(1))] if same else section
+    for number, (row, (cells, _)) in enumerate(zip(report.rows, pairs), start=1):
+        svg = sections[number]  # the picture and, beside it, its notes
         assert f"<td class=\"num\">{row.mlir_line}</td>" in cells
         cost = row.cost
         if row.op == "ttg.convert_layout" and cost.strategy == "shared":

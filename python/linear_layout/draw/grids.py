@@ -46,16 +46,18 @@ RANK1_ROW = 32
 class Limits:
     """How big a picture may grow: ``cells`` along an axis of a tensor grid before it is drawn in
     tiles, and ``shared_rows`` bank rows of a shared-memory image before it is cut (a note says
-    so)."""
+    so), fewer when the rows would hold more than ``shared_cells`` elements (at least one row)."""
 
     cells: int = MAX_CELLS
     shared_rows: int = 256
+    shared_cells: int = 1 << 20
 
 
 #: The limits of a picture on its own.
 DEFAULT_LIMITS = Limits()
-#: Lighter pictures for a page that holds many (the report's HTML page): 64 cells, 32 bank rows.
-PAGE_LIMITS = Limits(cells=64, shared_rows=32)
+#: Lighter pictures for a page that holds many (the report's HTML page): 32 cells along an axis,
+#: 16 bank rows of at most 512 elements in all.
+PAGE_LIMITS = Limits(cells=32, shared_rows=16, shared_cells=512)
 
 
 @dataclass(frozen=True)

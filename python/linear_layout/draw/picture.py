@@ -35,9 +35,10 @@ class Picture:
     notes: tuple[str, ...] = ()
     columns: int = 4
 
-    def svg(self) -> str:
-        """The picture as an SVG document."""
-        return render_svg(self.title, self.panels, self.legend, self.notes, self.columns)
+    def svg(self, compact: bool = False) -> str:
+        """The picture as an SVG document (``compact``: cells sized by a page's stylesheet, see
+        :mod:`linear_layout.draw.svg`)."""
+        return render_svg(self.title, self.panels, self.legend, self.notes, self.columns, compact)
 
     def png(self, zoom: float = 1.0) -> bytes:
         """The picture as PNG bytes (8-bit RGB, white background), ``zoom`` times the SVG's size."""

@@ -153,7 +153,7 @@ def _panel_notes(panel: Panel, labels_shown: bool) -> tuple[str, ...]:
 def _panel_layout(panel: Panel, x: float, y: float) -> tuple[Geometry, bool, tuple[str, ...]]:
     cell_width, labels_shown = _cell_width(panel)
     notes = _panel_notes(panel, labels_shown)
-    name_width = max((len(n) for n in panel.row_names), default=0) * CHAR_WIDTH + 6
+    name_width = math.ceil(max((len(n) for n in panel.row_names), default=0) * CHAR_WIDTH) + 6
     header = HEADER_HEIGHT if panel.col_names else 0
     grid_x = x + name_width
     grid_y = y + TITLE_HEIGHT + header
@@ -224,7 +224,7 @@ def place_picture(
         row_height = 0.0
         for panel in panels[start : start + per_row]:
             placed.append(_place_panel(panel, x, y))
-            x += placed[-1].geometry.width + 2 * MARGIN
+            x += math.ceil(placed[-1].geometry.width) + 2 * MARGIN
             row_height = max(row_height, placed[-1].geometry.height)
         total_width = max(total_width, x)
         y += row_height + MARGIN
