@@ -100,7 +100,7 @@ def test_shared_with_access(capsys):
       "order = [3, 2, 1, 0]}>", "--shape", "2x2x2x4"], "rank 1 to 3"),
     ([BLOCKED, "--color-by", "bank"], "unknown color_by"),
     ([BLOCKED, "--access", BLOCKED], "--access applies to shared-memory encodings only"),
-    ([BLOCKED, "-o", "picture.jpg"], "extension must be .svg, .png or .txt"),
+    ([BLOCKED, "-o", "picture.jpg"], "extension must be .svg, .png, .tex or .txt"),
     ([BLOCKED, "--color", "sometimes"], "--color: invalid choice"),
     ([BLOCKED, "--color", "always", "--no-color"], "--no-color contradicts --color always"),
     (["--src", BLOCKED], "needs both --src and --dst"),

@@ -33,7 +33,7 @@ import numpy as np
 from ..core.layout import LinearLayout
 from ..planning import plan_conversion
 from .grids import DEFAULT_LIMITS, Limits
-from .layout import layout_panels, legend_for
+from .layout import highlight_marks, layout_panels, legend_for
 from .owners import Ownership, as_layout, ownership
 from .phases import AccessPhases, access_phases
 from .picture import Picture
@@ -141,15 +141,28 @@ def plan_fields(plan: Any) -> PlanFields:
     )
 
 
-def _shared_picture(fields: PlanFields, color_by: str, limits: Limits):
+@dataclass(frozen=True)
+class Style:
+    """How the panels are drawn: colour index, size limits, the thread outlined (or None)."""
+
+    color_by: str
+    limits: Limits
+    highlight: int | None = None
+
+
+def _distributed(layout: LinearLayout, style: Style, title: str, marks: np.ndarray | None = None):
+    owned = ownership(layout)
+    marks, _ = highlight_marks(owned, style.highlight, marks)
+    return layout_panels(owned, style.color_by, title, marks, limits=style.limits)
+
+
+def _shared_picture(fields: PlanFields, style: Style):
     src, dst, bitwidth, shared, moved = fields.src, fields.dst, fields.bitwidth, fields.shared, fields.moved
     store = access_phases(shared.store, bitwidth, "store")
     load = access_phases(shared.load, bitwidth, "load")
     scratch = scratch_layout(shared.smem)
     offsets = scratch.get_in_dim_size("offset")
-    src_panels, src_cells = layout_panels(
-        ownership(src), color_by, "source", _element_marks(moved.src, store, shared.store), limits=limits
-    )
+    src_panels, src_cells = _distributed(src, style, "source", _element_marks(moved.src, store, shared.store))
     keys = src_cells.key_values
     stored, loaded = (
         shared_panels(
@@ -158,13 +171,11 @@ def _shared_picture(fields: PlanFields, color_by: str, limits: Limits):
             title=f"scratch: warp 0 {verb}",
             marks=phase_marks(phases, offsets),
             element_keys=keys,
-            limits=limits,
+            limits=style.limits,
         )[0]
         for verb, phases in (("stores", store), ("loads", load))
     )
-    dst_panels, _ = layout_panels(
-        ownership(dst), color_by, "destination", _element_marks(moved.dst, load, shared.load), limits=limits
-    )
+    dst_panels, _ = _distributed(dst, style, "destination", _element_marks(moved.dst, load, shared.load))
     reps = f"; the scratch holds repetition 1 of {shared.num_reps}" if shared.num_reps > 1 else ""
     notes = (
         (f"plan: {fields.summary}",)
@@ -199,8 +210,8 @@ def conversion_rounds(src: LinearLayout, dst: LinearLayout) -> tuple[Round, ...]
     return tuple(rounds)
 
 
-def _noop_picture(fields: PlanFields, color_by: str, limits: Limits):
-    panels, cells = layout_panels(ownership(fields.src), color_by, "source = destination", limits=limits)
+def _noop_picture(fields: PlanFields, style: Style):
+    panels, cells = _distributed(fields.src, style, "source = destination")
     notes = (
         f"plan: {fields.summary}",
         "no-op: both layouts put every element in the same register of the same thread, so nothing "
@@ -209,7 +220,7 @@ def _noop_picture(fields: PlanFields, color_by: str, limits: Limits):
     return panels, cells, notes
 
 
-def _in_warp_picture(fields: PlanFields, color_by: str, limits: Limits):
+def _in_warp_picture(fields: PlanFields, style: Style):
     src, dst = fields.src, fields.dst
     rounds = conversion_rounds(src, dst)
     first = rounds[0]
@@ -220,8 +231,8 @@ def _in_warp_picture(fields: PlanFields, color_by: str, limits: Limits):
     src_marks[
         _flat(src, np.asarray(first.source_registers, dtype=np.int64), np.asarray(first.source_lanes, dtype=np.int64))
     ] = 1
-    src_panels, src_cells = layout_panels(ownership(src), color_by, "source", src_marks, limits=limits)
-    dst_panels, _ = layout_panels(ownership(dst), color_by, "destination", dst_marks, limits=limits)
+    src_panels, src_cells = _distributed(src, style, "source", src_marks)
+    dst_panels, _ = _distributed(dst, style, "destination", dst_marks)
     moving = sum(1 for r in rounds if r.mode != "own lane")
     notes = [
         f"plan: {fields.summary}",
@@ -235,19 +246,27 @@ def _in_warp_picture(fields: PlanFields, color_by: str, limits: Limits):
 
 
 def conversion_picture(
-    plan: Any, src_name: str = "", dst_name: str = "", color_by: str | None = None, limits: Limits = DEFAULT_LIMITS
+    plan: Any,
+    src_name: str = "",
+    dst_name: str = "",
+    color_by: str | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+    highlight: int | None = None,
 ) -> Picture:
     """The picture of a :class:`~linear_layout.planning.ConversionPlan` (see the module docstring).
 
     Cells are coloured by ``color_by``; by default the warp for a conversion through shared memory
     and the lane for one inside a warp. A plan that uses ``ldmatrix``/``stmatrix``
     (``plan.matrix``) is drawn with the plain shared memory accesses it was compared against
-    (``plan.shared``), and a note says so."""
+    (``plan.shared``), and a note says so. ``highlight``: a thread whose elements are outlined in
+    black in the source and the destination."""
     fields = plan_fields(plan)
     src, bitwidth = fields.src, fields.bitwidth
     color_by = color_by or ("warp" if fields.strategy == "shared" else "lane")
     draw = {"shared": _shared_picture, "noop": _noop_picture}.get(fields.strategy, _in_warp_picture)
-    panels, cells, notes = draw(fields, color_by, limits)
+    panels, cells, notes = draw(fields, Style(color_by, limits, highlight))
+    if highlight is not None:
+        notes += (f"thread {highlight} outlined in black in the source and the destination",)
     if fields.uses_matrix:
         notes += ("the plan uses matrix instructions (plan.matrix); drawn: the shared-memory accesses it replaces",)
     legend, more = legend_for(cells.key_values, color_by)
@@ -270,6 +289,7 @@ def draw_conversion(
     *,
     color_by: str | None = None,
     limits: Limits = DEFAULT_LIMITS,
+    highlight: int | None = None,
 ) -> Picture:
     """The conversion from ``src`` to ``dst`` (LinearLayouts, encodings or encoding text) of a
     tensor of ``shape`` with ``bitwidth``-bit elements, as :func:`linear_layout.plan_conversion`
@@ -277,4 +297,4 @@ def draw_conversion(
     src_ll, src_name = as_layout(src, shape)
     dst_ll, dst_name = as_layout(dst, shape)
     plan = plan_conversion(src_ll, dst_ll, bitwidth=bitwidth, threads_per_warp=src_ll.get_in_dim_size("lane"))
-    return conversion_picture(plan, src_name, dst_name, color_by, limits)
+    return conversion_picture(plan, src_name, dst_name, color_by, limits, highlight)

@@ -25,11 +25,19 @@ import numpy as np
 
 from .grids import DEFAULT_LIMITS, Grid, Limits, coordinate_texts, retile, tensor_grids, tile_shapes
 from .model import LegendEntry, Panel
-from .owners import COLOR_BY, Ownership, as_layout, owner_texts, ownership
-from .palette import EMPTY, index_colour
+from .owners import COLOR_BY, Ownership, as_layout, owner_texts, ownership, thread_elements
+from .palette import EMPTY, HIGHLIGHT, index_colour
 from .picture import Picture
 
-__all__ = ["ElementCells", "TileOwners", "draw_layout", "element_cells", "layout_panels", "structural_grid"]
+__all__ = [
+    "ElementCells",
+    "TileOwners",
+    "draw_layout",
+    "element_cells",
+    "highlight_marks",
+    "layout_panels",
+    "structural_grid",
+]
 
 #: Legend entries listed before the rest are summarised in one line.
 MAX_LEGEND = 64
@@ -232,12 +240,26 @@ def layout_panels(
     return tuple(panels), cells
 
 
+def highlight_marks(
+    owned: Ownership, thread: int | None, marks: np.ndarray | None = None
+) -> tuple[np.ndarray | None, tuple[str, ...]]:
+    """``marks`` (per element) with thread ``thread``'s elements marked :data:`HIGHLIGHT`, and the
+    note that says so (``thread=None``: unchanged, no note)."""
+    if thread is None:
+        return marks, ()
+    held = thread_elements(owned, thread)
+    out = np.zeros(owned.counts.size, dtype=np.int64) if marks is None else marks.copy()
+    out[held] = HIGHLIGHT
+    return out, (f"thread {thread} outlined in black: {held.size} element(s)",)
+
+
 def draw_layout(
     layout_or_encoding: Any,
     shape: Sequence[int] | None = None,
     *,
     color_by: str = "warp",
     limits: Limits = DEFAULT_LIMITS,
+    highlight: int | None = None,
 ) -> Picture:
     """The tensor view of a distributed layout as a :class:`Picture`.
 
@@ -246,7 +268,8 @@ def draw_layout(
     is required for encodings unless the encoding's CTA tile is wanted
     (:func:`~linear_layout.draw.owners.natural_shape`). Rank 1-3 (rank 3 as one grid per index
     of ``dim0``). Cells are coloured by ``color_by`` (warp, lane, thread, register or block);
-    ``limits`` bounds the size (:mod:`linear_layout.draw.grids`).
+    ``limits`` bounds the size (:mod:`linear_layout.draw.grids`); ``highlight``: a thread
+    (``lane + warp * lanes``) whose elements are outlined in black.
 
     >>> from linear_layout import LinearLayout
     >>> L = LinearLayout.from_bases([("register", [[0, 1]]), ("lane", [[1, 0]])], ["dim0", "dim1"])
@@ -256,7 +279,8 @@ def draw_layout(
     """
     layout, name = as_layout(layout_or_encoding, shape)
     owned = ownership(layout)
-    panels, cells = layout_panels(owned, color_by, limits=limits)
+    marks, highlighted = highlight_marks(owned, highlight)
+    panels, cells = layout_panels(owned, color_by, marks=marks, limits=limits)
     legend, notes = legend_for(cells.key_values, color_by)
     duplicates = int((cells.counts > 1).sum())
     unowned = int((cells.counts == 0).sum())
@@ -269,5 +293,5 @@ def draw_layout(
         title=f"{name} on {'x'.join(map(str, owned.shape))}, coloured by {color_by}",
         panels=panels,
         legend=legend,
-        notes=notes + tuple(extra),
+        notes=notes + tuple(extra) + highlighted,
     )
