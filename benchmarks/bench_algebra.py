@@ -33,6 +33,7 @@ from linear_layout import (
     ensure_layout_not_smaller_than,
     identity_standard_nd,
 )
+from linear_layout.core import builders as builders_module
 from linear_layout.core import layout as layout_module
 
 try:
@@ -164,10 +165,11 @@ def fresh(layout: LinearLayout) -> LinearLayout:
 def clear_module_caches() -> None:
     """The algebra's module-level plan caches (products, transposes and shape fits per dimension signature)."""
     layout_module._PRODUCT_PLANS.clear()
+    layout_module._PRODUCT_SEEN.clear()
     layout_module._TRANSPOSE_PLANS.clear()
-    layout_module._GROW_PLANS.clear()
-    layout_module._SHRINK_PLANS.clear()
-    layout_module._INFER_PLANS.clear()
+    builders_module._GROW_PLANS.clear()
+    builders_module._SHRINK_PLANS.clear()
+    builders_module._INFER_PLANS.clear()
 
 
 def time_call(fn: Callable[[], Any], budget: float) -> float:

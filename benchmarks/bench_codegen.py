@@ -427,7 +427,7 @@ def planning_speed(cases, repeat: int) -> None:
     shared = []
     for name, src, dst, bits in layouts:
         plan = plan_conversion(src, dst, None, bits, chip="sm_90")
-        if plan.strategy == "shared":
+        if plan.strategy.uses_shared_memory:
             bound = triton_scratch_bytes(plan.src, plan.dst, bits, ldmatrix=True, stmatrix=True)
             shared.append((name, lambda p=plan, b=bits, m=bound: plan_matrix_conversion(
                 p.src, p.dst, b, "sm_90", max_scratch_bytes=m)))

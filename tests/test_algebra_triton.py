@@ -26,6 +26,7 @@ from hypothesis import given, strategies as st  # noqa: E402
 
 import strategies as S  # noqa: E402
 from linear_layout import LinearLayout  # noqa: E402
+from linear_layout.core import layout as layout_module  # noqa: E402
 
 pytestmark = pytest.mark.triton
 
@@ -148,6 +149,27 @@ def test_compose(pair):
 def test_product(pair):
     a, b = pair
     assert_same(a.ours() * b.ours(), a.triton() * b.triton())
+
+
+@given(S.product_pairs())
+def test_the_first_product_of_a_signature_and_the_planned_one_are_tritons(pair):
+    """The first product of a dimension signature is computed directly, later ones through the
+    cached plan (core/layout.py): both equal Triton's product, and so do their known ranks."""
+    a, b = pair
+    ours_a, ours_b = a.ours(), b.ours()
+    key = (ours_a._ins, ours_a._outs, ours_b._ins, ours_b._outs)
+    layout_module._PRODUCT_PLANS.pop(key, None)
+    layout_module._PRODUCT_SEEN.pop(key, None)
+    first = ours_a * ours_b
+    assert key in layout_module._PRODUCT_SEEN and key not in layout_module._PRODUCT_PLANS
+    second = ours_a * ours_b
+    assert key in layout_module._PRODUCT_PLANS
+    theirs = a.triton() * b.triton()
+    for product in (first, second):
+        assert_same(product, theirs)
+        assert product.rank() == LinearLayout.from_bases(
+            product.bases, product.get_out_dim_names(), [s for _, s in product.out_dims], require_surjective=False
+        ).rank()
 
 
 @given(S.product_triples(surjective=True))

@@ -207,7 +207,7 @@ def _simulate(plan):
 def test_shared_plans_are_exact_and_predicted(case):
     src, dst, bitwidth = case
     plan = plan_conversion(src, dst, bitwidth=bitwidth)
-    if plan.strategy != "shared":
+    if not plan.strategy.uses_shared_memory:
         return
     sp = plan.shared
     # the shared layout is invertible on its (per-CTA) part
@@ -312,7 +312,7 @@ def test_in_warp_plans_execute_exactly(case):
     only under Triton's criterion (a bit permutation with at most one mixed transposition)."""
     src, dst, bitwidth = case
     plan = plan_conversion(src, dst, bitwidth=bitwidth)
-    if plan.strategy == "shared":
+    if plan.strategy.uses_shared_memory:
         assert plan.shared is not None and not plan.rounds
         return
     assert plan.shared is None and len(plan.rounds) == 1 << len(plan.dst_registers.full_of).bit_length() - 1

@@ -19,7 +19,12 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 TUTORIAL = ROOT / "docs" / "tutorial.md"
-DOCTEST_MODULES = ("linear_layout.core.layout", "linear_layout.core.gf2")
+DOCTEST_MODULES = (
+    "linear_layout.core.layout",
+    "linear_layout.core.builders",
+    "linear_layout.core._packing",
+    "linear_layout.core.gf2",
+)
 
 # A fence opening at the start of a line: ```python, then the body, then a closing ```.
 _PYTHON_BLOCK = re.compile(r"^```python[ \t]*\n(.*?)^```[ \t]*$", re.S | re.M)

@@ -39,7 +39,7 @@ def test_svg_png_and_text_outputs(tmp_path):
     txt = tmp_path / "out.txt"
     assert main(["--src", BLOCKED, "--dst", TRANSPOSED, "--shape", "32x32", "--bitwidth", "16", "-o", str(txt)]) == 0
     text = txt.read_text()
-    assert "convert_layout 32x32 x 16-bit: shared" in text and "store total over all warps" in text
+    assert "convert_layout 32x32 x 16-bit: packed" in text and "store total over all warps" in text
 
 
 def test_terminal_output(capsys):
@@ -168,7 +168,7 @@ def test_ttgir_convert_layout_line(kernel, tmp_path):
     lanes = line.distributed.to_linear_layout(line.shape).get_in_dim_size("lane")
     plan = plan_conversion(line.distributed, line.other, line.shape, line.bitwidth, threads_per_warp=lanes)
     assert text.splitlines()[0].endswith(f": {plan.strategy}")
-    if plan.strategy == "shared":
+    if plan.strategy.uses_shared_memory:
         assert f"plan: store {plan.shared.store.wavefronts} wavefront(s), load {plan.shared.load.wavefronts}" in text
         assert f"store total over all warps and instructions: {plan.shared.store.wavefronts} wavefront(s)" in text
 

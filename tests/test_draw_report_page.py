@@ -50,7 +50,7 @@ def test_report_html_page(tmp_path, capsys):
         svg = sections[number]  # the picture and, beside it, its notes
         assert f"<td class=\"num\">{row.mlir_line}</td>" in cells
         cost = row.cost
-        if row.op == "ttg.convert_layout" and cost.strategy == "shared":
+        if row.op == "ttg.convert_layout" and cost.strategy in ("shared", "packed"):
             assert f"plan: store {cost.store_wavefronts} wavefront(s), load {cost.load_wavefronts}" in svg
         elif row.op != "ttg.convert_layout":
             kind = "load" if row.op == "ttg.local_load" else "store"

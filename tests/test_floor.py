@@ -105,7 +105,7 @@ def test_measured_bytes_and_floor_equal_the_plan_on_random_kernels():
     for seed in range(120):
         src, dst, dtype, num_warps, _ = random_case(seed)
         plan = plan_conversion(src, dst, None, BITS[dtype])
-        if plan.strategy != "shared":
+        if not plan.strategy.uses_shared_memory:
             continue
         planned = floor_of(plan)
         report = _lower_and_run(src, dst, dtype, num_warps, seed)

@@ -54,7 +54,7 @@ def run_case(seed: int) -> str:
         report = run_kernel(module, [x, y])
     assert np.array_equal(x.view(np.uint8), y.view(np.uint8)), f"seed {seed}: {plan.strategy} conversion lost data"
     assert not report.races
-    if plan.strategy == "shared":
+    if plan.strategy.uses_shared_memory:
         shuffles = plan.packed.shuffles * num_warps if plan.packed is not None else 0  # the packed transposes
         assert report.shuffles == shuffles and report.barriers == plan.shared.barriers
         assert sum(a.wavefronts for a in report.shared_accesses if a.kind == "store") == plan.shared.store.wavefronts

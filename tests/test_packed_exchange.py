@@ -20,16 +20,16 @@ from __future__ import annotations
 import collections
 import functools
 import re
-import subprocess
 
 import numpy as np
 import pytest
 from hypothesis import assume, given
 
 from linear_layout.encodings import BlockedLayout, NVMMADistributedLayout
-from linear_layout.planning import plan_conversion, triton_scratch_bytes
+from linear_layout.planning import Rejection, Strategy, plan_conversion, triton_scratch_bytes
 from linear_layout.planning.floor import floor_of
 from linear_layout.planning.layouts import as_hardware_layout, flat_columns
+from linear_layout.planning.plan import NOTHING_TO_PACK
 from linear_layout.planning.packed import Swap, plan_packed, swap, word_options
 from linear_layout.planning.shared import plan_shared
 from linear_layout.simt import run_kernel
@@ -37,7 +37,7 @@ from linear_layout.simt import run_kernel
 from lowering_cases import kernel_text, random_case, random_input
 from test_conversion_plan import _elements, _simulate, conversions
 from test_lowering import lower
-from test_lowering_ptx import mlir_opt
+from test_lowering_ptx import ptx_of
 from test_shared_lowering import _pad
 
 BITS = {"f32": 32, "f16": 16, "bf16": 16, "i8": 8}
@@ -96,7 +96,9 @@ def test_word_options_are_registers_and_swappable_lanes():
 def test_issue_kernels_reach_the_floor_without_a_chip(src, dst, shape):
     plan = plan_conversion(src, dst, shape, 16)
     packed, shared = plan.packed, plan.shared
-    assert packed is not None and plan.matrix is None and "packed" in plan.reason
+    assert plan.strategy == "packed" and packed is not None and plan.matrix is None
+    # the narrow exchange it replaces, rejected with its wavefronts above the floor
+    assert [r.strategy for r in plan.rejected][-1] == "shared" and "above the floor" in plan.rejected[-1].reason
     report = floor_of(plan)
     assert report.reaches_floor and report.wavefronts == report.floor == 2 * shape[0] * shape[1] * 2 // 128
     assert not floor_of(packed.narrow).reaches_floor  # what the ordinary exchange did
@@ -138,7 +140,8 @@ def test_swaps_that_cost_more_shuffles_than_they_save_wavefronts_are_refused():
     src, dst, dtype, num_warps, _ = random_case(7)
     plan = plan_conversion(_pad(src, num_warps), _pad(dst, num_warps), bitwidth=BITS[dtype])
     assert (dtype, num_warps, plan.strategy, plan.packed) == ("f16", 4, "shared", None)
-    assert plan.reason.endswith("not packed: its 4 warp shuffles cost as much as the 4 wavefronts they save")
+    assert Rejection(Strategy.PACKED, "its 4 warp shuffles cost as much as the 4 wavefronts they save") in plan.rejected
+    assert "packed (its 4 warp shuffles cost as much as the 4 wavefronts they save)" in plan.rejections()
     report = floor_of(plan)
     assert not report.reaches_floor and _sub_word(report.reasons)
 
@@ -165,7 +168,7 @@ def _check_packed_plan(plan):
     assert shared.scratch_bytes <= triton_scratch_bytes(plan.src, plan.dst, plan.bitwidth)
     report, narrow = floor_of(plan), floor_of(packed.narrow)
     assert report.wavefronts < narrow.wavefronts and _sub_word(narrow.reasons)
-    assert "not packed" not in plan.reason
+    assert plan.strategy == "packed" and not any(r.strategy == "packed" for r in plan.rejected)
     assert report.reaches_floor or not _sub_word(report.reasons), report.reasons
     assert shared.store.bank_conflicts == shared.load.bank_conflicts == 0
 
@@ -181,13 +184,15 @@ def test_random_packed_plans_are_exact_and_at_the_floor(case):
     reason says why the narrow accesses stay."""
     src, dst, bitwidth = case
     plan = plan_conversion(src, dst, bitwidth=bitwidth)
-    assume(plan.strategy == "shared")
+    assume(plan.strategy in ("shared", "packed"))
     if plan.packed is not None:
         _check_packed_plan(plan)
-    elif _sub_word(floor_of(plan).reasons):
-        assert "not packed: " in plan.reason, plan.reason
+        return
+    (why,) = [r.reason for r in plan.rejected if r.strategy == "packed"]
+    if _sub_word(floor_of(plan).reasons):
+        assert why != NOTHING_TO_PACK, plan.rejected
     else:
-        assert "not packed" not in plan.reason
+        assert why == NOTHING_TO_PACK, plan.rejected
 
 
 # ---------------------------------------------------------------------------- execution
@@ -271,13 +276,7 @@ def test_issue_kernels_execute_at_the_floor(src, dst, shape):
 
 
 def _ptx(lowered: str, chip: str) -> str:
-    pipeline = f"builtin.module(gpu-lower-to-nvvm-pipeline{{cubin-chip={chip} cubin-features=+ptx80 cubin-format=isa}})"
-    result = subprocess.run([str(mlir_opt()), f"--pass-pipeline={pipeline}"], input=lowered, capture_output=True,
-                            text=True, timeout=300)
-    assert result.returncode == 0, result.stderr[-2000:]
-    match = re.search(r'assembly = "(.*?)"', result.stdout, re.S)
-    assert match, "no PTX in the output"
-    return re.sub(r"\\([0-9A-F]{2})", lambda m: chr(int(m.group(1), 16)), match.group(1))
+    return ptx_of(lowered, chip)
 
 
 @pytest.mark.parametrize("chip", ["sm_80", "sm_90"])

@@ -88,7 +88,7 @@ def test_predicted_cost_matches_the_interpreter(report: KernelReport, row):
     assert not measured.races
     cost = row.cost
     assert measured.shuffles == cost.shuffles * report.num_warps
-    if cost.strategy in ("shared", "matrix"):
+    if cost.strategy in ("shared", "packed", "matrix"):
         waves = collections.Counter()
         for access in measured.shared_accesses:
             waves[access.kind] += access.wavefronts
@@ -213,7 +213,12 @@ def test_text_has_a_row_per_entry_and_totals():
     report = report_ttgir((CORPUS / "attention_fwd.sm90.ttgir").read_text())
     text = format_text(report)
     lines = text.splitlines()
-    assert len(lines) == len(report.rows) + 2 and lines[-1].startswith("total: ")
+    rejected = [r for r in report.rows if r.cost is not None and r.cost.rejected]
+    assert rejected  # the conversion through shared memory rejected the warp shuffles
+    # the header, one line per row, the rejections (a heading and one line per conversion), the totals
+    assert len(lines) == len(report.rows) + 1 + (1 + len(rejected)) + 1 and lines[-1].startswith("total: ")
+    assert lines[len(report.rows) + 1] == "rejected (line: strategy (why)):"
+    assert all(f"  {r.mlir_line}: {'; '.join(r.cost.rejected)}" in lines for r in rejected)
     assert "#mma -> #blocked" in text
 
 

@@ -26,7 +26,7 @@ from linear_layout.planning import bank_conflicts, plan_conversion
 from linear_layout.encodings import (BlockedLayout, DotOperandLayout, NVMMADistributedLayout, NVMMASharedLayout,
                                      SharedLinearLayout, SliceLayout, SwizzledSharedLayout)
 from linear_layout.simt import run_kernel
-from linear_layout.patterns.to_simt import pad_to_launch
+from linear_layout.core.launch import pad_to_launch
 
 from lowering_cases import kernel_text, random_case, random_input
 from test_lowering import lower
@@ -52,7 +52,7 @@ def execute(src, dst, dtype: str, num_warps: int, encodings=None, seed: int = 0)
         report = run_kernel(module, [x, y])  # raises RaceError on a race
     assert np.array_equal(x.view(np.uint8), y.view(np.uint8)), f"{plan.strategy} conversion lost data"
     assert not report.races
-    if plan.strategy == "shared":
+    if plan.strategy.uses_shared_memory:
         shared = plan.shared
         measured = collections.Counter()
         for access in report.shared_accesses:
@@ -71,7 +71,7 @@ def _shared_seeds(count: int):
     seeds, seed = [], 0
     while len(seeds) < count:
         src, dst, dtype, num_warps, _ = random_case(seed)
-        if plan_conversion(_pad(src, num_warps), _pad(dst, num_warps), bitwidth=BITS[dtype]).strategy == "shared":
+        if plan_conversion(_pad(src, num_warps), _pad(dst, num_warps), bitwidth=BITS[dtype]).strategy.uses_shared_memory:
             seeds.append(seed)
         seed += 1
     return seeds
@@ -86,7 +86,7 @@ def test_random_linear_layouts_through_shared_memory(chunk):
     for seed in SHARED_SEEDS[chunk::4]:
         src, dst, dtype, num_warps, _ = random_case(seed)
         plan = execute(src, dst, dtype, num_warps, seed=seed)
-        assert plan.strategy == "shared"
+        assert plan.strategy.uses_shared_memory
 
 
 # ---------------------------------------------------------------------------- random encodings
@@ -154,7 +154,7 @@ def _encoding_cases(count: int, seed: int = 7):
             src, dst = a.to_linear_layout(list(shape)), b.to_linear_layout(list(shape))
         except ValueError:
             continue
-        if plan_conversion(_pad(src, num_warps), _pad(dst, num_warps), bitwidth=BITS[dtype]).strategy != "shared":
+        if not plan_conversion(_pad(src, num_warps), _pad(dst, num_warps), bitwidth=BITS[dtype]).strategy.uses_shared_memory:
             continue
         if max(layout.get_in_dim_size("register") for layout in (src, dst)) * BITS[dtype] > 32 * 255:
             continue  # past ll-to-simt's register budget (255 32-bit registers per thread)
@@ -184,7 +184,7 @@ def test_random_encodings_through_shared_memory(chunk):
     for k, (family, a, b, shape, dtype, num_warps) in enumerate(ENCODING_CASES[chunk::4]):
         src, dst = a.to_linear_layout(list(shape)), b.to_linear_layout(list(shape))
         plan = execute(src, dst, dtype, num_warps, encodings=(str(a), str(b)), seed=k)
-        assert plan.strategy == "shared", (family, str(a), str(b))
+        assert plan.strategy.uses_shared_memory, (family, str(a), str(b))
 
 
 # ---------------------------------------------------------------------------- fixed big cases
@@ -203,7 +203,7 @@ MMA8 = NVMMADistributedLayout((2, 0), (4, 2), (16, 8))
 def test_big_conversions(name, a, b, shape, dtype, num_warps):
     src, dst = a.to_linear_layout(list(shape)), b.to_linear_layout(list(shape))
     plan = execute(src, dst, dtype, num_warps, encodings=(str(a), str(b)))
-    assert plan.strategy == "shared"
+    assert plan.strategy.uses_shared_memory
     assert plan.shared.store.bank_conflicts == 0 and plan.shared.load.bank_conflicts == 0
 
 

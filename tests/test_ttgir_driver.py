@@ -104,5 +104,5 @@ def test_every_conversion_and_access_is_explained(path, tmp_path):
             assert sides == [(cost.wavefronts, cost.ideal)], line
             continue
         assert shuffles == cost.shuffles, line
-        waves = [cost.store_wavefronts, cost.load_wavefronts] if cost.strategy in ("shared", "matrix") else []
+        waves = [cost.store_wavefronts, cost.load_wavefronts] if cost.strategy in ("shared", "packed", "matrix") else []
         assert [w for w, _ in sides] == waves and sum(i for _, i in sides) == cost.ideal, line

@@ -55,7 +55,6 @@ This module is pure Python (plus numpy for vectorised application) and never imp
 
 from __future__ import annotations
 
-import functools
 import operator
 import reprlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -64,6 +63,8 @@ from typing import Any
 import numpy as np
 
 from . import display
+from ._packing import BoundedCache, field_moves_mover, supremum, support, units
+from ._packing import join_dims as _join_dims
 from .gf2 import EchelonBasis, pivot_columns, rank as gf2_rank
 from .limits import check_materialised
 from .views import distributed_view, shared_view
@@ -318,10 +319,6 @@ def _require_sizes(sizes: object) -> None:
         raise TypeError(f"from_bases: argument 'out_dim_sizes' must be a sequence of integers, got {_type_name(sizes)}")
 
 
-def _join_dims(names: Iterable[str]) -> str:
-    return "[" + ", ".join(names) + "]"
-
-
 class LinearLayout:
     """A linear map over GF(2) from named input dimensions to named output dimensions.
 
@@ -344,7 +341,9 @@ class LinearLayout:
     # ------------------------------------------------------------------ construction
 
     @classmethod
-    def _make(cls, ins, outs, cols) -> LinearLayout:
+    def _make(
+        cls, ins: tuple[tuple[str, int], ...], outs: tuple[tuple[str, int], ...], cols: tuple[int, ...]
+    ) -> LinearLayout:
         """Build without validation; callers guarantee the invariants."""
         self = object.__new__(cls)
         self._ins = ins
@@ -494,7 +493,7 @@ class LinearLayout:
         n = _log2_exact(size, "identity_1d size")
         if type(in_dim) is not str or type(out_dim) is not str:
             _check_names((in_dim,), "input dimension"), _check_names((out_dim,), "output dimension")
-        layout = LinearLayout._make(((in_dim, n),), ((out_dim, 1 << n),), _units(n))
+        layout = LinearLayout._make(((in_dim, n),), ((out_dim, 1 << n),), units(n))
         layout._cache_rank = n  # distinct unit columns: known without elimination, and carried by `*`
         return layout
 
@@ -547,7 +546,7 @@ class LinearLayout:
             self._cache_hash = hash((self._ins, self._outs, self._cols))
         return self._cache_hash
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[..., LinearLayout], tuple[object, ...]]:
         return (LinearLayout._make, (self._ins, self._outs, self._cols))
 
     def __str__(self) -> str:
@@ -660,7 +659,7 @@ class LinearLayout:
             f"{_short(name)} is not an output dimension of this layout; they are {_join_dims(self.get_out_dim_names())}"
         )
 
-    def get_basis(self, in_dim: str, pos: int, out_dim: str | None = None):
+    def get_basis(self, in_dim: str, pos: int, out_dim: str | None = None) -> Any:
         """``L(in_dim = 2**pos)``: a tuple, or its ``out_dim`` coordinate when that is given."""
         count = self.get_in_dim_size_log2(in_dim)
         if not 0 <= pos < count:
@@ -739,13 +738,13 @@ class LinearLayout:
         start, count = self._in_slices()[name]
         return self._cols[start : start + count]
 
-    def _repacker(self, target_fields: Mapping[str, tuple[int, int]]):
+    def _repacker(self, target_fields: Mapping[str, tuple[int, int]]) -> Callable[[Sequence[int]], Any]:
         """A function moving a sequence of our packed columns into another packing.
 
         ``target_fields`` maps output names to their ``(shift, width)`` in the target; our
         coordinates must fit the target widths. Dimensions missing from it are dropped.
         """
-        return _field_moves_mover(self._outs, target_fields)
+        return field_moves_mover(self._outs, target_fields)
 
     def _check_same_in_dims(self, dims: Sequence[str], what: str) -> None:
         if sorted(dims) != sorted(self.get_in_dim_names()) or len(set(dims)) != len(dims):
@@ -981,10 +980,10 @@ class LinearLayout:
         key = (self._ins, self._outs, outer._ins, outer._outs)
         plan = _PRODUCT_PLANS.get(key)
         if plan is None:
-            plan = _plan_product(self, outer)
-            if len(_PRODUCT_PLANS) > 4096:
-                _PRODUCT_PLANS.clear()
-            _PRODUCT_PLANS[key] = plan
+            if key not in _PRODUCT_SEEN:  # the first product of these dimensions: no plan yet
+                _PRODUCT_SEEN.store(key, True)
+                return _product_once(self, outer)
+            plan = _PRODUCT_PLANS.store(key, _plan_product(self, outer))
         ins, outs, segments = plan
         sources = (self._cols, outer._cols)
         cols: list[int] = []
@@ -1108,8 +1107,8 @@ class LinearLayout:
                         s1, n1 = outer_slices[name]
                         own = self_cols[s0 : s0 + n0]
                         if n0 == n1 and own == outer_cols[s1 : s1 + n1]:
-                            touched = _support(own)
-                            others = _support(self_cols[:s0] + self_cols[s0 + n0 :]) | _support(
+                            touched = support(own)
+                            others = support(self_cols[:s0] + self_cols[s0 + n0 :]) | support(
                                 outer_cols[:s1] + outer_cols[s1 + n1 :]
                             )
                             if not touched & others:
@@ -1276,11 +1275,7 @@ class LinearLayout:
         for name, size in outs:
             target[name] = (shift, 0)
             shift += size.bit_length() - 1
-        plan = (outs, self._repacker(target))
-        if len(_TRANSPOSE_PLANS) > 4096:
-            _TRANSPOSE_PLANS.clear()
-        _TRANSPOSE_PLANS[(self._outs, new_order)] = plan
-        return plan
+        return _TRANSPOSE_PLANS.store((self._outs, new_order), (outs, self._repacker(target)))
 
     def reshape_ins(self, new_in_dims: Sequence[tuple[str, int]]) -> LinearLayout:
         """Flatten the inputs (first dimension minor) and split them into ``new_in_dims``.
@@ -1668,90 +1663,55 @@ class LinearLayout:
         return 1 << k
 
 
-def _field_moves(
-    outs: tuple[tuple[str, int], ...], target_fields: Mapping[str, tuple[int, int]]
-) -> tuple[list[tuple[int, int, int]], bool]:
-    """The ``(source shift, mask, target shift)`` moves taking columns packed for ``outs`` into the
-    packing ``target_fields`` describes, and whether that is the identity.  Neighbouring fields that
-    move by the same distance are one move (one mask covering both)."""
-    moves: list[tuple[int, int, int]] = []
-    shift = 0
-    identity = len(target_fields) == len(outs)
-    for name, size in outs:
-        width = size.bit_length() - 1
-        target = target_fields.get(name)
-        if target is None:
-            identity = False
-        elif width:
-            dst = target[0]
-            last = moves[-1] if moves else None
-            if last is not None and last[0] + last[1].bit_length() == shift and dst - last[2] == shift - last[0]:
-                moves[-1] = (last[0], (1 << (last[1].bit_length() + width)) - 1, last[2])
-            else:
-                moves.append((shift, (1 << width) - 1, dst))
-            identity = identity and shift == dst
-        shift += width
-    return moves, identity
-
-
-def _field_moves_mover(
-    outs: tuple[tuple[str, int], ...], target_fields: Mapping[str, tuple[int, int]]
-) -> Callable[[Sequence[int]], Any]:
-    """The repacker from columns packed for ``outs`` into ``target_fields`` (``LinearLayout._repacker``)."""
-    moves, identity = _field_moves(outs, target_fields)
-    return list if identity else _mover(moves)
-
-
-def _mover(moves: list[tuple[int, int, int]]) -> Callable[[Sequence[int]], list[int]]:
-    """A function applying ``moves`` to a sequence of packed columns.  Comprehensions specialised to
-    the common small cases: this is the inner loop of ``*``, ``sublayout``, ``transpose_outs``,
-    ``ensure_layout_not_*`` and ``invert_and_compose``."""
-    if not moves:
-        return lambda cols: [0] * len(cols)
-    if len(moves) == 1:
-        ((s0, m0, d0),) = moves
-        if s0 == d0:
-            return lambda cols: [c & m0 for c in cols]
-        return lambda cols: [((c >> s0) & m0) << d0 for c in cols]
-    if len(moves) == 2:
-        (s0, m0, d0), (s1, m1, d1) = moves
-        return lambda cols: [(((c >> s0) & m0) << d0) | (((c >> s1) & m1) << d1) for c in cols]
-    if len(moves) == 3:
-        (s0, m0, d0), (s1, m1, d1), (s2, m2, d2) = moves
-        return lambda cols: [
-            (((c >> s0) & m0) << d0) | (((c >> s1) & m1) << d1) | (((c >> s2) & m2) << d2) for c in cols
-        ]
-
-    def repack(cols: Sequence[int]) -> list[int]:
-        result = []
-        for col in cols:
-            packed = 0
-            for src, mask, dst in moves:
-                packed |= ((col >> src) & mask) << dst
-            result.append(packed)
-        return result
-
-    return repack
-
-
 _EMPTY = LinearLayout._make((), (), ())
 _EMPTY._cache_rank = 0
-# The columns of identity_1d(2**n): unit vectors 1, 2, 4, ... (shared immutable tuples).
-_UNITS = tuple(tuple(1 << i for i in range(n)) for n in range(64))
 
 
-def _units(n: int) -> tuple[int, ...]:
-    """The ``n`` unit columns ``1, 2, 4, ...``."""
-    return _UNITS[n] if n < 64 else tuple(1 << i for i in range(n))
+# `*` and `transpose_outs` depend on their operands' dimensions only through a "plan": where each
+# column goes. Programs use few distinct shapes, so plans are cached by the dimension signature.
+# The first product of a signature is computed directly (`_product_once`, no plan to build); the
+# plan is built from the second one on. `_PRODUCT_SEEN` remembers the signatures seen once.
+_PRODUCT_PLANS: BoundedCache[tuple, tuple] = BoundedCache()
+_PRODUCT_SEEN: BoundedCache[tuple, bool] = BoundedCache()
+_TRANSPOSE_PLANS: BoundedCache[tuple, tuple] = BoundedCache()
 
 
-# `*` depends on its operands' dimensions only through a "plan": where each column goes. Programs
-# multiply layouts of few distinct shapes, so plans are cached by the dimension signature.
-_PRODUCT_PLANS: dict[tuple, tuple] = {}
-_TRANSPOSE_PLANS: dict[tuple, tuple] = {}
-_GROW_PLANS: dict[tuple, tuple] = {}
-_SHRINK_PLANS: dict[tuple, tuple] = {}
-_INFER_PLANS: dict[tuple, Any] = {}
+def _product_once(inner: LinearLayout, outer: LinearLayout) -> LinearLayout:
+    """``inner * outer`` without a plan: each operand's columns repacked into the product's output
+    fields, input dimension by input dimension (the merged order lists each operand's inputs in
+    its own order, so both are walked in step). Equal to the planned product."""
+    inner_size, outer_size = dict(inner._outs), dict(outer._outs)
+    out_names = supremum(tuple(inner_size), tuple(outer_size), what="output dimensions")
+    inner_target: dict[str, tuple[int, int]] = {}
+    outer_target: dict[str, tuple[int, int]] = {}
+    outs = []
+    shift = 0
+    for name in out_names:
+        low, high = inner_size.get(name, 1), outer_size.get(name, 1)
+        inner_target[name] = (shift, 0)
+        shift += low.bit_length() - 1
+        outer_target[name] = (shift, 0)
+        shift += high.bit_length() - 1
+        outs.append((name, low * high))
+    inner_repack = field_moves_mover(inner._outs, inner_target)
+    outer_repack = field_moves_mover(outer._outs, outer_target)
+    inner_count, outer_count = dict(inner._ins), dict(outer._ins)
+    ins = []
+    cols: list[int] = []
+    inner_at = outer_at = 0
+    for name in supremum(tuple(inner_count), tuple(outer_count), what="input dimensions"):
+        low, high = inner_count.get(name, 0), outer_count.get(name, 0)
+        if low:
+            cols.extend(inner_repack(inner._cols[inner_at : inner_at + low]))
+            inner_at += low
+        if high:
+            cols.extend(outer_repack(outer._cols[outer_at : outer_at + high]))
+            outer_at += high
+        ins.append((name, low + high))
+    result = LinearLayout._make(tuple(ins), tuple(outs), tuple(cols))
+    if inner._cache_rank is not None and outer._cache_rank is not None:
+        result._cache_rank = inner._cache_rank + outer._cache_rank  # disjoint output bits: ranks add
+    return result
 
 
 def _plan_product(inner: LinearLayout, outer: LinearLayout) -> tuple:
@@ -1786,14 +1746,6 @@ def _plan_product(inner: LinearLayout, outer: LinearLayout) -> tuple:
                     segments.append((which, start, start + n, repack[which]))
         ins.append((name, count))
     return tuple(ins), outs, tuple(segments)
-
-
-def _support(cols: Iterable[int]) -> int:
-    """The output bits touched by any of ``cols``."""
-    mask = 0
-    for col in cols:
-        mask |= col
-    return mask
 
 
 def _solve(A: LinearLayout, B: LinearLayout, identity_dims: tuple[str, ...]) -> LinearLayout:
@@ -1952,397 +1904,14 @@ class ColumnAction:
         return ColumnAction(inverse, self.in_dim, self.in_size_log2)
 
 
-# ---------------------------------------------------------------------- layout utilities
-
-
-def standard_out_dim_names(rank: int) -> tuple[str, ...]:
-    """``("dim0", ..., "dim{rank-1}")``: the output names of every tensor layout.
-
-    >>> standard_out_dim_names(3)
-    ('dim0', 'dim1', 'dim2')
-    """
-    if 0 <= rank < len(_STANDARD_NAMES):
-        return _STANDARD_NAMES[rank]
-    return tuple(f"dim{i}" for i in range(rank))
-
-
-_STANDARD_NAMES = tuple(tuple(f"dim{i}" for i in range(rank)) for rank in range(17))
-
-
-def identity_standard_nd(in_dim: str, shape: Sequence[int], order: Sequence[int]) -> LinearLayout:
-    """An ``in_dim`` that walks ``shape`` in ``order`` (``order[0]`` is the fastest dimension).
-
-    Formula: the product of ``identity_1d(shape[order[i]], in_dim, dim{order[i]})`` over ``i``.
-    As in Triton, the outputs stay in ``order`` (minor first), which is what
-    :func:`ensure_layout_not_smaller_than` expects; callers transpose to ``dim0, dim1, ...``.
-    Requires: ``order`` is a permutation of ``range(len(shape))``; sizes are powers of two.
-    Postcondition: invertible, with outputs listed in ``order``.
-
-    >>> L = identity_standard_nd("lane", [2, 4], [1, 0])
-    >>> L.bases, L.out_dims
-    ((('lane', ((1, 0), (2, 0), (0, 1))),), (('dim1', 4), ('dim0', 2)))
-    """
-    if sorted(order) != list(range(len(shape))):
-        raise ValueError(f"order {list(order)} is not a permutation of 0..{len(shape) - 1}")
-    if not isinstance(in_dim, str):
-        raise TypeError(f"identity_standard_nd: argument 'in_dim' must be a str, got {type(in_dim).__name__}")
-    # The product, written out: dimension order[i] takes the next log2(shape[order[i]]) output
-    # bits, and the input's bases are the unit vectors of those bits in turn.
-    names = standard_out_dim_names(len(shape))
-    outs = []
-    width = 0
-    for dim in order:
-        size = shape[dim]
-        if type(size) is not int or size < 1 or size & (size - 1):
-            size = 1 << _log2_exact(size, f"identity_standard_nd size of dimension {dim}")
-        outs.append((names[dim], size))
-        width += size.bit_length() - 1
-    layout = LinearLayout._make(((in_dim, width),), tuple(outs), _units(width))
-    layout._cache_rank = width
-    return layout
-
-
-def product_1d(factors: Iterable[Sequence[Any]]) -> LinearLayout:
-    """The product ``f0 * f1 * ...`` of one-dimensional layouts, built in one pass.
-
-    A factor ``(size, in_dim, out_dim)`` is ``LinearLayout.identity_1d(size, in_dim, out_dim)``; with a
-    fourth entry, ``(size, in_dim, out_dim, stride)`` is ``strided_1d(size, stride, in_dim, out_dim)``,
-    and stride 0 is ``zeros_1d(size, in_dim, out_dim)`` (a broadcast). Triton's
-    ``LinearLayoutConversions.cpp`` writes most tiles as such a chain,
-    ``identity1D(...) * identity1D(...) * ...``; folding it with ``*`` builds (and repacks) every
-    intermediate layout, while here each factor only appends its bases to ``in_dim`` just above the
-    bits ``out_dim`` already has, and the columns are packed once at the end.
-
-    Formula: a factor with ``n = log2(size)`` and ``s = log2(stride)`` appends to ``in_dim`` the unit
-    columns of bits ``w + s, ..., w + s + n - 1`` of ``out_dim``, where ``w`` is the number of bits
-    ``out_dim`` has so far, which becomes ``w + s + n``; stride 0 appends ``n`` zero columns and
-    leaves ``w``. Dimensions are listed in the order they first appear, as ``*`` lists them.
-    Requires: sizes are 0 (the factor is ``empty()``) or powers of two; strides are 0 or powers of
-    two; names are strings.
-    Postcondition: equal to ``functools.reduce(operator.mul, factor layouts, LinearLayout.empty())``,
-    with its rank (the number of non-zero columns, all distinct unit vectors) already known.
-
-    >>> product_1d([(2, "register", "dim1"), (4, "lane", "dim1"), (2, "lane", "dim0"), (2, "warp", "dim1", 0)]).bases
-    (('register', ((1, 0),)), ('lane', ((2, 0), (4, 0), (0, 1))), ('warp', ((0, 0),)))
-    """
-    widths: dict[str, int] = {}  # out_dim -> its bits so far
-    segments: dict[str, list[tuple[str, int, int]]] = {}  # in_dim -> (out_dim, first bit or -1: zeros, count)
-    for factor in factors:
-        k = len(factor) if type(factor) is tuple else 0
-        size = factor[0] if k else None
-        if type(size) is int and size > 0 and not size & (size - 1) and (k == 3 or (k == 4 and factor[3] == 0)):
-            # the common factors, identity_1d and zeros_1d, without the general checks
-            n, in_dim, out_dim, shift = size.bit_length() - 1, factor[1], factor[2], 3 - k
-        else:
-            n, in_dim, out_dim, shift = _factor_bits(factor)
-            if n < 0:  # size 0: the factor is the empty layout
-                continue
-        width = widths.get(out_dim, 0)
-        own = segments.get(in_dim)
-        if own is None:
-            own = segments[in_dim] = []
-        if shift >= 0:
-            if n:
-                own.append((out_dim, width + shift, n))
-            width += shift + n
-        elif n:
-            own.append((out_dim, -1, n))
-        widths[out_dim] = width  # a factor of size 1 only lists its dims
-    return _pack_segments(segments, widths)
-
-
-def _factor_bits(factor: Sequence[Any]) -> tuple[int, str, str, int]:
-    """``(log2 size, in_dim, out_dim, log2 stride)`` of a :func:`product_1d` factor: size 0 gives
-    ``log2 size = -1``, stride 0 gives ``log2 stride = -1``."""
-    plain = type(factor) is tuple or (isinstance(factor, Sequence) and not isinstance(factor, str))
-    if not plain or len(factor) not in (3, 4):
-        raise TypeError(f"product_1d: a factor must be (size, in_dim, out_dim[, stride]), got {_short(factor)}")
-    size, in_dim, out_dim = factor[0], factor[1], factor[2]
-    stride = factor[3] if len(factor) == 4 else 1
-    if type(in_dim) is not str or type(out_dim) is not str:
-        _check_names((in_dim,), "input dimension"), _check_names((out_dim,), "output dimension")
-    n = size.bit_length() - 1 if type(size) is int and size > 0 and not size & (size - 1) else None
-    if n is None:
-        n = -1 if size == 0 and not isinstance(size, bool) else _log2_exact(size, "product_1d size")
-    if stride == 1:
-        return n, in_dim, out_dim, 0
-    return (
-        n,
-        in_dim,
-        out_dim,
-        -1 if stride == 0 and not isinstance(stride, bool) else _log2_exact(stride, "product_1d stride"),
-    )
-
-
-def _pack_segments(segments: Mapping[str, list[tuple[str, int, int]]], widths: Mapping[str, int]) -> LinearLayout:
-    """The layout of :func:`product_1d`'s segments -- per input dimension, runs of ``count`` unit
-    columns from bit ``first`` of an output dimension up (``first`` -1: zero columns) -- with the
-    output dimensions packed in ``widths``' order."""
-    for name in (*segments, *widths):
-        if type(name) is not str:
-            _check_names((name,), "dimension")
-    offsets = {}
-    outs = []
-    total = 0
-    for name, width in widths.items():
-        offsets[name] = total
-        outs.append((name, 1 << width))
-        total += width
-    ins = []
-    cols: list[int] = []
-    for in_dim, own in segments.items():
-        count = len(cols)
-        for out_dim, first, n in own:
-            if first < 0:
-                cols.extend([0] * n)
-                continue
-            first += offsets[out_dim]
-            cols.extend(_UNITS[-1][first : first + n] if first + n < 64 else [1 << k for k in range(first, first + n)])
-        ins.append((in_dim, len(cols) - count))
-    layout = LinearLayout._make(tuple(ins), tuple(outs), tuple(cols))
-    layout._cache_rank = len(cols) - cols.count(0)  # distinct unit columns and zeros
-    return layout
-
-
-def _check_shape_names(layout: LinearLayout, shape: Mapping[str, int]) -> None:
-    if set(shape) != set(layout.get_out_dim_names()):
-        raise ValueError(
-            f"shape names {_join_dims(shape)} must be the output dimensions {_join_dims(layout.get_out_dim_names())}"
-        )
-
-
-def ensure_layout_not_larger_than(
-    layout: LinearLayout, shape: Mapping[str, int], broadcast_registers: bool = True
-) -> LinearLayout:
-    """Shrink each output dimension to at most ``shape[d]`` by broadcasting the bases that reach past it.
-
-    As Triton 3.9's ``ensureLayoutNotLargerThan``: every basis coordinate ``>= shape[d]`` is zeroed
-    (a threshold, so duplicated bases all go), and the inputs that walked past the tensor now hold
-    copies. With ``broadcast_registers=False``, such register bases are dropped instead of zeroed.
-    The output sizes are then inferred from the bases (Triton's ``LinearLayout(bases, outDimNames)``).
-
-    Formula: on packed columns, clear the bits ``[log2 shape[d], log2 size[d])`` of each shrunk field.
-    Requires: ``shape`` names every output dimension with a power of two; each basis coordinate on a
-    shrunk dimension is 0 or a power of two; the result is surjective (Triton asserts it).
-    Postcondition: each output size is ``min(old size, shape[d])`` for a surjective layout.
-
-    >>> ensure_layout_not_larger_than(LinearLayout.identity_1d(8, "lane", "dim0"), {"dim0": 2}).bases
-    (('lane', ((1,), (0,), (0,))),)
-    """
-    clear, shrunk = _fit_plan(_SHRINK_PLANS, layout, shape, _bits_past)
-    if not clear:
-        return layout
-    units = True  # every column a unit vector or zero (so are the cleared ones)
-    for col in layout._cols:
-        if col & (col - 1):
-            units = False
-            if col & clear:  # a unit column (one bit) has only powers of two
-                _check_unit_coordinates(col, shrunk)
-    ins, cols = _clear_columns(layout, clear, broadcast_registers)
-    result = _with_inferred_sizes(ins, layout._outs, cols)
-    if units:  # distinct unit columns are independent: the rank without elimination
-        distinct = set(cols)
-        distinct.discard(0)
-        result._cache_rank = len(distinct)
-    if not result.is_surjective():
-        raise ValueError(f"ensure_layout_not_larger_than: the result is not surjective:{result}")
-    return result
-
-
-def _check_unit_coordinates(col: int, shrunk: Sequence[tuple[str, int, int]]) -> None:
-    """Every coordinate of ``col`` on a shrunk field is 0 or a power of two (Triton asserts it)."""
-    for name, shift, width in shrunk:
-        value = (col >> shift) & ((1 << width) - 1)
-        if value & (value - 1):
-            raise ValueError(f"basis coordinate {value} on '{name}' is not a power of two")
-
-
-def _fit_plan(
-    plans: dict[tuple, Any],
-    layout: LinearLayout,
-    shape: Mapping[str, int],
-    make: Callable[[LinearLayout, Mapping[str, int]], Any],
-) -> Any:
-    """The plan of ``ensure_layout_not_*(layout, shape)``: it depends on the output dimensions and
-    the shape only, so it is cached under that signature, like the plans of ``*``.  On a miss (or
-    whenever ``shape`` is not simply one hashable size per output) the shape is checked, which
-    says what is wrong, and the plan made by ``make``."""
-    outs = layout._outs
-    key = None
-    if len(shape) == len(outs):
-        try:
-            key = (outs, tuple([shape[name] for name, _ in outs]))
-            plan = plans.get(key)
-        except (KeyError, TypeError):
-            key = plan = None
-        if plan is not None:
-            return plan
-    _check_shape_names(layout, shape)
-    plan = make(layout, shape)
-    if key is not None:
-        if len(plans) > 4096:
-            plans.clear()
-        plans[key] = plan
-    return plan
-
-
-def _bits_past(layout: LinearLayout, shape: Mapping[str, int]) -> tuple[int, tuple[tuple[str, int, int], ...]]:
-    """The packed-column mask of every coordinate bit at or past ``shape``, and the shrunk fields."""
-    clear = 0
-    shrunk = []
-    shift = 0
-    for name, size in layout._outs:
-        width = size.bit_length() - 1
-        desired = shape[name]
-        if type(desired) is not int or desired < 1 or desired & (desired - 1):
-            desired = 1 << _log2_exact(desired, f"shape of '{name}'")
-        keep = desired.bit_length() - 1
-        if keep < width:
-            clear |= ((1 << width) - (1 << keep)) << shift
-            shrunk.append((name, shift, width))
-        shift += width
-    return clear, tuple(shrunk)
-
-
-def _clear_columns(layout: LinearLayout, clear: int, broadcast_registers: bool) -> tuple[tuple, list[int]]:
-    """Zero the ``clear`` bits of every column, or drop the register columns that have any."""
-    if broadcast_registers or not layout.has_in_dim("register"):  # one pass over all columns
-        keep = ~clear
-        return layout._ins, [c & keep for c in layout._cols]
-    ins = []
-    cols: list[int] = []
-    start = 0
-    for name, count in layout._ins:
-        own = layout._cols[start : start + count]
-        if name == "register" and not broadcast_registers:
-            kept = [c for c in own if not c & clear]
-        else:
-            kept = [c & ~clear for c in own]
-        ins.append((name, len(kept)))
-        cols.extend(kept)
-        start += count
-    return tuple(ins), cols
-
-
-def _with_inferred_sizes(ins: tuple, outs: tuple, cols: list[int]) -> LinearLayout:
-    """Repack ``cols`` (packed for ``outs``) with each output's size inferred from its largest coordinate."""
-    used = functools.reduce(operator.or_, cols, 0)
-    target = {}
-    new_outs = []
-    src = dst = 0
-    for name, size in outs:
-        top = ((used >> src) & (size - 1)).bit_length()
-        target[name] = (dst, 0)
-        new_outs.append((name, 1 << top))
-        src += size.bit_length() - 1
-        dst += top
-    new = tuple(new_outs)
-    if new == outs:
-        return LinearLayout._make(ins, outs, tuple(cols))
-    # Coordinates fit their inferred sizes, so the repacker's field masks (the old sizes) keep them
-    # whole. The repacker depends on the two packings only: cached like the plans of `*`.
-    repack = _INFER_PLANS.get((outs, new))
-    if repack is None:
-        repack = _field_moves_mover(outs, target)
-        if len(_INFER_PLANS) > 4096:
-            _INFER_PLANS.clear()
-        _INFER_PLANS[(outs, new)] = repack
-    return LinearLayout._make(ins, new, tuple(repack(cols)))
-
-
-def ensure_layout_not_smaller_than(layout: LinearLayout, shape: Mapping[str, int]) -> LinearLayout:
-    """Grow each output dimension to at least ``shape[d]`` by repeating into the first input.
-
-    The repetitions become extra high bases of the first input dimension (``register`` for
-    distributed layouts): a thread holds several copies of its pattern.
-
-    Requires: ``shape`` names every output dimension; sizes are powers of two.
-    Postcondition: each output size is ``max(old size, shape[d])``.
-
-    >>> ensure_layout_not_smaller_than(LinearLayout.identity_1d(2, "register", "dim0"), {"dim0": 8}).bases
-    (('register', ((1,), (2,), (4,))),)
-    """
-    # The product `layout * identity_1d(desired // actual, first, out)` over the outputs in order,
-    # in one pass: each growing field widens by its extra bits, whose unit columns go to the end of
-    # the first input dimension. The plan depends on the dimensions and the shape only, like `*`'s.
-    outs, repack, grown = _fit_plan(_GROW_PLANS, layout, shape, _plan_growth)
-    if not grown or not layout._ins:
-        return layout
-    cols = list(repack(layout._cols))
-    first, count = layout._ins[0]
-    cols[count:count] = grown  # the new columns end the first input dimension
-    result = LinearLayout._make(((first, count + len(grown)), *layout._ins[1:]), outs, tuple(cols))
-    if layout._cache_rank is not None:  # the new unit columns sit in bits no old column touches
-        result._cache_rank = layout._cache_rank + len(grown)
-    return result
-
-
-def _plan_growth(layout: LinearLayout, shape: Mapping[str, int]) -> tuple:
-    """The output dimensions, column repacker and new unit columns of ``ensure_layout_not_smaller_than``."""
-    target = {}
-    outs = []
-    grown: list[int] = []
-    dst = 0
-    for out, actual in layout._outs:
-        desired = shape[out]
-        if type(desired) is not int or desired < 1 or desired & (desired - 1):
-            desired = 1 << _log2_exact(desired, f"shape of '{out}'")
-        width = actual.bit_length() - 1
-        extra = max(0, desired.bit_length() - 1 - width)
-        target[out] = (dst, 0)
-        grown.extend(1 << (dst + width + k) for k in range(extra))
-        outs.append((out, actual << extra))
-        dst += width + extra
-    return tuple(outs), layout._repacker(target), tuple(grown)
-
-
-def zeros_like(layout: LinearLayout) -> LinearLayout:
-    """The layout with the same dimensions and sizes whose bases are all zero.
-
-    Requires: nothing.
-    Postcondition: ``rank() == 0``; same dimensions and sizes as ``layout``.
-
-    >>> zeros_like(LinearLayout.identity_1d(4, "i", "o")).bases
-    (('i', ((0,), (0,))),)
-    """
-    return LinearLayout._make(layout._ins, layout._outs, (0,) * len(layout._cols))
-
-
-def supremum(x: Sequence[str], y: Sequence[str], what: str = "dimensions") -> tuple[str, ...]:
-    """The shortest list containing ``x`` and ``y`` as subsequences, preferring ``x`` on ties.
-
-    Requires: common names appear in the same relative order in both.
-    Postcondition: ``x`` and ``y`` are subsequences of the result, which has no duplicates.
-
-    >>> supremum(["a", "b"], ["a", "c"])
-    ('a', 'b', 'c')
-    """
-    x, y = tuple(x), tuple(y)
-    if x == y:
-        return x
-    rest = iter(x)
-    for name in y:
-        if name not in rest:  # `in` advances the iterator: is y a subsequence of x?
-            break
-    else:
-        return x  # the common case of `*`: the outer layout's dimensions are among the inner's, in order
-    in_x, in_y = set(x), set(y)
-    result: list[str] = []
-    i = j = 0
-    while i < len(x) or j < len(y):
-        if i < len(x) and j < len(y) and x[i] == y[j]:
-            result.append(x[i])
-            i += 1
-            j += 1
-        elif i < len(x) and x[i] not in in_y:
-            result.append(x[i])
-            i += 1
-        elif j < len(y) and y[j] not in in_x:
-            result.append(y[j])
-            j += 1
-        else:
-            raise ValueError(
-                f"{what} common to both layouts must appear in the same relative order, got "
-                f"{_join_dims(x)} and {_join_dims(y)}"
-            )
-    return tuple(result)
+# The builders live in core/builders.py (Triton's LayoutUtils.h); they stay importable from here.
+# This import comes last because builders.py imports LinearLayout from this module; core/__init__.py
+# imports this module first, so either entry point finds LinearLayout defined.
+from .builders import (  # noqa: E402
+    ensure_layout_not_larger_than,
+    ensure_layout_not_smaller_than,
+    identity_standard_nd,
+    product_1d,
+    standard_out_dim_names,
+    zeros_like,
+)

@@ -1,6 +1,6 @@
 """``draw_conversion``: a ``convert_layout`` as the planner will lower it.
 
-Through shared memory (``plan.strategy == "shared"``): four panels, two by two -- the source
+Through shared memory (``plan.strategy.uses_shared_memory``: shared, packed, matrix): four panels, two by two -- the source
 layout and the scratch buffer as stored, then the scratch buffer as loaded and the destination
 layout (the scratch in rows of 32 banks, the first repetition's contents, each element coloured
 like its source owner). Warp 0's first store instruction is
@@ -24,7 +24,6 @@ Every field of the plan this module reads is read once, by :func:`plan_fields`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from types import SimpleNamespace
 from typing import Any
 from collections.abc import Sequence
 
@@ -111,33 +110,31 @@ def _element_marks(layout: LinearLayout, phases: AccessPhases, access: Any) -> n
 
 @dataclass(frozen=True)
 class PlanFields:
-    """What a picture needs of a conversion plan: ``strategy`` as text, the two layouts, the
-    element width, the plan's one-line summary, its shared-memory accesses (None in a warp),
-    whether it uses matrix instructions, and the layouts its accesses move (the swapped ones of
-    a packed plan, planning/packed.py)."""
+    """What a picture needs of a conversion plan: ``strategy`` as text, whether it goes through
+    shared memory, the two layouts, the element width, the plan's one-line summary, and
+    ``plan.drawing()`` (the shared-memory accesses drawn with the layouts whose registers they
+    move -- a packed plan's swapped layouts, a matrix plan's replaced vector accesses -- or the
+    in-warp rounds, and notes)."""
 
     strategy: str
+    through_shared: bool
     src: LinearLayout
     dst: LinearLayout
     bitwidth: int
     summary: str
-    shared: Any
-    uses_matrix: bool
-    moved: Any
+    drawing: Any
 
 
 def plan_fields(plan: Any) -> PlanFields:
     """The fields of ``plan`` (a :class:`~linear_layout.planning.ConversionPlan`) a picture reads."""
-    packed = getattr(plan, "packed", None)
     return PlanFields(
         strategy=str(plan.strategy),
+        through_shared=bool(plan.strategy.uses_shared_memory),
         src=plan.src,
         dst=plan.dst,
         bitwidth=plan.bitwidth,
         summary=plan.summary(),
-        shared=getattr(plan, "shared", None),
-        uses_matrix=getattr(plan, "matrix", None) is not None,
-        moved=packed or SimpleNamespace(src=plan.src, dst=plan.dst),
+        drawing=plan.drawing(),
     )
 
 
@@ -157,7 +154,8 @@ def _distributed(layout: LinearLayout, style: Style, title: str, marks: np.ndarr
 
 
 def _shared_picture(fields: PlanFields, style: Style):
-    src, dst, bitwidth, shared, moved = fields.src, fields.dst, fields.bitwidth, fields.shared, fields.moved
+    src, dst, bitwidth, moved = fields.src, fields.dst, fields.bitwidth, fields.drawing
+    shared = moved.shared
     store = access_phases(shared.store, bitwidth, "store")
     load = access_phases(shared.load, bitwidth, "load")
     scratch = scratch_layout(shared.smem)
@@ -262,13 +260,15 @@ def conversion_picture(
     black in the source and the destination."""
     fields = plan_fields(plan)
     src, bitwidth = fields.src, fields.bitwidth
-    color_by = color_by or ("warp" if fields.strategy == "shared" else "lane")
-    draw = {"shared": _shared_picture, "noop": _noop_picture}.get(fields.strategy, _in_warp_picture)
+    color_by = color_by or ("warp" if fields.through_shared else "lane")
+    if fields.through_shared:
+        draw = _shared_picture
+    else:
+        draw = _noop_picture if fields.strategy == "noop" else _in_warp_picture
     panels, cells, notes = draw(fields, Style(color_by, limits, highlight))
     if highlight is not None:
         notes += (f"thread {highlight} outlined in black in the source and the destination",)
-    if fields.uses_matrix:
-        notes += ("the plan uses matrix instructions (plan.matrix); drawn: the shared-memory accesses it replaces",)
+    notes += fields.drawing.notes
     legend, more = legend_for(cells.key_values, color_by)
     size = "x".join(str(s) for _, s in src.out_dims)
     names = tuple(f"{side}: {name}" for side, name in (("src", src_name), ("dst", dst_name)) if name)

@@ -1,8 +1,8 @@
 """`ttg.convert_layout` in SIMT form: one decision by the planner, one emitter per strategy.
 
 `conversion_plan(op, launch)` asks the single planner (`linear_layout.planning.plan_conversion`: no-op, register permutation,
-warp shuffles or shared memory; see docs/conversions.md) and `emitter_of(plan)` picks what the
-plan needs, as Triton's `ConvertLayoutOpToLLVM.cpp` does:
+warp shuffles, shared memory, the packed or the matrix exchange; see docs/conversions.md) and `emitter_of(plan)` looks up
+the emitter of the plan's strategy in one table (`EMITTERS`), as Triton's `ConvertLayoutOpToLLVM.cpp` picks:
 
 - `emit_permutation`: the destination registers are source registers of the same thread (no-op
   and register plans): at most one `vector.shuffle`;
@@ -10,7 +10,8 @@ plan needs, as Triton's `ConvertLayoutOpToLLVM.cpp` does:
   registers, a `gpu.shuffle` when it comes from another lane, and the reader's `select` tree;
 - `emit_shared`: store, `gpu.barrier`, load per repetition (a barrier between repetitions)
   through the kernel's scratch buffer of that element type, then the copies of broadcast
-  registers (one final `vector.shuffle`).
+  registers (one final `vector.shuffle`); the packed exchange adds its register transposes;
+- `emit_matrix_plan`: `ldmatrix`/`stmatrix` (`patterns/matrix_memory.py`).
 
 The repetition loop is unrolled, with static register selection: an `scf.for` carrying the
 registers through iter_args costs a register rotation per round that the stock pipeline does
@@ -28,31 +29,32 @@ from mlir.dialects import arith, gpu, vector
 from ..core.gf2 import apply_columns
 from ..core.layout import LinearLayout
 from ..dialects.ttg import ConvertLayoutOp
-from ..planning import ConversionPlan, plan_conversion
+from ..planning import Strategy, StrategyPlan, plan_conversion
+from ..planning.plan import InWarpConversion, MatrixConversion, PackedConversion, SharedConversion
 from .common import cast_to
 from .kernel import KernelBuilder, Launch, LoweringError, hardware_layout, run_memo
 from .matrix_memory import emit_matrix
 from .shared_memory import assemble, buffer_index, emit_loads, emit_stores, emit_swaps, workgroup_argument
-from .simt_pattern import SimtPattern
+from .simt_pattern import Access, BufferAccess, Scratch, SharedUse, SimtPattern
 from .vectors import element_bits, select_tree, shuffle_casts
 
-__all__ = ["CONVERT_LAYOUT", "check_convert_layout", "conversion_plan", "emitter_of"]
+__all__ = ["CONVERT_LAYOUT", "EMITTERS", "check_convert_layout", "conversion_plan", "emitter_of"]
 
 
 @functools.lru_cache(maxsize=4096)
-def _plan(src: LinearLayout, dst: LinearLayout, bits: int, chip, lanes: int) -> ConversionPlan:
+def _plan(src: LinearLayout, dst: LinearLayout, bits: int, chip: str | None, lanes: int) -> StrategyPlan:
     """The planner's plan (frozen), cached per arguments (errors are raised, not cached)."""
     return plan_conversion(src, dst, bitwidth=bits, chip=chip, threads_per_warp=lanes)
 
 
-def conversion_plan(op: ConvertLayoutOp, launch: Launch) -> ConversionPlan:
+def conversion_plan(op: ConvertLayoutOp, launch: Launch) -> StrategyPlan:
     """The planner's answer for `op` on `launch` (LoweringError when it has none); once per pair
     of types during a pattern run over the kernel of `op`."""
     src_type, dst_type = op.src.type, op.result.type
-    return run_memo(op, (src_type, dst_type, launch), lambda: _type_plan(src_type, dst_type, launch))
+    return run_memo(op, launch, (src_type, dst_type, launch), lambda: _type_plan(src_type, dst_type, launch))
 
 
-def _type_plan(src_type: ir.RankedTensorType, dst_type: ir.RankedTensorType, launch: Launch) -> ConversionPlan:
+def _type_plan(src_type: ir.RankedTensorType, dst_type: ir.RankedTensorType, launch: Launch) -> StrategyPlan:
     src, dst = hardware_layout(src_type, launch), hardware_layout(dst_type, launch)
     try:
         return _plan(src, dst, element_bits(src_type.element_type), launch.chip, launch.threads_per_warp)
@@ -60,7 +62,7 @@ def _type_plan(src_type: ir.RankedTensorType, dst_type: ir.RankedTensorType, lau
         raise LoweringError(f"cannot convert {src_type} to {dst_type}: {error}") from None
 
 
-def _is_permutation(plan: ConversionPlan) -> bool:
+def _is_permutation(plan: InWarpConversion) -> bool:
     return plan.reader_select is None and all(r.source_lane is None and r.register_select is None for r in plan.rounds)
 
 
@@ -69,7 +71,7 @@ def _register_vector(layout: LinearLayout, tensor_type: ir.RankedTensorType) -> 
     return ir.VectorType.get([layout.get_in_dim_size("register")], tensor_type.element_type)
 
 
-def emit_permutation(op: ConvertLayoutOp, launch: Launch, plan: ConversionPlan) -> ir.Value:
+def emit_permutation(op: ConvertLayoutOp, launch: Launch, plan: InWarpConversion) -> ir.Value:
     value = cast_to(op.src, _register_vector(plan.src, op.src.type))
     src_full_of, dst_reduced_of = plan.src_registers.full_of, plan.dst_registers.reduced_of
     mask = [src_full_of[plan.rounds[dst_reduced_of[i]].register_base] for i in range(len(dst_reduced_of))]
@@ -99,7 +101,7 @@ def _lane_bits(builder: KernelBuilder, select: LinearLayout, bits: int) -> list[
 class _InWarp:
     """The in-warp rounds of one conversion: what one rewrite shares between its rounds."""
 
-    def __init__(self, op: ConvertLayoutOp, launch: Launch, plan: ConversionPlan) -> None:
+    def __init__(self, op: ConvertLayoutOp, launch: Launch, plan: InWarpConversion) -> None:
         self.builder = KernelBuilder(op, launch)
         self.plan = plan
         self.src_full_of = plan.src_registers.full_of
@@ -147,7 +149,7 @@ class _InWarp:
         return self.from_shuffle(shuffled)
 
 
-def emit_in_warp(op: ConvertLayoutOp, launch: Launch, plan: ConversionPlan) -> ir.Value:
+def emit_in_warp(op: ConvertLayoutOp, launch: Launch, plan: InWarpConversion) -> ir.Value:
     rounds = _InWarp(op, launch, plan)
     provider_conds = rounds.conditions(plan.rounds[0].register_select, len(plan.select_basis))
     reader_conds = rounds.conditions(plan.reader_select, len(plan.reader_basis))
@@ -163,8 +165,9 @@ def emit_in_warp(op: ConvertLayoutOp, launch: Launch, plan: ConversionPlan) -> i
     )
 
 
-def emit_shared(op: ConvertLayoutOp, launch: Launch, plan: ConversionPlan) -> ir.Value:
+def emit_shared(op: ConvertLayoutOp, launch: Launch, plan: StrategyPlan) -> ir.Value:
     """Store, barrier, load per repetition (a barrier between repetitions), then the copies."""
+    assert isinstance(plan, (SharedConversion, PackedConversion)), plan.strategy
     builder = KernelBuilder(op, launch)
     element = op.src.type.element_type
     index, shared = buffer_index(op), plan.shared
@@ -189,20 +192,41 @@ def emit_shared(op: ConvertLayoutOp, launch: Launch, plan: ConversionPlan) -> ir
     return result if plan.packed is None else emit_swaps(builder, result, plan.packed.dst_steps[::-1])
 
 
-Emitter = Callable[[ConvertLayoutOp, Launch, ConversionPlan], ir.Value]
+def emit_registers(op: ConvertLayoutOp, launch: Launch, plan: StrategyPlan) -> ir.Value:
+    """A plan inside a warp: one `vector.shuffle` when every destination register is a source
+    register of the same thread, else the in-warp rounds."""
+    assert isinstance(plan, InWarpConversion), plan.strategy
+    return emit_permutation(op, launch, plan) if _is_permutation(plan) else emit_in_warp(op, launch, plan)
 
 
-def emitter_of(plan: ConversionPlan) -> Emitter:
+def emit_matrix_plan(op: ConvertLayoutOp, launch: Launch, plan: StrategyPlan) -> ir.Value:
+    """`ldmatrix`/`stmatrix` instead of the vector accesses (patterns/matrix_memory.py)."""
+    assert isinstance(plan, MatrixConversion), plan.strategy
+    return emit_matrix(op, launch, plan.matrix)
+
+
+Emitter = Callable[[ConvertLayoutOp, Launch, StrategyPlan], ir.Value]
+
+#: The one dispatch table: a strategy to its emitter.
+EMITTERS: dict[Strategy, Emitter] = {
+    Strategy.NOOP: emit_registers,
+    Strategy.REGISTER: emit_registers,
+    Strategy.SHUFFLE: emit_registers,
+    Strategy.SHARED: emit_shared,
+    Strategy.PACKED: emit_shared,
+    Strategy.MATRIX: emit_matrix_plan,
+}
+
+
+def emitter_of(plan: StrategyPlan) -> Emitter:
     """The one emitter for the planner's decision."""
-    if plan.strategy == "shared":
-        return emit_shared
-    return emit_permutation if _is_permutation(plan) else emit_in_warp
+    return EMITTERS[plan.strategy]
 
 
-def check_convert_layout(op: ConvertLayoutOp, launch: Launch) -> ConversionPlan:
+def check_convert_layout(op: ConvertLayoutOp, launch: Launch) -> StrategyPlan:
     """The plan of `op`; LoweringError when the planner has none, or its element type cannot be shuffled."""
     plan = conversion_plan(op, launch)
-    if plan.strategy != "shared" and any(r.source_lane is not None for r in plan.rounds):
+    if isinstance(plan, InWarpConversion) and any(r.source_lane is not None for r in plan.rounds):
         try:
             shuffle_casts(op.src.type.element_type)
         except ValueError as error:
@@ -210,16 +234,18 @@ def check_convert_layout(op: ConvertLayoutOp, launch: Launch) -> ConversionPlan:
     return plan
 
 
-def _emit(op: ConvertLayoutOp, launch: Launch, plan: ConversionPlan) -> list[ir.Value]:
-    value = emit_matrix(op, launch, plan.matrix) if plan.matrix is not None else emitter_of(plan)(op, launch, plan)
-    return [cast_to(value, op.result.type)]
+def _emit(op: ConvertLayoutOp, launch: Launch, plan: StrategyPlan) -> list[ir.Value]:
+    return [cast_to(emitter_of(plan)(op, launch, plan), op.result.type)]
 
 
-def _check_with_buffer(op: ConvertLayoutOp, launch: Launch) -> ConversionPlan:
-    plan = check_convert_layout(op, launch)
-    if plan.strategy == "shared" and buffer_index(op) is None:
-        raise LoweringError("a shared-memory conversion needs its workgroup buffer: run allocate_shared_memory")
-    return plan
+def _shared_use(op: ConvertLayoutOp, launch: Launch, plan: StrategyPlan) -> SharedUse:
+    """A shared-memory plan's scratch (the matrix plan's size, if any), written then read back
+    with barriers inside (store | barrier | load)."""
+    if not plan.strategy.uses_shared_memory:
+        return SharedUse()
+    element = op.src.type.element_type
+    scratch = Scratch(element, plan.scratch_bytes * 8 // element_bits(element), pooled=True)
+    return SharedUse(scratch, (BufferAccess(Access.WRITE),), ends_with_reads=True)
 
 
-CONVERT_LAYOUT = SimtPattern((ConvertLayoutOp,), _check_with_buffer, _emit)
+CONVERT_LAYOUT = SimtPattern((ConvertLayoutOp,), check_convert_layout, _emit, shared=_shared_use)

@@ -8,14 +8,14 @@ Modules, each depending only on the ones before it:
 * :mod:`.swizzle` -- the shared layout: vectorisation and swizzle;
 * :mod:`.shared` -- a shared-memory exchange: instructions, offsets, costs (:func:`plan_local_access`);
 * :mod:`.in_warp` -- the in-warp exchange: Triton's decision criterion and the shuffle rounds;
-* :mod:`.plan` -- the single :func:`plan_conversion` and its :class:`ConversionPlan`;
+* :mod:`.plan` -- the single :func:`plan_conversion`, its :class:`Strategy` and one plan class per strategy;
 * :mod:`.floor` -- a plan measured against the bandwidth floor.
 """
 
 from .banks import BankConflicts, bank_conflicts
 from .in_warp import RegisterMap, Round, register_maps
 from .layouts import PlannerError
-from .plan import STRATEGIES, ConversionPlan, minimal_conversion, plan_conversion
+from .plan import STRATEGIES, ConversionPlan, Rejection, Strategy, StrategyPlan, minimal_conversion, plan_conversion
 from .shared import Access, Instruction, SharedPlan, plan_local_access
 from .triton_scratch import triton_scratch_bytes
 
@@ -27,8 +27,11 @@ __all__ = [
     "Instruction",
     "PlannerError",
     "RegisterMap",
+    "Rejection",
     "Round",
     "SharedPlan",
+    "Strategy",
+    "StrategyPlan",
     "bank_conflicts",
     "minimal_conversion",
     "plan_conversion",

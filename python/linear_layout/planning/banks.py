@@ -16,12 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from ..core.gf2 import Span, log2, rank
 from ..core.hardware import BANK_BYTES, MAX_ACCESS_BYTES, NUM_BANKS, SHARED_DIMS, phase_lane_basis
 from ..core.layout import LinearLayout
-from .layouts import PlannerError, as_hardware_layout
+from .layouts import LayoutLike, PlannerError, as_hardware_layout
 
 __all__ = [
     "BankConflicts",
@@ -135,7 +134,7 @@ def widest_vector(register_offsets: Sequence[int], thread_bits: int, bitwidth: i
 
 
 def access_layouts(
-    distributed: Any, shared: Any, shape: Sequence[int] | None, kind: str
+    distributed: LayoutLike, shared: LayoutLike, shape: Sequence[int] | None, kind: str
 ) -> tuple[LinearLayout, LinearLayout]:
     """The (distributed, shared) LinearLayouts of a register <-> shared-memory access."""
     if kind not in ("load", "store"):
@@ -157,7 +156,12 @@ def active_offset_bits(offsets: Sequence[int], mask: int) -> int:
 
 
 def bank_conflicts(
-    distributed: Any, shared: Any, bitwidth: int, shape: Sequence[int] | None = None, *, kind: str = "load"
+    distributed: LayoutLike,
+    shared: LayoutLike,
+    bitwidth: int,
+    shape: Sequence[int] | None = None,
+    *,
+    kind: str = "load",
 ) -> BankConflicts:
     """Wavefronts of ``ld.shared``/``st.shared`` moving a distributed tensor to/from a shared layout.
 

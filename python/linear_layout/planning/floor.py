@@ -61,15 +61,28 @@ lane: 8 x 512 lane bytes = 32 wavefronts for 2048 distinct bytes (16): 48 in all
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, overload
+from typing import TYPE_CHECKING, Protocol, overload
 
 from ..core.gf2 import rank
 from ..core.hardware import BANK_BYTES, WAVEFRONT_BYTES, WARP_SIZE
 from ..core.layout import LinearLayout
+from .shared import Access, SharedPlan
 
-__all__ = ["FloorReport", "SideFloor", "access_bytes", "explain", "floor_of", "floor_wavefronts", "lane_bytes"]
+if TYPE_CHECKING:  # matrix.py imports this module (a MatrixPlan has its own floor_report)
+    from .matrix import VectorSide
+
+__all__ = [
+    "FloorReport",
+    "SideFloor",
+    "access_bytes",
+    "explain",
+    "floor_of",
+    "floor_wavefronts",
+    "lane_bytes",
+    "vector_side_floor",
+]
 
 
 @dataclass(frozen=True)
@@ -195,7 +208,7 @@ def _active(columns: list[int], mask: int) -> list[int]:
 
 
 def access_bytes(
-    thread_offset: LinearLayout, predicate: dict[str, int] | Any, vector: int, instructions: int, element_bytes: int
+    thread_offset: LinearLayout, predicate: Mapping[str, int], vector: int, instructions: int, element_bytes: int
 ) -> int:
     """Distinct bytes one side moves per CTA: per instruction and active warp, the lanes'
     ``vector``-element rows cover ``2**rank(active lane offsets + vector offsets)`` elements.
@@ -216,7 +229,7 @@ def access_bytes(
     return instructions * per_instruction * (1 << len(warps)) * element_bytes
 
 
-def lane_bytes(thread_offset: LinearLayout, predicate: dict[str, int] | Any, per_thread: int) -> int:
+def lane_bytes(thread_offset: LinearLayout, predicate: Mapping[str, int], per_thread: int) -> int:
     """Bytes handed to (or taken from) lanes per CTA: ``per_thread`` bytes for every active
     (lane, warp), copies included (compare :func:`access_bytes`, which counts distinct ones).
 
@@ -230,13 +243,13 @@ def lane_bytes(thread_offset: LinearLayout, predicate: dict[str, int] | Any, per
     return (1 << len(lanes)) * (1 << len(warps)) * per_thread
 
 
-def _repeated_lanes(thread_offset: LinearLayout, predicate: Any) -> tuple[int, ...]:
+def _repeated_lanes(thread_offset: LinearLayout, predicate: Mapping[str, int]) -> tuple[int, ...]:
     """Active lane bases ``k`` with a zero offset: lanes ``L`` and ``L ^ 2**k`` access the same data."""
     mask = predicate.get("lane", 0)
     return tuple(k for k, c in enumerate(_columns(thread_offset, "lane")) if not c and not mask >> k & 1)
 
 
-def _vector_side(kind: str, access: Any, predicate: Any) -> SideFloor:
+def vector_side_floor(kind: str, access: Access | VectorSide, predicate: Mapping[str, int]) -> SideFloor:
     """A side of ``ld/st.shared`` accesses (``SharedPlan``'s, or a ``MatrixPlan``'s vector side)."""
     element_bytes = max(1, access.instruction_bytes // max(1, access.vector))
     count = len(access.instructions)
@@ -252,48 +265,47 @@ def _vector_side(kind: str, access: Any, predicate: Any) -> SideFloor:
     )
 
 
-def _matrix_sides(plan: Any) -> FloorReport:
-    """The two sides of a ``MatrixPlan``: the matrix instructions and the vector accesses."""
-    sides = {}
-    for side in (plan.matrix, plan.other):
-        if hasattr(side, "thread_offset"):  # the vector side (every thread accesses: no predicate)
-            sides[side.kind] = _vector_side(side.kind, side, {})
-        else:  # a matrix side: its rows are distinct (no lane repeats data), bytes = lane bytes
-            sides[side.kind] = SideFloor(
-                side.kind, side.bytes, side.wavefronts, side.ideal_wavefronts, side.instruction_bytes, side.bytes
-            )
-    return FloorReport(sides["store"], sides["load"])
+class _HasFloor(Protocol):
+    """A conversion plan (``planning/plan.py``): it knows the floor report of what runs."""
+
+    def floor_report(self) -> FloorReport: ...
 
 
-def floor_of(plan: Any) -> FloorReport:
+class _Explainable(_HasFloor, Protocol):
+    def summary(self) -> str: ...
+
+    def rejections(self) -> str: ...
+
+
+def floor_of(plan: SharedPlan | _HasFloor) -> FloorReport:
     """The floor report of a conversion plan (its ``matrix`` plan when it has one, else its
-    ``shared`` plan; nothing for the other strategies), of a ``SharedPlan`` (anything with
-    ``store`` and ``load`` accesses) or of a ``MatrixPlan`` (``matrix`` and ``other`` sides)."""
-    if hasattr(plan, "other") and hasattr(plan, "matrix"):
-        return _matrix_sides(plan)
-    if getattr(plan, "matrix", None) is not None:
-        return _matrix_sides(plan.matrix)
-    shared = plan if hasattr(plan, "store") and hasattr(plan, "load") else getattr(plan, "shared", None)
-    if shared is None:
-        return FloorReport(None, None)
-    return FloorReport(
-        _vector_side("store", shared.store, shared.store.predicate),
-        _vector_side("load", shared.load, shared.load.predicate),
-    )
+    ``shared`` plan; nothing for the other strategies), of a ``SharedPlan`` (``store`` and
+    ``load`` accesses) or of a ``MatrixPlan`` (``matrix`` and ``other`` sides)."""
+    if isinstance(plan, SharedPlan):
+        return FloorReport(
+            vector_side_floor("store", plan.store, plan.store.predicate),
+            vector_side_floor("load", plan.load, plan.load.predicate),
+        )
+    return plan.floor_report()
 
 
-def explain(plan: Any) -> str:
-    """``plan.summary()`` and the floor: ``; floor F: reached`` or ``; above the floor F: why``.
+def explain(plan: _Explainable) -> str:
+    """``plan.summary()`` and the floor: ``; floor F: reached`` or ``; above the floor F: why``;
+    then the alternatives the planner rejected, and why (``; rejected: ...``).
 
     >>> class Noop:
-    ...     matrix = shared = None
     ...     def summary(self): return "noop (the layouts agree)"
+    ...     def floor_report(self): return FloorReport(None, None)
+    ...     def rejections(self): return ""
     >>> explain(Noop())
     'noop (the layouts agree)'
     """
-    report = floor_of(plan)
+    report = plan.floor_report()
     if report.store is None and report.load is None:
-        return plan.summary()
-    if report.reaches_floor:
-        return f"{plan.summary()}; floor {report.floor}: reached"
-    return f"{plan.summary()}; above the floor {report.floor}: {'; '.join(report.reasons)}"
+        text = plan.summary()
+    elif report.reaches_floor:
+        text = f"{plan.summary()}; floor {report.floor}: reached"
+    else:
+        text = f"{plan.summary()}; above the floor {report.floor}: {'; '.join(report.reasons)}"
+    rejected = plan.rejections()
+    return f"{text}; {rejected}" if rejected else text

@@ -10,13 +10,33 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Protocol, runtime_checkable
 
 from ..core.gf2 import log2
 from ..core.hardware import HW_DIMS
 from ..core.layout import LinearLayout
 
-__all__ = ["PlannerError", "SideColumns", "as_hardware_layout", "flat_columns", "side_columns", "unflatten"]
+__all__ = [
+    "Encoded",
+    "LayoutLike",
+    "PlannerError",
+    "SideColumns",
+    "as_hardware_layout",
+    "flat_columns",
+    "side_columns",
+    "unflatten",
+]
+
+
+@runtime_checkable
+class Encoded(Protocol):
+    """What the planner needs of an encoding (``linear_layout.encodings``): its layout for a shape."""
+
+    def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout: ...
+
+
+#: A layout the planner accepts: a LinearLayout, or an encoding together with a shape.
+LayoutLike = LinearLayout | Encoded
 
 
 class PlannerError(ValueError):
@@ -25,7 +45,7 @@ class PlannerError(ValueError):
 
 
 def as_hardware_layout(
-    layout: Any, shape: Sequence[int] | None, what: str, in_dims: Sequence[str] = HW_DIMS
+    layout: object, shape: Sequence[int] | None, what: str, in_dims: Sequence[str] = HW_DIMS
 ) -> LinearLayout:
     """``layout`` (a LinearLayout or an encoding with ``to_linear_layout``) with exactly the
     input dimensions ``in_dims``, in that order (missing ones have size 1).
@@ -35,7 +55,7 @@ def as_hardware_layout(
     if isinstance(layout, LinearLayout):
         linear = layout
     else:
-        if not hasattr(layout, "to_linear_layout"):
+        if not isinstance(layout, Encoded):
             raise TypeError(
                 f"{what} must be a LinearLayout or a linear_layout.encodings layout, got {type(layout).__name__}"
             )

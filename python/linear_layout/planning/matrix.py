@@ -65,10 +65,10 @@ Example: the Hopper matmul epilogue, ``nvidia_mma`` v3 ``[16,128,16]`` -> blocke
 
 from __future__ import annotations
 
+import collections
 import functools
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -76,8 +76,9 @@ from ..core.gf2 import EchelonBasis, extend, rank
 from ..core.hardware import BANK_BYTES, NUM_BANKS, WAVEFRONT_BYTES
 from ..core.layout import LinearLayout
 from ..core.targets import nvptx_target
-from .floor import access_bytes
+from .floor import FloorReport, SideFloor, access_bytes, vector_side_floor
 from .layouts import PlannerError
+from .shared import SharedPlan
 
 __all__ = [
     "MATRIX_CHIPS",
@@ -214,6 +215,20 @@ class MatrixPlan:
     @property
     def shared_instructions(self) -> int:
         return len(self.matrix.instructions) + len(self.other.instructions)
+
+    def floor_report(self) -> FloorReport:
+        """Both sides against the bandwidth floor (``planning/floor.py``): the matrix instructions,
+        whose rows are distinct (no lane repeats data: bytes = lane bytes), and the vector accesses
+        (every thread accesses: no predicate) or the other matrix side."""
+        sides = {}
+        for side in (self.matrix, self.other):
+            if isinstance(side, VectorSide):
+                sides[side.kind] = vector_side_floor(side.kind, side, {})
+            else:
+                sides[side.kind] = SideFloor(
+                    side.kind, side.bytes, side.wavefronts, side.ideal_wavefronts, side.instruction_bytes, side.bytes
+                )
+        return FloorReport(sides["store"], sides["load"])
 
     def summary(self) -> str:
         m, o = self.matrix, self.other
@@ -358,7 +373,9 @@ def _addressed(side: _Sides, choice: _Choice, rows: Sequence[int]) -> list[int]:
     return list(rows) + [side.reg[k] for k in choice.matrix_bits] + [w for w in side.warp if w]
 
 
-def _other_tile(m: _Sides, o: _Sides, choice: _Choice, other: _Choice | None, contents: list[int], element_bytes: int):
+def _other_tile(
+    m: _Sides, o: _Sides, choice: _Choice, other: _Choice | None, contents: list[int], element_bytes: int
+) -> tuple[list[int], list[int], list[int], tuple[int, ...]] | None:
     """(registers of ``o`` outside its tile, directions ``o`` addresses, its phase tile before R,
     vector registers) for a vector side (``other`` None) or a second matrix side; None when the
     other side cannot use ``C``."""
@@ -462,7 +479,7 @@ def _phases_cost(byte_addresses: np.ndarray, width: int) -> tuple[int, int]:
     return int(per_bank.max(axis=1).sum()), int((-(-per_bank.sum(axis=1) // NUM_BANKS)).sum())
 
 
-def _vector_wavefronts(thread: np.ndarray, offsets: Sequence[int], width: int, element_bytes: int):
+def _vector_wavefronts(thread: np.ndarray, offsets: Sequence[int], width: int, element_bytes: int) -> tuple[int, int]:
     """Sum over warps, instructions and phases; ``thread`` is (warps, lanes) of element offsets."""
     per_phase = NUM_BANKS * BANK_BYTES // max(width, BANK_BYTES)
     addresses = (thread[None] ^ np.asarray(offsets, dtype=np.int64)[:, None, None]) * element_bytes
@@ -567,7 +584,7 @@ def _vector_side(
     return VectorSide(kind, 1 << v, width, thread, instructions, waves, ideal, moved)
 
 
-def _smem_layout(geometry: _Geometry, out_dims, coords: _Coordinates) -> LinearLayout:
+def _smem_layout(geometry: _Geometry, out_dims: tuple[tuple[str, int], ...], coords: _Coordinates) -> LinearLayout:
     def unflatten(v: int) -> list[int]:
         out, shift = [], 0
         for _, size in out_dims:
@@ -619,21 +636,23 @@ def _candidate(
     choice: _Choice,
     bitwidth: int,
     max_reps: int,
-    out_dims,
+    out_dims: tuple[tuple[str, int], ...],
     other: _Choice | None = None,
-):
+) -> MatrixPlan | str:
     """The plan for a matrix side ``kind`` with tile ``choice`` and exactly ``max_reps``
     repetition bits; the other side uses vectors, or ``ldmatrix`` with tile ``other`` (when
-    ``kind`` is ``"store"``)."""
+    ``kind`` is ``"store"``). Else why there is none, in a few words."""
     m, o = (src, dst) if kind == "store" else (dst, src)
     geometry = _geometry(m, o, choice, bitwidth, max_reps, other)
-    if geometry is None or len(geometry.reps) != max_reps:
-        return None  # no geometry, or fewer repetitions than the scratch bound needs
+    if geometry is None:
+        return "no tile geometry"
+    if len(geometry.reps) != max_reps:
+        return "too few repetitions for the scratch bound"
     coords = _Coordinates(geometry)
     element_bytes = bitwidth // 8
     matrix = _matrix_side(m, choice, geometry, coords, kind, element_bytes)
     if matrix is None:
-        return None
+        return f"no {'stmatrix' if kind == 'store' else 'ldmatrix'} side"
     other_kind = "load" if kind == "store" else "store"
     second: VectorSide | MatrixSide | None
     if other is None:
@@ -641,7 +660,7 @@ def _candidate(
     else:
         second = _matrix_side(o, other, geometry, coords, other_kind, element_bytes)
     if second is None:
-        return None
+        return f"no {other_kind} side"
     scratch = (1 << coords.offset_bits) * element_bytes
     return MatrixPlan(
         matrix, second, _smem_layout(geometry, out_dims, coords), 1 << len(geometry.reps), scratch, bitwidth
@@ -676,21 +695,26 @@ def plan_matrix_conversion(
     scratch bound needs. The winner has the fewest (wavefronts above the floor, shared
     instructions, scratch, repetitions); only candidates at the floor are returned.
     """
-    return _plan_cached(src, dst, bitwidth, chip, max_scratch_bytes)
+    plan = _plan_cached(src, dst, bitwidth, chip, max_scratch_bytes)
+    return plan if isinstance(plan, MatrixPlan) else None
 
 
 @functools.lru_cache(maxsize=1024)
 def _plan_cached(
     src: LinearLayout, dst: LinearLayout, bitwidth: int, chip: str | None, max_scratch_bytes: int | None
-) -> MatrixPlan | None:
+) -> MatrixPlan | str:
+    """:func:`plan_matrix_conversion`, or why there is no matrix plan (one line)."""
     available = matrix_instructions(chip)
-    if bitwidth not in (8, 16, 32) or not available:
-        return None
+    if not available:
+        return f"{chip or 'no chip'} has neither ldmatrix nor stmatrix"
+    if bitwidth not in (8, 16, 32):
+        return f"ldmatrix/stmatrix move 8, 16 or 32-bit elements, not {bitwidth}-bit ones"
     src_cols, dst_cols = _columns(src), _columns(dst)
     if not (_usable(src_cols, False) and _usable(dst_cols, True)) or len(src_cols.lane) != 5 or len(dst_cols.lane) != 5:
-        return None
+        return "a layout broadcasts registers (or the storing side's threads), or a warp has not 32 distinct lanes"
     reps = _reps_needed(src, bitwidth, max_scratch_bytes)
-    best = None
+    best: MatrixPlan | None = None
+    misses: collections.Counter[str] = collections.Counter()
     for kind, choice, other in _candidates(src_cols, dst_cols, bitwidth, available):
         if (
             best is not None
@@ -698,11 +722,22 @@ def _plan_cached(
         ):
             continue  # cannot beat the best plan found so far
         plan = _candidate(src_cols, dst_cols, kind, choice, bitwidth, reps, src.out_dims, other)
-        if plan is None or not _conflict_free(plan) or plan.num_reps != 1 << reps:
-            continue
-        if best is None or _key(plan) < _key(best):
+        if isinstance(plan, str):
+            misses[plan] += 1
+        elif not _conflict_free(plan):
+            misses["bank conflicts"] += 1
+        elif plan.num_reps != 1 << reps:
+            misses["too few repetitions for the scratch bound"] += 1
+        elif best is None or _key(plan) < _key(best):
             best = plan
-    return best
+    return best if best is not None else _no_candidate(misses, max_scratch_bytes)
+
+
+def _no_candidate(misses: collections.Counter[str], max_scratch_bytes: int | None) -> str:
+    """Why no candidate tile gave a plan: the causes, most frequent first."""
+    within = f" within {max_scratch_bytes} B of scratch" if max_scratch_bytes is not None else ""
+    causes = ", ".join(f"{count} {cause}" for cause, count in misses.most_common())
+    return f"no candidate at the floor{within} ({causes or 'no tile fits the layouts'})"
 
 
 def _conflict_free(plan: MatrixPlan) -> bool:
@@ -721,7 +756,9 @@ def _fewest_instructions(src: _Sides, dst: _Sides, kind: str, choice: _Choice, o
     return count + max(1, (1 << len(o.reg)) // 8)
 
 
-def _candidates(src_cols: _Sides, dst_cols: _Sides, bitwidth: int, available):
+def _candidates(
+    src_cols: _Sides, dst_cols: _Sides, bitwidth: int, available: tuple[str, ...]
+) -> Iterator[tuple[str, _Choice, _Choice | None]]:
     """Every (kind, tile, other side's tile or None): one matrix side (stmatrix or ldmatrix), or
     both (stmatrix and ldmatrix with the same row contents)."""
     trans = bitwidth == 16
@@ -738,23 +775,32 @@ def _candidates(src_cols: _Sides, dst_cols: _Sides, bitwidth: int, available):
             yield "load", choice, None
 
 
-def choose_matrix_plan(plan: Any, chip: str | None, max_scratch_bytes: int | None) -> MatrixPlan | None:
-    """The decision: a matrix plan replaces the shared plan of ``plan`` (a ConversionPlan with
-    ``strategy``, ``src``, ``dst``, ``bitwidth`` and ``shared``) when the chip has the
-    instructions and the matrix plan costs fewer (wavefronts, shared instructions); else None.
+def choose_matrix_plan(
+    src: LinearLayout,
+    dst: LinearLayout,
+    bitwidth: int,
+    shared: SharedPlan,
+    chip: str | None,
+    max_scratch_bytes: int | None,
+) -> MatrixPlan | str:
+    """The decision: a matrix plan replaces ``shared`` (the ordinary exchange of ``src -> dst``)
+    when the chip has the instructions and the matrix plan costs fewer (wavefronts, shared
+    instructions); else why not, in one line.
 
     Requires: ``max_scratch_bytes`` is the scratch bound of the shared plan (Triton's).
-    Postcondition: the result, if any, is at the floor and within the bound."""
-    if plan.strategy != "shared" or not matrix_instructions(chip):
-        return None
-    if any(layout.has_in_dim("block") and layout.get_in_dim_size("block") > 1 for layout in (plan.src, plan.dst)):
-        return None
-    matrix = plan_matrix_conversion(plan.src, plan.dst, plan.bitwidth, chip, max_scratch_bytes=max_scratch_bytes)
-    if matrix is None:
-        return None
-    shared = plan.shared
+    Postcondition: a returned plan is at the floor and within the bound."""
+    if any(layout.has_in_dim("block") and layout.get_in_dim_size("block") > 1 for layout in (src, dst)):
+        return "the conversion spans several CTAs"
+    matrix = _plan_cached(src, dst, bitwidth, chip, max_scratch_bytes)
+    if isinstance(matrix, str):
+        return matrix
     current = (
         shared.store.wavefronts + shared.load.wavefronts,
         len(shared.store.instructions) + len(shared.load.instructions),
     )
-    return matrix if (matrix.wavefronts, matrix.shared_instructions) < current else None
+    if (matrix.wavefronts, matrix.shared_instructions) < current:
+        return matrix
+    return (
+        f"{matrix.wavefronts} wavefronts and {matrix.shared_instructions} shared instructions, "
+        f"not fewer than the vector exchange's {current[0]} and {current[1]}"
+    )

@@ -20,14 +20,16 @@ memory with the reason (the planner never returns a plan its emitter cannot run)
 
 Interface for code generation
 =============================
-``plan = plan_conversion(src, dst, shape, bitwidth)``; ``plan.strategy`` is ``"noop"``,
-``"register"``, ``"shuffle"`` or ``"shared"``.
+``plan = plan_conversion(src, dst, shape, bitwidth)`` is one of :data:`StrategyPlan`, the frozen
+class of its :class:`Strategy`: ``plan.strategy`` is ``"noop"``, ``"register"``, ``"shuffle"``,
+``"shared"``, ``"packed"`` or ``"matrix"`` (the last three through shared memory), ``plan.reason``
+why, and ``plan.rejected`` the alternatives considered and why each was not picked.
 
 * noop / register / shuffle: ``plan.rounds`` (one per reduced destination register; see
   :class:`~linear_layout.planning.in_warp.Round`), ``plan.select_basis``,
   ``plan.reader_basis``/``plan.reader_select``, and ``plan.src_registers``/``plan.dst_registers``
   (:class:`~linear_layout.planning.in_warp.RegisterMap`: full <-> reduced register indices).
-* shared: ``plan.shared`` (:class:`~linear_layout.planning.shared.SharedPlan`). Per CTA::
+* shared, packed, matrix: ``plan.shared`` (:class:`~linear_layout.planning.shared.SharedPlan`). Per CTA::
 
     base_st = plan.shared.store.thread_offset.apply(lane=, warp=)   # once per kernel
     base_ld = plan.shared.load.thread_offset.apply(lane=, warp=)
@@ -58,6 +60,9 @@ Interface for code generation
   ``gpu.shuffle xor`` exchange), the loaded registers through ``plan.packed.dst_steps``; the
   register indices of ``plan.shared`` are those of the swapped layouts ``plan.packed.src``/``dst``.
 
+  Matrix (``plan.matrix``, :mod:`~linear_layout.planning.matrix`): ``ldmatrix``/``stmatrix`` run
+  instead of ``plan.shared``'s accesses, which the plan keeps for comparison.
+
 Errors: :class:`~linear_layout.planning.layouts.PlannerError` (a ``ValueError``) for layouts
 that do not describe one tensor on one launch; ``TypeError`` for arguments that are not layouts.
 Plans are cached per (layouts, options); a plan is immutable, so sharing it is safe.
@@ -66,11 +71,12 @@ Plans are cached per (layouts, options); a plan is immutable, so sharing it is s
 from __future__ import annotations
 
 import dataclasses
+import enum
 import functools
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import ClassVar, TypedDict
 
 import numpy as np
 
@@ -87,17 +93,66 @@ from .in_warp import (
     register_maps,
     warp_decomposition,
 )
-from .floor import floor_of
-from .layouts import PlannerError, as_hardware_layout
+from .floor import FloorReport, floor_of
+from .layouts import LayoutLike, PlannerError, as_hardware_layout
 from .matrix import MatrixPlan, choose_matrix_plan, matrix_instructions
 from .packed import PackedExchange, plan_packed
 from .shared import SharedPlan, plan_shared
 from .triton_scratch import triton_scratch_bytes
 
-__all__ = ["STRATEGIES", "ConversionPlan", "ExchangeCosts", "minimal_conversion", "plan_conversion"]
+__all__ = [
+    "STRATEGIES",
+    "ConversionDrawing",
+    "ConversionPlan",
+    "ExchangeCosts",
+    "InWarpConversion",
+    "MatrixConversion",
+    "NoopConversion",
+    "PackedConversion",
+    "RegisterConversion",
+    "Rejection",
+    "SharedConversion",
+    "SharedMemoryConversion",
+    "ShuffleConversion",
+    "Strategy",
+    "StrategyPlan",
+    "minimal_conversion",
+    "plan_conversion",
+]
+
+
+class Strategy(enum.StrEnum):
+    """How a conversion runs, cheapest first. A ``str``: ``plan.strategy == "shared"`` holds."""
+
+    NOOP = "noop"  # the layouts agree
+    REGISTER = "register"  # registers move within each thread
+    SHUFFLE = "shuffle"  # lanes exchange registers with warp shuffles
+    SHARED = "shared"  # store to shared memory, barrier, load
+    PACKED = "packed"  # sub-32-bit data: register/lane swaps around a word-wide shared exchange
+    MATRIX = "matrix"  # a shared exchange with ldmatrix/stmatrix on one side or both
+
+    @property
+    def uses_shared_memory(self) -> bool:
+        """Whether the conversion needs a scratch buffer and barriers."""
+        return self in (Strategy.SHARED, Strategy.PACKED, Strategy.MATRIX)
+
 
 #: The strategies, cheapest first.
-STRATEGIES = ("noop", "register", "shuffle", "shared")
+STRATEGIES = tuple(Strategy)
+
+#: Why a sub-32-bit shared exchange is not packed when packing has nothing to gain.
+NOTHING_TO_PACK = "no sub-word access keeps the exchange above the floor"
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """An alternative the planner considered and did not pick, and why."""
+
+    strategy: Strategy
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.strategy} ({self.reason})"
 
 
 @dataclass(frozen=True)
@@ -112,11 +167,31 @@ class ExchangeCosts:
     index_ops: int
 
 
-@dataclass(frozen=True)
-class ConversionPlan:
-    """How ``convert_layout`` from ``src`` to ``dst`` runs, with everything its emitter needs."""
+_NO_COSTS = ExchangeCosts(0, 0, 0, 0, 0, 0)
 
-    strategy: str  # one of STRATEGIES
+
+@dataclass(frozen=True)
+class ConversionDrawing:
+    """What a picture of a plan shows (``draw/conversion.py``): the shared-memory accesses, with
+    the layouts whose registers they move, or the in-warp rounds, and notes."""
+
+    shared: SharedPlan | None  # None: the conversion stays in a warp (``rounds``)
+    src: LinearLayout  # whose registers the stores move (a packed plan's swapped source)
+    dst: LinearLayout
+    rounds: tuple[Round, ...]
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class ConversionPlan:
+    """How ``convert_layout`` from ``src`` to ``dst`` runs: the fields every strategy has.
+
+    A plan is one of the classes of :data:`StrategyPlan`, one per :class:`Strategy`; each has
+    its own data, ``costs()``, ``summary()`` and ``drawing()``. ``reason`` says why this strategy
+    was picked and ``rejected`` why each alternative the planner considered was not.
+    """
+
+    strategy: ClassVar[Strategy]
     reason: str
     src: LinearLayout  # as given, every hardware input dimension present
     dst: LinearLayout
@@ -124,50 +199,33 @@ class ConversionPlan:
     bitwidth: int
     src_registers: RegisterMap
     dst_registers: RegisterMap
-    shared: SharedPlan | None = None  # strategy == "shared"
-    decomposition: WarpDecomposition | None = None  # Triton's factorisation, when it was computed
-    rounds: tuple[Round, ...] = ()  # strategy != "shared": one per reduced destination register
-    shuffles: int = 0  # per thread
-    selects: int = 0  # per thread
-    select_basis: tuple[int, ...] = ()
-    reader_basis: tuple[int, ...] = ()
-    reader_select: LinearLayout | None = None
-    # strategy == "shared" on a chip with ldmatrix/stmatrix, when cheaper: what runs instead of
-    # `shared`'s accesses (planning/matrix.py; `shared` stays for comparison)
-    matrix: MatrixPlan | None = None
-    # strategy == "shared", sub-32-bit data whose ordinary plan is above the floor: the register
-    # transposes around `shared`, which then exchanges the swapped layouts (planning/packed.py)
-    packed: PackedExchange | None = None
+    rejected: tuple[Rejection, ...] = ()
 
     # Jupyter: a picture once linear_layout.draw has registered one (core.display)
     _repr_svg_ = display.repr_svg
     _repr_html_ = display.repr_html
 
-    # flat views (zero when not applicable) -----------------------------------------
     def costs(self) -> ExchangeCosts:
-        """The shared-memory costs of what runs: the matrix plan when there is one, else the
-        shared plan (all zero for in-warp plans)."""
-        matrix, shared = self.matrix, self.shared
-        if matrix is not None:
-            store, load = (
-                (matrix.matrix, matrix.other) if matrix.store_side == "matrix" else (matrix.other, matrix.matrix)
-            )
-            conflicts = matrix.wavefronts - matrix.matrix.ideal_wavefronts - matrix.other.ideal_wavefronts
-            index_ops = shared.index_ops if shared else 0
-            return ExchangeCosts(
-                matrix.scratch_bytes, matrix.barriers, conflicts, store.wavefronts, load.wavefronts, index_ops
-            )
-        if shared is None:
-            return ExchangeCosts(0, 0, 0, 0, 0, 0)
-        return ExchangeCosts(
-            shared.scratch_bytes,
-            shared.barriers,
-            shared.store.bank_conflicts + shared.load.bank_conflicts,
-            shared.store.wavefronts,
-            shared.load.wavefronts,
-            shared.index_ops,
-        )
+        """The shared-memory costs of what runs (all zero for in-warp plans)."""
+        return _NO_COSTS
 
+    def summary(self) -> str:
+        """One line: the strategy and its cost."""
+        return f"{self.strategy} ({self.reason})"
+
+    def floor_report(self) -> FloorReport:
+        """The bandwidth floor of what runs (``planning/floor.py``; empty for in-warp plans)."""
+        return FloorReport(None, None)
+
+    def drawing(self) -> ConversionDrawing:
+        """What a picture of the plan shows."""
+        return ConversionDrawing(None, self.src, self.dst, ())
+
+    def rejections(self) -> str:
+        """``rejected: a (why); b (why)``, or ``""`` when the planner rejected nothing."""
+        return "rejected: " + "; ".join(map(str, self.rejected)) if self.rejected else ""
+
+    # flat views of costs() -----------------------------------------------------------
     scratch_bytes = property(lambda self: self.costs().scratch_bytes, doc="Scratch bytes of one round.")
     barriers = property(lambda self: self.costs().barriers, doc="Barriers per conversion.")
     bank_conflicts = property(lambda self: self.costs().bank_conflicts, doc="Wavefronts above the per-access minimum.")
@@ -179,25 +237,163 @@ class ConversionPlan:
     def floor_wavefronts(self) -> int:
         """The bandwidth floor of what runs: ``ceil(stored bytes / 128) + ceil(loaded bytes / 128)``
         (``planning/floor.py``: ``floor_of(plan)`` also says why a plan is above it)."""
-        return floor_of(self).floor
+        return self.floor_report().floor
+
+
+# ------------------------------------------------------------------------ in a warp
+
+
+@dataclass(frozen=True, kw_only=True)
+class InWarpConversion(ConversionPlan):
+    """The data stays in a warp: ``rounds``, one per reduced destination register
+    (:class:`~linear_layout.planning.in_warp.Round`), and their select trees."""
+
+    rounds: tuple[Round, ...]
+    shuffles: int = 0  # per thread
+    selects: int = 0  # per thread
+    select_basis: tuple[int, ...] = ()
+    reader_basis: tuple[int, ...] = ()
+    reader_select: LinearLayout | None = None
+    decomposition: WarpDecomposition | None = None  # Triton's factorisation, when it was computed
+    shared: ClassVar[None] = None
+    packed: ClassVar[None] = None
+    matrix: ClassVar[None] = None
+
+    def drawing(self) -> ConversionDrawing:
+        return ConversionDrawing(None, self.src, self.dst, self.rounds)
+
+
+@dataclass(frozen=True, kw_only=True)
+class NoopConversion(InWarpConversion):
+    """The layouts agree: each destination register is a source register of the same thread."""
+
+    strategy: ClassVar[Strategy] = Strategy.NOOP
+
+
+@dataclass(frozen=True, kw_only=True)
+class RegisterConversion(InWarpConversion):
+    """A permutation of each thread's registers (every round reads its own lane)."""
+
+    strategy: ClassVar[Strategy] = Strategy.REGISTER
+
+
+@dataclass(frozen=True, kw_only=True)
+class ShuffleConversion(InWarpConversion):
+    """Lanes exchange registers: per round a ``gpu.shuffle`` and select trees."""
+
+    strategy: ClassVar[Strategy] = Strategy.SHUFFLE
 
     def summary(self) -> str:
-        """One line: the strategy and its cost."""
-        if self.matrix is not None:
-            return self.matrix.summary()
-        if self.shared is not None:
-            s = self.shared
-            return (
-                f"shared: {s.scratch_bytes} B scratch, {s.num_reps} rep(s), {s.barriers} barrier(s); "
-                f"store {len(s.store.instructions)} x {s.store.instruction_bytes} B "
-                f"({s.store.wavefronts} wavefronts, ideal {s.store.ideal_wavefronts}); "
-                f"load {len(s.load.instructions)} x {s.load.instruction_bytes} B "
-                f"({s.load.wavefronts} wavefronts, ideal {s.load.ideal_wavefronts}); "
-                f"{s.index_ops} index ops" + (f"; {self.packed.describe()}" if self.packed is not None else "")
-            )
-        if self.strategy == "shuffle":
-            return f"shuffle: {self.shuffles} shuffles, {self.selects} selects per thread"
-        return f"{self.strategy} ({self.reason})"
+        return f"shuffle: {self.shuffles} shuffles, {self.selects} selects per thread"
+
+
+# ------------------------------------------------------------------ through shared memory
+
+
+def _shared_costs(shared: SharedPlan) -> ExchangeCosts:
+    return ExchangeCosts(
+        shared.scratch_bytes,
+        shared.barriers,
+        shared.store.bank_conflicts + shared.load.bank_conflicts,
+        shared.store.wavefronts,
+        shared.load.wavefronts,
+        shared.index_ops,
+    )
+
+
+def _shared_summary(shared: SharedPlan) -> str:
+    s = shared
+    return (
+        f"shared: {s.scratch_bytes} B scratch, {s.num_reps} rep(s), {s.barriers} barrier(s); "
+        f"store {len(s.store.instructions)} x {s.store.instruction_bytes} B "
+        f"({s.store.wavefronts} wavefronts, ideal {s.store.ideal_wavefronts}); "
+        f"load {len(s.load.instructions)} x {s.load.instruction_bytes} B "
+        f"({s.load.wavefronts} wavefronts, ideal {s.load.ideal_wavefronts}); "
+        f"{s.index_ops} index ops"
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class SharedMemoryConversion(ConversionPlan):
+    """Through the kernel's scratch buffer: ``shared`` (:class:`~linear_layout.planning.shared.SharedPlan`)
+    is the exchange of vector loads and stores (a matrix plan keeps it for comparison)."""
+
+    shared: SharedPlan
+    rounds: ClassVar[tuple[Round, ...]] = ()
+    shuffles: ClassVar[int] = 0  # in-warp shuffles (a packed exchange's are ``packed.shuffles``)
+    selects: ClassVar[int] = 0
+
+    def costs(self) -> ExchangeCosts:
+        return _shared_costs(self.shared)
+
+    def summary(self) -> str:
+        return _shared_summary(self.shared)
+
+    def floor_report(self) -> FloorReport:
+        return floor_of(self.shared)
+
+    def drawing(self) -> ConversionDrawing:
+        return ConversionDrawing(self.shared, self.src, self.dst, ())
+
+
+@dataclass(frozen=True, kw_only=True)
+class SharedConversion(SharedMemoryConversion):
+    """Store to shared memory, barrier, load, per repetition (see the module docstring)."""
+
+    strategy: ClassVar[Strategy] = Strategy.SHARED
+    packed: ClassVar[None] = None
+    matrix: ClassVar[None] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class PackedConversion(SharedMemoryConversion):
+    """Sub-32-bit data: the register transposes ``packed.src_steps`` before the stores and
+    ``packed.dst_steps`` after the loads; ``shared`` exchanges the swapped layouts
+    ``packed.src``/``packed.dst`` (:mod:`~linear_layout.planning.packed`)."""
+
+    strategy: ClassVar[Strategy] = Strategy.PACKED
+    packed: PackedExchange
+    matrix: ClassVar[None] = None
+
+    def summary(self) -> str:
+        return f"{_shared_summary(self.shared)}; {self.packed.describe()}"
+
+    def drawing(self) -> ConversionDrawing:
+        return ConversionDrawing(self.shared, self.packed.src, self.packed.dst, ())
+
+
+@dataclass(frozen=True, kw_only=True)
+class MatrixConversion(SharedMemoryConversion):
+    """``ldmatrix``/``stmatrix`` (``matrix``, :mod:`~linear_layout.planning.matrix`) instead of
+    ``shared``'s accesses, which the plan keeps for comparison."""
+
+    strategy: ClassVar[Strategy] = Strategy.MATRIX
+    matrix: MatrixPlan
+    packed: ClassVar[None] = None
+
+    def costs(self) -> ExchangeCosts:
+        matrix = self.matrix
+        store, load = (matrix.matrix, matrix.other) if matrix.store_side == "matrix" else (matrix.other, matrix.matrix)
+        conflicts = matrix.wavefronts - matrix.matrix.ideal_wavefronts - matrix.other.ideal_wavefronts
+        return ExchangeCosts(
+            matrix.scratch_bytes, matrix.barriers, conflicts, store.wavefronts, load.wavefronts, self.shared.index_ops
+        )
+
+    def summary(self) -> str:
+        return self.matrix.summary()
+
+    def floor_report(self) -> FloorReport:
+        return floor_of(self.matrix)
+
+    def drawing(self) -> ConversionDrawing:
+        note = "the plan uses matrix instructions (plan.matrix); drawn: the shared-memory accesses it replaces"
+        return ConversionDrawing(self.shared, self.src, self.dst, (), (note,))
+
+
+#: A conversion plan: one class per :class:`Strategy`.
+StrategyPlan = (
+    NoopConversion | RegisterConversion | ShuffleConversion | SharedConversion | PackedConversion | MatrixConversion
+)
 
 
 def minimal_conversion(src: LinearLayout, dst: LinearLayout) -> LinearLayout:
@@ -279,8 +475,8 @@ def _validate(src: LinearLayout, dst: LinearLayout, bitwidth: int, threads_per_w
 
 
 def plan_conversion(
-    src: Any,
-    dst: Any,
+    src: LayoutLike,
+    dst: LayoutLike,
     shape: Sequence[int] | None = None,
     bitwidth: int = 32,
     *,
@@ -288,7 +484,7 @@ def plan_conversion(
     max_reps: int | None = None,
     in_warp: bool = True,
     chip: str | None = None,
-) -> ConversionPlan:
+) -> StrategyPlan:
     """Plan ``convert_layout`` from ``src`` to ``dst`` (encodings or distributed LinearLayouts).
 
     ``shape`` is needed for encodings; ``bitwidth`` is the element width in bits (a power of two
@@ -334,7 +530,7 @@ def _plan(
     max_reps: int | None,
     in_warp: bool,
     chip: str | None = None,
-) -> ConversionPlan:
+) -> StrategyPlan:
     """The cached planner: plans are immutable; errors are raised, never cached."""
     _validate(src, dst, bitwidth, threads_per_warp)
     request = _Request(
@@ -350,47 +546,113 @@ def _plan(
     cvt = minimal_conversion(request.src_reduced, request.dst_reduced)
     names = cvt.get_in_dim_names()
     if "block" in names or "warp" in names:
-        return _shared(request, cvt, "data moves between warps")
+        return _shared(
+            request, cvt, "data moves between warps", Rejection(Strategy.SHUFFLE, "data moves between warps")
+        )
     if "lane" in names:
         return _lane_exchange(request, cvt)
-    strategy = "register" if "register" in names and not cvt.is_trivial_over(["register"]) else "noop"
-    reason = "registers move within each thread" if strategy == "register" else "the layouts agree"
+    strategy = Strategy.REGISTER if "register" in names and not cvt.is_trivial_over(["register"]) else Strategy.NOOP
+    reason = "registers move within each thread" if strategy == Strategy.REGISTER else "the layouts agree"
     rounds = in_warp_rounds(request.src_reduced, request.dst_reduced, bitwidth)
     if isinstance(rounds, InWarpRefusal) or rounds.shuffles:
         why = rounds.reason if isinstance(rounds, InWarpRefusal) else "the rounds need shuffles"
-        return _shared(request, cvt, f"{strategy} conversion without in-warp rounds ({why})")
+        return _shared(
+            request,
+            cvt,
+            f"{strategy} conversion without in-warp rounds ({why})",
+            Rejection(strategy, f"no in-warp rounds ({why})"),
+        )
     return _in_warp(request, cvt, strategy, reason, rounds, None)
 
 
-def _lane_exchange(request: _Request, cvt: LinearLayout) -> ConversionPlan:
+def _lane_exchange(request: _Request, cvt: LinearLayout) -> StrategyPlan:
     """Lanes exchange data: shuffles when Triton's criterion holds and the rounds exist."""
-    if not request.in_warp:
-        return _shared(request, cvt, "in-warp exchange too costly (in-warp exchange disabled)")
-    if tuple(cvt.get_out_dim_names()) != ("register", "lane"):
-        return _shared(request, cvt, "in-warp exchange too costly (lanes exchange data with warps)")
-    decomposition = warp_decomposition(request.src_reduced, request.dst_reduced, 32)
-    if decomposition is None or len(decomposition.mixed) >= 2:
-        why = "not a bit permutation" if decomposition is None else f"{len(decomposition.mixed)} mixed transpositions"
-        return _shared(request, cvt, f"in-warp exchange too costly ({why})")
+    refused = _shuffle_refusal(request, cvt)
+    if refused is not None:
+        return _shared(request, cvt, f"in-warp exchange too costly ({refused})", Rejection(Strategy.SHUFFLE, refused))
     decomposition = warp_decomposition(request.src_reduced, request.dst_reduced, request.bitwidth)
     rounds = in_warp_rounds(request.src_reduced, request.dst_reduced, request.bitwidth)
     if isinstance(rounds, InWarpRefusal):
-        return _shared(request, cvt, f"no in-warp rounds ({rounds.reason})")
+        return _shared(
+            request,
+            cvt,
+            f"no in-warp rounds ({rounds.reason})",
+            Rejection(Strategy.SHUFFLE, f"no in-warp rounds ({rounds.reason})"),
+        )
     mixed = len(decomposition.mixed) if decomposition is not None else 0
-    strategy = "shuffle" if rounds.shuffles else "register"  # every round may read its own lane
+    strategy = Strategy.SHUFFLE if rounds.shuffles else Strategy.REGISTER  # every round may read its own lane
     return _in_warp(request, cvt, strategy, f"{mixed} mixed transposition(s)", rounds, decomposition)
+
+
+def _shuffle_refusal(request: _Request, cvt: LinearLayout) -> str | None:
+    """Why Triton's criterion refuses warp shuffles for ``cvt``, or None when it allows them."""
+    if not request.in_warp:
+        return "in-warp exchange disabled"
+    if tuple(cvt.get_out_dim_names()) != ("register", "lane"):
+        return "lanes exchange data with warps"
+    decomposition = warp_decomposition(request.src_reduced, request.dst_reduced, 32)
+    if decomposition is None:
+        return "not a bit permutation"
+    if len(decomposition.mixed) >= 2:
+        return f"{len(decomposition.mixed)} mixed transpositions"
+    return None
+
+
+class _Common(TypedDict):
+    """The fields every plan class has (``ConversionPlan``'s), but ``rejected``."""
+
+    reason: str
+    src: LinearLayout
+    dst: LinearLayout
+    conversion: LinearLayout
+    bitwidth: int
+    src_registers: RegisterMap
+    dst_registers: RegisterMap
+
+
+def _common(request: _Request, cvt: LinearLayout, reason: str) -> _Common:
+    """The common fields of a plan for ``request``: its layouts, the conversion, the register maps."""
+    return _Common(
+        reason=reason,
+        src=request.src,
+        dst=request.dst,
+        conversion=cvt,
+        bitwidth=request.bitwidth,
+        src_registers=register_maps(request.src),
+        dst_registers=register_maps(request.dst),
+    )
+
+
+def _common_of(plan: ConversionPlan) -> _Common:
+    """The common fields of ``plan``, for the plan that replaces it."""
+    return _Common(
+        reason=plan.reason,
+        src=plan.src,
+        dst=plan.dst,
+        conversion=plan.conversion,
+        bitwidth=plan.bitwidth,
+        src_registers=plan.src_registers,
+        dst_registers=plan.dst_registers,
+    )
+
+
+_IN_WARP_CLASSES: dict[Strategy, type[NoopConversion] | type[RegisterConversion] | type[ShuffleConversion]] = {
+    Strategy.NOOP: NoopConversion,
+    Strategy.REGISTER: RegisterConversion,
+    Strategy.SHUFFLE: ShuffleConversion,
+}
 
 
 def _in_warp(
     request: _Request,
     cvt: LinearLayout,
-    strategy: str,
+    strategy: Strategy,
     reason: str,
     rounds: InWarpPlan,
     decomposition: WarpDecomposition | None,
-) -> ConversionPlan:
-    return dataclasses.replace(
-        _base_plan(request, cvt, strategy, reason),
+) -> NoopConversion | RegisterConversion | ShuffleConversion:
+    return _IN_WARP_CLASSES[strategy](
+        **_common(request, cvt, reason),
         decomposition=decomposition,
         rounds=rounds.rounds,
         shuffles=rounds.shuffles,
@@ -401,43 +663,76 @@ def _in_warp(
     )
 
 
-def _base_plan(request: _Request, cvt: LinearLayout, strategy: str, reason: str) -> ConversionPlan:
-    """The fields every strategy fills: the request's layouts, the conversion, the register maps."""
-    return ConversionPlan(
-        strategy,
-        reason,
-        request.src,
-        request.dst,
-        cvt,
-        request.bitwidth,
-        register_maps(request.src),
-        register_maps(request.dst),
+def _shared(request: _Request, cvt: LinearLayout, reason: str, in_warp: Rejection) -> StrategyPlan:
+    """Through shared memory: the matrix plan when the chip has one that is cheaper, else the
+    packed exchange when it is cheaper, else the plain exchange; ``in_warp`` says why the data
+    cannot stay in a warp."""
+    shared = SharedConversion(
+        **_common(request, cvt, reason),
+        shared=plan_shared(request.src, request.dst, request.bitwidth, request.max_reps),
+        rejected=(in_warp,),
+    )
+    matrix = _matrix(request, shared)
+    if isinstance(matrix, MatrixConversion):
+        return matrix
+    return _packed(request, shared, (in_warp, *matrix))
+
+
+def _matrix(request: _Request, plan: SharedConversion) -> MatrixConversion | tuple[Rejection, ...]:
+    """The matrix plan replacing ``plan`` when the chip has ldmatrix/stmatrix, else why not
+    (nothing when the chip has neither: then it was no alternative)."""
+    available = matrix_instructions(request.chip)
+    if not available:
+        return ()
+    if request.max_reps is not None:
+        return (Rejection(Strategy.MATRIX, "max_reps fixes the repetitions of the exchange"),)
+    ldmatrix, stmatrix = "ldmatrix" in available, "stmatrix" in available
+    bound = triton_scratch_bytes(request.src, request.dst, request.bitwidth, ldmatrix=ldmatrix, stmatrix=stmatrix)
+    matrix = choose_matrix_plan(request.src, request.dst, request.bitwidth, plan.shared, request.chip, bound)
+    if isinstance(matrix, str):
+        return (Rejection(Strategy.MATRIX, matrix),)
+    shared = plan.shared
+    rejected = Rejection(
+        Strategy.SHARED,
+        f"{shared.store.wavefronts + shared.load.wavefronts} wavefronts and "
+        f"{len(shared.store.instructions) + len(shared.load.instructions)} shared instructions against the "
+        f"matrix plan's {matrix.wavefronts} and {matrix.shared_instructions}",
+    )
+    return MatrixConversion(
+        **_common_of(plan),
+        shared=shared,
+        matrix=matrix,
+        rejected=(*plan.rejected, rejected),
     )
 
 
-def _shared(request: _Request, cvt: LinearLayout, reason: str) -> ConversionPlan:
-    shared = plan_shared(request.src, request.dst, request.bitwidth, request.max_reps)
-    plan = dataclasses.replace(_base_plan(request, cvt, "shared", reason), shared=shared)
-    available = matrix_instructions(request.chip)
-    if available and request.max_reps is None:
-        ldmatrix, stmatrix = "ldmatrix" in available, "stmatrix" in available
-        bound = triton_scratch_bytes(request.src, request.dst, request.bitwidth, ldmatrix=ldmatrix, stmatrix=stmatrix)
-        matrix = choose_matrix_plan(plan, request.chip, bound)
-        if matrix is not None:
-            return dataclasses.replace(plan, matrix=matrix)
-    return _packed(request, plan)
-
-
-def _packed(request: _Request, plan: ConversionPlan) -> ConversionPlan:
+def _packed(request: _Request, plan: SharedConversion, rejected: tuple[Rejection, ...]) -> StrategyPlan:
     """The packed sub-32-bit exchange when the ordinary plan is above the floor and a word
-    exists (planning/packed.py); else ``plan``."""
-    if plan.shared is None or request.bitwidth >= 32:
-        return plan
+    exists (planning/packed.py); else ``plan`` with why not (nothing for 32-bit data or wider:
+    then packing was no alternative)."""
+    if request.bitwidth >= 32:
+        return _with_rejections(plan, rejected)
     bound = triton_scratch_bytes(request.src, request.dst, request.bitwidth)
     packed = plan_packed(request.src, request.dst, request.bitwidth, request.max_reps, plan.shared, bound)
     if packed is None:
-        return plan
-    if isinstance(packed, str):  # the narrow plan stays, and the reason says why
-        return dataclasses.replace(plan, reason=f"{plan.reason}; {packed}")
+        return _with_rejections(plan, (*rejected, Rejection(Strategy.PACKED, NOTHING_TO_PACK)))
+    if isinstance(packed, str):  # the narrow plan stays, and the rejection says why
+        return _with_rejections(plan, (*rejected, Rejection(Strategy.PACKED, packed.removeprefix("not packed: "))))
     exchange, shared = packed
-    return dataclasses.replace(plan, shared=shared, packed=exchange, reason=f"{plan.reason}; {exchange.describe()}")
+    narrow = floor_of(plan.shared)
+    return PackedConversion(
+        **_common_of(plan),
+        shared=shared,
+        packed=exchange,
+        rejected=(
+            *rejected,
+            Rejection(
+                Strategy.SHARED,
+                f"{narrow.wavefronts} wavefronts, above the floor {narrow.floor}: {'; '.join(narrow.reasons)}",
+            ),
+        ),
+    )
+
+
+def _with_rejections(plan: SharedConversion, rejected: tuple[Rejection, ...]) -> SharedConversion:
+    return plan if plan.rejected == rejected else dataclasses.replace(plan, rejected=rejected)

@@ -18,12 +18,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
 
 from ..core.gf2 import EchelonBasis, rank
 from ..core.layout import LinearLayout
 from .banks import access_layouts, active_offset_bits, count_wavefronts, widest_vector
-from .layouts import PlannerError, SideColumns, flat_columns, side_columns, unflatten
+from .layouts import LayoutLike, PlannerError, SideColumns, flat_columns, side_columns, unflatten
 from .swizzle import CANDIDATE_CONFIGS, SmemBases, max_vector_bits, smem_bases
 from .triton_scratch import triton_scratch_bytes
 
@@ -389,7 +388,12 @@ def plan_shared(
 
 
 def plan_local_access(
-    distributed: Any, shared: Any, bitwidth: int, shape: Sequence[int] | None = None, *, kind: str = "load"
+    distributed: LayoutLike,
+    shared: LayoutLike,
+    bitwidth: int,
+    shape: Sequence[int] | None = None,
+    *,
+    kind: str = "load",
 ) -> Access:
     """The accesses of ``ttg.local_store`` (``kind="store"``) or ``ttg.local_load`` (``"load"``)
     between a distributed layout and an explicit shared layout (``offset[, block] -> dim0..``).

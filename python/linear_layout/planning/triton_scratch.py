@@ -17,12 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from ..core.gf2 import Span, intersect, log2
 from ..core.hardware import HW_DIMS
 from ..core.layout import LinearLayout
-from .layouts import as_hardware_layout, flat_columns
+from .layouts import LayoutLike, as_hardware_layout, flat_columns
 
 __all__ = ["triton_scratch_bytes"]
 
@@ -275,15 +274,15 @@ def _fallback(sides: ConversionSides) -> SwizzleChoice:
     return SwizzleChoice(0, reps)
 
 
-def _sides(src: Any, dst: Any, bitwidth: int, shape: Sequence[int] | None) -> ConversionSides:
+def _sides(src: LayoutLike, dst: LayoutLike, bitwidth: int, shape: Sequence[int] | None) -> ConversionSides:
     src_ll = as_hardware_layout(src, shape, "src").remove_zero_bases_along_dim("register")
     dst_ll = as_hardware_layout(dst, shape, "dst").remove_zero_bases_along_dim("register")
     return ConversionSides(Side.of(src_ll), Side.of(dst_ll), bitwidth, src_ll.get_total_out_dim_size_log2())
 
 
 def triton_scratch_bytes(
-    src: Any,
-    dst: Any,
+    src: LayoutLike,
+    dst: LayoutLike,
     bitwidth: int,
     shape: Sequence[int] | None = None,
     *,

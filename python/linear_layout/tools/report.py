@@ -4,9 +4,10 @@
     linear-layout-report kernel.ttgir --json   # the same data for scripts
 
 For every `ttg.convert_layout` the row gives the plan of `linear_layout.plan_conversion`: the
-strategy (no-op, register, shuffle, shared, matrix), shuffles and selects per thread, scratch
+strategy (no-op, register, shuffle, shared, packed, matrix), shuffles and selects per thread, scratch
 bytes, barriers, the store/load vector widths, and the shared-memory wavefronts against their
-floor (the bytes moved / 128 per wavefront). For every `ttg.local_load`, `ttg.local_store` and
+floor (the bytes moved / 128 per wavefront); below the table, the alternatives the planner
+rejected for each conversion, and why. For every `ttg.local_load`, `ttg.local_store` and
 initialised `ttg.local_alloc` it gives `linear_layout.bank_conflicts` of that access. Rows carry
 the kernel line (MLIR line) and the Python line Triton recorded in the op's location; layouts
 are shown as the kernel spells them (aliases such as `#blocked`, `#mma`).
@@ -26,15 +27,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mlir import ir
+from ..ir.walk import walk
 
 from ..core.layout import LinearLayout
 from ..dialects.ttg import LocalView, local_access_view, local_memdesc_type
 from ..ir.bridge import from_attribute, layout_of, memdesc_of
-from ..patterns.kernel import pad_to_launch
+from ..core.launch import pad_to_launch
 from ..patterns.vectors import element_bits
-from ..planning import PlannerError, bank_conflicts, plan_conversion, plan_local_access
+from ..planning import PlannerError, Strategy, bank_conflicts, plan_conversion, plan_local_access
 from ..planning.banks import access_layouts
-from ..planning.floor import access_bytes, floor_of, floor_wavefronts
+from ..planning.floor import access_bytes, floor_wavefronts
 from ..ttgir import TtgirError, parse_ttgir, print_ttgir
 from ..ttgir.formats import FORMATS, parse_custom
 from ..ttgir.syntax import Op, Region, TtgirSyntaxError, parse_file
@@ -52,7 +54,8 @@ class Cost:
     """The predicted cost of one row. Wavefronts are shared-memory wavefronts per CTA (store +
     load for a conversion); `ideal` is the per-access minimum, `floor` the bandwidth floor
     (distinct bytes moved / 128, `planning/floor.py`) and `above_floor` why a plan does not reach
-    it. Vector widths are bytes per instruction (0: none)."""
+    it. Vector widths are bytes per instruction (0: none). `rejected`: the alternatives the planner
+    considered and did not pick, each `strategy (why)`."""
 
     strategy: str
     shuffles: int = 0
@@ -66,6 +69,7 @@ class Cost:
     ideal: int = 0
     floor: int = 0
     above_floor: tuple[str, ...] = ()
+    rejected: tuple[str, ...] = ()
 
     @property
     def wavefronts(self) -> int:
@@ -101,7 +105,7 @@ class KernelReport:
         return {
             "conversions": len(conversions),
             "shared_accesses": len(self.rows) - len(conversions),
-            "through_shared": sum(1 for r in conversions if r.cost and r.cost.strategy in ("shared", "matrix")),
+            "through_shared": sum(1 for r in conversions if r.cost and r.cost.strategy in _THROUGH_SHARED),
             "shuffles": sum(c.shuffles for c in costs),
             "scratch_bytes": max((c.scratch_bytes for c in costs), default=0),
             "barriers": sum(c.barriers for c in costs),
@@ -143,7 +147,7 @@ def _module_ops(module: ir.Module) -> list[ir.Operation]:
             found.append(op)
         return ir.WalkResult.ADVANCE
 
-    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    walk(module, visit)
     return found
 
 
@@ -174,23 +178,25 @@ def _shape(t: ir.Type) -> tuple[int, ...]:
 
 def _conversion_cost(src: LinearLayout, dst: LinearLayout, bits: int, threads: int) -> Cost:
     plan = plan_conversion(src, dst, bitwidth=bits, threads_per_warp=threads)
-    if plan.shared is None:
-        return Cost(plan.strategy, shuffles=plan.shuffles, selects=plan.selects)
-    shared = plan.shared
-    floor = floor_of(plan.shared)
+    rejected = tuple(map(str, plan.rejected))
+    if not plan.strategy.uses_shared_memory:
+        return Cost(plan.strategy, shuffles=plan.shuffles, selects=plan.selects, rejected=rejected)
+    costs, floor = plan.costs(), plan.floor_report()
+    assert floor.store is not None and floor.load is not None
     return Cost(
         plan.strategy,
         # the packed sub-32-bit exchange shuffles register pairs before its stores / after its loads
         shuffles=plan.shuffles + (plan.packed.shuffles if plan.packed is not None else 0),
-        scratch_bytes=shared.scratch_bytes,
-        barriers=shared.barriers,
-        store_bytes=shared.store.instruction_bytes,
-        load_bytes=shared.load.instruction_bytes,
-        store_wavefronts=shared.store.wavefronts,
-        load_wavefronts=shared.load.wavefronts,
-        ideal=shared.store.ideal_wavefronts + shared.load.ideal_wavefronts,
+        scratch_bytes=costs.scratch_bytes,
+        barriers=costs.barriers,
+        store_bytes=floor.store.instruction_bytes,
+        load_bytes=floor.load.instruction_bytes,
+        store_wavefronts=costs.store_wavefronts,
+        load_wavefronts=costs.load_wavefronts,
+        ideal=floor.store.ideal_wavefronts + floor.load.ideal_wavefronts,
         floor=floor.floor,
         above_floor=floor.reasons,
+        rejected=rejected,
     )
 
 
@@ -307,6 +313,9 @@ def report_ttgir(text: str, kernel: str = "") -> KernelReport:
 
 # -- formatting -------------------------------------------------------------------------------
 
+#: The strategies of a conversion through shared memory.
+_THROUGH_SHARED = tuple(strategy for strategy in Strategy if strategy.uses_shared_memory)
+
 _COLUMNS = (
     "line",
     "python",
@@ -346,11 +355,22 @@ def _cells(row: ReportRow) -> tuple[str, ...]:
     )
 
 
+def _rejections(report: KernelReport) -> list[str]:
+    """Per conversion row, the alternatives the planner rejected and why (none: no lines)."""
+    rows = [r for r in report.rows if r.cost is not None and r.cost.rejected]
+    if not rows:
+        return []
+    return ["rejected (line: strategy (why)):"] + [
+        f"  {r.mlir_line}: {'; '.join(r.cost.rejected)}" for r in rows if r.cost
+    ]
+
+
 def format_text(report: KernelReport) -> str:
     """A table with one row per conversion/access and a totals line."""
     table = [_COLUMNS] + [_cells(r) for r in report.rows]
     widths = [max(len(row[k]) for row in table) for k in range(len(_COLUMNS))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in table]
+    lines += _rejections(report)
     t = report.totals()
     lines.append(
         f"total: {t['conversions']} conversion(s) ({t['through_shared']} through shared memory), "

@@ -20,7 +20,7 @@ module attributes {"ttg.num-warps" = 4 : i32} {
 
 // CHECK-LABEL: func.func @strategies
 // CHECK: "ttg.convert_layout"(%{{.*}}) {ll.explain = "noop (the layouts agree)"}
-// CHECK: "ttg.convert_layout"(%{{.*}}) {ll.explain = "shared: 8192 B scratch, 1 rep(s), 1 barrier(s); store 8 x 8 B (64 wavefronts, ideal 64); load 4 x 16 B (64 wavefronts, ideal 64); {{[0-9]+}} index ops; floor 128: reached"}
+// CHECK: "ttg.convert_layout"(%{{.*}}) {ll.explain = "shared: 8192 B scratch, 1 rep(s), 1 barrier(s); store 8 x 8 B (64 wavefronts, ideal 64); load 4 x 16 B (64 wavefronts, ideal 64); {{[0-9]+}} index ops; floor 128: reached; rejected: shuffle (data moves between warps); packed (no sub-word access keeps the exchange above the floor)"}
 // LOWER-LABEL: gpu.func @strategies
 // LOWER: gpu.barrier
 

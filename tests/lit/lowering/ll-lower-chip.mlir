@@ -21,8 +21,8 @@ module attributes {"ttg.num-warps" = 4 : i32} {
   }
 }
 
-// PORTABLE: ll.explain = "shared: 2048 B scratch, 4 rep(s), 7 barrier(s); store 4 x 16 B (64 wavefronts, ideal 64); load 16 x 4 B (64 wavefronts, ideal 64); {{[0-9]+}} index ops; packed: 8 shuffle(s) per thread (src register 1 <-> lane 3); floor 128: reached"
-// SM90: ll.explain = "shared (stmatrix.x4.trans): 2048 B scratch, 4 rep(s), 7 barrier(s); 4 x stmatrix.x4.trans (64 wavefronts); load 4 x 16 B (64 wavefronts); floor 128: reached"
+// PORTABLE: ll.explain = "shared: 2048 B scratch, 4 rep(s), 7 barrier(s); store 4 x 16 B (64 wavefronts, ideal 64); load 16 x 4 B (64 wavefronts, ideal 64); {{[0-9]+}} index ops; packed: 8 shuffle(s) per thread (src register 1 <-> lane 3); floor 128: reached; rejected: shuffle (data moves between warps); shared (192 wavefronts, above the floor 128: load: 2-byte accesses move 64 of 128 bytes per wavefront)"
+// SM90: ll.explain = "shared (stmatrix.x4.trans): 2048 B scratch, 4 rep(s), 7 barrier(s); 4 x stmatrix.x4.trans (64 wavefronts); load 4 x 16 B (64 wavefronts); floor 128: reached; rejected: shuffle (data moves between warps); shared (192 wavefronts and 36 shared instructions against the matrix plan's 128 and 8)"
 // LOWER90: gpu.func @transpose
 // LOWER90-COUNT-4: nvvm.stmatrix {{.*}}layout = #nvvm.mma_layout<col>
 // LOWER90-NOT: ll.chip
