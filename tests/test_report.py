@@ -217,8 +217,11 @@ def test_text_has_a_row_per_entry_and_totals():
     lines = text.splitlines()
     rejected = [r for r in report.rows if r.cost is not None and r.cost.rejected]
     assert rejected  # the conversion through shared memory rejected the warp shuffles
-    # the header, one line per row, the rejections (a heading and one line per conversion), the totals
-    assert len(lines) == len(report.rows) + 1 + (1 + len(rejected)) + 1 and lines[-1].startswith("total: ")
+    # the header, one line per row, the rejections (a heading and one line per conversion), the
+    # listed ops (a heading and one line each: the two reductions), the totals
+    assert len(report.others) == 2
+    assert len(lines) == len(report.rows) + 1 + (1 + len(rejected)) + (1 + len(report.others)) + 1
+    assert lines[-1].startswith("total: ")
     assert lines[len(report.rows) + 1] == "rejected (line: strategy (why)):"
     assert all(f"  {r.mlir_line}: {'; '.join(r.cost.rejected)}" in lines for r in rejected)
     assert "#mma -> #blocked" in text
