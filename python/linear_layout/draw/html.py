@@ -9,7 +9,8 @@ inline SVG, drawn once. It reads at 1,400 px:
   SVG in the page carries only the panels);
 * the picture starts fitted to its box (nothing clipped); ``+`` / ``-`` / ``fit`` (or
   Ctrl + wheel) zoom it, dragging or the scroll bars pan it;
-* a picture equal to an earlier row's is not drawn again: its section links to that row's;
+* panels equal to an earlier row's are not drawn again: the section links to that row's, and
+  shows its own legend and notes;
 * hovering a cell shows its ``<title>`` tooltip (the browser's own) and also writes it into the
   status line at the bottom of the window (``#tooltip``), so the text can be read and copied.
 
@@ -122,37 +123,35 @@ def _side(picture: Picture) -> str:
     return f'<aside><div class="legend">{keys}</div>{notes}</aside>'
 
 
-def _same_as(number: int, first: int, width: int) -> str:
-    return (
-        f'<tr class="detail"><td colspan="{width}"><p class="same">picture: the same as '
-        f'<a href="#picture-{first}">row {first}</a>\'s</p></td></tr>'
-    )
-
-
-def _picture(picture: Picture, number: int, width: int) -> str:
-    panels_only = dataclasses.replace(picture, legend=(), notes=())
-    tools = "".join(
-        f'<button type="button" data-zoom="{factor}">{label}</button>'
-        for label, factor in (("+", 1.5), ("-", 0.667), ("fit", 0))
-    )
+def _section(picture: Picture, number: int, width: int, svg: str, first: int | None) -> str:
+    """The full-width section of row ``number``: its panels (``svg``) with zoom buttons, or, when
+    an earlier row ``first`` drew the same panels, a link to them; beside either, its own legend
+    and notes."""
+    if first is None:
+        tools = "".join(
+            f'<button type="button" data-zoom="{factor}">{label}</button>'
+            for label, factor in (("+", 1.5), ("-", 0.667), ("fit", 0))
+        )
+        panels = f'<div class="tools">{tools}</div><div class="view"><div class="box fit">{svg}</div>'
+    else:
+        same = f'<p class="same">the same panels as <a href="#picture-{first}">row {first}</a>\'s</p>'
+        panels = f'<div class="view"><div>{same}</div>'
     return (
         f'<tr class="detail"><td colspan="{width}"><details id="picture-{number}"><summary>picture: '
-        f'{escape(picture.title)}</summary><div class="picture"><div class="tools">{tools}</div>'
-        f'<div class="view"><div class="box fit">{panels_only.svg(compact=True)}</div>{_side(picture)}</div></div>'
+        f'{escape(picture.title)}</summary><div class="picture">{panels}{_side(picture)}</div></div>'
         "</details></td></tr>"
     )
 
 
-def _row(row: PageRow, number: int, width: int, drawn: dict[Picture, int]) -> str:
-    """The row, and its picture's section: drawn the first time, a link to it after that."""
+def _row(row: PageRow, number: int, width: int, drawn: dict[str, int]) -> str:
+    """The row, and its picture's section: panels drawn the first time, a link to them after."""
     cells = "".join(_cell(c) for c in row.cells) + "<td></td>" * (width - len(row.cells))
     line = f"<tr>{cells}</tr>"
     if row.picture is None:
         return line
-    if row.picture in drawn:
-        return line + "\n" + _same_as(number, drawn[row.picture], width)
-    drawn[row.picture] = number
-    return line + "\n" + _picture(row.picture, number, width)
+    svg = dataclasses.replace(row.picture, legend=(), notes=()).svg(compact=True)
+    first = drawn.setdefault(svg, number)
+    return line + "\n" + _section(row.picture, number, width, svg, None if first == number else first)
 
 
 def html_page(title: str, columns: Sequence[str], rows: Sequence[PageRow], notes: Sequence[str] = ()) -> str:
@@ -165,7 +164,7 @@ def html_page(title: str, columns: Sequence[str], rows: Sequence[PageRow], notes
         if len(row.cells) > len(columns):
             raise ValueError(f"row {number} has {len(row.cells)} cells for {len(columns)} columns")
     head = "".join(f"<th>{escape(c)}</th>" for c in columns)
-    drawn: dict[Picture, int] = {}
+    drawn: dict[str, int] = {}
     body = "\n".join(_row(row, number, len(columns), drawn) for number, row in enumerate(rows, start=1))
     paragraphs = "\n".join(f'<p class="note">{escape(n)}</p>' for n in notes)
     sizes = cell_size_rules([body])
