@@ -17,6 +17,7 @@ import pytest
 
 from linear_layout import encodings as E
 from linear_layout.draw import draw_conversion, draw_layout
+from linear_layout.draw.grids import PAGE_LIMITS
 from linear_layout.draw.model import Panel
 from linear_layout.draw.placement import LABEL_CHAR_WIDTH, TOOLTIP_ONLY, place_picture
 from linear_layout.draw.svg import render_svg
@@ -75,6 +76,16 @@ def test_every_cell_of_a_128x128_conversion_shows_its_owner():
     assert all(label == owner_label(title) for title, label in distributed)
     # scratch cells name the element stored there: "(i, j) offset o bank b" -> "i,j"
     assert all(label == title.split(")")[0][1:].replace(" ", "") for title, label in shared)
+
+
+def test_every_tile_of_a_page_picture_shows_its_owners():
+    # the report page's limits tile a 128x128 conversion (tiles of one thread range x one register
+    # range): every tile's label is drawn, none goes to the tooltips
+    picture = draw_conversion(LAYOUTS["mma 8 warps"], LAYOUTS["blocked 8 warps"], (128, 128), 16, limits=PAGE_LIMITS)
+    svg = picture.svg()
+    assert TOOLTIP_ONLY not in svg and "one thread range x one register range" in svg
+    tiles = [(t, label) for t, label, _ in labelled_cells(svg) if t.startswith("tile ")]
+    assert tiles and all(label and re.fullmatch(r"T\d+(-\d+)?:\d+(-\d+)?", label) for _, label in tiles)
 
 
 def test_labels_too_long_for_any_cell_are_in_the_tooltips_with_a_visible_note():

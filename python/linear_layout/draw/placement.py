@@ -54,8 +54,9 @@ CHAR_WIDTH = 5.6  # advance of a 9px monospace glyph (DejaVu Sans Mono: 0.602 em
 #: Advance of an 8px label glyph (0.602 em, with a margin) and the room left around a label.
 LABEL_CHAR_WIDTH = 4.9
 LABEL_PAD = 3
-#: The widest a cell grows to fit its label (11 characters); wider labels go to the tooltips.
-MAX_CELL_WIDTH = 64
+#: The widest a cell grows to fit its label (16 characters: a tile's `T992-1023:96-127`); wider
+#: labels go to the tooltips.
+MAX_CELL_WIDTH = 84
 MARGIN = 12
 TITLE_HEIGHT = 18
 NOTE_HEIGHT = 14
