@@ -72,32 +72,30 @@ def test_page_shows_every_picture():
     assert shown == set(PICTURES)
 
 
-def test_terminal_example_is_the_commands_output(capsys):
-    assert main(TERMINAL_ARGS) == 0
-    output = capsys.readouterr().out
+def _check_example(marker: str, language: str, output: str, command: str) -> None:
+    """The page's ``<!-- marker -->`` block is ``output`` and the page shows ``command``."""
     page = PAGE.read_text(encoding="utf-8")
-    block = re.search(r"<!-- terminal -->\n```text\n(.*?)```", page, flags=re.S)
-    assert block, "docs/pictures.md has no terminal example block"
+    block = re.search(rf"<!-- {marker} -->\n```{language}\n(.*?)```", page, flags=re.S)
+    assert block, f"docs/pictures.md has no {marker} example block"
     if REGENERATE:
         PAGE.write_text(page[:block.start(1)] + output + page[block.end(1):], encoding="utf-8")
         return
-    assert block.group(1) == output, "the terminal example is stale: regenerate with LINEAR_LAYOUT_REGENERATE_DOCS=1"
-    command = "linear-layout-draw '" + TERMINAL_ARGS[0] + "' " + " ".join(TERMINAL_ARGS[1:])
+    assert block.group(1) == output, f"the {marker} example is stale: regenerate with LINEAR_LAYOUT_REGENERATE_DOCS=1"
     assert command in page
+
+
+def test_terminal_example_is_the_commands_output(capsys):
+    assert main(TERMINAL_ARGS) == 0
+    command = "linear-layout-draw '" + TERMINAL_ARGS[0] + "' " + " ".join(TERMINAL_ARGS[1:])
+    _check_example("terminal", "text", capsys.readouterr().out, command)
 
 
 def test_tikz_example_is_the_commands_output(tmp_path):
     out = tmp_path / "x.tex"
     assert main(TIKZ_ARGS + ["-o", str(out)]) == 0
     head = "\n".join(out.read_text(encoding="utf-8").splitlines()[:TIKZ_LINES]) + "\n"
-    page = PAGE.read_text(encoding="utf-8")
-    block = re.search(r"<!-- tikz -->\n```latex\n(.*?)```", page, flags=re.S)
-    assert block, "docs/pictures.md has no TikZ example block"
-    if REGENERATE:
-        PAGE.write_text(page[:block.start(1)] + head + page[block.end(1):], encoding="utf-8")
-        return
-    assert block.group(1) == head, "the TikZ example is stale: regenerate with LINEAR_LAYOUT_REGENERATE_DOCS=1"
-    assert "linear-layout-draw '" + TIKZ_ARGS[0] + "' " + " ".join(TIKZ_ARGS[1:]) + " -o x.tex" in page
+    command = "linear-layout-draw '" + TIKZ_ARGS[0] + "' " + " ".join(TIKZ_ARGS[1:]) + " -o x.tex"
+    _check_example("tikz", "latex", head, command)
 
 
 def test_every_option_and_stated_number_is_the_codes():

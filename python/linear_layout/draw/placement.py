@@ -24,6 +24,7 @@ legend item; notes wrap at ``max(picture width, NOTE_COLUMNS characters)``.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .model import LegendEntry, Panel, wrap_notes
@@ -36,6 +37,7 @@ __all__ = [
     "LABEL_CHAR_WIDTH",
     "LABEL_FONT",
     "TOOLTIP_ONLY",
+    "cell_origins",
     "Geometry",
     "Placement",
     "PlacedPanel",
@@ -124,6 +126,14 @@ class Placement:
     panels: tuple[PlacedPanel, ...]
     texts: tuple[Text, ...]
     swatches: tuple[Swatch, ...]
+
+
+def cell_origins(placed: PlacedPanel) -> Iterator[tuple[int, float, float]]:
+    """``(index, x, y)``: each cell of a placed panel (row-major) and its slot's top-left corner."""
+    panel, geo = placed.panel, placed.geometry
+    for index in range(panel.rows * panel.cols):
+        row, col = divmod(index, panel.cols)
+        yield index, geo.grid_x + col * geo.cell_width, geo.grid_y + row * geo.cell_height
 
 
 def _label_width(panel: Panel) -> float:

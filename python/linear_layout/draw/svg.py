@@ -19,7 +19,7 @@ from html import escape
 
 from .model import LegendEntry, Panel
 from .palette import GRID, TEXT, hex_colour, mark_colour
-from .placement import FONT, LABEL_FONT, Geometry, PlacedPanel, Text, place_picture
+from .placement import FONT, LABEL_FONT, Geometry, PlacedPanel, Text, cell_origins, place_picture
 
 __all__ = ["GAP", "cell_size_class", "cell_size_rules", "render_svg"]
 
@@ -55,17 +55,15 @@ def cell_size_rules(svgs: list[str]) -> str:
     return "\n".join(rules)
 
 
-def _cells(panel: Panel, geo: Geometry, labels_shown: bool, compact: bool) -> list[str]:
+def _cells(placed: PlacedPanel, compact: bool) -> list[str]:
     """The cells' rects (with titles), then their labels and highlight outlines."""
+    panel, geo, labels_shown = placed.panel, placed.geometry, placed.labels_shown
     out: list[str] = []
     labels: list[str] = []
     outlines: list[str] = []
     cw, ch = geo.cell_width, geo.cell_height
     text_fill = hex_colour(TEXT)
-    for index in range(panel.rows * panel.cols):
-        row, col = divmod(index, panel.cols)
-        x = geo.grid_x + col * cw
-        y = geo.grid_y + row * ch
+    for index, x, y in cell_origins(placed):
         size = "" if compact else f'class="cell" width="{cw - GAP:g}" height="{ch - GAP:g}" '
         out.append(
             f'<rect {size}x="{x:g}" y="{y:g}" fill="{hex_colour(panel.fills[index])}">'
@@ -98,12 +96,7 @@ def _cells(panel: Panel, geo: Geometry, labels_shown: bool, compact: bool) -> li
 
 def _panel(placed: PlacedPanel, compact: bool) -> list[str]:
     """The panel's texts, its grid of cells (only cells), its labels and its outlines."""
-    return (
-        ['<g class="panel">']
-        + [_text(item) for item in placed.texts]
-        + _cells(placed.panel, placed.geometry, placed.labels_shown, compact)
-        + ["</g>"]
-    )
+    return ['<g class="panel">'] + [_text(item) for item in placed.texts] + _cells(placed, compact) + ["</g>"]
 
 
 def render_svg(

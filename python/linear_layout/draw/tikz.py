@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .model import LegendEntry, Panel
 from .palette import GRID, TEXT, mark_colour
-from .placement import LABEL_FONT, PlacedPanel, Text, place_picture
+from .placement import LABEL_FONT, PlacedPanel, Text, cell_origins, place_picture
 from .svg import GAP
 
 __all__ = ["render_tikz", "tex_escape"]
@@ -69,9 +69,7 @@ def _panel(placed: PlacedPanel, colours: _Colours) -> list[str]:
     panel, geo = placed.panel, placed.geometry
     lines = [_text(item, colours) for item in placed.texts]
     cw, ch = geo.cell_width, geo.cell_height
-    for index in range(panel.rows * panel.cols):
-        row, col = divmod(index, panel.cols)
-        x, y = geo.grid_x + col * cw, geo.grid_y + row * ch
+    for index, x, y in cell_origins(placed):
         lines.append(f"\\fill[{colours(panel.fills[index])}] ({x:g},{y:g}) rectangle ++({cw - GAP:g},{ch - GAP:g});")
         if placed.labels_shown and panel.labels[index]:
             label = Text(x + cw / 2, y + ch - 4.5, panel.labels[index], anchor="middle", size=LABEL_FONT)
