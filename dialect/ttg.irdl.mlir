@@ -177,6 +177,11 @@ irdl.dialect @ttg {
     irdl.results(async_token: %token)
   }
 
+  // Triton's CTA barrier over the address spaces named by `addrSpace` (`ttg.barrier local`,
+  // written into gfx942 ping-pong matmuls).
+  irdl.operation @barrier {
+  }
+
   irdl.operation @async_wait {
     %input = irdl.base @ttg::@async_token
     %token = irdl.base @ttg::@async_token

@@ -112,3 +112,43 @@ def test_aliases_round_trip_and_leave_strings_alone():
         assert '"#ttg.blocked<{in a string}>"' in printed
         assert str(ir.Module.parse(printed)) == str(module)
         assert bridge_text.add_aliases("#blocked = 1\n" + printed).count("#blocked1 = ") == 1
+
+
+POWERS = st.sampled_from([1, 2, 4, 8])
+
+
+@settings(max_examples=60, deadline=None)
+@given(rank=st.integers(1, 3), data=st.data())
+def test_the_plain_blocked_reader_agrees_with_the_general_one(rank, data):
+    fields = [tuple(data.draw(POWERS) for _ in range(rank)) for _ in range(3)]
+    order = tuple(data.draw(st.permutations(range(rank))))
+    text = (f"#ttg.blocked<{{sizePerThread = {list(fields[0])}, threadsPerWarp = {list(fields[1])}, "
+            f"warpsPerCTA = {list(fields[2])}, order = {list(order)}}}>")
+    with CONTEXT:
+        attr = ir.Attribute.parse(text)
+        assert bridge_text.plain_blocked_fields(attr) == (*fields, order)
+        assert from_attribute(attr) == parse_encoding(text)
+        with_cga = ir.Attribute.parse(text[:-2] + f", CTAsPerCGA = {[1] * rank}}}>")
+        assert bridge_text.plain_blocked_fields(with_cga) is None  # the general reader's case
+
+
+def test_nested_attributes_get_one_alias_each_and_inline_kinds_stay_inline():
+    mma = "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>"
+    dot = f"#ttg.dot_op<{{opIdx = 0, parent = {mma}, kWidth = 2}}>"
+    sliced = f"#ttg.slice<{{dim = 0, parent = #ttg.slice<{{dim = 1, parent = {mma}}}>}}>"
+    source = (f"func.func @f(%a: tensor<16x16xf16, {dot}>, %b: tensor<16xf32, {sliced}>, "
+              f"%c: tensor<16x16xf32, {mma}>) {{\n  return\n}}")
+    with CONTEXT:
+        module = ir.Module.parse(source)
+        printed = bridge_text.print_module(module)
+        assert printed.count(" = #ttg.nvidia_mma<") == 1 and "#ttg.dot_op<" in printed and "#ttg.slice<" in printed
+        assert "parent = #mma" in printed and "#ttg.slice<{dim = 0 : i64, parent = #ttg.slice<" in printed
+        assert str(ir.Module.parse(printed)) == str(module)
+
+
+@given(st.text(max_size=20))
+def test_decoding_a_printed_string_gives_the_text_back(text):
+    assert bridge_text.decode_mlir_string(bridge_text.mlir_string(text)) == text
+    with CONTEXT:
+        printed = str(ir.StringAttr.get(text))
+    assert bridge_text.decode_mlir_string(printed) == text

@@ -51,7 +51,8 @@ def test_ttgir_flag_reads_stdin_as_ttgir(tmp_path):
     ("#b = #ttg.blocked<{sizePerThread = [3], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>\n"
      "module attributes {\"ttg.num-warps\" = 4 : i32, \"ttg.threads-per-warp\" = 32 : i32} {\n"
      "  tt.func @k() {\n    %0 = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32, #b>\n"
-     "    tt.return\n  }\n}\n", ":4:"),
+     "    tt.return\n  }\n}\n", ":1:1: error: alias #b: invalid encoding #ttg.blocked: size_per_thread must contain only "
+     "powers of two, got [3] (first used at 4:77)"),
 ])
 def test_malformed_ttgir_exit_code_one_and_no_traceback(tmp_path, bad, expected):
     path = tmp_path / "bad.ttgir"
@@ -65,6 +66,19 @@ def test_malformed_ttgir_exit_code_one_and_no_traceback(tmp_path, bad, expected)
 
 def test_verifier_errors_point_at_the_python_source(tmp_path):
     text = (CORPUS / "matmul_f16.sm80.ttgir").read_text()
+    expand = next(line for line in text.splitlines() if "tt.expand_dims" in line and "{axis = 1 : i32}" in line)
+    wrong = expand.replace("{axis = 1 : i32}", "{axis = 0 : i32}")
+    path = tmp_path / "wrong.ttgir"
+    path.write_text(text.replace(expand, wrong))
+    result = subprocess.run([sys.executable, "-m", "linear_layout.tools.opt", str(path)], capture_output=True,
+                            text=True)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    errors = result.stderr.strip().splitlines()
+    assert any(e.startswith("generate.py:") and "inferExpandDimsOpEncoding" in e for e in errors), errors
+
+
+def test_a_bad_alias_is_reported_once_at_its_definition(tmp_path):
+    text = (CORPUS / "matmul_f16.sm80.ttgir").read_text()
     blocked = next(line for line in text.splitlines() if line.startswith("#blocked = "))
     wrong = blocked.replace("warpsPerCTA = [1, 4]", "warpsPerCTA = [2, 4]")
     assert wrong != blocked
@@ -73,8 +87,10 @@ def test_verifier_errors_point_at_the_python_source(tmp_path):
     result = subprocess.run([sys.executable, "-m", "linear_layout.tools.opt", str(path)], capture_output=True,
                             text=True)
     assert result.returncode == 1 and "Traceback" not in result.stderr
-    errors = result.stderr.strip().splitlines()
-    assert any(e.startswith("generate.py:") and "ttg.num-warps = 4" in e for e in errors), errors
+    [error] = result.stderr.strip().splitlines()
+    first_use = next(n for n, row in enumerate(text.splitlines(), 1) if n > 1 and "#blocked>" in row)
+    assert error.startswith(f"{path}:1:1: error: alias #blocked: ") and "ttg.num-warps = 4" in error, error
+    assert f"(first used at {first_use}:" in error, error
 
 
 def _explained_costs(line: str) -> tuple[int, list[tuple[int, int]]]:

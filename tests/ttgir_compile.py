@@ -71,9 +71,20 @@ class _Compiles:
                     mp_context=multiprocessing.get_context("spawn"),
                     max_tasks_per_child=1,  # a fresh process per compile: see the module docstring
                 )
-                atexit.register(self.pool.shutdown, cancel_futures=True)
+                atexit.register(self.close)
             self.futures[key] = self.pool.submit(compile_ttgir, text, stem)
         return self.futures[key]
+
+
+    def close(self) -> None:
+        """Shut the pool down and end its idle workers: with `max_tasks_per_child`, the pool starts
+        a fresh worker after each task, and shutdown leaves the last ones waiting (they kept the
+        session's output pipe open after pytest had ended)."""
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            for child in multiprocessing.active_children():
+                child.terminate()
+            self.pool = None
 
 
 COMPILES = _Compiles()

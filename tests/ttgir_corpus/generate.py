@@ -2,9 +2,10 @@
 
     python tests/ttgir_corpus/generate.py            # (re)writes tests/ttgir_corpus/<kernel>.<target>.ttgir
 
-Each kernel is compiled with `triton.compile(ASTSource(...), target=GPUTarget(...))`; no GPU is
-needed. The files are committed; the round-trip test (`tests/test_ttgir_roundtrip.py`) compiles
-each file and its `print_ttgir(parse_ttgir(...))` rewrite and compares the PTX/AMDGCN.
+Each kernel is compiled with `triton.compile(ASTSource(...), target=GPUTarget(...))` for each of
+its `targets` (all of `TARGETS` unless it names some); no GPU is needed. The files are committed;
+`tests/test_ttgir.py` checks that `print_ttgir(parse_ttgir(...))` gives each file back byte for
+byte, and compiles each file and its rewrite and compares the PTX/AMDGCN.
 Source locations are written relative to this file's name, so the corpus holds no machine paths.
 """
 
@@ -156,6 +157,61 @@ def elementwise_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, out, mask=mask)
 
 
+@triton.jit
+def matmul_unmasked_kernel(a_ptr, b_ptr, c_ptr, K, stride_am, stride_bk, stride_cm,
+                           BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :]
+    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :]
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):  # noqa: B007 (its name is in the stored TTGIR)
+        acc = tl.dot(tl.load(a_ptrs), tl.load(b_ptrs), acc)
+        a_ptrs += BLOCK_K
+        b_ptrs += BLOCK_K * stride_bk
+    tl.store(c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :], acc.to(c_ptr.dtype.element_ty))
+
+
+@triton.jit
+def inline_asm_kernel(x_ptr, y_ptr, out_ptr, BLOCK: tl.constexpr, ASM: tl.constexpr, CONSTRAINTS: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    y = tl.load(y_ptr + offs)
+    out = tl.inline_asm_elementwise(ASM, CONSTRAINTS, [x, y], dtype=tl.int32, is_pure=True, pack=1)
+    tl.store(out_ptr + offs, out)
+
+
+@triton.jit
+def gather_kernel(x_ptr, index_ptr, out_ptr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    rows = tl.arange(0, BLOCK_M)
+    cols = tl.arange(0, BLOCK_N)
+    offs = rows[:, None] * BLOCK_N + cols[None, :]
+    x = tl.load(x_ptr + offs)
+    index = tl.load(index_ptr + offs) & (BLOCK_M - 1)
+    tl.store(out_ptr + offs, tl.gather(x, index, axis=0))
+
+
+@triton.jit
+def misc_ops_kernel(x_ptr, y_ptr, i_ptr, out_ptr, hist_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    y = tl.load(y_ptr + offs)
+    i = tl.load(i_ptr + offs)
+    a = tl.clamp(x, -1.0, 1.0)
+    c = tl.sqrt_rn(y)
+    d = tl.umulhi(i, i)
+    f8 = x.to(tl.float8e5).to(tl.float32)
+    bits = x.to(tl.int32, bitcast=True)
+    tl.device_assert(x == x, "nan")
+    v = tl.load(x_ptr + 4) * tl.num_programs(0)
+    tl.store(out_ptr + offs, tl.div_rn(x, y) + c + d.to(tl.float32) + f8 + bits.to(tl.float32) + v)
+    tl.store(hist_ptr + tl.arange(0, 16), tl.histogram(i & 15, 16))
+    tl.store(out_ptr + BLOCK + tl.arange(0, 2 * BLOCK), tl.cat(a, c, can_reorder=True))
+
+
 @dataclass(frozen=True)
 class Kernel:
     name: str
@@ -163,6 +219,7 @@ class Kernel:
     signature: dict
     constexprs: dict
     options: dict = field(default_factory=dict)
+    targets: tuple[str, ...] = tuple(TARGETS)  # the TARGETS it is compiled for
 
 
 def _matmul(name: str, dtype: str, out: str, stages: int) -> Kernel:
@@ -202,6 +259,30 @@ KERNELS = (
     Kernel("elementwise", elementwise_kernel,
            {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"},
            {"BLOCK": 1024}, {"num_warps": 4}),
+    # gfx942's block ping-pong schedule (8 warps, 2 stages, unmasked loads) writes
+    # `rocdl.sched.barrier none` and `rocdl.s.setprio 1` (and `ttg.barrier`) into the TTGIR
+    Kernel("matmul_pingpong", matmul_unmasked_kernel,
+           {"a_ptr": "*fp32", "b_ptr": "*fp32", "c_ptr": "*fp32", "K": "i32", "stride_am": "i32",
+            "stride_bk": "i32", "stride_cm": "i32", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr",
+            "BLOCK_K": "constexpr"}, {"BLOCK_M": 256, "BLOCK_N": 256, "BLOCK_K": 64},
+           {"num_warps": 8, "num_stages": 2}, targets=("gfx942",)),
+    Kernel("inline_asm_ptx", inline_asm_kernel,
+           {"x_ptr": "*i32", "y_ptr": "*i32", "out_ptr": "*i32", "BLOCK": "constexpr", "ASM": "constexpr",
+            "CONSTRAINTS": "constexpr"},
+           {"BLOCK": 512, "ASM": "add.s32 $0, $1, $2;", "CONSTRAINTS": "=r,r,r"}, {"num_warps": 4},
+           targets=("sm80", "sm90")),
+    Kernel("inline_asm_amdgcn", inline_asm_kernel,
+           {"x_ptr": "*i32", "y_ptr": "*i32", "out_ptr": "*i32", "BLOCK": "constexpr", "ASM": "constexpr",
+            "CONSTRAINTS": "constexpr"},
+           {"BLOCK": 512, "ASM": "v_add_u32 $0, $1, $2", "CONSTRAINTS": "=v,v,v"}, {"num_warps": 4},
+           targets=("gfx942", "gfx1100")),
+    Kernel("gather", gather_kernel, {"x_ptr": "*fp32", "index_ptr": "*i32", "out_ptr": "*fp32",
+                                     "BLOCK_M": "constexpr", "BLOCK_N": "constexpr"},
+           {"BLOCK_M": 32, "BLOCK_N": 32}, {"num_warps": 4}),
+    # clampf, precise_divf/sqrt, mulhiui, histogram, assert (debug), fp_to_fp, bitcast, cat
+    Kernel("misc_ops", misc_ops_kernel,
+           {"x_ptr": "*fp32", "y_ptr": "*fp32", "i_ptr": "*i32", "out_ptr": "*fp32", "hist_ptr": "*i32",
+            "BLOCK": "constexpr"}, {"BLOCK": 256}, {"num_warps": 4, "debug": True}, targets=("sm90", "gfx942")),
 )
 
 
@@ -229,7 +310,8 @@ def main(argv: list[str]) -> int:
     only = set(argv)
     failures = 0
     for kernel in KERNELS:
-        for target_name, target in TARGETS.items():
+        for target_name in kernel.targets:
+            target = TARGETS[target_name]
             stem = f"{kernel.name}.{target_name}"
             if only and kernel.name not in only and stem not in only:
                 continue

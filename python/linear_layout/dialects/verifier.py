@@ -7,28 +7,40 @@ broken rule; each message names the attribute or op and the rule. Two kinds of r
   (and match the launch: lanes, warps, CTAs of the nearest enclosing `"ttg.num-warps"`-style
   attributes). Each distinct (type, launch facts) pair is checked once per context, so the cost
   grows with the number of ops, not with the size of their encodings;
-- op rules: the `verify_rules()` method of each op class (`linear_layout.dialects.ll`/`ttg`).
+- op rules: the `verify_rules()` method of each op class (`linear_layout.dialects.ll`/`ttg`), and
+  Triton's layout inference for the Triton ops that carry a layout (`triton_rules`).
+
+An op without regions is checked once per signature (name, operand and result types, attributes,
+launch facts) per run: a kernel of 100,000 ops in a few types costs one Python lookup per op.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
 from mlir import ir
 from ..ir.walk import walk
 
 from ..core.layout import LinearLayout
-from ..encodings import SharedLayout, to_linear_layout
+from ..encodings import ENCODING_NAMES, SharedLayout, parse_encoding, to_linear_layout
 from ..ir._dialects import context_state
 from ..ir.bridge import from_attribute, layout_of, memdesc_of, type_pointer
 from ..ir.text import is_memdesc
 from ._base import LayoutOp
+from .triton_rules import triton_rule_problem
 from .types import is_layout_tensor, kind_of
 
-__all__ = ["LaunchFacts", "verify"]
+__all__ = [
+    "FACT_ATTRIBUTES",
+    "LaunchFacts",
+    "encoding_text_problem",
+    "layout_launch_problem",
+    "verify",
+]
 
 _UNCHECKED = object()
-_FACT_ATTRIBUTES = {
+FACT_ATTRIBUTES = {
     "ttg.num-warps": "num_warps",
     "ttg.threads-per-warp": "threads_per_warp",
     "ttg.num-ctas": "num_ctas",
@@ -46,7 +58,7 @@ class LaunchFacts:
 
     def updated_by(self, op: ir.Operation) -> LaunchFacts:
         changes = {}
-        for name, field in _FACT_ATTRIBUTES.items():
+        for name, field in FACT_ATTRIBUTES.items():
             if name in op.attributes:
                 value = op.attributes[name]
                 if isinstance(value, ir.IntegerAttr):
@@ -91,7 +103,11 @@ def _shape_problem(encoding, kind: str, shape, what: str) -> str | None:
 
 
 def _launch_problem(t: ir.RankedTensorType, kind: str, facts: LaunchFacts) -> str | None:
-    layout = layout_of(t)
+    return layout_launch_problem(layout_of(t), kind, facts)
+
+
+def layout_launch_problem(layout: LinearLayout, kind: str, facts: LaunchFacts) -> str | None:
+    """Whether `layout` (of encoding `kind`) spreads over the lanes, warps and CTAs `facts` say."""
     for dim, expected in facts.expected().items():
         if layout.has_in_dim(dim) and layout.get_in_dim_size(dim) != expected:
             return (
@@ -99,6 +115,32 @@ def _launch_problem(t: ir.RankedTensorType, kind: str, facts: LaunchFacts) -> st
                 f"but the kernel has {_FACT_SOURCE[dim]} = {expected}"
             )
     return None
+
+
+_ENCODING_KIND = re.compile(r"#ttg\.(\w+)<")
+
+
+def encoding_text_problem(text: str, facts: LaunchFacts) -> str | None:
+    """What is wrong with a `#ttg` layout encoding written on its own (a TTGIR alias definition):
+    its fields (`encodings.parse_encoding`), then, for a distributed one, its lanes, warps and
+    CTAs against `facts`. None for a sound encoding and for text that is no layout encoding.
+
+    >>> encoding_text_problem("#ttg.blocked<{sizePerThread = [1], threadsPerWarp = [16], "
+    ...                       "warpsPerCTA = [4], order = [0]}>", LaunchFacts(4, 32))
+    '#ttg.blocked spreads the tensor over 16 lanes, but the kernel has ttg.threads-per-warp = 32'
+    """
+    match = _ENCODING_KIND.match(text)
+    if match is None or f"#ttg.{match.group(1)}" not in ENCODING_NAMES:
+        return None
+    kind = f"#ttg.{match.group(1)}"
+    try:
+        encoding = parse_encoding(text)
+        if isinstance(encoding, SharedLayout):
+            return None
+        layout = to_linear_layout(encoding, [1] * encoding.rank)
+    except ValueError as error:
+        return _invalid(kind, error)
+    return layout_launch_problem(layout, kind, facts)
 
 
 def _tensor_problem(t: ir.RankedTensorType, facts: LaunchFacts) -> str | None:
@@ -149,10 +191,11 @@ class _Verifier:
         # attribute cache (and its hit/miss counters).
         self.state = context_state(context)
         self.facts_of: dict[ir.Operation, LaunchFacts] = {}
+        self.signatures: dict[tuple, tuple[str, ...]] = {}
 
-    def check_type(self, t: ir.Type, facts: LaunchFacts, location: ir.Location) -> None:
+    def type_message(self, t: ir.Type, facts: LaunchFacts) -> str | None:
         if isinstance(t, ir.ShapedType) and not isinstance(t, ir.RankedTensorType):
-            return  # memrefs and unranked tensors carry no layout
+            return None  # memrefs and unranked tensors carry no layout
         key = (type_pointer(t), facts)
         message = self.state.verified_types.get(key, _UNCHECKED)
         if message is _UNCHECKED:
@@ -160,8 +203,7 @@ class _Verifier:
             message = self.state.verified_types[key] = type_problem(t, facts)
         else:
             self.state.hits += 1
-        if isinstance(message, str):
-            self.errors.append((location, message))
+        return message if isinstance(message, str) else None
 
     def facts(self, op: ir.Operation, root_facts: LaunchFacts) -> LaunchFacts:
         """The launch facts of `op`: its parent's (the root's: `root_facts`), updated by its own
@@ -170,24 +212,63 @@ class _Verifier:
             return root_facts
         parent = op.parent
         facts = self.facts_of.get(parent.operation, root_facts) if parent is not None else root_facts
-        facts = facts.updated_by(op)
+        if len(op.attributes):
+            facts = facts.updated_by(op)
         if len(op.regions):
             self.facts_of[op] = facts
         return facts
 
     def check_op(self, op: ir.Operation, facts: LaunchFacts) -> None:
-        location = op.location
+        """An op with regions is checked in full; an op without is checked once per signature
+        (`_Signature`): its messages hold for every op of the same signature."""
+        if len(op.regions):
+            self.errors.extend((op.location, message) for message in self.messages(op, facts))
+            return
+        signature = _signature(op, facts)
+        messages = self.signatures.get(signature)
+        if messages is None:
+            messages = self.signatures[signature] = self.messages(op, facts)
+        else:
+            self.state.hits += 1
+        if messages:
+            location = op.location
+            self.errors.extend((location, message) for message in messages)
+
+    def messages(self, op: ir.Operation, facts: LaunchFacts) -> tuple[str, ...]:
+        """What is wrong with `op` under `facts`: its result and block argument types, then its
+        op rule."""
+        found = []
         for result in op.results:
-            self.check_type(result.type, facts, location)
+            found.append(self.type_message(result.type, facts))
         for region in op.regions:
             for block in region.blocks:
                 for argument in block.arguments:
-                    self.check_type(argument.type, facts, location)
+                    found.append(self.type_message(argument.type, facts))
         view = op.opview
         if isinstance(view, LayoutOp):
             message = view.verify_rules()
             if message:
-                self.errors.append((location, f"'{op.name}' op {message}"))
+                found.append(f"'{op.name}' op {message}")
+        inferred = triton_rule_problem(op)
+        if inferred:
+            found.append(f"'{op.name}' op {inferred}")
+        return tuple(message for message in found if message)
+
+
+def _signature(op: ir.Operation, facts: LaunchFacts) -> tuple:
+    """What the checks of an op without regions read: its name, operand and result types,
+    attributes and launch facts (types and attributes are uniqued per context, so equal
+    signatures compare equal)."""
+    attributes = op.attributes
+    count = len(attributes)
+    named = tuple((a.name, a.attr) for a in map(attributes.__getitem__, range(count))) if count else ()
+    return (
+        op.name,
+        tuple(operand.type for operand in op.operands),
+        tuple(result.type for result in op.results),
+        named,
+        facts,
+    )
 
 
 def _root_facts(op: ir.Operation, check_launch: bool) -> LaunchFacts:

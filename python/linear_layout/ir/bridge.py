@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from mlir import ir
 
 from ..core.layout import LinearLayout
-from ..encodings import parse_encoding, to_linear_layout
+from ..encodings import BlockedLayout, parse_encoding, to_linear_layout
 from . import text
 from ._dialects import context_state, load_dialects
 from .text import attribute_kind, is_layout_attribute
@@ -133,6 +133,12 @@ def format_ll_layout(layout: LinearLayout) -> str:
 
 
 def _decode_ttg(attr: ir.Attribute):
+    blocked = text.plain_blocked_fields(attr)
+    if blocked is not None:
+        try:
+            return BlockedLayout(*blocked)
+        except ValueError:
+            pass  # the general reader says what is wrong, as for every other encoding
     return parse_encoding(text.triton_encoding_text(attr))
 
 

@@ -36,6 +36,7 @@ __all__ = [
     "MemDescText",
     "add_aliases",
     "attribute_kind",
+    "decode_mlir_string",
     "format_ll_layout",
     "is_layout_attribute",
     "is_memdesc",
@@ -43,6 +44,7 @@ __all__ = [
     "memdesc_parameters",
     "memdesc_text",
     "mlir_string",
+    "plain_blocked_fields",
     "print_module",
     "retyped_dense",
     "triton_encoding_text",
@@ -122,6 +124,31 @@ def mlir_string(text: str) -> str:
     return '"' + "".join(out) + '"'
 
 
+_STRING_ESCAPE = re.compile(r"\\\\|\\[0-9A-Fa-f]{2}|\\[nt\"]")
+_ESCAPED = {"\\\\": b"\\", "\\n": b"\n", "\\t": b"\t", '\\"': b'"'}
+
+
+def decode_mlir_string(literal: str) -> str:
+    """The text of an MLIR string literal as MLIR prints it (`\\XX` hex bytes, `\\\\`), the inverse
+    of `mlir_string`.
+
+    >>> decode_mlir_string(mlir_string('a "b"\\n'))
+    'a "b"\\n'
+    """
+    if len(literal) < 2 or literal[0] != '"' or literal[-1] != '"':
+        raise ValueError(f"not a string literal: {literal[:40]!r}")
+    out = bytearray()
+    pos = 0
+    body = literal[1:-1]
+    for match in _STRING_ESCAPE.finditer(body):
+        out += body[pos : match.start()].encode()
+        escape = match.group()
+        out += _ESCAPED.get(escape) or bytes([int(escape[1:], 16)])
+        pos = match.end()
+    out += body[pos:].encode()
+    return out.decode("utf-8", errors="surrogateescape")
+
+
 def format_ll_layout(bases: Sequence[tuple[str, Sequence[Sequence[int]]]], out_dims: Sequence[tuple[str, int]]) -> str:
     """The `#ll.layout` text of a layout's bases and output dimensions, dimension order preserved."""
     in_text = ", ".join(
@@ -143,6 +170,35 @@ _TRITON_ALIGNMENT = re.compile(r"\}, alignment = (\d+)>")
 def triton_encoding_text(attr: ir.Attribute) -> str:
     """A `#ttg` encoding attribute as Triton's syntax (for `encodings.parse_encoding`)."""
     return _TYPED_INTEGER.sub(r"\1", str(attr))
+
+
+_INTEGERS = r"\[(\d+(?:, \d+)*)\]"
+_PLAIN_BLOCKED = re.compile(
+    rf"#ttg\.blocked<\{{order = {_INTEGERS}, sizePerThread = {_INTEGERS}, "
+    rf"threadsPerWarp = {_INTEGERS}, warpsPerCTA = {_INTEGERS}\}}>"
+)
+
+
+def plain_blocked_fields(attr: ir.Attribute) -> tuple[_Ints, _Ints, _Ints, _Ints] | None:
+    """(sizePerThread, threadsPerWarp, warpsPerCTA, order) of a `#ttg.blocked` with just those
+    four fields, as MLIR prints it (keys sorted); None for any other attribute (the general
+    reader, `encodings.parse_encoding`, reads those). The common case, read with one match.
+
+    >>> with ir.Context() as ctx:
+    ...     from linear_layout.ir import load_dialects
+    ...     _ = load_dialects(ctx)
+    ...     plain_blocked_fields(ir.Attribute.parse("#ttg.blocked<{sizePerThread = [1, 4], "
+    ...         "threadsPerWarp = [4, 8], warpsPerCTA = [2, 2], order = [1, 0]}>"))
+    ((1, 4), (4, 8), (2, 2), (1, 0))
+    """
+    match = _PLAIN_BLOCKED.fullmatch(str(attr))
+    if match is None:
+        return None
+    order, spt, tpw, wpc = (tuple(int(v) for v in group.split(", ")) for group in match.groups())
+    return spt, tpw, wpc, order
+
+
+_Ints = tuple[int, ...]
 
 
 def triton_to_mlir_text(text: str) -> str:
@@ -225,17 +281,30 @@ _ALIAS_NAMES = {
     "ttg.shared_memory": "smem",
     "ll.layout": "layout",
 }
-_ATTRIBUTE_OR_STRING = re.compile(r'"[^"]*"|#(?:ttg|ll)\.[A-Za-z_]\w*')
-_ANGLE_OR_STRING = re.compile(r'"[^"]*"|[<>]')
+# A string literal, or a `#ttg.`/`#ll.` attribute whose parameters hold no other `<...>` (strings
+# inside them are skipped whole: MLIR prints a `"` inside a string as `\22`).
+_INNERMOST_OR_STRING = re.compile(r'"[^"]*"|#(?:ttg|ll)\.([A-Za-z_]\w*)(<[^<>"]*(?:"[^"]*"[^<>"]*)*>)?')
+_INNERMOST = re.compile(r'#(?:ttg|ll)\.([A-Za-z_]\w*)(<[^<>"]*(?:"[^"]*"[^<>"]*)*>)?')
+_ATTRIBUTE_IN_STRING = re.compile(r'"[^"]*#(?:ttg|ll)\.[^"]*"')
+_PLACEHOLDER = re.compile("\x01(\\d+)\x02")
 _EXISTING_ALIAS = re.compile(r"^#([\w.$-]+) = ", re.MULTILINE)
 
 
 class _Aliaser:
+    """Innermost attributes first, one regular-expression pass per level of nesting: each pass
+    replaces every attribute without nested `<...>` by its alias (`#blocked`), or, for a kind
+    that stays inline (`#ttg.slice`, `#ttg.dot_op`), by a placeholder, so that the attributes
+    around it have no nested `<...>` on the next pass. Equal texts get one alias (a dictionary
+    lookup per occurrence); aliases are numbered in the order the passes meet them."""
+
     def __init__(self, taken: set[str]) -> None:
         self.alias_of: dict[str, str] = {}
         self.definitions: list[str] = []
         self.taken = taken
         self.counts: dict[str, int] = {}
+        self.inline: list[str] = []  # placeholder n -> the attribute's text (may hold placeholders)
+        self.inline_index: dict[str, int] = {}
+        self.replaced = 0
 
     def _new_name(self, base: str) -> str:
         while True:
@@ -246,54 +315,55 @@ class _Aliaser:
                 self.taken.add(alias)
                 return alias
 
-    def _alias(self, base: str, text: str) -> str:
+    def _restore(self, text: str) -> str:
+        while "\x01" in text:
+            text = _PLACEHOLDER.sub(lambda m: self.inline[int(m.group(1))], text)
+        return text
+
+    def _replace(self, match: re.Match) -> str:
+        text = match.group()
+        if text[0] == '"' or (match.group(2) is None and _is_open(match)):
+            return text
+        self.replaced += match.group(2) is not None
         alias = self.alias_of.get(text)
-        if alias is None:
-            alias = self.alias_of[text] = self._new_name(base)
-            self.definitions.append(f"#{alias} = {text}")
-        return "#" + alias
+        if alias is not None:
+            return alias
+        dialect_kind = text[1 : text.find("<")] if match.group(2) is not None else text[1:]
+        base = _ALIAS_NAMES.get(dialect_kind)
+        if base is None:  # stays inline
+            index = self.inline_index.get(text)
+            if index is None:
+                index = self.inline_index[text] = len(self.inline)
+                self.inline.append(text)
+            alias = f"\x01{index}\x02"
+        else:
+            alias = "#" + self._new_name(base)
+            self.definitions.append(f"{alias} = {self._restore(text)}")
+        self.alias_of[text] = alias
+        return alias
 
-    def rewrite(self, text: str, start: int, end: int) -> str:
-        """`text[start:end]` with every layout attribute replaced by its alias (innermost first)."""
-        out = []
-        pos = start
-        while (match := _ATTRIBUTE_OR_STRING.search(text, pos, end)) is not None:
-            if match.group().startswith('"'):
-                out.append(text[pos : match.end()])
-                pos = match.end()
-                continue
-            head = match.group()
-            attr_end = match.end()
-            body = ""
-            if attr_end < end and text[attr_end] == "<":
-                close = _matching_angle(text, attr_end, end)
-                body = "<" + self.rewrite(text, attr_end + 1, close) + ">"
-                attr_end = close + 1
-            out.append(text[pos : match.start()])
-            base = _ALIAS_NAMES.get(head[1:])
-            out.append(self._alias(base, head + body) if base else head + body)
-            pos = attr_end
-        out.append(text[pos:end])
-        return "".join(out)
+    def rewrite(self, text: str) -> str:
+        """`text` with every layout attribute replaced by its alias."""
+        # strings need skipping (one more match per op name) only where one holds an attribute
+        pattern = _INNERMOST_OR_STRING if _ATTRIBUTE_IN_STRING.search(text) else _INNERMOST
+        while True:
+            self.replaced = 0
+            text = pattern.sub(self._replace, text)
+            if not self.replaced:
+                return self._restore(text)
 
 
-def _matching_angle(text: str, open_at: int, end: int) -> int:
-    depth = 0
-    for match in _ANGLE_OR_STRING.finditer(text, open_at, end):
-        token = match.group()
-        if token == "<":
-            depth += 1
-        elif token == ">":
-            depth -= 1
-            if depth == 0:
-                return match.start()
-    raise ValueError(f"unbalanced '<' in {text[open_at - 20 : open_at + 40]!r}")
+def _is_open(match: re.Match) -> bool:
+    """Whether the attribute name just matched goes on with parameters holding nested `<...>`
+    (matched on a later pass)."""
+    end = match.end()
+    return end < len(match.string) and match.string[end] == "<"
 
 
 def add_aliases(asm: str) -> str:
     """Hoist the layout attributes of printed IR into alias definitions."""
     aliaser = _Aliaser(set(_EXISTING_ALIAS.findall(asm)))
-    body = aliaser.rewrite(asm, 0, len(asm))
+    body = aliaser.rewrite(asm)
     if not aliaser.definitions:
         return body
     return "\n".join(aliaser.definitions) + "\n" + body

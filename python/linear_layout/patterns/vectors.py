@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from mlir import ir
+from ..ir.text import type_kind
 from mlir.dialects import arith, vector
 
 __all__ = [
@@ -30,7 +31,7 @@ def element_bits(t: ir.Type) -> int:
     width = getattr(t, "width", None)
     if width is not None:
         return width
-    if isinstance(t, ir.IndexType) or str(t).startswith("!tt.ptr<"):
+    if isinstance(t, ir.IndexType) or type_kind(t) == "tt.ptr":
         return 64
     raise ValueError(f"{t} has no element width")
 

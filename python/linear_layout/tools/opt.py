@@ -25,7 +25,7 @@ from ..core.limits import LimitError, check_text_limits
 from ..core.targets import NvptxTarget, TargetError, nvptx_target, ptx_features
 from ..ir import DIALECTS, dialect_file, load_dialects, print_module
 from ..passes import PipelineError, build_pass_manager, emit_ptx, get_pass, parse_pipeline, pass_names
-from ..ttgir import TtgirError, print_ttgir, ttgir_to_mlir
+from ..ttgir import TtgirError, name_loop_arguments, print_ttgir, ttgir_to_mlir
 
 __all__ = ["main"]
 
@@ -284,6 +284,7 @@ class _TtgirInputError(Exception):
         self.line = error.line
         self.column = error.column
         self.bare = str(error).split(": ", 1)[1] if error.line else str(error)
+        self.notes = error.notes
 
 
 class _Driver:
@@ -323,13 +324,19 @@ class _Driver:
             try:
                 # Leading newlines keep the line numbers of the original file.
                 module = ir.Module.parse("\n" * line_offset + self._as_mlir(chunk), self.context)
+                if self.ttgir:
+                    name_loop_arguments(module, chunk)
                 for pm in (self.verify_pm, self.user_pm, self.verify_pm if self.user_pm else None):
                     if pm is not None:
                         pm.run(module.operation)
                 if self.ptx_target is not None:
                     return self._ptx(module), diagnostics
             except _TtgirInputError as error:
-                return None, [Diagnostic("error", error.line + line_offset or None, error.column or None, error.bare)]
+                notes = [Diagnostic("note", line + line_offset, column, text) for line, column, text in error.notes]
+                return None, [
+                    Diagnostic("error", error.line + line_offset or None, error.column or None, error.bare),
+                    *notes,
+                ]
             except ir.MLIRError as error:
                 text = "\n" * line_offset + chunk
                 errors = [_explain_unknown_name(_to_diagnostic(info), text) for info in error.error_diagnostics]

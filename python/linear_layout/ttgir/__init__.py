@@ -10,7 +10,7 @@
 """
 
 from .formats import FORMATS, OpFormat
-from .reader import TtgirError, parse_ttgir, ttgir_context, ttgir_to_mlir
+from .reader import TtgirError, name_loop_arguments, parse_ttgir, ttgir_context, ttgir_to_mlir
 from .writer import mlir_to_ttgir, print_ttgir
 
 __all__ = [
@@ -18,6 +18,7 @@ __all__ = [
     "OpFormat",
     "TtgirError",
     "mlir_to_ttgir",
+    "name_loop_arguments",
     "parse_ttgir",
     "print_ttgir",
     "ttgir_context",

@@ -29,7 +29,7 @@ from .syntax import Token, TtgirSyntaxError, attribute_entries
 
 __all__ = ["OpFormat", "FORMATS", "ENUMS", "Parsed", "parse_custom", "print_custom", "TRITON_DIALECTS"]
 
-TRITON_DIALECTS = ("tt", "ttg", "ttng", "amdg")
+TRITON_DIALECTS = ("tt", "ttg", "ttng", "amdg", "nvg")
 
 # Triton's I32 enums: the keyword printed in custom syntax and the integer of generic form.
 ENUMS: dict[str, dict[str, int]] = {
@@ -56,7 +56,7 @@ class _Element:
 class OpFormat:
     """One op: its assembly format (None: Triton prints it in generic form), its operands in ODS
     order, its results, the attributes its format spells out, and how its result types are found
-    when the format does not print them ("pointee:$ptr", "token", "same-as-operands")."""
+    when the format does not print them ("pointee:$ptr", "token", "same-as-operands", "type-of:$operand")."""
 
     name: str
     format: str | None
@@ -159,7 +159,7 @@ _TABLE = (
         "tt.fp_to_fp",
         "$src attr-dict (`,` `rounding` `=` $rounding^)? `:` type($src) `->` type($result)",
         ["src"],
-        attributes={"rounding": "plain"},
+        attributes={"rounding": "keyword"},
     ),
     _f(
         "tt.reshape",
@@ -178,7 +178,6 @@ _TABLE = (
     ),
     _f("tt.cat", "$lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)", ["lhs", "rhs"]),
     _f("tt.addptr", "$ptr `,` $offset attr-dict `:` type($result) `,` type($offset)", ["ptr", "offset"]),
-    _f("tt.advance", "$ptr `,` `[` $offsets `]` attr-dict `:` type($result)", ["ptr", "offsets*"]),
     _f(
         "tt.load",
         "$ptr (`,` $mask^)? (`,` $other^)? " + _MEMORY + " attr-dict `:` type($ptr)",
@@ -201,6 +200,24 @@ _TABLE = (
         ("d",),
         attributes={"inputPrecision": "enum:precision"},
     ),
+    _f("tt.gather", "$src `[` $indices `]` attr-dict `:` functional-type", ["src", "indices"]),
+    _f(
+        "tt.elementwise_inline_asm",
+        "$asm_string attr-dict ($args^ `:` type($args))? `->` type($result)",
+        ["args*"],
+        ("result*",),
+        attributes={"asm_string": "plain"},
+    ),
+    _f(
+        "tt.clampf",
+        "$x `,` $min `,` $max `,` `propagateNan` `=` $propagateNan attr-dict `:` type($result)",
+        ["x", "min", "max"],
+        attributes={"propagateNan": "keyword"},
+    ),
+    _f("tt.precise_divf", "$x `,` $y attr-dict `:` type($x)", ["x", "y"], result_rule="type-of:x"),
+    _f("tt.precise_sqrt", "$x attr-dict `:` type($x)", ["x"], result_rule="type-of:x"),
+    _f("tt.mulhiui", "$x `,` $y attr-dict `:` type($x)", ["x", "y"], result_rule="type-of:x"),
+    _f("tt.histogram", "$src (`,` $mask^)? attr-dict `:` type($src) `->` type($result)", ["src", "mask?"]),
     _f("tt.reduce", None, ["srcs*"], ("result*",)),
     _f("tt.scan", None, ["srcs*"], ("result*",)),
     _f("tt.reduce.return", "attr-dict $result `:` type($result)", ["result*"], ()),
@@ -240,6 +257,7 @@ _TABLE = (
     ),
     # ttg (TritonGPUOps.td)
     _f("ttg.convert_layout", _UNARY, ["src"]),
+    _f("ttg.barrier", "$addrSpace attr-dict", (), (), attributes={"addrSpace": "keyword"}),
     _f("ttg.local_alloc", "($src^)? attr-dict `:` functional-type", ["src?"]),
     _f(
         "ttg.local_load",
@@ -341,6 +359,7 @@ _TABLE = (
         attributes={"atomic_rmw_op": "enum:rmw_op", "sem": "enum:sem", "scope": "enum:scope"},
     ),
     _f("amdg.in_thread_transpose", _UNARY, ["src"]),
+    _f("amdg.cond_barrier", "$pred attr-dict", ["pred"], ()),
 )
 
 FORMATS: dict[str, OpFormat] = {entry.name: entry for entry in _TABLE}
@@ -443,7 +462,9 @@ def _is_present(element: _Element, cursor: _Cursor, entry: OpFormat) -> bool:
         return token.kind == "value"
     if element.kind == "ref":
         kind = entry.attributes.get(element.text, "plain")
-        return token.kind == "ident" if kind.startswith("enum") else token.kind in ("number", "string")
+        if kind.startswith("enum") or kind == "keyword":
+            return token.kind == "ident"
+        return token.kind in ("number", "string")
     if element.kind == "attrdict":
         return token.text == "{"
     return token.kind in ("ident", "bang") or token.text == "<"
@@ -462,6 +483,12 @@ def _parse_attribute(cursor: _Cursor, name: str, kind: str) -> str | None:
         return f"{values[keyword.text]} : i32"
     if kind == "unit":
         return None
+    if kind == "keyword":  # a bit-enum keyword (`local`, `local|global_read`), kept as a string
+        words = [cursor.take().text]
+        while cursor.at("|"):
+            cursor.pos += 1
+            words.append(cursor.take().text)
+        return '"' + "|".join(words) + '"'
     if kind == "i32":
         return f"{cursor.take().text} : i32"
     if kind == "i32list":
@@ -591,6 +618,8 @@ def _print_attribute(kind: str, value: str | None) -> str:
         raise ValueError(f"a {kind} attribute has no value")
     if kind.startswith("enum:"):
         return _enum_keyword(kind, value)
+    if kind == "keyword":
+        return value.strip('"')
     if kind == "i32":
         return value.split(":")[0].strip()
     if kind == "i32list":
@@ -663,6 +692,16 @@ def _join(pieces: list[str]) -> str:
 def print_custom(entry: OpFormat, op: GenericOp) -> str:
     """The custom syntax of `op` (everything after the op name, without the location)."""
     out: list[str] = []
-    used: set[str] = set()
+    used = _format_attributes(entry.elements, entry)  # attr-dict leaves out what the format spells
     _print_elements(entry.elements, entry, op, used, out)
     return _join(out)
+
+
+def _format_attributes(elements, entry: OpFormat) -> set[str]:
+    names: set[str] = set()
+    for element in elements:
+        if element.kind == "group":
+            names |= _format_attributes(element.children, entry)
+        elif element.kind == "ref" and not entry.kind_of(element.text):
+            names.add(element.text)
+    return names

@@ -20,23 +20,39 @@ from dataclasses import dataclass, field
 from mlir import ir
 
 from ..core.limits import LimitError, check_text_limits
+from ..dialects.verifier import FACT_ATTRIBUTES, LaunchFacts, encoding_text_problem
 from ..ir import load_dialects
+from .foreign import FOREIGN_PREFIX, is_foreign, opaque_syntax, syntax_attribute
 from .formats import FORMATS, TRITON_DIALECTS, OpFormat, parse_custom
-from .syntax import AliasDef, Op, Region, TtgirSyntaxError, Token, parse_file, split_top_level
-from .types import TypeTextError, expand_opaque_aliases, i1_like, pointee_type, to_mlir_types
+from .syntax import (
+    AliasDef,
+    Op,
+    Region,
+    Token,
+    TtgirSyntaxError,
+    attribute_entries,
+    parse_file,
+    split_top_level,
+    tokenize,
+)
+from .types import TypeTextError, expand_aliases, expand_opaque_aliases, i1_like, pointee_type, to_mlir_types
 
-__all__ = ["TtgirError", "ttgir_to_mlir", "parse_ttgir", "ttgir_context"]
+__all__ = ["TtgirError", "name_loop_arguments", "ttgir_to_mlir", "parse_ttgir", "ttgir_context"]
 
 
 class TtgirError(ValueError):
     """Bad TTGIR: `str()` is one line, `LINE:COL: message` (the message's whitespace, newlines of
-    quoted source text included, collapsed to single spaces)."""
+    quoted source text included, collapsed to single spaces); `notes` are (line, column, text)
+    pointing at related places (the first use of a bad alias)."""
 
-    def __init__(self, message: str, line: int = 0, column: int = 0) -> None:
+    def __init__(
+        self, message: str, line: int = 0, column: int = 0, notes: tuple[tuple[int, int, str], ...] = ()
+    ) -> None:
         message = " ".join(message.split())
         super().__init__(f"{line}:{column}: {message}" if line else message)
         self.line = line
         self.column = column
+        self.notes = notes
 
 
 @dataclass
@@ -104,6 +120,9 @@ class _Converter:
         triton = _dialect(op.name) in TRITON_DIALECTS
         if triton and op.name not in FORMATS:
             raise TtgirError(f"unknown operation '{op.name}' (not in linear_layout.ttgir.formats)", op.line, op.column)
+        if not triton and is_foreign(op, TRITON_DIALECTS):
+            self.convert_foreign(op)
+            return
         if op.generic or not triton:
             self.pass_through(op)
             return
@@ -116,6 +135,22 @@ class _Converter:
             )
         else:
             self.convert_custom(op, entry)
+
+    def convert_foreign(self, op: Op) -> None:
+        """An op of another dialect as `"foreign.<name>"` with its text (`foreign`)."""
+        pieces, values = opaque_syntax(op)
+        operands = [v.text for v in values]
+        operand_types = [self.type_of(v, op) for v in operands]
+        result_types = self.passed_result_types(op)
+        self.define(op, result_types)
+        pieces = [expand_aliases(p, self.aliases) for p in pieces]
+        results = ", ".join(result_types)
+        shown = results if len(result_types) == 1 else f"({results})"
+        text = (
+            f'{self.results_text(op)}"{FOREIGN_PREFIX}{op.name}"({", ".join(operands)}) '
+            f"{{{syntax_attribute(pieces)}}} : ({', '.join(operand_types)}) -> {shown}"
+        )
+        self.out.put(op.line, text + (f" {op.loc}" if op.loc else ""))
 
     def pass_through(self, op: Op) -> None:
         self.define(op, self.passed_result_types(op))
@@ -164,29 +199,19 @@ class _Converter:
         if op.name != "scf.for":
             return
         tokens = list(op.tokens)
-        induction = tokens[0].text
         colon = _last_top_level(tokens, ":")
         iv_type = "index"
         if colon is not None and (_last_top_level(tokens, "->") or -1) < colon:
             iv_type = self.source[tokens[colon + 1].start : tokens[-1].end]
+        induction, *iter_args = _loop_argument_names(op)
         self.types[induction] = iv_type
-        for index, token in enumerate(tokens):
-            if token.text == "iter_args":
-                close = _matching_index(tokens, index + 1)
-                result_types = (
-                    [
-                        self.types.get(f"{op.results[0][0]}#{k}") or self.types.get(op.results[0][0])
-                        for k in range(op.result_count)
-                    ]
-                    if op.results
-                    else []
-                )
-                groups = split_top_level(tokens[index + 2 : close], ",")
-                for k, group in enumerate(groups):
-                    result_type = result_types[k] if k < len(result_types) else None
-                    if result_type is not None:
-                        self.types[group[0].text] = result_type
-                break
+        result_types = [
+            self.types.get(f"{op.results[0][0]}#{k}") or self.types.get(op.results[0][0])
+            for k in range(op.result_count if op.results else 0)
+        ]
+        for name, result_type in zip(iter_args, result_types):
+            if result_type is not None:
+                self.types[name] = result_type
 
     def convert_custom(self, op: Op, entry: OpFormat) -> None:
         try:
@@ -230,6 +255,8 @@ class _Converter:
                 return [pointee_type(self.type_of(ptr, op))]
         except TypeTextError as error:
             raise TtgirError(f"'{op.name}': {error}", op.line, op.column) from None
+        if rule.startswith("type-of:"):
+            return [self.mlir_text(t) for t in parsed.types.get(rule[8:], [])]
         if rule == "token":
             return ["!ttg.async_token"]
         if rule == "same-as-operands":
@@ -259,6 +286,31 @@ class _Converter:
         self.convert_region(region, entry_header=f"^bb0({arguments}):")
         tail = f"}}) {{{signature.attributes}}}" if signature.attributes else "})"
         self.out.put(region.end_line, f"{tail} : () -> ()" + (f" {op.loc}" if op.loc else ""))
+
+
+def _loop_argument_names(op: Op) -> tuple[str, ...]:
+    """The names of an scf.for's body arguments as written: `%k`, then its iter_args."""
+    tokens = list(op.tokens)
+    names = [tokens[0].text] if tokens else []
+    for index, token in enumerate(tokens):
+        if token.text == "iter_args":
+            close = _matching_index(tokens, index + 1)
+            names += [group[0].text for group in split_top_level(tokens[index + 2 : close], ",") if group]
+            break
+    return tuple(names)
+
+
+def _loops(items) -> list[Op]:
+    """The scf.for ops among `items` (ops and alias definitions) and their regions, in text order."""
+    found: list[Op] = []
+    for item in items:
+        if isinstance(item, Op):
+            if item.name == "scf.for":
+                found.append(item)
+            for region in item.regions:
+                for block in region.blocks:
+                    found += _loops(block.ops)
+    return found
 
 
 @dataclass(frozen=True)
@@ -404,7 +456,9 @@ def _upstream_result_types(source: str, op: Op, tokens: list[Token]) -> list[str
 
 def ttgir_to_mlir(text: str) -> str:
     """The TTGIR module `text` in the form MLIR parses (Triton ops generic, types IRDL); text past
-    the nesting or shape limits of `core.limits` is a `TtgirError` before anything recurses."""
+    the nesting or shape limits of `core.limits` is a `TtgirError` before anything recurses.
+    After `ir.Module.parse`, `name_loop_arguments(module, text)` restores what the generic text
+    cannot carry (`parse_ttgir` does both)."""
     try:
         check_text_limits(text)
         parsed = parse_file(text)
@@ -413,6 +467,7 @@ def ttgir_to_mlir(text: str) -> str:
         raise TtgirError(error.what, position.line if position else 0, position.column if position else 0) from None
     except TtgirSyntaxError as error:
         raise TtgirError(error.bare, error.line, error.column) from None
+    _check_aliases(parsed, text)
     converter = _Converter(text, parsed.aliases)
     for item in parsed.items:
         if isinstance(item, AliasDef):
@@ -423,6 +478,49 @@ def ttgir_to_mlir(text: str) -> str:
         else:
             converter.convert(item)
     return converter.out.text()
+
+
+def _module_facts(parsed, source: str) -> LaunchFacts:
+    """The launch sizes in the attributes of the file's top-level module."""
+    sizes: dict[str, int] = {}
+    for item in parsed.items:
+        if isinstance(item, Op) and item.name == "module":
+            tokens = list(item.tokens)
+            for index, token in enumerate(tokens[:-1]):
+                if token.text == "attributes" and tokens[index + 1].text == "{":
+                    close = _matching_index(tokens, index + 1)
+                    for key, value in attribute_entries(source, tokens[index + 2 : close]):
+                        field = FACT_ATTRIBUTES.get(key.strip('"'))
+                        if field and value and value.split(":")[0].strip().isdigit():
+                            sizes[field] = int(value.split(":")[0])
+                    break
+    return LaunchFacts(**sizes)
+
+
+def _check_aliases(parsed, source: str) -> None:
+    """An alias whose encoding is unsound is one error at its definition, with its first use as
+    a note (not one error per op that uses it)."""
+    facts: LaunchFacts | None = None
+    for item in parsed.items:
+        if not isinstance(item, AliasDef) or not item.text.startswith("#ttg."):
+            continue
+        facts = facts or _module_facts(parsed, source)
+        try:
+            problem = encoding_text_problem(expand_aliases(item.text, parsed.aliases), facts)
+        except TypeTextError:
+            continue  # reported where the alias is expanded
+        if problem:
+            use = _first_use(source, item)
+            notes = ((use.line, use.column, f"{item.name} first used here"),) if use else ()
+            where = f" (first used at {use.line}:{use.column})" if use else ""
+            raise TtgirError(f"alias {item.name}: {problem}{where}", item.line, 1, notes)
+
+
+def _first_use(source: str, alias: AliasDef) -> Token | None:
+    for token in tokenize(source):
+        if token.kind == "hash" and token.text == alias.name and token.line != alias.line:
+            return token
+    return None
 
 
 def ttgir_context(context: ir.Context | None = None) -> ir.Context:
@@ -445,9 +543,34 @@ def parse_ttgir(text: str, context: ir.Context | None = None) -> ir.Module:
     generic = ttgir_to_mlir(text)
     context = ttgir_context(context)
     try:
-        return ir.Module.parse(generic, context)
+        module = ir.Module.parse(generic, context)
     except ir.MLIRError as error:
         match = _MLIR_ERROR.search(str(error))
         if match:
             raise TtgirError(match.group(3).strip(), int(match.group(1)), int(match.group(2))) from None
         raise TtgirError(" ".join(str(error).split())) from None
+    name_loop_arguments(module, text)
+    return module
+
+
+_UNNAMED = re.compile(r"%arg\d+")
+_UNIQUING_SUFFIX = re.compile(r"_\d+$")
+
+
+def name_loop_arguments(module: ir.Module, text: str) -> None:
+    """Give the arguments of each scf.for body of `module` (read from TTGIR `text`) the name
+    location Triton's printer named them from (`%acc_41` was the value `acc`, made unique), which
+    the custom syntax of scf.for cannot write: `print_ttgir` then names them the same."""
+    loops = iter([_loop_argument_names(op) for op in _loops(parse_file(text).items)])
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name == "scf.for":
+            arguments = op.regions[0].blocks[0].arguments
+            for argument, name in zip(arguments, next(loops, ())):
+                if not _UNNAMED.fullmatch(name):
+                    argument.set_location(
+                        ir.Location.name(_UNIQUING_SUFFIX.sub("", name[1:]), op.location, context=op.context)
+                    )
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)

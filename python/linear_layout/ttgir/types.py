@@ -17,7 +17,15 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["to_mlir_types", "to_triton_types", "expand_opaque_aliases", "pointee_type", "i1_like", "TypeTextError"]
+__all__ = [
+    "to_mlir_types",
+    "to_triton_types",
+    "expand_aliases",
+    "expand_opaque_aliases",
+    "pointee_type",
+    "i1_like",
+    "TypeTextError",
+]
 
 
 class TypeTextError(ValueError):
@@ -142,20 +150,30 @@ def to_triton_types(text: str) -> str:
     return text.replace("!ttg.async_token", "!ttg.async.token")
 
 
+def expand_aliases(text: str, aliases: dict[str, str], depth: int = 0) -> str:
+    """`text` with every reference to one of `aliases` (`#blocked`) replaced by its definition,
+    recursively; text inside strings is kept.
+
+    >>> expand_aliases("tensor<4xf32, #b>", {"#b": "#ttg.blocked<{order = [0]}>"})
+    'tensor<4xf32, #ttg.blocked<{order = [0]}>>'
+    """
+    if depth > 16:
+        raise TypeTextError("alias definitions refer to each other in a cycle")
+
+    def one(match: re.Match) -> str:
+        token = match.group()
+        if token in aliases:
+            return expand_aliases(aliases[token], aliases, depth + 1)
+        return token
+
+    return _ALIAS_REF.sub(one, text)
+
+
 def expand_opaque_aliases(text: str, aliases: dict[str, str]) -> str:
     """Expand alias references inside `!tt.*<...>` types, whose text MLIR keeps unparsed."""
 
-    def expand(body: str, depth: int = 0) -> str:
-        if depth > 16:
-            raise TypeTextError("alias definitions refer to each other in a cycle")
-
-        def one(match: re.Match) -> str:
-            token = match.group()
-            if token in aliases:
-                return expand(aliases[token], depth + 1)
-            return token
-
-        return _ALIAS_REF.sub(one, body)
+    def expand(body: str) -> str:
+        return expand_aliases(body, aliases)
 
     out, pos = [], 0
     while True:

@@ -13,6 +13,7 @@ import re
 from mlir import ir
 
 from ..ir import add_aliases
+from .foreign import FOREIGN_PREFIX, SYNTAX_ATTRIBUTE, restore_text
 from .formats import FORMATS, GenericOp, OpFormat, print_custom
 from .reader import _last_top_level, _matching_index, _type_list
 from .syntax import AliasDef, Op, Region, attribute_entries, parse_file
@@ -162,6 +163,11 @@ class _Writer:
         if op.generic and entry is not None and entry.format == "custom:func":
             self.write_func(op, indent)
             return
+        if op.generic and op.name.startswith(FOREIGN_PREFIX):
+            operands, _properties, attributes, _types, _result_types = _generic_parts(self.source, op)
+            line = _results(op) + restore_text(op.name, dict(attributes)[SYNTAX_ATTRIBUTE] or "", operands)
+            self.lines.append(pad + line + (f" {op.loc}" if op.loc else ""))
+            return
         if op.generic and entry is not None and entry.format is not None:
             line = _results(op) + _custom_line(self.source, op, entry)
             self.lines.append(pad + line + (f" {op.loc}" if op.loc else ""))
@@ -239,11 +245,39 @@ def mlir_to_ttgir(asm: str) -> str:
         else:
             seen_op = True
             writer.write_op(item, 0)
-    return add_aliases(triton_key_order("\n".join(leading + writer.lines + trailing) + "\n"))
+    return _mlir_alias_order(add_aliases(triton_key_order("\n".join(leading + writer.lines + trailing) + "\n")))
+
+
+_ALIAS_LINE = re.compile(r"#([\w$-]+) = ")
+_ALIAS_USE = re.compile(r'"(?:[^"\\]|\\.)*"|#([\w$-]+)(?![\w$.-])')
+
+
+def _mlir_alias_order(text: str) -> str:
+    """The alias definitions at the head of `text` in the order MLIR's printer (Triton's) writes
+    them: by depth (an alias whose definition uses other aliases after those), then by name
+    without its number (`blocked`, `linear`, `loc`, `mma`, `shared`, `smem`), keeping the order
+    of the definitions within a name."""
+    lines = text.split("\n")
+    count = 0
+    while count < len(lines) and _ALIAS_LINE.match(lines[count]):
+        count += 1
+    names = [_ALIAS_LINE.match(line).group(1) for line in lines[:count]]  # type: ignore[union-attr]
+    definitions = dict(zip(names, (line.split(" = ", 1)[1] for line in lines[:count])))
+    depth: dict[str, int] = {}
+
+    def depth_of(name: str, seen: frozenset[str] = frozenset()) -> int:
+        if name not in depth:
+            used = {m.group(1) for m in _ALIAS_USE.finditer(definitions[name]) if m.group(1) in definitions}
+            used -= seen | {name}
+            depth[name] = 1 + max((depth_of(u, seen | {name}) for u in used), default=-1)
+        return depth[name]
+
+    order = sorted(range(count), key=lambda i: (depth_of(names[i]), names[i].rstrip("0123456789")))
+    return "\n".join([lines[i] for i in order] + lines[count:])
 
 
 def print_ttgir(module: ir.Module | ir.Operation) -> str:
     """The module in Triton's TTGIR syntax: Triton compiles it (`triton.compile(path, target=...)`)."""
     operation = module.operation if isinstance(module, ir.Module) else module
-    asm = operation.get_asm(enable_debug_info=True, assume_verified=True)
+    asm = operation.get_asm(enable_debug_info=True, assume_verified=True, use_name_loc_as_prefix=True)
     return mlir_to_ttgir(asm)

@@ -1,0 +1,159 @@
+"""Triton's layout inference for its ops that carry a layout, as rules `ll-verify` checks.
+
+Triton infers the result encoding of these ops from their operands and refuses a file whose
+written encoding differs (`'tt.trans' op inferred type(s) ... are incompatible with return
+type(s)`); an edited TTGIR that breaks one is refused here too, with the rule named:
+
+    tt.trans        the result layout is the source layout with its dimensions in `order`
+                    (inferTransOpEncoding; layouts compared as linear layouts, as Triton does)
+    tt.expand_dims  the source is `#ttg.slice<{dim = axis, parent = P}>` and the result is laid
+                    out as P (inferExpandDimsOpEncoding)
+    tt.reduce       each result is laid out as `#ttg.slice<{dim = axis, parent = source}>`
+                    (inferReduceOpEncoding)
+    tt.broadcast    the result's encoding lays out the source shape as the source's does (the
+                    corpus has broadcasts between different #ttg.blocked that agree there)
+    tt.scan         each result has its operand's layout
+    tt.dot          a and b are `#ttg.dot_op` with opIdx 0 and 1 whose parent is the result's
+                    encoding, and c has the result's encoding
+
+Each rule reads only the op's types and attributes (the verifier checks an op once per
+signature) and returns the broken rule's message, or None. An encoding that cannot be read is
+left to the type checks, which report it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from mlir import ir
+
+from ..core.layout import LinearLayout
+from ..encodings import DotOperandLayout, SliceLayout, to_linear_layout
+from ..ir.bridge import from_attribute, layout_of
+
+__all__ = ["TRITON_RULES", "triton_rule_problem"]
+
+
+def _layout_tensor(t: ir.Type) -> bool:
+    return isinstance(t, ir.RankedTensorType) and t.encoding is not None
+
+
+def _integers(attr: ir.Attribute) -> list[int]:
+    if isinstance(attr, ir.IntegerAttr):
+        return [attr.value]
+    return [int(v) for v in attr]
+
+
+def _permuted(layout: LinearLayout, order: list[int]) -> LinearLayout:
+    """`layout` with output dimension i taken from its dimension order[i] (`tt.trans`)."""
+    names = [name for name, _ in layout.out_dims]
+    sizes = [size for _, size in layout.out_dims]
+    bases = [(name, [tuple(basis[o] for o in order) for basis in vectors]) for name, vectors in layout.bases]
+    return LinearLayout.from_bases(bases, names, [sizes[o] for o in order], require_surjective=False)
+
+
+def _trans(op: ir.Operation) -> str | None:
+    source, result = op.operands[0].type, op.results[0].type
+    if not (_layout_tensor(source) and _layout_tensor(result)) or "order" not in op.attributes:
+        return None
+    order = _integers(op.attributes["order"])
+    if sorted(order) != list(range(len(order))) or len(order) != source.rank:
+        return f"order {order} is not a permutation of the source's {source.rank} dimensions"
+    if list(result.shape) != [source.shape[o] for o in order]:
+        return f"result shape {list(result.shape)} is not the source shape {list(source.shape)} in order {order}"
+    if layout_of(result) != _permuted(layout_of(source), order):
+        return (
+            f"result layout is not the source layout with its dimensions in order {order} "
+            "(Triton's inferTransOpEncoding)"
+        )
+    return None
+
+
+def _expand_dims(op: ir.Operation) -> str | None:
+    source, result = op.operands[0].type, op.results[0].type
+    if not (_layout_tensor(source) and _layout_tensor(result)) or "axis" not in op.attributes:
+        return None
+    axis = _integers(op.attributes["axis"])[0]
+    encoding = from_attribute(source.encoding)
+    if not isinstance(encoding, SliceLayout) or encoding.dim != axis:
+        return f"source encoding must be #ttg.slice with dim = {axis} (Triton's inferExpandDimsOpEncoding)"
+    if to_linear_layout(encoding.parent, list(result.shape)) != layout_of(result):
+        return "result layout is not the parent of the source's #ttg.slice (Triton's inferExpandDimsOpEncoding)"
+    return None
+
+
+def _reduce(op: ir.Operation) -> str | None:
+    if "axis" not in op.attributes:
+        return None
+    axis = _integers(op.attributes["axis"])[0]
+    for operand, result in zip(op.operands, op.results):
+        source, reduced = operand.type, result.type
+        if not (_layout_tensor(source) and _layout_tensor(reduced)):
+            continue
+        sliced = SliceLayout(axis, from_attribute(source.encoding))
+        if to_linear_layout(sliced, list(reduced.shape)) != layout_of(reduced):
+            return (
+                f"result layout is not #ttg.slice<{{dim = {axis}, parent = <the source's encoding>}}> "
+                "(Triton's inferReduceOpEncoding)"
+            )
+    return None
+
+
+def _broadcast(op: ir.Operation) -> str | None:
+    source, result = op.operands[0].type, op.results[0].type
+    if not (_layout_tensor(source) and _layout_tensor(result)):
+        return None
+    if to_linear_layout(from_attribute(result.encoding), list(source.shape)) != layout_of(source):
+        return (
+            "the result's encoding does not lay out the source shape as the source's encoding does "
+            "(Triton's broadcast: the same layout on the source shape)"
+        )
+    return None
+
+
+def _scan(op: ir.Operation) -> str | None:
+    for operand, result in zip(op.operands, op.results):
+        both = _layout_tensor(operand.type) and _layout_tensor(result.type)
+        if both and layout_of(operand.type) != layout_of(result.type):
+            return "each result must have its operand's layout (Triton's scan: the same layout)"
+    return None
+
+
+def _dot(op: ir.Operation) -> str | None:
+    if len(op.operands) < 3 or not all(_layout_tensor(v.type) for v in (*op.operands[:3], op.results[0])):
+        return None
+    result = op.results[0].type
+    if op.operands[2].type.encoding != result.encoding:
+        return "the accumulator c must have the result's encoding"
+    parent = from_attribute(result.encoding)
+    for index, name in ((0, "a"), (1, "b")):
+        encoding = from_attribute(op.operands[index].type.encoding)
+        if not isinstance(encoding, DotOperandLayout):
+            continue  # operands from shared memory (warp-group dots) or FMA dots of another kind
+        if encoding.operand_index != index:
+            return f"operand {name} must be a #ttg.dot_op with opIdx = {index}"
+        if encoding.parent != parent:
+            return f"the parent of operand {name}'s #ttg.dot_op must be the result's encoding"
+    return None
+
+
+TRITON_RULES: dict[str, Callable[[ir.Operation], str | None]] = {
+    "tt.trans": _trans,
+    "tt.expand_dims": _expand_dims,
+    "tt.reduce": _reduce,
+    "tt.broadcast": _broadcast,
+    "tt.scan": _scan,
+    "tt.dot": _dot,
+}
+
+
+def triton_rule_problem(op: ir.Operation) -> str | None:
+    """The broken layout-inference rule of Triton op `op` (None: none broken, or no rule). An
+    encoding that cannot be read is not this rule's to report: the type checks report it."""
+    rule = TRITON_RULES.get(op.name)
+    if rule is None:
+        return None
+    try:
+        return rule(op)
+    except (TypeError, ValueError):
+        return None
