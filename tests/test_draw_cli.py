@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import re
 import subprocess
 import sys
@@ -49,13 +50,38 @@ def test_terminal_output(capsys):
     assert "0=warp 0" in out
 
 
-def test_terminal_colour_follows_no_color(capsys, monkeypatch):
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_terminal_colour_only_on_a_terminal_without_no_color(capsys, monkeypatch):
     monkeypatch.delenv("NO_COLOR", raising=False)
-    assert main([BLOCKED, "--shape", "32x32", "--width", "100"]) == 0
-    assert "\x1b[48;2;" in capsys.readouterr().out
-    monkeypatch.setenv("NO_COLOR", "1")
+    # captured standard output is not a terminal: plain text unless --color always
     assert main([BLOCKED, "--shape", "32x32", "--width", "100"]) == 0
     assert "\x1b" not in capsys.readouterr().out
+    assert main([BLOCKED, "--shape", "32x32", "--width", "100", "--color", "always"]) == 0
+    assert "\x1b[48;2;" in capsys.readouterr().out
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stdout", terminal)
+    assert main([BLOCKED, "--shape", "32x32", "--width", "100"]) == 0
+    assert "\x1b[48;2;" in terminal.getvalue()
+    for argv in (["--color", "never"], ["--no-color"]):
+        terminal.seek(0), terminal.truncate()
+        assert main([BLOCKED, "--shape", "32x32", "--width", "100", *argv]) == 0
+        assert terminal.getvalue() and "\x1b" not in terminal.getvalue()
+    monkeypatch.setenv("NO_COLOR", "1")
+    terminal.seek(0), terminal.truncate()
+    assert main([BLOCKED, "--shape", "32x32", "--width", "100"]) == 0
+    assert "\x1b" not in terminal.getvalue()
+
+
+def test_long_notes_wrap_instead_of_being_cut(capsys):
+    assert main(["--src", BLOCKED, "--dst", TRANSPOSED, "--shape", "32x32", "--bitwidth", "16", "--width", "60"]) == 0
+    out = capsys.readouterr().out
+    assert max(len(line) for line in out.splitlines()) <= 60 and "\u2026" not in out.split("0=warp 0")[1]
+    plan_lines = out.split("plan: ", 1)[1].split("\nstore: ")[0].split("\n")
+    assert len(plan_lines) > 1 and all(line.startswith("    ") for line in plan_lines[1:])
 
 
 def test_shared_with_access(capsys):
@@ -74,7 +100,9 @@ def test_shared_with_access(capsys):
       "order = [3, 2, 1, 0]}>", "--shape", "2x2x2x4"], "rank 1 to 3"),
     ([BLOCKED, "--color-by", "bank"], "unknown color_by"),
     ([BLOCKED, "--access", BLOCKED], "--access applies to shared-memory encodings only"),
-    ([BLOCKED, "-o", "picture.jpg"], "extension must be .svg, .png or .txt"),
+    ([BLOCKED, "-o", "picture.jpg"], "extension must be .svg, .png, .tex or .txt"),
+    ([BLOCKED, "--color", "sometimes"], "--color: invalid choice"),
+    ([BLOCKED, "--color", "always", "--no-color"], "--no-color contradicts --color always"),
     (["--src", BLOCKED], "needs both --src and --dst"),
     ([], "nothing to draw"),
     ([BLOCKED, "--unknown"], "unrecognized arguments: --unknown"),

@@ -109,7 +109,7 @@ def test_every_embedded_svg_renders(page):
 def test_rows_state_the_plan(page):
     for name, src, dst, shape, bitwidth in CONVERSIONS:
         plan = plan_conversion(parse_encoding(src), parse_encoding(dst), shape, bitwidth)
-        row = re.search(rf"<tr><td>{name}</td>(.*?)<td class=\"picture\">", page, flags=re.S).group(1)
+        row = re.search(rf"<tr><td>{name}</td>(.*?)</tr>", page, flags=re.S).group(1)
         cells = re.findall(r"<td[^>]*>(.*?)</td>", row)
         assert cells[2] == plan.strategy
         assert cells[3:8] == [str(plan.scratch_bytes), str(plan.barriers), str(plan.store_wavefronts),
@@ -129,8 +129,11 @@ def test_escaping_and_row_width():
 def test_page_pictures_stay_within_the_page_limits():
     big = conversion_rows([("big", BLOCKED, TRANSPOSED, (256, 256), 16)])[0].picture
     source, stored, loaded, destination = big.panels
-    assert (destination.rows, destination.cols) == (PAGE_LIMITS.cells, PAGE_LIMITS.cells)
-    assert (source.rows, source.cols) == (PAGE_LIMITS.cells, PAGE_LIMITS.cells)  # 4x4 tiles
-    assert source.titles[0].startswith("tile (0, 0)..(3, 3): (0, 0) T0 r0 lane 0 warp 0;")
-    assert stored.rows == loaded.rows == PAGE_LIMITS.shared_rows
-    assert any(note.startswith(f"bank rows 0-{PAGE_LIMITS.shared_rows - 1} of") for note in stored.notes)
+    for panel in (source, destination):
+        # tiles of one thread range x one register range (draw/layout.py), within the page's cells
+        assert max(panel.rows, panel.cols) == PAGE_LIMITS.cells and "one thread range" in panel.title
+        assert all(re.fullmatch(r"T\d+(-\d+)?:\d+(-\d+)?", label) for label in panel.labels)
+    assert source.title.startswith("source (8x16 tiles")  # 8 rows of 4 threads x 4 registers
+    assert source.titles[0].startswith("tile (0, 0)..(7, 15): (0, 0) T0 r0 lane 0 warp 0;")
+    assert stored.rows == loaded.rows == min(PAGE_LIMITS.shared_rows, PAGE_LIMITS.shared_cells // stored.cols)
+    assert any(note.startswith(f"bank rows 0-{stored.rows - 1} of") for note in stored.notes)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import collections
 import itertools
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +20,7 @@ import numpy as np
 import pytest
 
 from linear_layout.core.hardware import MAX_REGISTERS_PER_THREAD
+from linear_layout.encodings import collect_aliases, parse_encoding
 from linear_layout.ir.bridge import format_ll_layout
 from linear_layout.simt import interpreter as simt_interpreter
 from linear_layout.simt import run_kernel
@@ -216,8 +218,11 @@ def test_text_has_a_row_per_entry_and_totals():
     lines = text.splitlines()
     rejected = [r for r in report.rows if r.cost is not None and r.cost.rejected]
     assert rejected  # the conversion through shared memory rejected the warp shuffles
-    # the header, one line per row, the rejections (a heading and one line per conversion), the totals
-    assert len(lines) == len(report.rows) + 1 + (1 + len(rejected)) + 1 and lines[-1].startswith("total: ")
+    # the header, one line per row, the rejections (a heading and one line per conversion), the
+    # listed ops (a heading and one line each: the two reductions), the totals
+    assert len(report.others) == 2
+    assert len(lines) == len(report.rows) + 1 + (1 + len(rejected)) + (1 + len(report.others)) + 1
+    assert lines[-1].startswith("total: ")
     assert lines[len(report.rows) + 1] == "rejected (line: strategy (why)):"
     assert all(f"  {r.mlir_line}: {'; '.join(r.cost.rejected)}" in lines for r in rejected)
     assert "#mma -> #blocked" in text
@@ -280,3 +285,49 @@ def test_report_of_a_module_alone_uses_its_printed_ttgir():
     assert [r.cost for r in alone.rows] == [r.cost for r in report_ttgir(text).rows]
     assert all(" = ttg." in written[r.mlir_line - 1] or "ttg." in written[r.mlir_line - 1] for r in alone.rows)
     assert all(r.op in written[r.mlir_line - 1] for r in alone.rows)
+
+
+# ---------------------------------------------------------------- ops listed besides the table
+
+CORPUS = Path(__file__).resolve().parent / "ttgir_corpus"
+
+
+def _along(encoding_text: str, aliases: dict, shape: tuple[int, ...], axis: int) -> dict[str, int]:
+    """Registers, lanes and warps along ``axis``, from the encoding's own LinearLayout."""
+    layout = parse_encoding(aliases[encoding_text], aliases).to_linear_layout(shape)
+    return {dim: 1 << sum(1 for b in dict(layout.bases).get(dim, ()) if b[axis]) for dim in ("register", "lane", "warp")}
+
+
+@pytest.mark.parametrize("kernel", ["layernorm.sm80", "attention_fwd.sm80", "attention_fwd.gfx942", "atomics.sm90"])
+def test_reductions_and_atomics_are_listed_with_what_the_layouts_tell(kernel):
+    text = (CORPUS / f"{kernel}.ttgir").read_text()
+    report = report_ttgir(text, kernel=kernel)
+    lines = text.splitlines()
+    aliases = collect_aliases(text)
+    expected = [n for n, line in enumerate(lines, start=1)
+                if re.search(r'"tt\.(reduce|scan|gather)"\(|tt\.atomic_(rmw|cas) ', line)]
+    assert [o.mlir_line for o in report.others] == expected and expected
+    for other in report.others:
+        assert other.op.split(".", 1)[1] in lines[other.mlir_line - 1]
+        if other.op == "tt.reduce":
+            axis = int(re.search(r"axis = (\d+)", lines[other.mlir_line - 1]).group(1))
+            counts = _along(other.layout, aliases, other.shape, axis)
+            rounds = counts["lane"].bit_length() - 1
+            assert other.detail.startswith(
+                f"axis {axis}: {counts['register']} register(s), {counts['lane']} lane(s), {counts['warp']} warp(s)"
+                f" along it; {rounds} shuffle round(s)")
+            assert ("shared memory across the warps" in other.detail) == (counts["warp"] > 1)
+    text_report = format_text(report)
+    assert "other layout work (listed, not costed yet):" in text_report
+    assert all(o.line() in text_report for o in report.others)
+    assert json.loads(format_json(report))["others"][0]["mlir_line"] == expected[0]
+
+
+def test_a_kernel_with_no_layout_work_says_so(tmp_path, capsys):
+    path = CORPUS / "elementwise.sm80.ttgir"
+    report = report_ttgir(path.read_text())
+    assert report.rows == () and report.others == ()
+    assert main([str(path), "--html", str(tmp_path / "page.html")]) == 0
+    out = capsys.readouterr().out
+    assert "no layout work: this kernel has no convert_layout, shared-memory access, reduction" in out
+    assert "no layout work:" in (tmp_path / "page.html").read_text()

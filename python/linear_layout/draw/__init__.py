@@ -3,9 +3,11 @@
 * :func:`draw_layout` -- which thread and register own each element of a distributed layout;
 * :func:`draw_shared` -- the shared-memory image, rows of 32 banks;
 * :func:`draw_conversion` -- source, scratch and destination side by side, with one warp's store
-  and load phases and their wavefronts (or the shuffle rounds of an in-warp conversion).
+  and load phases and their wavefronts (or the shuffle rounds of an in-warp conversion);
+* :func:`draw_compare` -- two candidate layouts (or conversions from one source) side by side,
+  with their costs.
 
-Each returns a :class:`Picture` with ``.svg()``, ``.png()`` and ``.terminal()``. Every SVG cell
+Each returns a :class:`Picture` with ``.svg()``, ``.png()``, ``.tikz()`` and ``.terminal()``. Every SVG cell
 has a ``<title>`` tooltip in a fixed format that scripts may rely on:
 
 * distributed: ``(i, j) T<thread> r<register> lane <l> warp <w>`` (`` block <b>`` appended when
@@ -21,9 +23,19 @@ plans (:mod:`linear_layout.core.display`).
 
 from .layout import draw_layout
 from .conversion import draw_conversion
+from .compare import draw_compare
 from .shared import draw_shared
 from .html import PageRow, conversion_rows, html_page
 from .picture import Picture
 from . import display  # noqa: F401  (registers the Jupyter renderers)
 
-__all__ = ["PageRow", "Picture", "conversion_rows", "draw_conversion", "draw_layout", "draw_shared", "html_page"]
+__all__ = [
+    "PageRow",
+    "Picture",
+    "conversion_rows",
+    "draw_compare",
+    "draw_conversion",
+    "draw_layout",
+    "draw_shared",
+    "html_page",
+]

@@ -9,11 +9,16 @@ instruction in the scratch and the destination; the notes give each phase's wave
 from the addresses (:mod:`linear_layout.draw.phases`), the totals over every warp and
 instruction, and the plan's own figures, which they must equal.
 
-In a warp (``"shuffle"``, ``"register"``, ``"noop"``): source and destination, and one *round*
+A no-op (``"noop"``: the two layouts place every element in the same register of the same
+thread) is one panel, the source, and a line saying so.
+
+In a warp (``"shuffle"``, ``"register"``): source and destination, and one *round*
 per destination register ``i``: every lane ``l`` of a warp fetches the element of its register
 ``i`` from ``src lane(l)``, register ``r(l)``; a round is ``own lane`` (no shuffle), ``xor x``
 (``src lane = l ^ x``) or ``idx`` (any other lane map). Round 1's elements are outlined in both
 panels. The rounds are derived from the two layouts, independently of the plan.
+
+Every field of the plan this module reads is read once, by :func:`plan_fields`.
 """
 
 from __future__ import annotations
@@ -27,13 +32,21 @@ import numpy as np
 from ..core.layout import LinearLayout
 from ..planning import plan_conversion
 from .grids import DEFAULT_LIMITS, Limits
-from .layout import layout_panels, legend_for
+from .layout import highlight_marks, layout_panels, legend_for
 from .owners import Ownership, as_layout, ownership
 from .phases import AccessPhases, access_phases
 from .picture import Picture
 from .shared import phase_marks, shared_panels
 
-__all__ = ["Round", "conversion_picture", "conversion_rounds", "draw_conversion", "scratch_layout"]
+__all__ = [
+    "PlanFields",
+    "Round",
+    "plan_fields",
+    "conversion_picture",
+    "conversion_rounds",
+    "draw_conversion",
+    "scratch_layout",
+]
 
 #: Rounds listed in the notes before the rest are summarised.
 MAX_ROUNDS = 16
@@ -95,18 +108,59 @@ def _element_marks(layout: LinearLayout, phases: AccessPhases, access: Any) -> n
     return marks
 
 
-def _shared_picture(src: LinearLayout, dst: LinearLayout, plan: Any, bitwidth: int, color_by: str, limits: Limits):
-    # the accesses drawn, and the layouts whose registers they move (a packed plan's swapped
-    # layouts, planning/packed.py; a matrix plan's replaced vector accesses)
-    moved = plan.drawing()
+@dataclass(frozen=True)
+class PlanFields:
+    """What a picture needs of a conversion plan: ``strategy`` as text, whether it goes through
+    shared memory, the two layouts, the element width, the plan's one-line summary, and
+    ``plan.drawing()`` (the shared-memory accesses drawn with the layouts whose registers they
+    move -- a packed plan's swapped layouts, a matrix plan's replaced vector accesses -- or the
+    in-warp rounds, and notes)."""
+
+    strategy: str
+    through_shared: bool
+    src: LinearLayout
+    dst: LinearLayout
+    bitwidth: int
+    summary: str
+    drawing: Any
+
+
+def plan_fields(plan: Any) -> PlanFields:
+    """The fields of ``plan`` (a :class:`~linear_layout.planning.ConversionPlan`) a picture reads."""
+    return PlanFields(
+        strategy=str(plan.strategy),
+        through_shared=bool(plan.strategy.uses_shared_memory),
+        src=plan.src,
+        dst=plan.dst,
+        bitwidth=plan.bitwidth,
+        summary=plan.summary(),
+        drawing=plan.drawing(),
+    )
+
+
+@dataclass(frozen=True)
+class Style:
+    """How the panels are drawn: colour index, size limits, the thread outlined (or None)."""
+
+    color_by: str
+    limits: Limits
+    highlight: int | None = None
+
+
+def _distributed(layout: LinearLayout, style: Style, title: str, marks: np.ndarray | None = None):
+    owned = ownership(layout)
+    marks, _ = highlight_marks(owned, style.highlight, marks)
+    return layout_panels(owned, style.color_by, title, marks, limits=style.limits)
+
+
+def _shared_picture(fields: PlanFields, style: Style):
+    src, dst, bitwidth, moved = fields.src, fields.dst, fields.bitwidth, fields.drawing
     shared = moved.shared
     store = access_phases(shared.store, bitwidth, "store")
     load = access_phases(shared.load, bitwidth, "load")
     scratch = scratch_layout(shared.smem)
     offsets = scratch.get_in_dim_size("offset")
-    src_panels, src_cells = layout_panels(
-        ownership(src), color_by, "source", _element_marks(moved.src, store, shared.store), limits=limits
-    )
+    src_panels, src_cells = _distributed(src, style, "source", _element_marks(moved.src, store, shared.store))
     keys = src_cells.key_values
     stored, loaded = (
         shared_panels(
@@ -115,16 +169,14 @@ def _shared_picture(src: LinearLayout, dst: LinearLayout, plan: Any, bitwidth: i
             title=f"scratch: warp 0 {verb}",
             marks=phase_marks(phases, offsets),
             element_keys=keys,
-            limits=limits,
+            limits=style.limits,
         )[0]
         for verb, phases in (("stores", store), ("loads", load))
     )
-    dst_panels, _ = layout_panels(
-        ownership(dst), color_by, "destination", _element_marks(moved.dst, load, shared.load), limits=limits
-    )
+    dst_panels, _ = _distributed(dst, style, "destination", _element_marks(moved.dst, load, shared.load))
     reps = f"; the scratch holds repetition 1 of {shared.num_reps}" if shared.num_reps > 1 else ""
     notes = (
-        (f"plan: {plan.summary()}",)
+        (f"plan: {fields.summary}",)
         + store.notes()
         + load.notes()
         + (f"plan: store {shared.store.wavefronts} wavefront(s), load {shared.load.wavefronts} wavefront(s){reps}",)
@@ -156,7 +208,18 @@ def conversion_rounds(src: LinearLayout, dst: LinearLayout) -> tuple[Round, ...]
     return tuple(rounds)
 
 
-def _in_warp_picture(src: LinearLayout, dst: LinearLayout, plan: Any, color_by: str, limits: Limits):
+def _noop_picture(fields: PlanFields, style: Style):
+    panels, cells = _distributed(fields.src, style, "source = destination")
+    notes = (
+        f"plan: {fields.summary}",
+        "no-op: both layouts put every element in the same register of the same thread, so nothing "
+        "moves; one panel is drawn",
+    )
+    return panels, cells, notes
+
+
+def _in_warp_picture(fields: PlanFields, style: Style):
+    src, dst = fields.src, fields.dst
     rounds = conversion_rounds(src, dst)
     first = rounds[0]
     lanes = np.arange(len(first.source_lanes), dtype=np.int64)
@@ -166,11 +229,11 @@ def _in_warp_picture(src: LinearLayout, dst: LinearLayout, plan: Any, color_by: 
     src_marks[
         _flat(src, np.asarray(first.source_registers, dtype=np.int64), np.asarray(first.source_lanes, dtype=np.int64))
     ] = 1
-    src_panels, src_cells = layout_panels(ownership(src), color_by, "source", src_marks, limits=limits)
-    dst_panels, _ = layout_panels(ownership(dst), color_by, "destination", dst_marks, limits=limits)
+    src_panels, src_cells = _distributed(src, style, "source", src_marks)
+    dst_panels, _ = _distributed(dst, style, "destination", dst_marks)
     moving = sum(1 for r in rounds if r.mode != "own lane")
     notes = [
-        f"plan: {plan.summary()}",
+        f"plan: {fields.summary}",
         f"{len(rounds)} round(s), {moving} move data between lanes; "
         "round 1 outlined (destination register 0 of warp 0 and its sources)",
     ]
@@ -181,26 +244,36 @@ def _in_warp_picture(src: LinearLayout, dst: LinearLayout, plan: Any, color_by: 
 
 
 def conversion_picture(
-    plan: Any, src_name: str = "", dst_name: str = "", color_by: str | None = None, limits: Limits = DEFAULT_LIMITS
+    plan: Any,
+    src_name: str = "",
+    dst_name: str = "",
+    color_by: str | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+    highlight: int | None = None,
 ) -> Picture:
     """The picture of a :class:`~linear_layout.planning.ConversionPlan` (see the module docstring).
 
     Cells are coloured by ``color_by``; by default the warp for a conversion through shared memory
     and the lane for one inside a warp. A plan that uses ``ldmatrix``/``stmatrix``
     (``plan.matrix``) is drawn with the plain shared memory accesses it was compared against
-    (``plan.shared``), and a note says so."""
-    src, dst, bitwidth = plan.src, plan.dst, plan.bitwidth
-    color_by = color_by or ("warp" if plan.strategy.uses_shared_memory else "lane")
-    if plan.strategy.uses_shared_memory:
-        panels, cells, notes = _shared_picture(src, dst, plan, bitwidth, color_by, limits)
+    (``plan.shared``), and a note says so. ``highlight``: a thread whose elements are outlined in
+    black in the source and the destination."""
+    fields = plan_fields(plan)
+    src, bitwidth = fields.src, fields.bitwidth
+    color_by = color_by or ("warp" if fields.through_shared else "lane")
+    if fields.through_shared:
+        draw = _shared_picture
     else:
-        panels, cells, notes = _in_warp_picture(src, dst, plan, color_by, limits)
-    notes += plan.drawing().notes
+        draw = _noop_picture if fields.strategy == "noop" else _in_warp_picture
+    panels, cells, notes = draw(fields, Style(color_by, limits, highlight))
+    if highlight is not None:
+        notes += (f"thread {highlight} outlined in black in the source and the destination",)
+    notes += fields.drawing.notes
     legend, more = legend_for(cells.key_values, color_by)
     size = "x".join(str(s) for _, s in src.out_dims)
     names = tuple(f"{side}: {name}" for side, name in (("src", src_name), ("dst", dst_name)) if name)
     return Picture(
-        title=f"convert_layout {size} x {bitwidth}-bit: {plan.strategy}",
+        title=f"convert_layout {size} x {bitwidth}-bit: {fields.strategy}",
         panels=panels,
         legend=legend,
         notes=names + more + notes,
@@ -216,6 +289,7 @@ def draw_conversion(
     *,
     color_by: str | None = None,
     limits: Limits = DEFAULT_LIMITS,
+    highlight: int | None = None,
 ) -> Picture:
     """The conversion from ``src`` to ``dst`` (LinearLayouts, encodings or encoding text) of a
     tensor of ``shape`` with ``bitwidth``-bit elements, as :func:`linear_layout.plan_conversion`
@@ -223,4 +297,4 @@ def draw_conversion(
     src_ll, src_name = as_layout(src, shape)
     dst_ll, dst_name = as_layout(dst, shape)
     plan = plan_conversion(src_ll, dst_ll, bitwidth=bitwidth, threads_per_warp=src_ll.get_in_dim_size("lane"))
-    return conversion_picture(plan, src_name, dst_name, color_by, limits)
+    return conversion_picture(plan, src_name, dst_name, color_by, limits, highlight)

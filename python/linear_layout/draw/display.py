@@ -11,6 +11,9 @@ them renderers:
 * a ``ConversionPlan`` draws as :func:`draw_conversion` would draw it (the plan itself, not re-planned).
 
 A value that cannot be drawn displays as its text ``repr`` (the renderer returns None).
+
+Only the SVG renderer is registered: a notebook stores one representation of each picture
+(``image/svg+xml``), not the same SVG again as ``text/html``.
 """
 
 from __future__ import annotations
@@ -76,16 +79,12 @@ def _svg(value: object) -> str | None:
     return None if picture is None else picture.svg()
 
 
-def _html(value: object) -> str | None:
-    svg = _svg(value)
-    return None if svg is None else f'<div class="linear-layout-picture" style="overflow:auto">{svg}</div>'
-
-
 def register() -> None:
-    """Register the SVG and HTML renderers of every drawable class (idempotent)."""
+    """Register the SVG renderer of every drawable class (idempotent); no HTML renderer, so a
+    notebook keeps one copy of each picture."""
     for cls, _ in _PICTURES:
         display.register_renderer(cls, "svg", _svg)
-        display.register_renderer(cls, "html", _html)
+        display.unregister_renderer(cls, "html")
 
 
 register()

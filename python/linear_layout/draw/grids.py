@@ -5,9 +5,12 @@
 * rank 3: small multiples, one ``dim1 x dim2`` grid per index of ``dim0``.
 
 **Tiling rule.** A grid with more than :data:`MAX_CELLS` (128) cells along an axis is drawn in
-square tiles of ``t x t`` elements, ``t`` the smallest power of two that brings both axes to at
-most 128 cells (a 512 x 512 tensor: 4 x 4 tiles, 128 x 128 cells). A tile is coloured and
-labelled like its first (top-left) element; its tooltip reads
+tiles. By default (this module) they are square, ``t x t`` elements, ``t`` the smallest power of
+two that brings both axes to at most 128 cells (a 512 x 512 tensor: 4 x 4 tiles, 128 x 128
+cells); :func:`tile_shapes` lists every other tile shape that fits, smallest first, and a
+distributed picture picks the first one that follows its layout's structure
+(:mod:`linear_layout.draw.layout`). A tile is coloured like its first (top-left) element; its
+tooltip reads
 ``tile (i0, j0)..(i1, j1): <first element's tooltip>; <k> <color_by> value(s)``, where ``k`` is
 the number of distinct values of the colour key among the tile's elements (1: the tile is
 uniform).
@@ -28,7 +31,9 @@ __all__ = [
     "Grid",
     "Limits",
     "coordinate_texts",
+    "retile",
     "tensor_grids",
+    "tile_shapes",
 ]
 
 #: Cells along one axis of a grid before the grid is drawn in tiles.
@@ -41,16 +46,18 @@ RANK1_ROW = 32
 class Limits:
     """How big a picture may grow: ``cells`` along an axis of a tensor grid before it is drawn in
     tiles, and ``shared_rows`` bank rows of a shared-memory image before it is cut (a note says
-    so)."""
+    so), fewer when the rows would hold more than ``shared_cells`` elements (at least one row)."""
 
     cells: int = MAX_CELLS
     shared_rows: int = 256
+    shared_cells: int = 1 << 20
 
 
 #: The limits of a picture on its own.
 DEFAULT_LIMITS = Limits()
-#: Lighter pictures for a page that holds many (the report's HTML page): 64 cells, 32 bank rows.
-PAGE_LIMITS = Limits(cells=64, shared_rows=32)
+#: Lighter pictures for a page that holds many (the report's HTML page): 32 cells along an axis,
+#: 16 bank rows of at most 512 elements in all.
+PAGE_LIMITS = Limits(cells=32, shared_rows=16, shared_cells=512)
 
 
 @dataclass(frozen=True)
@@ -101,6 +108,34 @@ def _grid(title: str, block: np.ndarray, first_coords: Sequence[str], max_cells:
     tile = (min(factor, rows), min(factor, cols))
     names = tuple(first_coords[r] for r in range(0, rows, tile[0]))
     return Grid(title, block, tile, names)
+
+
+def tile_shapes(grid: Grid, max_cells: int) -> tuple[tuple[int, int], ...]:
+    """Every tile shape ``(rows, cols)`` (powers of two dividing the grid) that brings both axes
+    of ``grid`` to at most ``max_cells`` cells, by increasing area, then squarest first.
+
+    >>> grid = tensor_grids((8, 8), Limits(cells=4))[0]
+    >>> tile_shapes(grid, 4)[:3]
+    ((2, 2), (4, 2), (2, 4))
+    """
+    rows, cols = grid.block.shape
+    shapes = [
+        (1 << a, 1 << b)
+        for a in range(rows.bit_length())
+        for b in range(cols.bit_length())
+        if (1 << a) <= rows and (1 << b) <= cols and rows >> a <= max_cells and cols >> b <= max_cells
+    ]
+    return tuple(sorted(shapes, key=lambda t: (t[0] * t[1], abs(t[0].bit_length() - t[1].bit_length()), -t[0])))
+
+
+def retile(grid: Grid, tile: tuple[int, int], shape: Sequence[int]) -> Grid:
+    """``grid`` drawn in tiles of ``tile`` elements (row names: each tile row's first row)."""
+    first_column = grid.block[:: tile[0], 0]
+    if len(shape) == 1:
+        names = tuple(str(int(e)) for e in first_column.tolist())
+    else:
+        names = tuple(str(int(i)) for i in np.unravel_index(first_column, tuple(shape))[-2].tolist())
+    return Grid(grid.title, grid.block, tile, names)
 
 
 def tensor_grids(shape: Sequence[int], limits: Limits = DEFAULT_LIMITS) -> tuple[Grid, ...]:

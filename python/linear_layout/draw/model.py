@@ -12,9 +12,27 @@ Panels and pictures are immutable; every renderer (SVG, terminal, PNG) reads the
 
 from __future__ import annotations
 
+import textwrap
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-__all__ = ["LegendEntry", "Panel"]
+__all__ = ["LegendEntry", "Panel", "wrap_notes"]
+
+
+def wrap_notes(notes: Iterable[str], width: int) -> list[str]:
+    """Notes in lines of at most ``width`` characters (``width`` >= 12): a note keeps its own
+    indentation, and its continuation lines are indented four more.
+
+    >>> wrap_notes(["  phase 1: lanes 0-7, 2 wavefront(s)"], 20)
+    ['  phase 1: lanes', '      0-7, 2', '      wavefront(s)']
+    """
+    lines: list[str] = []
+    for note in notes:
+        indent = note[: len(note) - len(note.lstrip())]
+        lines += textwrap.wrap(
+            note.strip(), width, initial_indent=indent, subsequent_indent=indent + "    ", break_on_hyphens=False
+        ) or [""]
+    return lines
 
 
 @dataclass(frozen=True)

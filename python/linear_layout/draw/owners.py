@@ -24,7 +24,7 @@ from ..core.layout import LinearLayout
 from ..core.limits import MAX_PICTURE, check_materialised
 from ..encodings import DistributedLayout, SharedLayout, parse_encoding
 
-__all__ = ["COLOR_BY", "Ownership", "as_layout", "natural_shape", "owner_texts", "ownership"]
+__all__ = ["COLOR_BY", "Ownership", "as_layout", "natural_shape", "owner_texts", "ownership", "thread_elements"]
 
 #: The indices a distributed picture can be coloured by.
 COLOR_BY = ("warp", "lane", "thread", "register", "block")
@@ -194,3 +194,14 @@ def owner_texts(owned: Ownership) -> list[str]:
     if owned.sizes[3] > 1:
         texts = [f"{text} block {b}" for text, b in zip(texts, parts["block"].tolist())]
     return texts
+
+
+def thread_elements(owned: Ownership, thread: int) -> np.ndarray:
+    """The elements (row-major flat indices, increasing) that thread ``thread`` (``lane + warp *
+    lanes``, any block) holds in one of its registers. Raises ValueError for a thread the layout
+    does not have."""
+    threads = owned.sizes[1] * owned.sizes[2]
+    if not 0 <= thread < threads:
+        raise ValueError(f"highlight: thread {thread} does not exist; the layout has threads 0-{threads - 1}")
+    elements = np.repeat(np.arange(owned.counts.size, dtype=np.int64), owned.counts)
+    return np.unique(elements[owned.split(owned.order)["thread"] == thread])

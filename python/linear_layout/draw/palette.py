@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import colorsys
 
-__all__ = ["EMPTY", "GRID", "MARKS", "TEXT", "hex_colour", "index_colour", "mark_colour", "rgb"]
+__all__ = ["EMPTY", "GRID", "HIGHLIGHT", "MARKS", "TEXT", "hex_colour", "index_colour", "mark_colour", "rgb"]
 
 _PHI = 0.6180339887498949
 
@@ -37,9 +37,13 @@ def index_colour(index: int) -> int:
     return (round(red * 255) << 16) | (round(green * 255) << 8) | round(blue * 255)
 
 
+#: The mark of the thread chosen with ``highlight=`` (outlined in black, whatever else is marked).
+HIGHLIGHT = 1000
+
+
 def mark_colour(mark: int) -> int:
-    """The outline colour of highlight ``mark`` (>= 1)."""
-    return MARKS[(mark - 1) % len(MARKS)]
+    """The outline colour of highlight ``mark`` (>= 1; :data:`HIGHLIGHT`: black)."""
+    return 0x000000 if mark == HIGHLIGHT else MARKS[(mark - 1) % len(MARKS)]
 
 
 def rgb(colour: int) -> tuple[int, int, int]:

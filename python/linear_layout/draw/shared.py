@@ -82,7 +82,7 @@ def shared_panels(
     offsets = smem.get_in_dim_size("offset")
     per_row = elements_per_row(bitwidth)
     cols = min(offsets, per_row)
-    rows = min(offsets // cols, limits.shared_rows)
+    rows = min(offsets // cols, limits.shared_rows, max(1, limits.shared_cells // cols))
     shown = rows * cols
     element_bytes = max(1, bitwidth // 8) if bitwidth >= 8 else 1
     offset = np.arange(shown, dtype=np.int64)

@@ -3,20 +3,22 @@
 Each cell prints as its key (the index it is coloured by, e.g. the warp number) right-aligned in
 a fixed width, on the cell's colour. A highlighted cell's key is preceded by ``*`` (outline
 colours do not exist in a terminal), a broadcast duplicate's by ``+``. So the picture reads the
-same without colour: with ``color=False`` (or ``NO_COLOR`` set, see :func:`use_colour`) the
-escape codes are simply left out.
+same without colour: with ``color=False`` (by default when ``NO_COLOR`` is set or standard
+output is not a terminal, see :func:`use_colour`) the escape codes are simply left out.
 
 No line is wider than ``width`` characters (escape codes do not count): columns that do not fit
-are cropped and a note says which are shown.
+are cropped and a note says which are shown; notes wrap (continuation lines indented by four).
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import sys
 from collections.abc import Mapping
+from typing import TextIO
 
-from .model import LegendEntry, Panel
+from .model import LegendEntry, Panel, wrap_notes
 from .palette import rgb
 
 __all__ = ["render_terminal", "terminal_width", "use_colour"]
@@ -25,10 +27,13 @@ _RESET = "\x1b[0m"
 _MIN_WIDTH = 20
 
 
-def use_colour(environ: Mapping[str, str] | None = None) -> bool:
-    """False when ``NO_COLOR`` is set to a non-empty value (https://no-color.org), else True."""
+def use_colour(environ: Mapping[str, str] | None = None, stream: TextIO | None = None) -> bool:
+    """Whether to write colour by default: not when ``NO_COLOR`` is set to a non-empty value
+    (https://no-color.org), nor when ``stream`` (default: standard output) is not a terminal
+    (a file or a pipe)."""
     env = os.environ if environ is None else environ
-    return not env.get("NO_COLOR")
+    out = sys.stdout if stream is None else stream
+    return not env.get("NO_COLOR") and bool(getattr(out, "isatty", lambda: False)())
 
 
 def terminal_width() -> int:
@@ -79,7 +84,7 @@ def _panel_lines(panel: Panel, width: int, colour: bool) -> list[str]:
         lines.append(panel.row_names[row].rjust(name_width) + " " + _row_text(panel, row, shown, key_width, colour))
     if shown < panel.cols:
         lines.append(_crop(f"(columns 0-{shown - 1} of {panel.cols} shown: the terminal is {width} wide)", width))
-    lines += [_crop(note, width) for note in panel.notes]
+    lines += wrap_notes(panel.notes, width)
     return lines
 
 
@@ -111,7 +116,8 @@ def render_terminal(
     width: int | None = None,
     colour: bool | None = None,
 ) -> str:
-    """The picture as terminal text, at most ``width`` columns wide (default: the terminal's)."""
+    """The picture as terminal text, at most ``width`` columns wide (default: the terminal's);
+    ``colour=None``: :func:`use_colour`."""
     width = max(_MIN_WIDTH, terminal_width() if width is None else width)
     colour = use_colour() if colour is None else colour
     lines = [_crop(title, width)]
@@ -121,5 +127,5 @@ def render_terminal(
     if legend:
         lines.append("")
         lines += _legend_lines(legend, width, colour)
-    lines += [_crop(note, width) for note in notes]
+    lines += wrap_notes(notes, width)
     return "\n".join(lines) + "\n"

@@ -4,9 +4,12 @@
     linear-layout-draw '#ttg.swizzled_shared<{...}>' --shape 64x64 --bitwidth 16 [--access '#ttg.blocked<{...}>']
     linear-layout-draw --src '#ttg.blocked<{...}>' --dst '#ttg.blocked<{...}>' --shape 64x64 --bitwidth 16
     linear-layout-draw --ttgir kernel.ttgir --line 101      # the convert_layout / local_load / ... there
+    linear-layout-draw --compare '#ttg.blocked<{...}>' '#ttg.blocked<{...}>' --shape 64x64 [--src ENC]
+    linear-layout-draw ... --highlight 37 -o picture.tex   # thread 37 outlined; TikZ for LaTeX
 
 Without ``-o`` the picture is printed to the terminal (24-bit colour, cropped to the terminal's
-width; ``NO_COLOR`` or ``--no-color`` for plain text). Bad input is one line on stderr,
+width). ``--color auto`` (the default) writes colour only to a terminal and not when ``NO_COLOR``
+is set; ``--color always`` / ``--color never`` (or ``--no-color``) decide it. Bad input is one line on stderr,
 ``linear-layout-draw: error: ...``, and exit status 1.
 """
 
@@ -18,7 +21,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..draw import Picture, draw_conversion, draw_layout, draw_shared
+from ..draw import Picture, draw_compare, draw_conversion, draw_layout, draw_shared
 from ..draw.owners import COLOR_BY
 from ..draw.shared import SHARED_COLOR_BY
 from ..encodings import SharedLayout, parse_encoding
@@ -28,6 +31,9 @@ from .kernel_line import kernel_picture, read_kernel_line
 __all__ = ["main"]
 
 PROG = "linear-layout-draw"
+
+#: ``--color``: the ``color`` argument of ``Picture.terminal`` (None: colour on a terminal only).
+_COLOUR = {"auto": None, "always": True, "never": False}
 
 
 class UserError(Exception):
@@ -69,9 +75,30 @@ def _argument_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="with --ttgir: the line of a ttg.convert_layout, local_load, local_store or local_alloc",
     )
-    parser.add_argument("-o", dest="output", metavar="FILE", help="write FILE (.svg, .png or .txt) instead of printing")
+    parser.add_argument(
+        "--compare",
+        nargs=2,
+        metavar=("A", "B"),
+        help="two candidate layouts side by side with the cost of converting A to B; with --src, "
+        "the conversions from --src to each, with their costs",
+    )
+    parser.add_argument(
+        "--highlight",
+        type=int,
+        metavar="T",
+        help="outline thread T's elements (T = lane + warp * lanes) in every distributed panel",
+    )
+    parser.add_argument(
+        "-o", dest="output", metavar="FILE", help="write FILE (.svg, .png, .tex for TikZ, or .txt) instead of printing"
+    )
     parser.add_argument("--width", type=int, default=None, help="terminal width (default: the terminal's)")
-    parser.add_argument("--no-color", action="store_true", help="plain text (also when NO_COLOR is set)")
+    parser.add_argument(
+        "--color",
+        choices=tuple(_COLOUR),
+        default=None,
+        help="auto (default): colour only on a terminal and without NO_COLOR; always; never",
+    )
+    parser.add_argument("--no-color", action="store_true", help="plain text, as --color never")
     return parser
 
 
@@ -96,8 +123,10 @@ def _encoding(text: str, what: str):
 
 
 def _ttgir_picture(args: argparse.Namespace) -> Picture:
-    if args.line is None or args.encoding or args.src or args.dst or args.access or args.shape:
-        raise UserError("--ttgir takes --line N, and no encoding, --src, --dst, --access or --shape")
+    if args.line is None or args.encoding or args.src or args.dst or args.access or args.shape or args.compare:
+        raise UserError("--ttgir takes --line N, and no encoding, --src, --dst, --access, --shape or --compare")
+    if args.highlight is not None:
+        raise UserError("--highlight applies to an encoding, --src/--dst or --compare, not to --ttgir")
     try:
         text = Path(args.ttgir).read_text(encoding="utf-8")
     except OSError as error:
@@ -110,9 +139,28 @@ def _ttgir_picture(args: argparse.Namespace) -> Picture:
     return dataclasses.replace(picture, title=f"{args.ttgir}:{line.number} {line.op}: {picture.title}")
 
 
+def _compare_picture(args: argparse.Namespace) -> Picture:
+    if args.encoding or args.dst or args.access or args.kind:
+        raise UserError("--compare takes two encodings, and no positional encoding, --dst, --access or --kind")
+    a, b = (_encoding(text, f"--compare {side}") for side, text in zip("AB", args.compare))
+    if isinstance(a, SharedLayout) or isinstance(b, SharedLayout):
+        raise UserError("--compare draws distributed layouts (or conversions to them), not shared-memory encodings")
+    return draw_compare(
+        a,
+        b,
+        parse_shape(args.shape),
+        _bitwidth(args),
+        src=_encoding(args.src, "--src") if args.src else None,
+        color_by=args.color_by,
+        highlight=args.highlight,
+    )
+
+
 def _picture(args: argparse.Namespace) -> Picture:
     if args.ttgir:
         return _ttgir_picture(args)
+    if args.compare:
+        return _compare_picture(args)
     if args.line is not None:
         raise UserError("--line needs --ttgir")
     shape = parse_shape(args.shape)
@@ -127,11 +175,14 @@ def _picture(args: argparse.Namespace) -> Picture:
             shape,
             _bitwidth(args),
             color_by=args.color_by,
+            highlight=args.highlight,
         )
     if not args.encoding:
         raise UserError("nothing to draw: give an encoding, or --src and --dst")
     layout = _encoding(args.encoding, "encoding")
     if isinstance(layout, SharedLayout):
+        if args.highlight is not None:
+            raise UserError("--highlight applies to distributed layouts and conversions, not to shared memory")
         access = _encoding(args.access, "--access") if args.access else None
         if args.kind and not access:
             raise UserError(_KIND_ONLY)
@@ -147,7 +198,7 @@ def _picture(args: argparse.Namespace) -> Picture:
         raise UserError("--access applies to shared-memory encodings only" if args.access else _KIND_ONLY)
     if args.bitwidth is not None:
         raise UserError("--bitwidth applies to shared-memory encodings and conversions only")
-    return draw_layout(layout, shape, color_by=args.color_by or "warp")
+    return draw_layout(layout, shape, color_by=args.color_by or "warp", highlight=args.highlight)
 
 
 _KIND_ONLY = "--kind applies to the access of a shared-memory encoding (--access) only"
@@ -174,7 +225,9 @@ def _run(argv: Sequence[str] | None) -> int:
         except ValueError as error:
             raise UserError(str(error)) from None
         return 0
-    colour = False if args.no_color else None
+    if args.no_color and args.color not in (None, "never"):
+        raise UserError(f"--no-color contradicts --color {args.color}")
+    colour = False if args.no_color else _COLOUR[args.color or "auto"]
     sys.stdout.write(picture.terminal(width=args.width, color=colour))
     return 0
 

@@ -42,11 +42,14 @@ from ..ttgir.formats import FORMATS, parse_custom
 from ..ttgir.syntax import Op, Region, TtgirSyntaxError, parse_file
 from ..ttgir.types import split_parameters
 from .cli import guarded_main
+from ..encodings import collect_aliases, parse_encoding
 from .report_html import report_page
+from .report_ops import LISTED, OtherOp, axis_of, describe, no_layout_work
 
 __all__ = ["Cost", "ReportRow", "KernelReport", "build_report", "report_ttgir", "format_text", "format_json", "main"]
 
 REPORTED = ("ttg.convert_layout", "ttg.local_load", "ttg.local_store", "ttg.local_alloc")
+# tt.reduce, tt.scan, tt.gather and atomics are listed after the table: tools/report_ops.py
 
 
 @dataclass(frozen=True)
@@ -98,6 +101,8 @@ class KernelReport:
     num_warps: int
     threads_per_warp: int
     rows: tuple[ReportRow, ...]
+    # tt.reduce, tt.scan, tt.gather and atomics: listed with what the layouts tell, not costed
+    others: tuple[OtherOp, ...] = ()
 
     def totals(self) -> dict[str, int]:
         costs = [r.cost for r in self.rows if r.cost is not None]
@@ -129,21 +134,21 @@ def python_line(location: ir.Location) -> str:
     return f"{file_name.rsplit('/', 1)[-1]}:{line}"
 
 
-def _walk_syntax(ops, found: list[Op]) -> None:
+def _walk_syntax(ops, found: list[Op], names: tuple[str, ...] = REPORTED) -> None:
     for op in ops:
-        if op.name in REPORTED:
+        if op.name in names:
             found.append(op)
         for piece in op.pieces:
             if isinstance(piece, Region):
                 for block in piece.blocks:
-                    _walk_syntax(block.ops, found)
+                    _walk_syntax(block.ops, found, names)
 
 
-def _module_ops(module: ir.Module) -> list[ir.Operation]:
+def _module_ops(module: ir.Module, names: tuple[str, ...] = REPORTED) -> list[ir.Operation]:
     found: list[ir.Operation] = []
 
     def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name in REPORTED:
+        if op.name in names:
             found.append(op)
         return ir.WalkResult.ADVANCE
 
@@ -300,7 +305,50 @@ def build_report(module: ir.Module, ttgir: str | None = None, kernel: str = "") 
         )
     launch = _launch(module)
     rows = tuple(row for row in (_row(ttgir, s, o, launch) for s, o in zip(syntax_ops, module_ops)) if row is not None)
-    return KernelReport(kernel, launch.num_warps, launch.threads_per_warp, rows)
+    others = _other_ops(module, ttgir, launch)
+    return KernelReport(kernel, launch.num_warps, launch.threads_per_warp, rows, others)
+
+
+def _spelling(tensor: ir.RankedTensorType, aliases: dict[str, str]) -> str:
+    """A tensor's encoding as the kernel spells it: the alias of an equal encoding, else its text."""
+    try:
+        encoding = from_attribute(tensor)
+    except (ValueError, TypeError):
+        return str(tensor.encoding)
+    for name, text in aliases.items():
+        try:
+            if parse_encoding(text, aliases) == encoding:
+                return name
+        except ValueError:
+            continue
+    return str(tensor.encoding)
+
+
+def _other_op(syntax_op: Op, op: ir.Operation, launch: _Launch, aliases: dict[str, str]) -> OtherOp:
+    operand = op.operands[0].type
+    base = {"op": op.name, "mlir_line": syntax_op.line, "python": python_line(op.location)}
+    if not isinstance(operand, ir.RankedTensorType):
+        return OtherOp(**base, layout="", shape=(), detail=describe(op.name, None, None))
+    tensor = operand
+    layout_text = _spelling(tensor, aliases) if tensor.encoding is not None else ""
+    try:
+        layout = pad_to_launch(layout_of(operand), launch.threads_per_warp, launch.num_warps)
+        detail = describe(op.name, layout, axis_of(op))
+    except (ValueError, TypeError) as error:
+        detail = "not modelled: " + " ".join(str(error).split())
+    return OtherOp(**base, layout=layout_text, shape=tuple(tensor.shape), detail=detail)
+
+
+def _other_ops(module: ir.Module, ttgir: str, launch: _Launch) -> tuple[OtherOp, ...]:
+    """The listed ops (``report_ops.LISTED``) in kernel order; none when the text and the module
+    disagree on them (the costed rows already checked the nesting)."""
+    syntax_ops: list[Op] = []
+    _walk_syntax([item for item in parse_file(ttgir).items if isinstance(item, Op)], syntax_ops, LISTED)
+    module_ops = _module_ops(module, LISTED)
+    if [o.name for o in syntax_ops] != [o.name for o in module_ops]:
+        return ()
+    aliases = collect_aliases(ttgir)
+    return tuple(_other_op(s, o, launch, aliases) for s, o in zip(syntax_ops, module_ops))
 
 
 def report_ttgir(text: str, kernel: str = "") -> KernelReport:
@@ -365,12 +413,21 @@ def _rejections(report: KernelReport) -> list[str]:
     ]
 
 
+def other_lines(report: KernelReport) -> list[str]:
+    """The listed ops with what is known of them, or the line that says the kernel has no layout
+    work (none when there are rows and nothing listed)."""
+    if report.others:
+        return ["other layout work (listed, not costed yet):"] + [o.line() for o in report.others]
+    return [] if report.rows else [no_layout_work()]
+
+
 def format_text(report: KernelReport) -> str:
     """A table with one row per conversion/access and a totals line."""
     table = [_COLUMNS] + [_cells(r) for r in report.rows]
     widths = [max(len(row[k]) for row in table) for k in range(len(_COLUMNS))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in table]
     lines += _rejections(report)
+    lines += other_lines(report)
     t = report.totals()
     lines.append(
         f"total: {t['conversions']} conversion(s) ({t['through_shared']} through shared memory), "
@@ -397,6 +454,7 @@ def format_json(report: KernelReport) -> str:
                 "num_warps": report.num_warps,
                 "threads_per_warp": report.threads_per_warp,
                 "rows": rows,
+                "others": [dataclasses.asdict(o) for o in report.others],
                 "totals": report.totals(),
             },
             indent=2,
@@ -448,7 +506,11 @@ def _run(argv: list[str] | None) -> int:
     text_report = format_text(report)
     if args.html:
         page = report_page(
-            name, text, _COLUMNS, [(row.mlir_line, _cells(row)) for row in report.rows], [text_report.splitlines()[-1]]
+            name,
+            text,
+            _COLUMNS,
+            [(row.mlir_line, _cells(row)) for row in report.rows],
+            other_lines(report) + [text_report.splitlines()[-1]],
         )
         try:
             Path(args.html).write_text(page, encoding="utf-8")
