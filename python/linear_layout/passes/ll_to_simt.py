@@ -13,6 +13,7 @@ from typing import ClassVar
 from mlir import ir
 
 from ..patterns.to_simt import check_function, kernel_functions, lower_checked_functions
+from ..patterns.triton_ops import unlowered_triton_ops
 from ..core.targets import TargetError, nvptx_target
 from . import Pass, PipelineError
 
@@ -53,7 +54,8 @@ class LLToSimt(ChipOption, Pass):
 
     def problems(self, op: ir.Operation) -> list[tuple[ir.Location, str]]:
         with op.context, op.location:
-            return [error for func_op in kernel_functions(op) for error in check_function(func_op)]
+            triton_kernels = unlowered_triton_ops(op)  # tt.func kernels: an op without a lowering
+            return triton_kernels + [error for func_op in kernel_functions(op) for error in check_function(func_op)]
 
     def apply(self, op: ir.Operation) -> None:
         with op.context, op.location:

@@ -1,0 +1,81 @@
+"""Which ops of a Triton kernel (`tt.func`, as Triton 3.9 prints TTGIR) the SIMT lowering covers.
+
+`LOWERED_TRITON_OPS` is the closed list of Triton-dialect ops (`tt`, `ttg`, `ttng`, `amdg`) that
+have a lowering inside a `tt.func` kernel; it grows by one name with each pattern. Until the
+`tt.func` kernel itself has one, it is empty, and `unlowered_triton_ops` makes `ll-to-simt` (hence
+`ll-lower`) fail on every `tt.func` with one line naming the first op that has no lowering and its
+location (for TTGIR: the Python source line and column of the `@triton.jit` function), instead of
+exiting 0 with the Triton ops left in place. Nothing is written when it fails.
+
+    >>> # a module holding `tt.func @k` whose first op is `tt.get_program_id`:
+    >>> # corpus.py:27:12: error: 'tt.get_program_id' has no lowering to SIMT form (in @k, with 11
+    >>> #   more ops without one: tt.addptr, tt.func, tt.load, ...)
+"""
+
+from __future__ import annotations
+
+from mlir import ir
+
+__all__ = ["LOWERED_TRITON_OPS", "TRITON_OP_DIALECTS", "unlowered_triton_ops"]
+
+#: The dialects of Triton's own ops (Triton's upstream-dialect ops, arith/math/scf, are not here).
+TRITON_OP_DIALECTS = ("tt", "ttg", "ttng", "amdg", "nvg", "nvws", "gluon", "proton")
+
+#: Triton ops with a lowering inside a `tt.func` kernel (one pattern each).
+LOWERED_TRITON_OPS: frozenset[str] = frozenset()
+
+
+def _is_triton_op(name: str) -> bool:
+    return name.split(".", 1)[0] in TRITON_OP_DIALECTS
+
+
+def _triton_kernels(root: ir.Operation) -> list[ir.Operation]:
+    """The `tt.func`s under `root` (itself included), outside `gpu.module`s."""
+    found: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name == "gpu.module":
+            return ir.WalkResult.SKIP
+        if op.name == "tt.func":
+            found.append(op)
+            return ir.WalkResult.SKIP
+        return ir.WalkResult.ADVANCE
+
+    root.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
+
+
+def _unlowered_in(kernel: ir.Operation) -> list[ir.Operation]:
+    """The Triton ops of `kernel` (itself included) without a lowering, in pre-order."""
+    found: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if _is_triton_op(op.name) and op.name not in LOWERED_TRITON_OPS:
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    kernel.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
+
+
+def _symbol(kernel: ir.Operation) -> str:
+    name = kernel.attributes.get("sym_name")
+    return f"@{ir.StringAttr(name).value}" if name is not None else "a tt.func"
+
+
+def unlowered_triton_ops(root: ir.Operation) -> list[tuple[ir.Location, str]]:
+    """One (location, message) per `tt.func` under `root` that holds an op without a lowering:
+    at the first such op inside its body (else at the `tt.func`), naming it and the others.
+
+    Postcondition: empty exactly when every Triton op of every `tt.func` is in
+    `LOWERED_TRITON_OPS`."""
+    problems = []
+    for kernel in _triton_kernels(root):
+        unlowered = _unlowered_in(kernel)
+        if not unlowered:
+            continue
+        first = next((op for op in unlowered if op != kernel), unlowered[0])
+        others = sorted({op.name for op in unlowered} - {first.name})
+        rest = f", with {len(unlowered) - 1} more ops without one: {', '.join(others)}" if len(unlowered) > 1 else ""
+        problems.append((first.location, f"'{first.name}' has no lowering to SIMT form (in {_symbol(kernel)}{rest})"))
+    return problems
