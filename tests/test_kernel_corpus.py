@@ -4,6 +4,7 @@ covers every kernel at sm_80 and sm_90 with 1, 4 and 8 warps, and reads back wit
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from pathlib import Path
@@ -16,7 +17,7 @@ pytest.importorskip("triton")
 sys.path.insert(0, str(Path(__file__).resolve().parent / "kernel_corpus"))
 
 from corpus import CASES, case
-from generate import CHIPS, NUM_WARPS, OUT, stem
+from generate import CHIPS, FIGURES, NUM_WARPS, OUT, stem
 from oracle import NumpyTensor, run_triton_interpreter
 
 from linear_layout.ttgir import parse_ttgir
@@ -37,6 +38,7 @@ def _reference_softmax(x):
 #: Plain numpy for each kernel: its output array from the launch's arguments.
 REFERENCES = {
     "vadd": lambda a: a[0] + a[1],
+    "vadd16": lambda a: a[0] + a[1],
     "softmax": lambda a: _reference_softmax(a[1]),
     "layernorm": lambda a: _reference_layernorm(a[0], a[2], a[3], a[6]),
     "row_sum": lambda a: a[0].sum(axis=1),
@@ -113,6 +115,7 @@ def test_stored_ttgir_covers_every_kernel_and_reads_back(chip, num_warps):
         assert "tt.func" in str(module)
 
 
-def test_stored_ttgir_holds_only_the_corpus():
-    expected = {f"{stem(k.name, chip, w)}.ttgir" for k in CASES for chip in CHIPS for w in NUM_WARPS}
-    assert {path.name for path in OUT.glob("*.ttgir")} == expected
+def test_stored_ttgir_and_tritons_figures_hold_only_the_corpus():
+    stems = {stem(k.name, chip, w) for k in CASES for chip in CHIPS for w in NUM_WARPS}
+    assert {path.stem for path in OUT.glob("*.ttgir")} == stems
+    assert set(json.loads(FIGURES.read_text())) == stems
