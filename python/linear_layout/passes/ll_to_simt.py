@@ -13,7 +13,7 @@ from typing import ClassVar
 from mlir import ir
 
 from ..patterns.to_simt import check_function, kernel_functions, lower_checked_functions
-from ..patterns.triton_ops import unlowered_triton_ops
+from ..patterns.triton_kernel import check_triton_kernels, lower_triton_kernels
 from ..core.targets import TargetError, nvptx_target
 from . import Pass, PipelineError
 
@@ -54,12 +54,13 @@ class LLToSimt(ChipOption, Pass):
 
     def problems(self, op: ir.Operation) -> list[tuple[ir.Location, str]]:
         with op.context, op.location:
-            triton_kernels = unlowered_triton_ops(op)  # tt.func kernels: an op without a lowering
+            triton_kernels = check_triton_kernels(op)  # tt.func kernels
             return triton_kernels + [error for func_op in kernel_functions(op) for error in check_function(func_op)]
 
     def apply(self, op: ir.Operation) -> None:
         with op.context, op.location:
             lower_checked_functions(op.context, kernel_functions(op), self.target_chip)
+            lower_triton_kernels(op, self.target_chip)
 
 
 PASS = LLToSimt

@@ -1,11 +1,12 @@
 """Which ops of a Triton kernel (`tt.func`, as Triton 3.9 prints TTGIR) the SIMT lowering covers.
 
 `LOWERED_TRITON_OPS` is the closed list of Triton-dialect ops (`tt`, `ttg`, `ttng`, `amdg`) that
-have a lowering inside a `tt.func` kernel; it grows by one name with each pattern. Until the
-`tt.func` kernel itself has one, it is empty, and `unlowered_triton_ops` makes `ll-to-simt` (hence
-`ll-lower`) fail on every `tt.func` with one line naming the first op that has no lowering and its
-location (for TTGIR: the Python source line and column of the `@triton.jit` function), instead of
-exiting 0 with the Triton ops left in place. Nothing is written when it fails.
+have a lowering inside a `tt.func` kernel (`triton_kernel.py`: the kernel outline for `tt.func`
+and `tt.return`, one pattern for each other); it grows by one name with each pattern.
+`unlowered_triton_ops` makes `ll-to-simt` (hence `ll-lower`) fail on every `tt.func` holding any
+other Triton op, with one line naming the first such op and its location (for TTGIR: the Python
+source line and column of the `@triton.jit` function), instead of exiting 0 with the Triton ops
+left in place. Nothing is written when it fails.
 
     >>> # a module holding `tt.func @k` whose first op is `tt.get_program_id`:
     >>> # corpus.py:27:12: error: 'tt.get_program_id' has no lowering to SIMT form (in @k, with 11
@@ -16,20 +17,32 @@ from __future__ import annotations
 
 from mlir import ir
 
-__all__ = ["LOWERED_TRITON_OPS", "TRITON_OP_DIALECTS", "unlowered_triton_ops"]
+__all__ = ["LOWERED_TRITON_OPS", "TRITON_OP_DIALECTS", "triton_kernels", "unlowered_triton_ops"]
 
 #: The dialects of Triton's own ops (Triton's upstream-dialect ops, arith/math/scf, are not here).
 TRITON_OP_DIALECTS = ("tt", "ttg", "ttng", "amdg", "nvg", "nvws", "gluon", "proton")
 
 #: Triton ops with a lowering inside a `tt.func` kernel (one pattern each).
-LOWERED_TRITON_OPS: frozenset[str] = frozenset()
+LOWERED_TRITON_OPS: frozenset[str] = frozenset(
+    {
+        "tt.func",
+        "tt.return",
+        "tt.get_program_id",
+        "tt.get_num_programs",
+        "tt.make_range",
+        "tt.splat",
+        "tt.addptr",
+        "tt.load",
+        "tt.store",
+    }
+)
 
 
 def _is_triton_op(name: str) -> bool:
     return name.split(".", 1)[0] in TRITON_OP_DIALECTS
 
 
-def _triton_kernels(root: ir.Operation) -> list[ir.Operation]:
+def triton_kernels(root: ir.Operation) -> list[ir.Operation]:
     """The `tt.func`s under `root` (itself included), outside `gpu.module`s."""
     found: list[ir.Operation] = []
 
@@ -70,7 +83,7 @@ def unlowered_triton_ops(root: ir.Operation) -> list[tuple[ir.Location, str]]:
     Postcondition: empty exactly when every Triton op of every `tt.func` is in
     `LOWERED_TRITON_OPS`."""
     problems = []
-    for kernel in _triton_kernels(root):
+    for kernel in triton_kernels(root):
         unlowered = _unlowered_in(kernel)
         if not unlowered:
             continue

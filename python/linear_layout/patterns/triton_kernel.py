@@ -1,0 +1,488 @@
+"""Lowering Triton's own kernels (`tt.func` in TTGIR) to SIMT form: the kernel ABI, the steps
+around the patterns, and one pattern per `tt` op.
+
+The kernel ABI (docs/triton-kernels.md):
+
+- each `tt.func` becomes a `gpu.func ... kernel` of `gpu.module @kernels`, with
+  `known_block_size = [num_warps * threads_per_warp, 1, 1]` from the module's `ttg.num-warps`;
+- a `!tt.ptr<T>` argument becomes a global `memref<?xT>` (one pointer with the NVVM pipeline's
+  `kernel-bare-ptr-calling-convention=true`); its `tt.divisibility` is what the accesses'
+  `alignment` attributes promise; integer and float scalars stay as they are;
+- the grid is the launch grid: `tt.get_program_id x|y|z` is `gpu.block_id`, and
+  `tt.get_num_programs` is `gpu.grid_dim`.
+
+Inside the kernel a pointer is an element offset (`index`) from the argument it derives from,
+and a tensor of pointers is one `vector<R x index>` per thread (R: its layout's registers); which
+argument an access goes through is found before anything is rewritten (`ll.pointer_argument`
+on each `tt.load`/`tt.store`), with the access width from the axis-info analysis (`ll.vector`):
+a pointer of unknown provenance (a `select` between two arguments, a loop-carried pointer) is
+a lowering error. Each access of `vec` registers is one `vector.load`/`vector.store` with
+`alignment = vec * element bytes`; under a mask (uniform over the `vec` registers: the axis
+info's constancy) it sits in an `scf.if`, and a masked-off load yields `other` (zero when the
+op has none), so no masked-off address is touched.
+"""
+
+from __future__ import annotations
+
+import re
+
+from mlir import ir
+from mlir.dialects import arith, gpu, scf, vector
+from mlir.passmanager import PassManager
+from mlir.rewrite import RewritePatternSet, walk_and_apply_patterns
+
+from ..core.layout import LinearLayout
+from .axis_info import analyze_axis_info
+from .common import CAST, cast_to
+from .kernel import (
+    KernelBuilder,
+    Launch,
+    LoweringError,
+    emit_thread_indices,
+    hardware_layout,
+    launch_attributes,
+    memoized_kernel_facts,
+)
+from .simt_pattern import SimtPattern
+from .to_simt import populate_to_simt_patterns
+from .triton_ops import triton_kernels, unlowered_triton_ops
+from .vectors import concat
+
+__all__ = [
+    "POINTER_ARGUMENT",
+    "TRITON_PATTERNS",
+    "VECTOR_ATTRIBUTE",
+    "annotate_accesses",
+    "check_triton_kernel",
+    "check_triton_kernels",
+    "lower_triton_kernels",
+    "outline_triton_kernel",
+    "triton_kernel_launch",
+]
+
+#: On `tt.load`/`tt.store`: the number of the kernel argument the pointer derives from.
+POINTER_ARGUMENT = "ll.pointer_argument"
+#: On `tt.load`/`tt.store`: elements per access (axis info, as Triton's getVectorSize).
+VECTOR_ATTRIBUTE = "ll.vector"
+
+_POINTER = re.compile(r"^!tt\.ptr<([^,>]+)(?:, *(\d+))?>$")
+
+
+def pointee_type(pointer_type: ir.Type) -> ir.Type:
+    """T of `!tt.ptr<T>` (LoweringError for any other type)."""
+    match = _POINTER.match(str(pointer_type))
+    if match is None:
+        raise LoweringError(f"expected a !tt.ptr, got {pointer_type}")
+    return ir.Type.parse(match.group(1))
+
+
+def _is_pointer(t: ir.Type) -> bool:
+    element = t.element_type if isinstance(t, ir.RankedTensorType) else t
+    return str(element).startswith("!tt.ptr<")
+
+
+def triton_kernel_launch(kernel: ir.Operation) -> Launch:
+    """The launch of a `tt.func`: the `ttg.num-warps`/`ttg.threads-per-warp` around it."""
+    launch = launch_attributes(kernel)
+    if launch.num_warps is None:
+        raise LoweringError("a tt.func kernel needs the \"ttg.num-warps\" of its module")
+    return launch
+
+
+# ---------------------------------------------------------------------------- checks
+
+
+def _pointer_argument(value: ir.Value, arguments: list[ir.Value]) -> int:
+    """The kernel argument `value` (a pointer or tensor of pointers) derives from."""
+    while True:
+        if isinstance(value, ir.BlockArgument):
+            for index, argument in enumerate(arguments):
+                if argument == value:
+                    return index
+            raise LoweringError("a pointer carried by a loop or a region has no known provenance")
+        owner = value.owner
+        name = owner.name
+        if name in ("tt.splat", "tt.addptr", "tt.broadcast", "tt.expand_dims", "ttg.convert_layout"):
+            value = owner.operands[0]
+        else:
+            raise LoweringError(f"a pointer made by '{name}' has no known provenance")
+
+
+def _accesses(kernel: ir.Operation) -> list[ir.Operation]:
+    found: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name in ("tt.load", "tt.store"):
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    kernel.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
+
+
+def _mask_of(op: ir.Operation) -> ir.Value | None:
+    operands = list(op.operands)
+    index = 1 if op.name == "tt.load" else 2
+    return operands[index] if len(operands) > index else None
+
+
+def _touches_tensors(op: ir.Operation) -> bool:
+    return any(isinstance(v.type, ir.RankedTensorType) for v in list(op.operands) + list(op.results))
+
+
+def _unlowerable_upstream_op(op: ir.Operation) -> str | None:
+    """Why an upstream op of a tt.func kernel cannot be lowered (None: it can)."""
+    dialect = op.name.split(".", 1)[0]
+    if dialect in ("arith", "math"):
+        return None
+    if _touches_tensors(op):
+        return f"'{op.name}' carrying tensors has no lowering to SIMT form"
+    return None
+
+
+def check_triton_kernel(kernel: ir.Operation) -> list[tuple[ir.Location, str]]:
+    """Why `kernel` (a `tt.func` whose Triton ops all have patterns) cannot be lowered: upstream
+    ops carrying tensors without a lowering, pointers of unknown provenance, a missing launch."""
+    try:
+        triton_kernel_launch(kernel)
+    except LoweringError as error:
+        return [(kernel.location, str(error))]
+    arguments = list(kernel.regions[0].blocks[0].arguments)
+    for op in _accesses(kernel):
+        if not isinstance(op.operands[0].type, ir.RankedTensorType):
+            return [(op.location, f"'{op.name}' of a scalar pointer has no lowering to SIMT form")]
+        try:
+            _pointer_argument(op.operands[0], arguments)
+        except LoweringError as error:
+            return [(op.location, f"'{op.name}': {error}")]
+    problems: list[tuple[ir.Location, str]] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name.split(".", 1)[0] in ("tt", "ttg") or op == kernel:
+            return ir.WalkResult.ADVANCE
+        reason = _unlowerable_upstream_op(op)
+        if reason is not None and not problems:
+            problems.append((op.location, reason))
+        return ir.WalkResult.ADVANCE
+
+    kernel.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return problems
+
+
+# ---------------------------------------------------------------------------- steps
+
+
+def annotate_accesses(kernel: ir.Operation) -> None:
+    """Write on each `tt.load`/`tt.store` its pointer's argument and its access width (from the
+    axis info of the still-unlowered kernel), which the patterns read."""
+    facts = analyze_axis_info(kernel)
+    arguments = list(kernel.regions[0].blocks[0].arguments)
+    i32 = ir.IntegerType.get_signless(32)
+    for op in _accesses(kernel):
+        pointer = op.operands[0]
+        op.attributes[POINTER_ARGUMENT] = ir.IntegerAttr.get(i32, _pointer_argument(pointer, arguments))
+        op.attributes[VECTOR_ATTRIBUTE] = ir.IntegerAttr.get(i32, facts.vector_size(pointer, _mask_of(op)))
+
+
+def _argument_type(t: ir.Type) -> ir.Type:
+    if _is_pointer(t):
+        return ir.MemRefType.get([ir.ShapedType.get_dynamic_size()], pointee_type(t))
+    return t
+
+
+def _module_of(op: ir.Operation) -> ir.Operation:
+    parent = op.parent
+    while parent.name != "builtin.module":
+        parent = parent.parent
+    return parent
+
+
+def _kernel_module(module: ir.Operation) -> ir.Operation:
+    """The `gpu.module @kernels` of `module`, made on first use."""
+    body = module.regions[0].blocks[0]
+    for op in body.operations:
+        if op.operation.name == "gpu.module" and op.operation.attributes["sym_name"].value == "kernels":
+            return op.operation
+    with ir.InsertionPoint(body), module.location:
+        kernels = gpu.GPUModuleOp("kernels")
+    kernels.regions[0].blocks.append()
+    module.attributes["gpu.container_module"] = ir.UnitAttr.get()
+    return kernels.operation
+
+
+def outline_triton_kernel(kernel: ir.Operation, launch: Launch) -> gpu.GPUFuncOp:
+    """Move the body of `tt.func` `kernel` into a new `gpu.func` kernel (the ABI above) and
+    erase it: pointer arguments become memrefs, used in the body as the offset 0 (cast to the
+    pointer type), and `tt.return` becomes `gpu.return`."""
+    block = kernel.regions[0].blocks[0]
+    arguments = list(block.arguments)
+    inputs = [_argument_type(a.type) for a in arguments]
+    gpu_module = _kernel_module(_module_of(kernel))
+    with ir.InsertionPoint(gpu_module.regions[0].blocks[0]), kernel.location:
+        new = gpu.GPUFuncOp(
+            ir.TypeAttr.get(ir.FunctionType.get(inputs, [])),
+            sym_name=ir.StringAttr(kernel.attributes["sym_name"]).value,
+            kernel=True,
+            known_block_size=[launch.threads, 1, 1],
+        )
+    block.append_to(new.regions[0])
+    with kernel.location:
+        zero = arith.constant(ir.IndexType.get(), 0, ip=ir.InsertionPoint.at_block_begin(block))
+        for argument, t in zip(arguments, inputs):
+            if t != argument.type:
+                pointer = ir.Operation.create(
+                    CAST, results=[argument.type], operands=[zero], ip=ir.InsertionPoint.after(zero.owner)
+                ).result
+                argument.replace_all_uses_with(pointer)
+                argument.set_type(t)
+    terminator = list(block.operations)[-1]
+    with ir.InsertionPoint(terminator), terminator.location:
+        gpu.return_([])
+    terminator.operation.erase()
+    kernel.erase()
+    with new.location:
+        emit_thread_indices(launch, _constant_before, ir.InsertionPoint.at_block_begin(new.regions[0].blocks[0]))
+    return new
+
+
+def _constant_before(value: int, anchor: ir.Operation) -> ir.Value:
+    return arith.constant(ir.IntegerType.get_signless(32), value, ip=ir.InsertionPoint(anchor))
+
+
+# ---------------------------------------------------------------------------- patterns
+
+
+def _vector_of(t: ir.RankedTensorType, launch: Launch) -> ir.VectorType:
+    """The per-thread vector of tensor type `t` (pointers: their `index` offsets)."""
+    element = ir.IndexType.get() if _is_pointer(t) else t.element_type
+    return ir.VectorType.get([hardware_layout(t, launch).get_in_dim_size("register")], element)
+
+
+def _scalar_of(t: ir.Type) -> ir.Type:
+    return ir.IndexType.get() if _is_pointer(t) else t
+
+
+def _check_tensor_result(op: ir.OpView, launch: Launch) -> None:
+    for value in list(op.operation.operands) + list(op.operation.results):
+        if isinstance(value.type, ir.RankedTensorType):
+            _vector_of(value.type, launch)  # LoweringError when the layout does not fit the launch
+
+
+_DIMENSIONS = (gpu.Dimension.x, gpu.Dimension.y, gpu.Dimension.z)
+
+
+def _emit_grid_index(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
+    """`tt.get_program_id` / `tt.get_num_programs`: `gpu.block_id` / `gpu.grid_dim`, as i32."""
+    dimension = _DIMENSIONS[op.operation.attributes["axis"].value]
+    make = gpu.block_id if op.operation.name == "tt.get_program_id" else gpu.grid_dim
+    return [arith.index_cast(ir.IntegerType.get_signless(32), make(dimension))]
+
+
+def _register_constants(layout: LinearLayout) -> list[int]:
+    """Per register r, the index L(register = r) along the tensor's one dimension."""
+    zero = {dim: 0 for dim in layout.get_in_dim_names() if dim != "register"}
+    out = layout.get_out_dim_names()[0]
+    return [layout.apply({"register": r, **zero})[out] for r in range(layout.get_in_dim_size("register"))]
+
+
+def _i32_vector(values: list[int]) -> ir.Value:
+    i32 = ir.IntegerType.get_signless(32)
+    t = ir.VectorType.get([len(values)], i32)
+    return arith.constant(t, ir.DenseElementsAttr.get([ir.IntegerAttr.get(i32, v) for v in values], type=t))
+
+
+def _emit_make_range(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
+    """`tt.make_range`: start + L(register, lane, warp) = start + (L(lane, warp) ^ L(register)),
+    the thread's part from the layout's index math, the register part as constants."""
+    t = op.operation.results[0].type
+    layout = hardware_layout(t, launch)
+    builder = KernelBuilder(op, launch)
+    thread_part = builder.apply(layout, builder.hw_indices(0))[layout.get_out_dim_names()[0]]
+    target = _vector_of(t, launch)
+    value = vector.broadcast(target, thread_part)
+    constants = _register_constants(layout)
+    if any(constants):
+        value = arith.xori(value, _i32_vector(constants))
+    start = op.operation.attributes["start"].value
+    if start:
+        value = arith.addi(value, _i32_vector([start] * len(constants)))
+    return [cast_to(value, t)]
+
+
+def _emit_splat(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
+    t = op.operation.results[0].type
+    source = op.operation.operands[0]
+    scalar = cast_to(source, _scalar_of(source.type))
+    return [cast_to(vector.broadcast(_vector_of(t, launch), scalar), t)]
+
+
+def _emit_addptr(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
+    """`tt.addptr`: the offsets (in elements, sign-extended as Triton's GEP) added to the index."""
+    pointer, offset = op.operation.operands
+    t = op.operation.results[0].type
+    if isinstance(t, ir.RankedTensorType):
+        target = _vector_of(t, launch)
+        offsets = cast_to(offset, _vector_of(offset.type, launch))
+        moved = arith.addi(cast_to(pointer, target), arith.index_cast(target, offsets))
+    else:
+        index = ir.IndexType.get()
+        moved = arith.addi(cast_to(pointer, index), arith.index_cast(index, offset))
+    return [cast_to(moved, t)]
+
+
+def _access_facts(op: ir.OpView) -> tuple[ir.Value, int]:
+    """The memref argument and the access width written by `annotate_accesses`."""
+    operation = op.operation
+    kernel = operation.parent
+    while kernel.name != "gpu.func":
+        kernel = kernel.parent
+    argument = kernel.regions[0].blocks[0].arguments[operation.attributes[POINTER_ARGUMENT].value]
+    return argument, operation.attributes[VECTOR_ATTRIBUTE].value
+
+
+def _check_access(op: ir.OpView, launch: Launch) -> None:
+    operation = op.operation
+    if POINTER_ARGUMENT not in operation.attributes or VECTOR_ATTRIBUTE not in operation.attributes:
+        raise LoweringError(f"'{operation.name}' was not annotated by annotate_accesses")
+    _check_tensor_result(op, launch)
+
+
+def _element_bytes(t: ir.Type) -> int:
+    return max(1, t.width // 8)
+
+
+def _guarded(condition: ir.Value | None, then, otherwise=None, result: ir.Type | None = None):
+    """`then()` (returning a value or None) under `condition`; `otherwise()` where it is false."""
+    if condition is None:
+        return then()
+    if_op = scf.IfOp(condition, [result] if result is not None else [], has_else=otherwise is not None)
+    with ir.InsertionPoint(if_op.then_block):
+        value = then()
+        scf.yield_([value] if result is not None else [])
+    if otherwise is not None:
+        with ir.InsertionPoint(if_op.else_block):
+            scf.yield_([otherwise()])
+    return if_op.results[0] if result is not None else None
+
+
+def _emit_load(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
+    operation = op.operation
+    t = operation.results[0].type
+    element, registers = t.element_type, _vector_of(t, launch).shape[0]
+    memory, vec = _access_facts(op)
+    operands = list(operation.operands)
+    offsets = cast_to(operands[0], _vector_of(operands[0].type, launch))
+    mask = cast_to(operands[1], _vector_of(operands[1].type, launch)) if len(operands) > 1 else None
+    other = cast_to(operands[2], _vector_of(operands[2].type, launch)) if len(operands) > 2 else None
+    piece_type = ir.VectorType.get([vec], element)
+    pieces = []
+    for first in range(0, registers, vec):
+        index = vector.extract(offsets, [], [first])
+        condition = vector.extract(mask, [], [first]) if mask is not None else None
+        registers_here = list(range(first, first + vec))
+
+        def load(index=index) -> ir.Value:
+            return vector.load(piece_type, memory, [index], alignment=vec * _element_bytes(element))
+
+        def fallback(registers_here=registers_here) -> ir.Value:
+            if other is not None:
+                return vector.shuffle(other, other, registers_here)
+            return arith.constant(piece_type, ir.DenseElementsAttr.get_splat(piece_type, _zero(element)))
+
+        pieces.append(_guarded(condition, load, fallback, piece_type))
+    return [cast_to(_concat(pieces, element), t)]
+
+
+def _zero(element: ir.Type) -> ir.Attribute:
+    if isinstance(element, ir.IntegerType):
+        return ir.IntegerAttr.get(element, 0)
+    return ir.FloatAttr.get(element, 0.0)
+
+
+def _concat(pieces: list[ir.Value], element: ir.Type) -> ir.Value:
+    if len(pieces) > 1 and ir.VectorType(pieces[0].type).shape[0] == 1:
+        scalars = [vector.extract(piece, [], [0]) for piece in pieces]
+        return vector.from_elements(ir.VectorType.get([len(pieces)], element), scalars)
+    return concat(pieces)
+
+
+def _emit_store(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
+    operation = op.operation
+    operands = list(operation.operands)
+    value_type = operands[1].type
+    element, registers = value_type.element_type, _vector_of(value_type, launch).shape[0]
+    memory, vec = _access_facts(op)
+    offsets = cast_to(operands[0], _vector_of(operands[0].type, launch))
+    value = cast_to(operands[1], _vector_of(value_type, launch))
+    mask = cast_to(operands[2], _vector_of(operands[2].type, launch)) if len(operands) > 2 else None
+    for first in range(0, registers, vec):
+        index = vector.extract(offsets, [], [first])
+        condition = vector.extract(mask, [], [first]) if mask is not None else None
+        piece = value if vec == registers else vector.shuffle(value, value, list(range(first, first + vec)))
+
+        def store(index=index, piece=piece) -> None:
+            vector.store(piece, memory, [index], alignment=vec * _element_bytes(element))
+
+        _guarded(condition, store)
+    return []
+
+
+def _no_plan(op: ir.OpView, launch: Launch) -> None:
+    _check_tensor_result(op, launch)
+
+
+#: One pattern per Triton op (tt.func and tt.return are the kernel outline's).
+TRITON_PATTERNS: tuple[SimtPattern, ...] = (
+    SimtPattern(("tt.get_program_id", "tt.get_num_programs"), _no_plan, _emit_grid_index),
+    SimtPattern(("tt.make_range",), _no_plan, _emit_make_range),
+    SimtPattern(("tt.splat",), _no_plan, _emit_splat),
+    SimtPattern(("tt.addptr",), _no_plan, _emit_addptr),
+    SimtPattern(("tt.load",), _check_access, _emit_load),
+    SimtPattern(("tt.store",), _check_access, _emit_store),
+)
+
+
+
+def _left_unlowered(kernel: gpu.GPUFuncOp) -> ir.Operation | None:
+    """The first op of a lowered kernel still on tensors or of a Triton dialect (None: none)."""
+    found: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name != CAST and (op.name.split(".", 1)[0] in ("tt", "ttg") or _touches_tensors(op)):
+            found.append(op)
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    kernel.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found[0] if found else None
+
+
+def check_triton_kernels(root: ir.Operation) -> list[tuple[ir.Location, str]]:
+    """Why the `tt.func` kernels under `root` cannot be lowered: Triton ops without a pattern
+    (`unlowered_triton_ops`), then `check_triton_kernel` of the others."""
+    problems = unlowered_triton_ops(root)
+    if problems:
+        return problems
+    return [problem for kernel in triton_kernels(root) for problem in check_triton_kernel(kernel)]
+
+
+def lower_triton_kernels(root: ir.Operation, chip: str | None = None) -> None:
+    """Lower every `tt.func` under `root` that `check_triton_kernels` accepted: annotate its
+    accesses, outline it, apply the Triton patterns with the tensor-to-SIMT ones, remove the
+    casts. LoweringError when an op is left on tensors."""
+    patterns = RewritePatternSet(root.context)
+    populate_to_simt_patterns(patterns)
+    for pattern in TRITON_PATTERNS:
+        pattern.add_to(patterns)
+    frozen = patterns.freeze()
+    for kernel in triton_kernels(root):
+        found = triton_kernel_launch(kernel)
+        launch = Launch(found.num_warps, found.threads_per_warp, found.num_ctas, chip)
+        annotate_accesses(kernel)
+        new = outline_triton_kernel(kernel, launch)
+        with memoized_kernel_facts(new):
+            walk_and_apply_patterns(new, frozen)
+        PassManager.parse("gpu.func(reconcile-unrealized-casts)", root.context).run(new.operation)
+        left = _left_unlowered(new)
+        if left is not None:
+            raise LoweringError(f"'{left.name}' at {left.location} was left unlowered")
