@@ -28,7 +28,7 @@ FILES = sorted(TTGIR.glob("*.ttgir"))
 TRITON_PTX = json.loads((CORPUS / "triton_ptx.json").read_text())
 
 #: The corpus kernels every op of which has a lowering (the others must be one-line errors).
-LOWERED_KERNELS = ("vadd", "vadd16")
+LOWERED_KERNELS = ("vadd", "vadd16", "scalar_if")
 RUNS = [path for path in FILES if path.stem.split(".")[0] in LOWERED_KERNELS]
 ERRORS = [path for path in FILES if path not in RUNS]
 
@@ -48,15 +48,19 @@ def test_lowered_kernel_runs_like_tritons_interpreter(path):
     name = path.stem.split(".")[0]
     kernel = case(name)
     launch = kernel.make_inputs(np.random.default_rng(11))
-    expected = run_triton_interpreter(name, launch.args, launch.grid, kernel.constexprs)
     module = lower_ttgir(path.read_text())
     text = str(module)
     assert "tt." not in re.sub(r'"[^"]*"', "", text.split("gpu.module", 1)[1]) and "gpu.func" in text
-    args = [arg.copy() if isinstance(arg, np.ndarray) else arg for arg in launch.args]
-    report = run_triton_kernel(module, args, launch.grid)
-    for index, array in expected.items():
-        np.testing.assert_array_equal(args[index], array)
-    assert not report.races
+    variants = [launch.args]
+    if name == "scalar_if":  # both branches: flip > 0 and flip <= 0
+        variants.append(launch.args[:3] + (0,))
+    for inputs in variants:
+        expected = run_triton_interpreter(name, inputs, launch.grid, kernel.constexprs)
+        args = [arg.copy() if isinstance(arg, np.ndarray) else arg for arg in inputs]
+        report = run_triton_kernel(module, args, launch.grid)
+        for index, array in expected.items():
+            np.testing.assert_array_equal(args[index], array)
+        assert not report.races
 
 
 @pytest.mark.parametrize("stem", ["vadd16.sm80.w1", "vadd16.sm90.w4", "vadd.sm80.w8"])

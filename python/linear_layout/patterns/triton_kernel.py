@@ -34,6 +34,7 @@ from mlir.rewrite import RewritePatternSet, walk_and_apply_patterns
 from ..core.layout import LinearLayout
 from .axis_info import analyze_axis_info
 from .common import CAST, cast_to
+from .control_flow import SCF_FOR, SCF_IF, lowered_type
 from .kernel import (
     KernelBuilder,
     Launch,
@@ -133,7 +134,7 @@ def _touches_tensors(op: ir.Operation) -> bool:
 def _unlowerable_upstream_op(op: ir.Operation) -> str | None:
     """Why an upstream op of a tt.func kernel cannot be lowered (None: it can)."""
     dialect = op.name.split(".", 1)[0]
-    if dialect in ("arith", "math"):
+    if dialect in ("arith", "math") or op.name in ("scf.if", "scf.for", "scf.yield"):
         return None
     if _touches_tensors(op):
         return f"'{op.name}' carrying tensors has no lowering to SIMT form"
@@ -254,8 +255,7 @@ def _constant_before(value: int, anchor: ir.Operation) -> ir.Value:
 
 def _vector_of(t: ir.RankedTensorType, launch: Launch) -> ir.VectorType:
     """The per-thread vector of tensor type `t` (pointers: their `index` offsets)."""
-    element = ir.IndexType.get() if _is_pointer(t) else t.element_type
-    return ir.VectorType.get([hardware_layout(t, launch).get_in_dim_size("register")], element)
+    return ir.VectorType(lowered_type(t, launch))
 
 
 def _scalar_of(t: ir.Type) -> ir.Type:
@@ -472,7 +472,7 @@ def lower_triton_kernels(root: ir.Operation, chip: str | None = None) -> None:
     casts. LoweringError when an op is left on tensors."""
     patterns = RewritePatternSet(root.context)
     populate_to_simt_patterns(patterns)
-    for pattern in TRITON_PATTERNS:
+    for pattern in (*TRITON_PATTERNS, SCF_IF, SCF_FOR):
         pattern.add_to(patterns)
     frozen = patterns.freeze()
     for kernel in triton_kernels(root):
