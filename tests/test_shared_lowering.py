@@ -26,7 +26,7 @@ from linear_layout.planning import bank_conflicts, plan_conversion
 from linear_layout.encodings import (BlockedLayout, DotOperandLayout, NVMMADistributedLayout, NVMMASharedLayout,
                                      SharedLinearLayout, SliceLayout, SwizzledSharedLayout)
 from linear_layout.simt import run_kernel
-from linear_layout.patterns.to_simt import pad_to_launch
+from linear_layout.core.launch import pad_to_launch
 
 from lowering_cases import kernel_text, random_case, random_input
 from test_lowering import lower

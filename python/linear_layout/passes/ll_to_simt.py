@@ -1,8 +1,27 @@
 """`ll-to-simt`: lower tensor-level kernels to per-thread SIMT code in upstream dialects.
 
-See `linear_layout.patterns.to_simt` for the steps and patterns and `docs/passes.md` for the
-closed list of ops it emits. A failure (an unsupported op, mismatched layouts, too many warps for
-the launch) is reported at the op and leaves the module unchanged.
+The pass owns the lowering pipeline. Every `func.func` with a body, and every `tt.func` of TTGIR
+(Triton's own kernels: `patterns.triton_kernel`, docs/triton-kernels.md), goes through these
+steps, as Triton's backend does:
+
+1. `check`: every function's signature and launch, and every op's pattern check
+   (`patterns.legality`); when one fails nothing is changed and the errors are reported;
+2. `outline`: the function becomes a `gpu.func ... kernel` (`patterns.outline`; a `tt.func`
+   first gets its accesses' argument and width from the axis info, `annotate_accesses`, then
+   `outline_triton_kernel`);
+3. `allocate`: Triton's AllocateSharedMemory, from the scratch each pattern declares
+   (`patterns.allocation`);
+4. `insert_barriers`: Triton's Membar, from the accesses each pattern declares
+   (`patterns.barriers`);
+5. `apply_patterns`: the patterns of `populate_to_simt_patterns(patterns, target=chip)`, one
+   per op, with `walk_and_apply_patterns`; tensor <-> vector boundaries are
+   `unrealized_conversion_cast`s;
+6. `cleanup`: the upstream `reconcile-unrealized-casts` removes them, and
+   `place_shared_memory` aligns the workgroup buffers (or moves them to dynamic shared memory
+   above the 48 KiB static limit).
+
+`docs/passes.md` has the closed list of ops it emits. A failure (an unsupported op, mismatched
+layouts, too many warps for the launch) is reported at the op and leaves the module unchanged.
 """
 
 from __future__ import annotations
@@ -11,16 +30,82 @@ import dataclasses
 from typing import ClassVar
 
 from mlir import ir
+from mlir.dialects import gpu
+from mlir.passmanager import PassManager
+from mlir.rewrite import FrozenRewritePatternSet, RewritePatternSet, walk_and_apply_patterns
 
-from ..patterns.to_simt import check_function, kernel_functions, lower_checked_functions
-from ..patterns.triton_kernel import check_triton_kernels, lower_triton_kernels
 from ..core.targets import TargetError, nvptx_target
+from ..patterns.allocation import allocate_shared_memory, shared_uses
+from ..patterns.barriers import insert_barriers
+from ..patterns.dynamic_shared_memory import place_shared_memory
+from ..patterns.kernel import PatternRun
+from ..patterns.legality import check_function, function_launch
+from ..patterns.outline import kernel_functions, outline_kernel
+from ..patterns.to_simt import populate_to_simt_patterns
+from ..patterns.triton_kernel import annotate_accesses, outline_triton_kernel, triton_kernel_launch
+from ..patterns.triton_ops import check_triton_kernels, triton_kernels
 from . import Pass, PipelineError
+
+__all__ = ["ChipOption", "LLToSimt", "lower_checked", "lower_to_simt", "problems"]
 
 CHIP_HELP = (
     "target chip, e.g. sm_90: shared-memory conversions of 8/16-bit data use ldmatrix (sm_75+) and "
     "stmatrix (sm_90+) where they reach the bandwidth floor; empty (the default): portable"
 )
+
+
+def problems(root: ir.Operation, chip: str | None = None) -> list[tuple[ir.Location, str]]:
+    """Step 1: why the functions under `root` cannot become kernels (nothing is changed)."""
+    triton = check_triton_kernels(root, chip)
+    return triton + [error for func_op in kernel_functions(root) for error in check_function(func_op, chip)]
+
+
+def _lower_kernel(func_op: ir.OpView, chip: str | None, run: PatternRun, patterns: FrozenRewritePatternSet) -> None:
+    """Steps 2-6 on one function that `check_function` accepted."""
+    _lower_outlined(outline_kernel(func_op, function_launch(func_op, chip)), run, patterns)
+
+
+def _lower_triton_kernel(
+    tt_func: ir.Operation, chip: str | None, run: PatternRun, patterns: FrozenRewritePatternSet
+) -> None:
+    """Steps 2-6 on one `tt.func` that `check_triton_kernels` accepted."""
+    annotate_accesses(tt_func)
+    _lower_outlined(outline_triton_kernel(tt_func, triton_kernel_launch(tt_func, chip)), run, patterns)
+
+
+def _lower_outlined(kernel: gpu.GPUFuncOp, run: PatternRun, patterns: FrozenRewritePatternSet) -> None:
+    """Steps 3-6 on one outlined kernel."""
+    with run.memoized(kernel) as facts:
+        uses = shared_uses(kernel, facts.launch)
+        allocate_shared_memory(kernel, facts.launch, uses)
+        insert_barriers(kernel, uses)
+        walk_and_apply_patterns(kernel, patterns)
+    _cleanup(kernel)
+
+
+def _cleanup(kernel: gpu.GPUFuncOp) -> None:
+    PassManager.parse("gpu.func(reconcile-unrealized-casts)", kernel.context).run(kernel.operation)
+    place_shared_memory(kernel)
+
+
+def lower_to_simt(root: ir.Operation, chip: str | None = None) -> list[tuple[ir.Location, str]]:
+    """Lower every function under `root` into a kernel for target `chip`; return the errors
+    (then nothing changed)."""
+    errors = problems(root, chip)
+    if not errors:
+        lower_checked(root, chip)
+    return errors
+
+
+def lower_checked(root: ir.Operation, chip: str | None = None) -> None:
+    """Steps 2-6 on every function under `root` (after `problems` found none)."""
+    patterns = RewritePatternSet(root.context)
+    run = populate_to_simt_patterns(patterns, target=chip)
+    frozen = patterns.freeze()
+    for func_op in kernel_functions(root):
+        _lower_kernel(func_op, chip, run, frozen)
+    for tt_func in triton_kernels(root):
+        _lower_triton_kernel(tt_func, chip, run, frozen)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -54,13 +139,11 @@ class LLToSimt(ChipOption, Pass):
 
     def problems(self, op: ir.Operation) -> list[tuple[ir.Location, str]]:
         with op.context, op.location:
-            triton_kernels = check_triton_kernels(op)  # tt.func kernels
-            return triton_kernels + [error for func_op in kernel_functions(op) for error in check_function(func_op)]
+            return problems(op, self.target_chip)
 
     def apply(self, op: ir.Operation) -> None:
         with op.context, op.location:
-            lower_checked_functions(op.context, kernel_functions(op), self.target_chip)
-            lower_triton_kernels(op, self.target_chip)
+            lower_checked(op, self.target_chip)
 
 
 PASS = LLToSimt

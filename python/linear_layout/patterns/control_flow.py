@@ -13,7 +13,7 @@ from mlir import ir
 from mlir.dialects import scf
 
 from .common import cast_to
-from .kernel import Launch, LoweringError, hardware_layout
+from .kernel import Launch, hardware_layout
 from .simt_pattern import SimtPattern
 
 __all__ = ["SCF_FOR", "SCF_IF", "lowered_type"]
@@ -28,12 +28,13 @@ def lowered_type(t: ir.Type, launch: Launch) -> ir.Type:
     return ir.VectorType.get([hardware_layout(t, launch).get_in_dim_size("register")], element)
 
 
+def _carries_tensors(op: ir.OpView) -> bool:
+    return any(isinstance(v.type, ir.RankedTensorType) for v in op.operation.results)
+
+
 def _check(op: ir.OpView, launch: Launch) -> None:
-    values = list(op.operation.results)
-    if not any(isinstance(v.type, ir.RankedTensorType) for v in values):
-        raise LoweringError(f"'{op.operation.name}' carries no tensors")
-    for value in values:
-        lowered_type(value.type, launch)
+    for value in op.operation.results:
+        lowered_type(value.type, launch)  # LoweringError when a layout does not fit the launch
 
 
 def _move_block(old: ir.Block, new: ir.Block, replacements: list[ir.Value], launch: Launch) -> None:
@@ -72,5 +73,5 @@ def _emit_for(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
     return [cast_to(value, old.type) for value, old in zip(new.results, operation.results)]
 
 
-SCF_IF = SimtPattern(("scf.if",), _check, _emit_if)
-SCF_FOR = SimtPattern(("scf.for",), _check, _emit_for)
+SCF_IF = SimtPattern(("scf.if",), _check, _emit_if, matches=_carries_tensors)
+SCF_FOR = SimtPattern(("scf.for",), _check, _emit_for, matches=_carries_tensors)

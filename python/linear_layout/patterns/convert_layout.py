@@ -33,7 +33,7 @@ from .common import cast_to
 from .kernel import KernelBuilder, Launch, LoweringError, hardware_layout, run_memo
 from .matrix_memory import emit_matrix
 from .shared_memory import assemble, buffer_index, emit_loads, emit_stores, emit_swaps, workgroup_argument
-from .simt_pattern import SimtPattern
+from .simt_pattern import Access, BufferAccess, Scratch, SharedUse, SimtPattern
 from .vectors import element_bits, select_tree, shuffle_casts
 
 __all__ = ["CONVERT_LAYOUT", "check_convert_layout", "conversion_plan", "emitter_of"]
@@ -49,7 +49,7 @@ def conversion_plan(op: ConvertLayoutOp, launch: Launch) -> ConversionPlan:
     """The planner's answer for `op` on `launch` (LoweringError when it has none); once per pair
     of types during a pattern run over the kernel of `op`."""
     src_type, dst_type = op.src.type, op.result.type
-    return run_memo(op, (src_type, dst_type, launch), lambda: _type_plan(src_type, dst_type, launch))
+    return run_memo(op, launch, (src_type, dst_type, launch), lambda: _type_plan(src_type, dst_type, launch))
 
 
 def _type_plan(src_type: ir.RankedTensorType, dst_type: ir.RankedTensorType, launch: Launch) -> ConversionPlan:
@@ -215,11 +215,14 @@ def _emit(op: ConvertLayoutOp, launch: Launch, plan: ConversionPlan) -> list[ir.
     return [cast_to(value, op.result.type)]
 
 
-def _check_with_buffer(op: ConvertLayoutOp, launch: Launch) -> ConversionPlan:
-    plan = check_convert_layout(op, launch)
-    if plan.strategy == "shared" and buffer_index(op) is None:
-        raise LoweringError("a shared-memory conversion needs its workgroup buffer: run allocate_shared_memory")
-    return plan
+def _shared_use(op: ConvertLayoutOp, launch: Launch, plan: ConversionPlan) -> SharedUse:
+    """A shared-memory plan's scratch (the matrix plan's size, if any), written then read back
+    with barriers inside (store | barrier | load)."""
+    if plan.strategy != "shared":
+        return SharedUse()
+    element = op.src.type.element_type
+    scratch = Scratch(element, plan.scratch_bytes * 8 // element_bits(element), pooled=True)
+    return SharedUse(scratch, (BufferAccess(Access.WRITE),), ends_with_reads=True)
 
 
-CONVERT_LAYOUT = SimtPattern((ConvertLayoutOp,), _check_with_buffer, _emit)
+CONVERT_LAYOUT = SimtPattern((ConvertLayoutOp,), check_convert_layout, _emit, shared=_shared_use)

@@ -1,10 +1,13 @@
 """The kernel a SIMT pattern rewrites in: its launch, the hardware layouts of its tensors, and a
 per-rewrite builder for thread indices, constants and index math.
 
-Patterns keep no state between ops: what they need about the kernel is in the IR. The launch is
-the `known_block_size` of the enclosing `gpu.func` (set when the function became a kernel) and
-the `"ttg.num-ctas"` of an enclosing op; shared buffers are the workgroup attributions named by
-the op's `ll.workgroup_buffer` attribute (see `shared_memory.py`).
+What the patterns need about the kernel is in the IR: the launch is the `known_block_size` of the
+enclosing `gpu.func` (set when the function became a kernel) and the `"ttg.num-ctas"` of an
+enclosing op; shared buffers are the workgroup attributions named by the op's
+`ll.workgroup_buffer` attribute (see `shared_memory.py`). What is not in the IR, the target chip
+and the memo of one pattern application, is a `PatternRun`: `populate_to_simt_patterns` makes
+one and its patterns' callbacks close over it; it reaches the checks and emitters as
+`Launch.run`.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import functools
 from collections.abc import Callable, Hashable, Iterator
+import dataclasses
 from dataclasses import dataclass
 from typing import TypeVar, cast
 
@@ -19,27 +23,25 @@ from mlir import ir
 from mlir.dialects import arith, gpu
 
 from ..core.hardware import HW_DIMS, WARP_SIZE
+from ..core.launch import pad_to_launch
 from ..core.layout import LinearLayout
 from ..ir.bridge import layout_of
 from .apply_layout import emit_apply_layout
 
 __all__ = [
-    "CHIP_ATTRIBUTE",
     "MAX_THREADS_PER_BLOCK",
     "KernelBuilder",
     "KernelFacts",
     "Launch",
     "LoweringError",
+    "PatternRun",
     "ThreadIndices",
     "emit_thread_indices",
     "enclosing_kernel",
     "find_thread_indices",
     "hardware_layout",
-    "kernel_facts",
     "kernel_launch",
-    "memoized_kernel_facts",
     "launch_attributes",
-    "pad_to_launch",
     "run_memo",
     "vector_type",
 ]
@@ -47,8 +49,6 @@ __all__ = [
 T = TypeVar("T")
 
 MAX_THREADS_PER_BLOCK = 1024
-#: The target chip of a kernel being lowered (`ll-to-simt{chip=...}`), as a kernel attribute.
-CHIP_ATTRIBUTE = "ll.chip"
 _LAUNCH_ATTRIBUTES = {
     "ttg.num-warps": "num_warps",
     "ttg.threads-per-warp": "threads_per_warp",
@@ -68,6 +68,8 @@ class Launch:
     threads_per_warp: int = WARP_SIZE
     num_ctas: int = 1
     chip: str | None = None  # the target (`ll-to-simt{chip=sm_90}`); None: portable
+    #: The pattern application this launch is read in (not part of the launch's value).
+    run: PatternRun | None = dataclasses.field(default=None, compare=False, repr=False)
 
     @property
     def threads(self) -> int:
@@ -96,38 +98,12 @@ def enclosing_kernel(op: ir.Operation) -> gpu.GPUFuncOp | None:
     return parent.opview if parent is not None else None
 
 
-def kernel_launch(kernel: gpu.GPUFuncOp) -> Launch:
-    """The launch of a kernel made by `ll-to-simt`: warps from its `known_block_size`."""
+def kernel_launch(kernel: gpu.GPUFuncOp, chip: str | None = None, run: PatternRun | None = None) -> Launch:
+    """The launch of a kernel made by `ll-to-simt`: warps from its `known_block_size`; the target
+    `chip` and the pattern `run` as given."""
     attributes = launch_attributes(kernel.operation)
     threads = kernel.operation.attributes["known_block_size"][0]
-    chip = kernel.operation.attributes[CHIP_ATTRIBUTE].value if CHIP_ATTRIBUTE in kernel.operation.attributes else None
-    return Launch(threads // attributes.threads_per_warp, attributes.threads_per_warp, attributes.num_ctas, chip)
-
-
-def pad_to_launch(layout: LinearLayout, threads_per_warp: int, num_warps: int, num_ctas: int = 1) -> LinearLayout:
-    """`layout` as a kernel of that launch holds it: every hardware input dimension present, in
-    the standard order, lanes/warps/blocks padded with broadcast (zero) bases to the launch size.
-
-    Raises ValueError when the layout spreads over more lanes, warps or blocks than the launch has."""
-    bases = dict(layout.bases)
-    expected = {"lane": threads_per_warp, "warp": num_warps, "block": num_ctas}
-    source = {"lane": "threads per warp", "warp": "warps", "block": "CTAs"}
-    full = []
-    for dim in HW_DIMS:
-        vectors = [list(b) for b in bases.get(dim, ())]
-        if dim != "register":
-            size = 1 << len(vectors)
-            if size > expected[dim]:
-                raise ValueError(
-                    f"too many {dim}s for the launch: the layout spreads over {size} {dim}s but the "
-                    f"kernel has {expected[dim]} {source[dim]} (ttg.num-warps/threads-per-warp/num-ctas)"
-                )
-            while 1 << len(vectors) < expected[dim]:
-                vectors.append([0] * layout.num_out_dims)
-        full.append((dim, vectors))
-    return LinearLayout.from_bases(
-        full, list(layout.get_out_dim_names()), [s for _, s in layout.out_dims], require_surjective=False
-    )
+    return Launch(threads // attributes.threads_per_warp, attributes.threads_per_warp, attributes.num_ctas, chip, run)
 
 
 def hardware_layout(t: ir.Type, launch: Launch) -> LinearLayout:
@@ -138,20 +114,20 @@ def hardware_layout(t: ir.Type, launch: Launch) -> LinearLayout:
     except (TypeError, ValueError) as error:
         raise LoweringError(f"cannot lower {t}: {error}") from None
     try:
-        return _on_launch(layout, launch)
+        return _on_launch(layout, launch.threads_per_warp, launch.num_warps or 1, launch.num_ctas)
     except ValueError as error:
         raise LoweringError(f"{t}{error}") from None
 
 
 @functools.lru_cache(maxsize=4096)
-def _on_launch(layout: LinearLayout, launch: Launch) -> LinearLayout:
+def _on_launch(layout: LinearLayout, threads_per_warp: int, num_warps: int, num_ctas: int) -> LinearLayout:
     """`layout` padded to `launch`; cached (layouts are immutable; errors are raised, not
     cached: their messages continue the tensor type's name)."""
     unknown = [n for n in layout.get_in_dim_names() if n not in HW_DIMS]
     if unknown:
         raise ValueError(f" is not distributed over hardware: input dimensions {unknown}")
     try:
-        layout = pad_to_launch(layout, launch.threads_per_warp, launch.num_warps or 1, launch.num_ctas)
+        layout = pad_to_launch(layout, threads_per_warp, num_warps, num_ctas)
     except ValueError as error:
         raise ValueError(f": {error}") from None
     if not layout.is_surjective():
@@ -253,55 +229,58 @@ class KernelFacts:
 
 
 @dataclass(frozen=True)
-class _PatternRun:
-    """A pattern run over one kernel (`memoized_kernel_facts`): the kernel's facts, its integer
-    constants by (value, type) (a constant pool, as MLIR's OperationFolder keeps one, so that
-    rewrites share them), and frozen values computed once per run (`run_memo`)."""
+class _KernelRun:
+    """A pattern application over one kernel (`PatternRun.memoized`): the kernel's facts, its
+    integer constants by (value, type) (a constant pool, as MLIR's OperationFolder keeps one, so
+    that rewrites share them), and frozen values computed once (`run_memo`)."""
 
     facts: KernelFacts
     constants: dict[tuple[int, ir.Type], ir.Value]
     values: dict[Hashable, object]
 
 
-#: The pattern runs in progress, with their kernel ops; each is dropped when its run ends. (Not
-#: a dict: an op's hash changes with its attributes; `==` compares the ops themselves.)
-_RUNS: list[tuple[ir.Operation, _PatternRun]] = []
+class PatternRun:
+    """One application of the SIMT patterns (made by `populate_to_simt_patterns`, closed over by
+    its callbacks): the target `chip`, and per kernel inside `memoized(kernel)` the kernel's facts
+    (read once: rewrites keep its launch and thread indices, they add ops after them only), its
+    constant pool and its memo. Outside `memoized`, everything is read from the IR each time."""
+
+    def __init__(self, chip: str | None = None) -> None:
+        self.chip = chip
+        # (kernel op, its run); not a dict: an op's hash changes with its attributes, `==`
+        # compares the ops themselves.
+        self._kernels: list[tuple[ir.Operation, _KernelRun]] = []
+
+    def kernel_run(self, kernel: gpu.GPUFuncOp | None) -> _KernelRun | None:
+        if kernel is None or not self._kernels:
+            return None
+        operation = kernel.operation
+        return next((run for op, run in self._kernels if op == operation), None)
+
+    def read_facts(self, kernel: gpu.GPUFuncOp) -> KernelFacts:
+        launch = kernel_launch(kernel, self.chip, self)
+        return KernelFacts(launch, kernel.location, find_thread_indices(kernel, launch))
+
+    def facts(self, kernel: gpu.GPUFuncOp) -> KernelFacts:
+        """The facts of `kernel`: memoized while `memoized(kernel)` runs, else read from the IR."""
+        run = self.kernel_run(kernel)
+        return run.facts if run is not None else self.read_facts(kernel)
+
+    @contextlib.contextmanager
+    def memoized(self, kernel: gpu.GPUFuncOp) -> Iterator[KernelFacts]:
+        """Read the facts of `kernel` once for the steps inside, and forget them afterwards."""
+        entry = (kernel.operation, _KernelRun(self.read_facts(kernel), {}, {}))
+        self._kernels.append(entry)
+        try:
+            yield entry[1].facts
+        finally:
+            self._kernels.remove(entry)
 
 
-def _run_of(kernel: gpu.GPUFuncOp | None) -> _PatternRun | None:
-    if kernel is None:
-        return None
-    operation = kernel.operation
-    return next((run for op, run in _RUNS if op == operation), None)
-
-
-def _read_facts(kernel: gpu.GPUFuncOp) -> KernelFacts:
-    launch = kernel_launch(kernel)
-    return KernelFacts(launch, kernel.location, find_thread_indices(kernel, launch))
-
-
-def kernel_facts(kernel: gpu.GPUFuncOp) -> KernelFacts:
-    """The facts of `kernel`: memoized while `memoized_kernel_facts(kernel)` runs, else read from the IR."""
-    run = _run_of(kernel)
-    return run.facts if run is not None else _read_facts(kernel)
-
-
-@contextlib.contextmanager
-def memoized_kernel_facts(kernel: gpu.GPUFuncOp) -> Iterator[KernelFacts]:
-    """Read the facts of `kernel` once for a pattern run over it (rewrites keep its launch and its
-    thread indices; they add ops after them only), and forget them when the run ends."""
-    entry = (kernel.operation, _PatternRun(_read_facts(kernel), {}, {}))
-    _RUNS.append(entry)
-    try:
-        yield entry[1].facts
-    finally:
-        _RUNS.remove(entry)
-
-
-def run_memo(op: ir.OpView, key: Hashable, compute: Callable[[], T]) -> T:
-    """`compute()` (a frozen value), computed once per `key` during a pattern run over the kernel
-    of `op`, else each time; an exception it raises is not memoized."""
-    run = _run_of(enclosing_kernel(op))
+def run_memo(op: ir.OpView, launch: Launch, key: Hashable, compute: Callable[[], T]) -> T:
+    """`compute()` (a frozen value), computed once per `key` while the pattern run of `launch`
+    memoizes the kernel of `op`, else each time; an exception it raises is not memoized."""
+    run = launch.run.kernel_run(enclosing_kernel(op)) if launch.run is not None else None
     if run is None:
         return compute()
     if key not in run.values:
@@ -315,8 +294,8 @@ class KernelBuilder:
     It uses the kernel's thread indices (`find_thread_indices`; made before the op when they are
     not there). Integer constants go right after the kernel's thread indices (or before the ones
     made here), in the order the rewrite asks for them, with the kernel's location, so that they
-    dominate everything the rewrite emits (also inside `scf.if`). During a pattern run over the
-    kernel (`memoized_kernel_facts`) rewrites share its constant pool: a constant made by an
+    dominate everything the rewrite emits (also inside `scf.if`). While the pattern run of its
+    launch memoizes the kernel (`PatternRun.memoized`), rewrites share its constant pool: a constant made by an
     earlier rewrite moves to where this one would have made it, which is the block order of one
     constant per rewrite after `canonicalize` merged them, without the copies.
     """
@@ -326,8 +305,14 @@ class KernelBuilder:
         self.num_warps = launch.num_warps or 1
         self.i32 = ir.IntegerType.get_signless(32)
         kernel = enclosing_kernel(op)
-        run = _run_of(kernel)
-        facts = run.facts if run is not None else _read_facts(kernel) if kernel is not None else None
+        run = launch.run.kernel_run(kernel) if launch.run is not None else None
+        facts = (
+            run.facts
+            if run is not None
+            else KernelFacts(launch, kernel.location, find_thread_indices(kernel, launch))
+            if kernel is not None
+            else None
+        )
         self.constant_location = facts.location if facts is not None else op.location
         self.constants: dict[tuple[int, ir.Type], ir.Value] = {}
         self.thread_bases: dict[LinearLayout, tuple[ir.Value, ir.Value]] = {}

@@ -4,7 +4,7 @@ A buffer with an explicit shared encoding is a workgroup attribution of the kern
 `ll.workgroup_buffer`); the accesses are those of `plan_local_access` (offsets
 `distributed.invert_and_compose(shared)`), emitted like the two halves of a shared-memory
 conversion. The barriers the buffer's read/write history needs are inserted before the ops by
-`insert_barriers` (`to_simt.py`), not here.
+`insert_barriers` (`barriers.py`) from what each pattern declares (`SharedUse`), not here.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from .shared_memory import (
     shared_buffer_of,
     workgroup_argument,
 )
-from .simt_pattern import SimtPattern
+from .simt_pattern import Access, BufferAccess, Scratch, SharedUse, SimtPattern
 from .vectors import element_bits
 
 __all__ = ["LOCAL_ALLOC", "LOCAL_LOAD", "LOCAL_STORE", "local_access"]
@@ -99,6 +99,21 @@ def _emit_load(op: LocalLoadOp, launch: Launch, plan: None) -> list[ir.Value]:
     return [cast_to(assemble(access, pieces, element, builder.vector_type(op.result.type)), op.result.type)]
 
 
-LOCAL_ALLOC = SimtPattern((LocalAllocOp,), _check_alloc, _emit_alloc)
-LOCAL_STORE = SimtPattern((LocalStoreOp,), _check_store, _emit_local_store)
-LOCAL_LOAD = SimtPattern((LocalLoadOp,), _check_load, _emit_load)
+def _alloc_use(op: LocalAllocOp, launch: Launch, plan: None) -> SharedUse:
+    """A buffer of its own, written when the alloc has a source."""
+    buffer = shared_buffer_of(op.result.type)
+    scratch = Scratch(buffer.memdesc.element_type, buffer.layout.get_in_dim_size("offset"), pooled=False)
+    return SharedUse(scratch, (BufferAccess(Access.WRITE),) if op.src is not None else ())
+
+
+def _store_use(op: LocalStoreOp, launch: Launch, plan: None) -> SharedUse:
+    return SharedUse(accesses=(BufferAccess(Access.WRITE, op.dst),))
+
+
+def _load_use(op: LocalLoadOp, launch: Launch, plan: None) -> SharedUse:
+    return SharedUse(accesses=(BufferAccess(Access.READ, op.src),))
+
+
+LOCAL_ALLOC = SimtPattern((LocalAllocOp,), _check_alloc, _emit_alloc, shared=_alloc_use)
+LOCAL_STORE = SimtPattern((LocalStoreOp,), _check_store, _emit_local_store, shared=_store_use)
+LOCAL_LOAD = SimtPattern((LocalLoadOp,), _check_load, _emit_load, shared=_load_use)

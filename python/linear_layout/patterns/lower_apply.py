@@ -16,14 +16,15 @@ from dataclasses import dataclass
 
 from mlir import ir
 from mlir.dialects import arith
-from mlir.rewrite import PatternRewriter, RewritePatternSet
+from mlir.rewrite import RewritePatternSet
 
 from ..core.layout import LinearLayout
 from ..dialects.ll import ApplyOp
 from .apply_layout import emit_apply_layout
-from .common import rewrite_callback
+from .kernel import Launch, LoweringError, PatternRun
+from .simt_pattern import SimtPattern
 
-__all__ = ["ApplyLowering", "apply_lowering", "cast_integer", "emit_apply_op", "populate_lower_apply_patterns"]
+__all__ = ["APPLY", "ApplyLowering", "apply_lowering", "cast_integer", "emit_apply_op", "populate_lower_apply_patterns"]
 
 
 @dataclass(frozen=True)
@@ -86,18 +87,22 @@ def emit_apply_op(op: ApplyOp, lowering: ApplyLowering, indices: list[ir.Value])
     ]
 
 
-def _lower_apply(op: ApplyOp, rewriter: PatternRewriter) -> bool:
+def _check_apply(op: ApplyOp, launch: Launch) -> ApplyLowering:
     try:
-        lowering = apply_lowering(op)
-    except ValueError:
-        return False
-    with ir.InsertionPoint(op), op.location:
-        values = emit_apply_op(op, lowering, op.indices)
-    rewriter.replace_op(op, values)
-    return True
+        return apply_lowering(op)
+    except ValueError as error:
+        raise LoweringError(str(error)) from None
+
+
+def _emit_apply(op: ApplyOp, launch: Launch, lowering: ApplyLowering) -> list[ir.Value]:
+    return emit_apply_op(op, lowering, op.indices)
+
+
+#: `ll.apply` -> arith, anywhere (it needs no kernel); one of the SIMT patterns too.
+APPLY = SimtPattern((ApplyOp,), _check_apply, _emit_apply, in_kernel=False)
 
 
 def populate_lower_apply_patterns(patterns: RewritePatternSet, *, benefit: int = 1) -> None:
     """Add the pattern lowering `ll.apply` to `arith` index math. An `ll.apply` that breaks a
     rule (see `ApplyOp.verify_rules`) does not match; `ll-verify` reports it."""
-    patterns.add(ApplyOp, rewrite_callback(_lower_apply), benefit=benefit)
+    APPLY.add_to(patterns, PatternRun(), benefit)

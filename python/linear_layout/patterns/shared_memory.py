@@ -3,7 +3,7 @@
 A shared buffer is a workgroup attribution of the `gpu.func` (`memref<N x T,
 #gpu.address_space<workgroup>>`). Which one an op uses is written on the op, as Triton's
 `allocation.offset`: the `ll.workgroup_buffer` attribute holds the index of the attribution
-among the kernel's workgroup attributions (set by `allocate_shared_memory` in `to_simt.py`).
+among the kernel's workgroup attributions (set by `allocate_shared_memory` in `allocation.py`).
 A lowered `ttg.local_alloc` is an `unrealized_conversion_cast` of its buffer to the memdesc type.
 """
 

@@ -27,7 +27,7 @@ from .kernel import KernelBuilder, Launch, LoweringError, hardware_layout, vecto
 from .simt_pattern import SimtPattern
 from .vectors import concat, concat_units, from_units, gather, to_units, unit
 
-__all__ = ["CONSTANT", "ELEMENTWISE", "ELEMENTWISE_DIALECTS", "TILE_LOAD", "TILE_STORE", "elementwise_roots"]
+__all__ = ["CONSTANT", "ELEMENTWISE", "ELEMENTWISE_DIALECTS", "TILE_LOAD", "TILE_STORE", "elementwise_roots", "on_tensors"]
 
 ELEMENTWISE_DIALECTS = ("arith", "math")
 
@@ -204,10 +204,9 @@ def _emit_elementwise(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Valu
     return [cast_to(result, old.type) for result, old in zip(new.results, operation.results)]
 
 
-def _check_elementwise_on_tensors(op: ir.OpView, launch: Launch) -> None:
-    if not any(_is_tensor(v.type) for v in list(op.operands) + list(op.results)):
-        raise LoweringError(f"'{op.operation.name}' is not on tensors")
-    _check_elementwise(op, launch)
+def on_tensors(op: ir.OpView) -> bool:
+    """Whether `op` has a tensor operand or result (an op on scalars is left as it is)."""
+    return any(_is_tensor(v.type) for v in list(op.operation.operands) + list(op.operation.results))
 
 
 def elementwise_roots() -> tuple[type, ...]:
@@ -227,7 +226,7 @@ def elementwise_roots() -> tuple[type, ...]:
     return tuple(sorted(set(classes), key=lambda c: cast(Any, c).OPERATION_NAME))
 
 
-ELEMENTWISE = SimtPattern(elementwise_roots(), _check_elementwise_on_tensors, _emit_elementwise)
+ELEMENTWISE = SimtPattern(elementwise_roots(), _check_elementwise, _emit_elementwise, matches=on_tensors)
 
 
 # ---------------------------------------------------------------------------- constants
@@ -250,4 +249,4 @@ def _emit_constant(op: arith.ConstantOp, launch: Launch, plan: None) -> list[ir.
     return [cast_to(arith.constant(target, splat), t)]
 
 
-CONSTANT = SimtPattern((arith.ConstantOp,), _check_constant, _emit_constant)
+CONSTANT = SimtPattern((arith.ConstantOp,), _check_constant, _emit_constant, matches=on_tensors)

@@ -28,25 +28,22 @@ import re
 
 from mlir import ir
 from mlir.dialects import arith, gpu, scf, vector
-from mlir.passmanager import PassManager
-from mlir.rewrite import RewritePatternSet, walk_and_apply_patterns
 
 from ..core.layout import LinearLayout
 from .axis_info import analyze_axis_info
 from .common import CAST, cast_to
-from .control_flow import SCF_FOR, SCF_IF, lowered_type
+from .control_flow import lowered_type
 from .kernel import (
     KernelBuilder,
     Launch,
     LoweringError,
     emit_thread_indices,
+    enclosing_kernel,
     hardware_layout,
     launch_attributes,
-    memoized_kernel_facts,
 )
+from .outline import _kernel_module, _module_of
 from .simt_pattern import SimtPattern
-from .to_simt import populate_to_simt_patterns
-from .triton_ops import triton_kernels, unlowered_triton_ops
 from .vectors import concat
 
 __all__ = [
@@ -54,9 +51,7 @@ __all__ = [
     "TRITON_PATTERNS",
     "VECTOR_ATTRIBUTE",
     "annotate_accesses",
-    "check_triton_kernel",
-    "check_triton_kernels",
-    "lower_triton_kernels",
+    "check_accesses",
     "outline_triton_kernel",
     "triton_kernel_launch",
 ]
@@ -82,12 +77,27 @@ def _is_pointer(t: ir.Type) -> bool:
     return str(element).startswith("!tt.ptr<")
 
 
-def triton_kernel_launch(kernel: ir.Operation) -> Launch:
-    """The launch of a `tt.func`: the `ttg.num-warps`/`ttg.threads-per-warp` around it."""
+def triton_kernel_launch(kernel: ir.Operation, chip: str | None = None) -> Launch:
+    """The launch of a `tt.func` for target `chip`: the `ttg.num-warps`/`ttg.threads-per-warp`
+    around it (LoweringError without a warp count)."""
     launch = launch_attributes(kernel)
     if launch.num_warps is None:
-        raise LoweringError("a tt.func kernel needs the \"ttg.num-warps\" of its module")
-    return launch
+        raise LoweringError('a tt.func kernel needs the "ttg.num-warps" of its module')
+    return Launch(launch.num_warps, launch.threads_per_warp, launch.num_ctas, chip)
+
+
+def check_accesses(kernel: ir.Operation) -> list[tuple[ir.Location, str]]:
+    """The first `tt.load`/`tt.store` of `kernel` whose pointer is a scalar or of unknown
+    provenance (the patterns need the argument it goes through)."""
+    arguments = list(kernel.regions[0].blocks[0].arguments)
+    for op in _accesses(kernel):
+        if not isinstance(op.operands[0].type, ir.RankedTensorType):
+            return [(op.location, f"'{op.name}' of a scalar pointer has no lowering to SIMT form")]
+        try:
+            _pointer_argument(op.operands[0], arguments)
+        except LoweringError as error:
+            return [(op.location, f"'{op.name}': {error}")]
+    return []
 
 
 # ---------------------------------------------------------------------------- checks
@@ -127,49 +137,6 @@ def _mask_of(op: ir.Operation) -> ir.Value | None:
     return operands[index] if len(operands) > index else None
 
 
-def _touches_tensors(op: ir.Operation) -> bool:
-    return any(isinstance(v.type, ir.RankedTensorType) for v in list(op.operands) + list(op.results))
-
-
-def _unlowerable_upstream_op(op: ir.Operation) -> str | None:
-    """Why an upstream op of a tt.func kernel cannot be lowered (None: it can)."""
-    dialect = op.name.split(".", 1)[0]
-    if dialect in ("arith", "math") or op.name in ("scf.if", "scf.for", "scf.yield"):
-        return None
-    if _touches_tensors(op):
-        return f"'{op.name}' carrying tensors has no lowering to SIMT form"
-    return None
-
-
-def check_triton_kernel(kernel: ir.Operation) -> list[tuple[ir.Location, str]]:
-    """Why `kernel` (a `tt.func` whose Triton ops all have patterns) cannot be lowered: upstream
-    ops carrying tensors without a lowering, pointers of unknown provenance, a missing launch."""
-    try:
-        triton_kernel_launch(kernel)
-    except LoweringError as error:
-        return [(kernel.location, str(error))]
-    arguments = list(kernel.regions[0].blocks[0].arguments)
-    for op in _accesses(kernel):
-        if not isinstance(op.operands[0].type, ir.RankedTensorType):
-            return [(op.location, f"'{op.name}' of a scalar pointer has no lowering to SIMT form")]
-        try:
-            _pointer_argument(op.operands[0], arguments)
-        except LoweringError as error:
-            return [(op.location, f"'{op.name}': {error}")]
-    problems: list[tuple[ir.Location, str]] = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name.split(".", 1)[0] in ("tt", "ttg") or op == kernel:
-            return ir.WalkResult.ADVANCE
-        reason = _unlowerable_upstream_op(op)
-        if reason is not None and not problems:
-            problems.append((op.location, reason))
-        return ir.WalkResult.ADVANCE
-
-    kernel.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return problems
-
-
 # ---------------------------------------------------------------------------- steps
 
 
@@ -189,26 +156,6 @@ def _argument_type(t: ir.Type) -> ir.Type:
     if _is_pointer(t):
         return ir.MemRefType.get([ir.ShapedType.get_dynamic_size()], pointee_type(t))
     return t
-
-
-def _module_of(op: ir.Operation) -> ir.Operation:
-    parent = op.parent
-    while parent.name != "builtin.module":
-        parent = parent.parent
-    return parent
-
-
-def _kernel_module(module: ir.Operation) -> ir.Operation:
-    """The `gpu.module @kernels` of `module`, made on first use."""
-    body = module.regions[0].blocks[0]
-    for op in body.operations:
-        if op.operation.name == "gpu.module" and op.operation.attributes["sym_name"].value == "kernels":
-            return op.operation
-    with ir.InsertionPoint(body), module.location:
-        kernels = gpu.GPUModuleOp("kernels")
-    kernels.regions[0].blocks.append()
-    module.attributes["gpu.container_module"] = ir.UnitAttr.get()
-    return kernels.operation
 
 
 def outline_triton_kernel(kernel: ir.Operation, launch: Launch) -> gpu.GPUFuncOp:
@@ -341,8 +288,9 @@ def _access_facts(op: ir.OpView) -> tuple[ir.Value, int]:
 
 
 def _check_access(op: ir.OpView, launch: Launch) -> None:
+    """The layouts fit the launch; inside a kernel, `annotate_accesses` has run."""
     operation = op.operation
-    if POINTER_ARGUMENT not in operation.attributes or VECTOR_ATTRIBUTE not in operation.attributes:
+    if enclosing_kernel(operation) is not None and POINTER_ARGUMENT not in operation.attributes:
         raise LoweringError(f"'{operation.name}' was not annotated by annotate_accesses")
     _check_tensor_result(op, launch)
 
@@ -442,47 +390,3 @@ TRITON_PATTERNS: tuple[SimtPattern, ...] = (
 )
 
 
-
-def _left_unlowered(kernel: gpu.GPUFuncOp) -> ir.Operation | None:
-    """The first op of a lowered kernel still on tensors or of a Triton dialect (None: none)."""
-    found: list[ir.Operation] = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name != CAST and (op.name.split(".", 1)[0] in ("tt", "ttg") or _touches_tensors(op)):
-            found.append(op)
-            return ir.WalkResult.INTERRUPT
-        return ir.WalkResult.ADVANCE
-
-    kernel.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return found[0] if found else None
-
-
-def check_triton_kernels(root: ir.Operation) -> list[tuple[ir.Location, str]]:
-    """Why the `tt.func` kernels under `root` cannot be lowered: Triton ops without a pattern
-    (`unlowered_triton_ops`), then `check_triton_kernel` of the others."""
-    problems = unlowered_triton_ops(root)
-    if problems:
-        return problems
-    return [problem for kernel in triton_kernels(root) for problem in check_triton_kernel(kernel)]
-
-
-def lower_triton_kernels(root: ir.Operation, chip: str | None = None) -> None:
-    """Lower every `tt.func` under `root` that `check_triton_kernels` accepted: annotate its
-    accesses, outline it, apply the Triton patterns with the tensor-to-SIMT ones, remove the
-    casts. LoweringError when an op is left on tensors."""
-    patterns = RewritePatternSet(root.context)
-    populate_to_simt_patterns(patterns)
-    for pattern in (*TRITON_PATTERNS, SCF_IF, SCF_FOR):
-        pattern.add_to(patterns)
-    frozen = patterns.freeze()
-    for kernel in triton_kernels(root):
-        found = triton_kernel_launch(kernel)
-        launch = Launch(found.num_warps, found.threads_per_warp, found.num_ctas, chip)
-        annotate_accesses(kernel)
-        new = outline_triton_kernel(kernel, launch)
-        with memoized_kernel_facts(new):
-            walk_and_apply_patterns(new, frozen)
-        PassManager.parse("gpu.func(reconcile-unrealized-casts)", root.context).run(new.operation)
-        left = _left_unlowered(new)
-        if left is not None:
-            raise LoweringError(f"'{left.name}' at {left.location} was left unlowered")

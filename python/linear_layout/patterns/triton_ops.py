@@ -17,29 +17,26 @@ from __future__ import annotations
 
 from mlir import ir
 
-__all__ = ["LOWERED_TRITON_OPS", "TRITON_OP_DIALECTS", "triton_kernels", "unlowered_triton_ops"]
+from .kernel import LoweringError
+from .legality import check_op
+from .to_simt import SIMT_PATTERNS, registered_patterns
+from .triton_kernel import check_accesses, triton_kernel_launch
+
+__all__ = ["LOWERED_TRITON_OPS", "TRITON_OP_DIALECTS", "check_triton_kernels", "triton_kernels", "unlowered_triton_ops"]
 
 #: The dialects of Triton's own ops (Triton's upstream-dialect ops, arith/math/scf, are not here).
 TRITON_OP_DIALECTS = ("tt", "ttg", "ttng", "amdg", "nvg", "nvws", "gluon", "proton")
 
-#: Triton ops with a lowering inside a `tt.func` kernel (one pattern each).
-LOWERED_TRITON_OPS: frozenset[str] = frozenset(
-    {
-        "tt.func",
-        "tt.return",
-        "tt.get_program_id",
-        "tt.get_num_programs",
-        "tt.make_range",
-        "tt.splat",
-        "tt.addptr",
-        "tt.load",
-        "tt.store",
-    }
-)
 
-
-def _is_triton_op(name: str) -> bool:
+def _is_triton_name(name: str) -> bool:
     return name.split(".", 1)[0] in TRITON_OP_DIALECTS
+
+
+#: Triton ops with a lowering inside a `tt.func` kernel: the kernel outline's (`tt.func`,
+#: `tt.return`) and those with a pattern in the one registry (`to_simt.SIMT_PATTERNS`).
+LOWERED_TRITON_OPS: frozenset[str] = frozenset(
+    {"tt.func", "tt.return"} | {name for name in registered_patterns(SIMT_PATTERNS) if _is_triton_name(name)}
+)
 
 
 def triton_kernels(root: ir.Operation) -> list[ir.Operation]:
@@ -63,7 +60,7 @@ def _unlowered_in(kernel: ir.Operation) -> list[ir.Operation]:
     found: list[ir.Operation] = []
 
     def visit(op: ir.Operation) -> ir.WalkResult:
-        if _is_triton_op(op.name) and op.name not in LOWERED_TRITON_OPS:
+        if _is_triton_name(op.name) and op.name not in LOWERED_TRITON_OPS:
             found.append(op)
         return ir.WalkResult.ADVANCE
 
@@ -91,4 +88,39 @@ def unlowered_triton_ops(root: ir.Operation) -> list[tuple[ir.Location, str]]:
         others = sorted({op.name for op in unlowered} - {first.name})
         rest = f", with {len(unlowered) - 1} more ops without one: {', '.join(others)}" if len(unlowered) > 1 else ""
         problems.append((first.location, f"'{first.name}' has no lowering to SIMT form (in {_symbol(kernel)}{rest})"))
+    return problems
+
+
+def _check_ops(kernel: ir.Operation, chip: str | None) -> list[tuple[ir.Location, str]]:
+    """The first op of `kernel` (every Triton op of which has a pattern) that its pattern's check,
+    or the legality of an op no pattern claims, rejects."""
+    try:
+        launch = triton_kernel_launch(kernel, chip)
+    except LoweringError as error:
+        return [(kernel.location, str(error))]
+    problems: list[tuple[ir.Location, str]] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op == kernel or op.name in ("scf.yield", "tt.return"):
+            return ir.WalkResult.ADVANCE  # the outline's and the region patterns' own
+        try:
+            check_op(op.opview, launch)
+        except LoweringError as error:
+            problems.append((op.location, str(error)))
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    kernel.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return problems
+
+
+def check_triton_kernels(root: ir.Operation, chip: str | None = None) -> list[tuple[ir.Location, str]]:
+    """Why the `tt.func` kernels under `root` cannot be lowered for `chip`: a Triton op without
+    a pattern (`unlowered_triton_ops`), else per kernel the first op its pattern rejects or an
+    access whose pointer has no known provenance. Nothing is changed."""
+    problems = unlowered_triton_ops(root)
+    if problems:
+        return problems
+    for kernel in triton_kernels(root):
+        problems += _check_ops(kernel, chip) or check_accesses(kernel)
     return problems

@@ -30,7 +30,7 @@ from mlir import ir
 from ..core.layout import LinearLayout
 from ..dialects.ttg import LocalView, local_access_view, local_memdesc_type
 from ..ir.bridge import from_attribute, layout_of, memdesc_of
-from ..patterns.kernel import pad_to_launch
+from ..core.launch import pad_to_launch
 from ..patterns.vectors import element_bits
 from ..planning import PlannerError, bank_conflicts, plan_conversion, plan_local_access
 from ..planning.banks import access_layouts

@@ -1,0 +1,9 @@
+"""The `func` ops: `func.return` ends a `func.func` kernel."""
+
+from __future__ import annotations
+
+from ..machine import terminator
+
+
+
+terminator("func.return")

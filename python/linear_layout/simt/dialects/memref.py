@@ -1,0 +1,61 @@
+"""The `memref` ops: loads and stores, workgroup allocations, views of dynamic shared memory."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import UnsupportedOp
+from ..machine import handles, location_of
+from ..memory import DynamicSharedMemory, memory_space
+
+
+@handles("memref.load")
+def _memref_load(ex, op):
+    buf, *indices = ex.operands(op)
+    return [ex.access(op, "load", buf, indices, ())]
+
+
+@handles("memref.store")
+def _memref_store(ex, op):
+    value, buf, *indices = ex.operands(op)
+    ex.access(op, "store", buf, indices, (), value)
+    return []
+
+
+@handles("memref.alloc")
+def _memref_alloc(ex, op):
+    t = op.results[0].type
+    if memory_space(t) != "workgroup":
+        raise UnsupportedOp(f"memref.alloc of {t}: only workgroup memory can be allocated in a kernel")
+    if len(op.operands):
+        raise UnsupportedOp("memref.alloc with dynamic sizes or symbols")
+    return [ex.new_shared(f"alloc@{location_of(op)}", t)]
+
+
+@handles("memref.view")
+def _memref_view(ex, op):
+    source, shift, *sizes = ex.operands(op)
+    if not isinstance(source, DynamicSharedMemory):
+        raise UnsupportedOp("memref.view of a memref other than gpu.dynamic_shared_memory")
+    if sizes:
+        raise UnsupportedOp("memref.view with dynamic sizes")
+    t = op.results[0].type
+    address = source.base_address + ex.uniform(np.asarray(shift), "memref.view byte shift")
+    key = (address, str(t))
+    if key not in ex.dynamic_views:
+        buf = ex.new_shared(f"dynamic+{address - source.base_address} ({t})", t, address)
+        end = address + len(buf.data) * buf.elem.mem_bytes
+        for other in ex.dynamic_views.values():
+            if other.base_address < end and address < other.base_address + len(other.data) * other.elem.mem_bytes:
+                raise UnsupportedOp(f"memref.view: {buf.name} overlaps {other.name} (aliasing views)")
+        ex.dynamic_views[key] = buf
+    return [ex.dynamic_views[key]]
+
+
+
+@handles("memref.extract_aligned_pointer_as_index")
+def _extract_aligned_pointer(ex, op):
+    (buf,) = ex.operands(op)
+    if buf.space != "workgroup":
+        raise UnsupportedOp("pointers into global memory are not supported (workgroup memrefs only)")
+    return [np.full(ex.num_threads, buf.base_address, dtype=np.uint64)]

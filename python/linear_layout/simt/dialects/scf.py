@@ -1,0 +1,61 @@
+"""The `scf` ops: `scf.if` and `scf.for` under the active-thread mask."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..elements import elem_of
+from ..errors import UndefinedBehaviorError
+from ..machine import handles, terminator
+
+
+@handles("scf.if")
+def _scf_if(ex, op):
+    cond = ex.get(op.operands[0]) != 0
+    then_mask, else_mask = ex.active & cond, ex.active & ~cond
+    then_region, else_region = op.regions[0], op.regions[1]
+    then_values = ex.run_masked(then_region, then_mask) if then_mask.any() else None
+    else_values = None
+    if len(else_region.blocks) and else_mask.any():
+        else_values = ex.run_masked(else_region, else_mask)
+    if not len(op.results):
+        return []
+    if then_values is None:
+        return else_values
+    if else_values is None:
+        return then_values
+    return [
+        np.where(cond.reshape(cond.shape + (1,) * (t.ndim - 1)), t, e) if isinstance(t, np.ndarray) else t
+        for t, e in zip(then_values, else_values)
+    ]
+
+
+@handles("scf.for")
+def _scf_for(ex, op):
+    lower, upper, step, *carried = ex.operands(op)
+    elem = elem_of(op.operands[0].type)
+    if "unsignedCmp" in op.attributes:
+        compare = np.less
+    else:
+
+        def compare(a, b):
+            return elem.signed(a) < elem.signed(b)
+
+    body = op.regions[0]
+    iv = lower
+    running = ex.active
+    while True:
+        running = running & compare(iv, upper)
+        if not running.any():
+            return carried
+        if (running & (elem.signed(step) <= 0)).any():
+            raise UndefinedBehaviorError("scf.for step must be positive")
+        yielded = ex.run_masked(body, running, [iv, *carried])
+        carried = [
+            np.where(running.reshape((-1,) + (1,) * (y.ndim - 1)), y, c) if isinstance(y, np.ndarray) else y
+            for y, c in zip(yielded, carried)
+        ]
+        iv = np.where(running, elem.wrap(elem.unsigned(iv) + elem.unsigned(step)), iv)
+
+
+terminator("scf.yield")

@@ -1,0 +1,414 @@
+"""The machine the SIMT interpreter executes on: one block of threads in lockstep, their
+values, workgroup memory with its bank model and race tracking, barriers, and the table of op
+handlers that the dialect modules (`simt/dialects/`) fill with `@handles`.
+
+A handler takes the machine and the op and returns the list of the op's result values (or None
+for none). Every op has exactly one handler: registering a name twice is an error.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+import mlir.ir as ir
+
+from ..ir.upstream import location_text
+from .banks import bank_wavefronts, distinct_elements, instruction_bytes, sector_counts
+from .elements import elem_of, result_elem, vector_shape
+from .errors import MemoryAccessError, RaceError, SimtError, UndefinedBehaviorError, UnsupportedOp
+from .memory import SHARED_BASE_ALIGNMENT, Buffer, RaceTracking, memref_layout
+from .report import GlobalAccess, Race, Report, SharedAccess
+
+__all__ = [
+    "HANDLERS",
+    "TERMINATORS",
+    "Handler",
+    "Launch",
+    "Machine",
+    "bitcast",
+    "float_op",
+    "handles",
+    "linear_block",
+    "location_of",
+    "per_thread",
+    "register",
+    "terminator",
+]
+
+Handler = Callable[["Machine", Any], "list | None"]
+
+#: op name -> its handler; filled by the dialect modules.
+HANDLERS: dict[str, Handler] = {}
+#: Terminators end a block; run_block returns their operands.
+TERMINATORS: set[str] = set()
+
+
+def register(name: str, handler: Handler) -> Handler:
+    """Make `handler` the one handler of op `name`; ValueError when `name` has one already."""
+    if name in HANDLERS or name in TERMINATORS:
+        raise ValueError(f"the SIMT interpreter already has a handler for {name}")
+    HANDLERS[name] = handler
+    return handler
+
+
+def handles(*names: str) -> Callable[[Handler], Handler]:
+    """Decorator: the function handles the ops `names`."""
+
+    def decorate(handler: Handler) -> Handler:
+        for name in names:
+            register(name, handler)
+        return handler
+
+    return decorate
+
+
+def terminator(*names: str) -> None:
+    """The ops `names` end a block (their operands are the block's results)."""
+    for name in names:
+        if name in HANDLERS or name in TERMINATORS:
+            raise ValueError(f"the SIMT interpreter already has a handler for {name}")
+        TERMINATORS.add(name)
+
+
+def location_of(op) -> str:
+    return location_text(op.location)
+
+
+@dataclasses.dataclass(frozen=True)
+class Launch:
+    """What every block of one ``run_kernel`` call shares: the block's shape, the grid, and the
+    policies (``on_race``, ``check_uninitialized``)."""
+
+    num_warps: int
+    threads_per_warp: int
+    grid: tuple[int, int, int]
+    on_race: str
+    check_uninitialized: bool
+
+    @property
+    def num_threads(self) -> int:
+        return self.num_warps * self.threads_per_warp
+
+
+class Machine:
+    """Executes one block (``block_id``) of the launch. Handlers in ``HANDLERS`` receive it and the op."""
+
+    def __init__(self, launch: Launch, block_id: tuple[int, int, int], report: Report) -> None:
+        self.launch = launch
+        self.block_id = block_id
+        self.report = report
+        self.num_threads = launch.num_threads
+        self.tid = np.arange(self.num_threads, dtype=np.uint64)
+        self.warp_of_thread = np.arange(self.num_threads) // launch.threads_per_warp
+        self.lane_of_thread = np.arange(self.num_threads) % launch.threads_per_warp
+        self.active = np.ones(self.num_threads, dtype=bool)
+        self.env: dict[ir.Value, Any] = {}
+        self.shared: list[Buffer] = []
+        self.shared_top = 0  # next free workgroup address
+        self.dynamic_base: int | None = None  # where dynamic shared memory starts, once used
+        self.dynamic_views: dict[tuple[int, str], Buffer] = {}
+        self.interval = 0
+
+    # ---- values
+
+    def get(self, value: ir.Value):
+        try:
+            return self.env[value]
+        except KeyError:
+            raise SimtError(f"internal: value {value.get_name()} used before definition") from None
+
+    def operands(self, op) -> list:
+        return [self.get(v) for v in op.operands]
+
+    def uniform(self, array: np.ndarray, what: str) -> int:
+        """The value of a per-thread scalar that must be the same for all active threads."""
+        values = np.unique(array[self.active])
+        if len(values) != 1:
+            raise UndefinedBehaviorError(f"{what} must be uniform across threads, got {values[:8].tolist()}")
+        return int(values[0])
+
+    def active_like(self, array: np.ndarray) -> np.ndarray:
+        """The active mask, broadcastable against a per-thread array of any rank."""
+        return self.active.reshape((-1,) + (1,) * (np.ndim(array) - 1))
+
+    def require_all_active(self, what: str) -> None:
+        if not self.active.all():
+            raise UndefinedBehaviorError(
+                f"{what} reached by only {int(self.active.sum())} of {self.num_threads} threads "
+                "(divergent control flow)"
+            )
+
+    # ---- blocks and regions
+
+    def run_block(self, block: ir.Block, args: Sequence = ()) -> list:
+        """Run ``block`` with its arguments bound to ``args``; return the terminator's operands."""
+        for arg, value in zip(block.arguments, args, strict=True):
+            self.env[arg] = value
+        for op in block.operations:
+            op = op.operation
+            name = op.name
+            if name in TERMINATORS:
+                return self.operands(op)
+            handler = HANDLERS.get(name)
+            if handler is None:
+                error = UnsupportedOp(
+                    f"op '{name}' at {location_of(op)} is not supported by the SIMT interpreter "
+                    "(see linear_layout.simt.SUPPORTED_OPS)"
+                )
+                error.located = True
+                raise error
+            self.report.op_counts[name] += 1
+            try:
+                results = handler(self, op)
+            except SimtError as error:
+                if error.located:  # raised by an op nested in this one's regions
+                    raise
+                located = type(error)(f"{name} at {location_of(op)}: {error}")
+                located.located = True
+                raise located from None
+            except Exception as error:  # an interpreter bug: still say which op triggered it
+                located = SimtError(f"internal error executing {name} at {location_of(op)}: {error!r}")
+                located.located = True
+                raise located from error
+            for result, value in zip(op.results, results or (), strict=True):
+                self.env[result] = value
+        raise SimtError("internal: block without terminator")
+
+    def run_masked(self, region: ir.Region, mask: np.ndarray, args: Sequence = ()) -> list:
+        saved = self.active
+        self.active = mask
+        try:
+            return self.run_block(region.blocks[0], args)
+        finally:
+            self.active = saved
+
+    # ---- memory
+
+    def new_shared(self, name: str, t: ir.MemRefType, address: int | None = None) -> Buffer:
+        """A fresh workgroup buffer of type ``t`` at the next free 128-byte-aligned address, or at
+        ``address`` (a view of dynamic shared memory)."""
+        if not t.has_static_shape:
+            raise UnsupportedOp(f"workgroup memref {t} must have a static shape")
+        elem = elem_of(t)
+        shape = tuple(t.shape)
+        strides, offset = memref_layout(t, shape)
+        size = offset + sum((d - 1) * s for d, s in zip(shape, strides)) + 1 if all(shape) else 0
+        aligned_top = -(-self.shared_top // SHARED_BASE_ALIGNMENT) * SHARED_BASE_ALIGNMENT
+        base = aligned_top if address is None else address
+        self.shared_top = max(self.shared_top, base + size * elem.mem_bytes)
+        buf = Buffer(
+            name,
+            "workgroup",
+            elem,
+            elem.garbage(size),
+            shape,
+            strides,
+            offset,
+            base,
+            tracking=RaceTracking.of_size(size),
+        )
+        self.shared.append(buf)
+        return buf
+
+    def element_offsets(self, buf: Buffer, indices: list[np.ndarray], vshape: tuple[int, ...]) -> np.ndarray:
+        """Flat element offsets, shape (threads, *vshape), of an access at ``indices`` whose
+        vector covers the trailing ``len(vshape)`` dimensions; raises if out of bounds."""
+        if len(indices) != len(buf.shape):
+            raise UndefinedBehaviorError(f"{len(indices)} indices for rank-{len(buf.shape)} memref")
+        if len(vshape) > len(buf.shape):
+            raise UnsupportedOp(f"vector of rank {len(vshape)} accessed in a rank-{len(buf.shape)} memref")
+        lead = len(buf.shape) - len(vshape)
+        flat = np.full(self.num_threads, buf.offset, dtype=np.int64)
+        extent = (1,) * lead + vshape
+        for dim, (index, size, stride, count) in enumerate(zip(indices, buf.shape, buf.strides, extent)):
+            index = index.astype(np.uint64)  # negative indices become huge: caught below
+            bad = self.active & ((index > np.uint64(size - count)) if count <= size else True)
+            if bad.any():
+                t = int(np.argmax(bad))
+                vector = f" with a vector of {count}" if count > 1 else ""
+                raise MemoryAccessError(
+                    f"out-of-bounds access to {buf.name} (shape {list(buf.shape)}): thread {t} "
+                    f"index {int(index.view(np.int64)[t])} in dimension {dim}{vector}"
+                )
+            flat = flat + np.where(self.active, index, 0).astype(np.int64) * stride
+        flat = flat.reshape((self.num_threads,) + (1,) * len(vshape))
+        for k, count in enumerate(vshape):
+            axis_shape = [1] * len(vshape)
+            axis_shape[k] = count
+            flat = flat + (np.arange(count) * buf.strides[lead + k]).reshape(axis_shape)
+        return flat
+
+    def access(self, op, kind: str, buf: Buffer, indices, vshape, value=None):
+        """Perform a load (returns the value) or a store of ``value`` through ``buf``."""
+        offsets = self.element_offsets(buf, indices, vshape)
+        alignment = None
+        if "alignment" in op.attributes:
+            alignment = op.attributes["alignment"].value
+        self.account(op, kind, buf, offsets, vshape, alignment)
+        active = self.active
+        if kind == "load":
+            if buf.space == "workgroup":
+                self.track_read(op, buf, offsets[active])
+            return buf.data[np.where(active.reshape((-1,) + (1,) * len(vshape)), offsets, buf.offset)]
+        value = buf.elem.wrap(np.broadcast_to(value, offsets.shape))
+        if buf.space == "workgroup":
+            self.track_write(op, buf, offsets[active], value[active])
+        buf.data[offsets[active]] = value[active]
+        return None
+
+    def account(self, op, kind, buf: Buffer, offsets, vshape, alignment) -> None:
+        """Record wavefronts (shared) or sectors (global) of this access, per warp."""
+        elem_bytes = buf.elem.mem_bytes
+        row = vshape[-1] if vshape else 1
+        row_bytes = row * elem_bytes
+        width = instruction_bytes(row_bytes, elem_bytes, alignment)
+        per_instr = width // elem_bytes
+        active = self.active
+        rows = offsets.reshape(self.num_threads, -1, row)
+        # byte address of each instruction of each thread: (threads, instructions)
+        addresses = buf.base_address + rows[:, :, ::per_instr].reshape(self.num_threads, -1) * elem_bytes
+        if alignment:  # the attribute promises that each row starts at a multiple of it
+            row_starts = buf.base_address + rows[:, :, 0] * elem_bytes
+            misaligned = active[:, None] & (row_starts % alignment != 0)
+            if misaligned.any():
+                t, i = np.argwhere(misaligned)[0]
+                raise MemoryAccessError(
+                    f"{op.name} promises alignment {alignment} but thread {t} accesses byte "
+                    f"{int(row_starts[t, i] - buf.base_address)} of {buf.name}"
+                )
+        num_instructions = addresses.shape[1]
+        warps = self.warp_of_thread[active]
+        addresses = addresses[active]
+        common = dict(
+            op=op.name,
+            location=location_of(op),
+            kind=kind,
+            buffer=buf.name,
+            block=linear_block(self.block_id, self.launch.grid),
+            instruction_bytes=width,
+            instructions=num_instructions,
+            bytes_per_thread=int(np.prod(vshape, dtype=np.int64)) * elem_bytes,
+        )
+        if buf.space == "global":
+            sectors = sector_counts(warps, addresses, width, self.launch.num_warps)
+            for w in np.unique(warps):
+                self.report.global_accesses.append(GlobalAccess(warp=int(w), sectors=int(sectors[w]), **common))
+            return
+        lanes = self.lane_of_thread[active]
+        wave, ideal = bank_wavefronts(
+            warps, lanes, addresses, width, self.launch.num_warps, self.launch.threads_per_warp, kind
+        )
+        moved = distinct_elements(warps, offsets[active], self.launch.num_warps) * elem_bytes
+        for w in np.unique(warps):
+            self.report.shared_accesses.append(
+                SharedAccess(
+                    warp=int(w), wavefronts=int(wave[w]), ideal_wavefronts=int(ideal[w]), bytes=int(moved[w]), **common
+                )
+            )
+
+    # ---- race detection
+
+    def track_read(self, op, buf: Buffer, offsets: np.ndarray) -> None:
+        tracking = buf.race_tracking()
+        warp_bits = self._warp_bits(offsets)
+        flat = offsets.ravel()
+        if self.launch.check_uninitialized and not tracking.initialized[flat].all():
+            bad = flat[~tracking.initialized[flat]][0]
+            raise MemoryAccessError(
+                f"read of uninitialised workgroup memory {buf.name} element {list(buf.multi_index(int(bad)))}"
+            )
+        writers = tracking.writers[flat]
+        racing = ((writers & ~warp_bits) != 0) & ((writers & warp_bits) == 0)
+        if racing.any():
+            self.race(op, "read-after-write", buf, flat, warp_bits, writers & ~warp_bits, racing)
+        np.bitwise_or.at(tracking.readers, flat, warp_bits)
+
+    def track_write(self, op, buf: Buffer, offsets: np.ndarray, values: np.ndarray) -> None:
+        tracking = buf.race_tracking()
+        warp_bits = self._warp_bits(offsets)
+        flat = offsets.ravel()
+        new_bits = buf.elem.to_bits(values).ravel()
+        readers = tracking.readers[flat] & ~warp_bits
+        if (readers != 0).any():
+            self.race(op, "write-after-read", buf, flat, warp_bits, readers, readers != 0)
+        other_writers = tracking.writers[flat] & ~warp_bits
+        differs = buf.elem.to_bits(buf.data[flat]).ravel() != new_bits
+        racing = (other_writers != 0) & differs
+        if racing.any():
+            self.race(op, "write-after-write", buf, flat, warp_bits, other_writers, racing)
+        # Threads of this very store writing different values to one element.
+        order = np.argsort(flat, kind="stable")
+        same = flat[order][1:] == flat[order][:-1]
+        clash = same & (new_bits[order][1:] != new_bits[order][:-1])
+        if clash.any():
+            mask = np.zeros(len(flat), bool)
+            mask[order[1:][clash]] = True
+            others = np.zeros(len(flat), np.uint64)
+            others[order[1:][clash]] = warp_bits[order[:-1][clash]]
+            self.race(op, "write-after-write", buf, flat, warp_bits, others, mask)
+        np.bitwise_or.at(tracking.writers, flat, warp_bits)
+        tracking.initialized[flat] = True
+
+    def _warp_bits(self, offsets: np.ndarray) -> np.ndarray:
+        """Bit ``1 << warp`` for each element access, flattened like ``offsets``."""
+        warps = self.warp_of_thread[self.active].astype(np.uint64)
+        per_thread = np.left_shift(np.uint64(1), warps)
+        return np.broadcast_to(per_thread.reshape((-1,) + (1,) * (offsets.ndim - 1)), offsets.shape).ravel()
+
+    def race(self, op, kind, buf, flat, warp_bits, other_bits, racing) -> None:
+        i = int(np.argmax(racing))
+        race = Race(
+            kind=kind,
+            buffer=buf.name,
+            element=buf.multi_index(int(flat[i])),
+            warp=int(warp_bits[i]).bit_length() - 1,
+            other_warps=tuple(w for w in range(self.launch.num_warps) if int(other_bits[i]) >> w & 1),
+            op=op.name,
+            location=location_of(op),
+            block=linear_block(self.block_id, self.launch.grid),
+            interval=self.interval,
+            elements=int(np.count_nonzero(racing)),
+        )
+        if self.launch.on_race == "raise":
+            error = RaceError(str(race))
+            error.located = True
+            error.race = race
+            raise error
+        self.report.races.append(race)
+
+
+def linear_block(block_id, grid) -> int:
+    return block_id[0] + grid[0] * (block_id[1] + grid[1] * block_id[2])
+
+
+def per_thread(ex: Machine, array: np.ndarray, vshape: tuple[int, ...]) -> np.ndarray:
+    """Broadcast a per-thread-invariant array of shape ``vshape`` to all threads."""
+    return np.broadcast_to(array, (ex.num_threads,) + vshape)
+
+
+def bitcast(ex, op):
+    """arith.bitcast and vector.bitcast: reinterpret bits, regrouping the last vector dimension."""
+    (x,) = ex.operands(op)
+    source, target = elem_of(op.operands[0].type), result_elem(op)
+    if source.width % 8 or target.width % 8:
+        raise UnsupportedOp(f"bitcast between {source.name} and {target.name}: widths must be multiples of 8")
+    bits = source.to_bits(x)
+    if bits.ndim == 1:
+        bits = bits.reshape(-1, 1)
+        regrouped = bits.view(target.bits_dtype).reshape(-1)
+    else:
+        regrouped = np.ascontiguousarray(bits).view(target.bits_dtype)
+    return [target.from_bits(regrouped).reshape((ex.num_threads,) + vector_shape(op.results[0].type))]
+
+
+
+def float_op(compute):
+    def handler(ex, op):
+        args = ex.operands(op)
+        return [result_elem(op).wrap(compute(*args))]
+
+    return handler

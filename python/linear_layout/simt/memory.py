@@ -1,0 +1,98 @@
+"""The interpreter's memory: buffers (memrefs), their race tracking, and dynamic shared memory."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+import numpy as np
+
+import mlir.ir as ir
+
+from ..ir.upstream import memory_space_name
+from .elements import Elem
+from .errors import SimtError, UnsupportedOp
+
+__all__ = ["SHARED_BASE_ALIGNMENT", "Buffer", "DynamicSharedMemory", "RaceTracking", "memory_space", "memref_layout"]
+
+SHARED_BASE_ALIGNMENT = 128
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class RaceTracking:
+    """Race tracking of one workgroup buffer: per element, bit w set if warp w wrote / read it
+    since the last barrier; ``initialized`` is set once any thread has written the element.
+    The arrays are updated in place (the tracking is per-buffer scratch state, never cached)."""
+
+    writers: np.ndarray
+    readers: np.ndarray
+    initialized: np.ndarray
+
+    @classmethod
+    def of_size(cls, size: int) -> RaceTracking:
+        return cls(np.zeros(size, np.uint64), np.zeros(size, np.uint64), np.zeros(size, bool))
+
+
+@dataclasses.dataclass(eq=False)
+class Buffer:
+    """A memref: a flat numpy array plus the strided indexing of its MLIR type."""
+
+    name: str
+    space: str  # "global" or "workgroup"
+    elem: Elem
+    data: np.ndarray  # flat, in elem.storage; global buffers are views of the caller's arrays
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    offset: int
+    base_address: int
+    tracking: RaceTracking | None = None  # workgroup buffers only
+
+    def start_interval(self) -> None:
+        if self.tracking is not None:
+            self.tracking.writers[:] = 0
+            self.tracking.readers[:] = 0
+
+    def race_tracking(self) -> RaceTracking:
+        """The race tracking of a workgroup buffer."""
+        if self.tracking is None:
+            raise SimtError(f"{self.name} is {self.space} memory: no race tracking")
+        return self.tracking
+
+    def multi_index(self, flat: int) -> tuple[int, ...]:
+        """Indices of a flat element offset, for messages."""
+        rest = flat - self.offset
+        out = []
+        for stride in self.strides:
+            out.append(rest // stride if stride else 0)
+            rest -= out[-1] * stride
+        return tuple(out)
+
+
+def memref_layout(t: ir.MemRefType, shape: Sequence[int]) -> tuple[tuple[int, ...], int]:
+    """(strides, offset) of a memref type, for a static shape (dynamic sizes come from the array)."""
+    if isinstance(t.layout, ir.AffineMapAttr) and t.layout.value == ir.AffineMap.get_identity(t.rank):
+        strides, running = [], 1
+        for size in reversed(shape):
+            strides.append(running)
+            running *= size
+        return tuple(reversed(strides)), 0
+    strides, offset = t.get_strides_and_offset()
+    if ir.ShapedType.get_dynamic_stride_or_offset() in (*strides, offset):
+        raise UnsupportedOp(f"memref type {t} has a dynamic strided layout")
+    return tuple(strides), offset
+
+
+def memory_space(t: ir.MemRefType) -> str:
+    """"global" or "workgroup"; UnsupportedOp for any other memory space."""
+    space = memory_space_name(t)
+    if space not in ("global", "workgroup"):
+        raise UnsupportedOp(f"memref memory space {space} is not supported (global and workgroup only)")
+    return space
+
+
+@dataclasses.dataclass(frozen=True)
+class DynamicSharedMemory:
+    """The value of ``gpu.dynamic_shared_memory``: the launch's dynamic shared bytes, from
+    ``base_address`` on; only ``memref.view`` reads it."""
+
+    base_address: int
