@@ -375,6 +375,79 @@ def _emit_store(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
     return []
 
 
+# ---------------------------------------------------------------------------- layout ops
+
+_THREAD_DIMS = ("lane", "warp", "block")
+
+
+def _coordinates(layout: LinearLayout, inputs: dict[str, int]) -> tuple[int, ...]:
+    values = layout.apply({dim: inputs.get(dim, 0) for dim in layout.get_in_dim_names()})
+    return tuple(values[dim] for dim in layout.get_out_dim_names())
+
+
+def register_renaming(source: LinearLayout, result: LinearLayout, project) -> list[int]:
+    """For each register of `result`, the register of `source` holding (in the same thread) the
+    element `project` maps its element to; LoweringError when the threads' parts differ (the op
+    would move data between threads: a layout conversion).
+
+    Formula: for every lane/warp/block basis b, project(result(b)) == source(b); then register r
+    of `result` is the register r' with source(r') == project(result(r))."""
+    for dim in _THREAD_DIMS:
+        if not result.has_in_dim(dim):
+            continue
+        for bit in range(result.get_in_dim_size_log2(dim)):
+            if project(_coordinates(result, {dim: 1 << bit})) != _coordinates(source, {dim: 1 << bit}):
+                raise LoweringError(f"the {dim}s hold different elements before and after: not a register renaming")
+    held: dict[tuple[int, ...], int] = {}
+    for register in range(source.get_in_dim_size("register")):
+        held.setdefault(_coordinates(source, {"register": register}), register)
+    renaming = []
+    for register in range(result.get_in_dim_size("register")):
+        target = project(_coordinates(result, {"register": register}))
+        if target not in held:
+            raise LoweringError("an element of the result is in no register of the operand's thread")
+        renaming.append(held[target])
+    return renaming
+
+
+def _projection(op: ir.OpView):
+    """How an element index of the result maps to the operand's (tt.expand_dims: drop the new
+    axis; tt.broadcast: 0 along the broadcast dimensions; tt.trans: the inverse permutation)."""
+    operation = op.operation
+    if operation.name == "tt.expand_dims":
+        axis = operation.attributes["axis"].value
+        return lambda index: index[:axis] + index[axis + 1 :]
+    if operation.name == "tt.trans":  # result dimension k is operand dimension order[k]
+        order = [int(v) for v in operation.attributes["order"]]
+
+        def untranspose(index: tuple[int, ...]) -> tuple[int, ...]:
+            source = [0] * len(order)
+            for k, dim in enumerate(order):
+                source[dim] = index[k]
+            return tuple(source)
+
+        return untranspose
+    source_shape = list(operation.operands[0].type.shape)
+    return lambda index: tuple(0 if size == 1 else i for i, size in zip(index, source_shape))
+
+
+def _check_renaming(op: ir.OpView, launch: Launch) -> list[int]:
+    operation = op.operation
+    source = hardware_layout(operation.operands[0].type, launch)
+    result = hardware_layout(operation.results[0].type, launch)
+    return register_renaming(source, result, _projection(op))
+
+
+def _emit_renaming(op: ir.OpView, launch: Launch, renaming: list[int]) -> list[ir.Value]:
+    """`tt.expand_dims`/`tt.broadcast`/`tt.trans` as a register renaming: no instruction when it
+    is the identity, else one `vector.shuffle`."""
+    operation = op.operation
+    value = cast_to(operation.operands[0], _vector_of(operation.operands[0].type, launch))
+    if renaming != list(range(ir.VectorType(value.type).shape[0])):
+        value = vector.shuffle(value, value, renaming)
+    return [cast_to(value, operation.results[0].type)]
+
+
 def _no_plan(op: ir.OpView, launch: Launch) -> None:
     _check_tensor_result(op, launch)
 
@@ -387,6 +460,7 @@ TRITON_PATTERNS: tuple[SimtPattern, ...] = (
     SimtPattern(("tt.addptr",), _no_plan, _emit_addptr),
     SimtPattern(("tt.load",), _check_access, _emit_load),
     SimtPattern(("tt.store",), _check_access, _emit_store),
+    SimtPattern(("tt.expand_dims", "tt.broadcast", "tt.trans"), _check_renaming, _emit_renaming),
 )
 
 
