@@ -17,6 +17,7 @@ from .convert_layout import CONVERT_LAYOUT
 from .kernel import PatternRun
 from .local_memory import LOCAL_ALLOC, LOCAL_LOAD, LOCAL_STORE
 from .lower_apply import APPLY
+from .reduce import REDUCE
 from .simt_pattern import SimtPattern
 from .tensor_ops import CONSTANT, ELEMENTWISE, TILE_LOAD, TILE_STORE
 from .triton_kernel import TRITON_PATTERNS
@@ -35,6 +36,7 @@ SIMT_PATTERNS: tuple[SimtPattern, ...] = (
     ELEMENTWISE,
     APPLY,
     *TRITON_PATTERNS,  # Triton's own kernels (tt.func): triton_kernel.py
+    REDUCE,
     SCF_IF,
     SCF_FOR,
 )

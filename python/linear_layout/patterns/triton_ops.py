@@ -22,7 +22,7 @@ from .legality import check_op
 from .to_simt import SIMT_PATTERNS, registered_patterns
 from .triton_kernel import check_accesses, triton_kernel_launch
 
-__all__ = ["LOWERED_TRITON_OPS", "TRITON_OP_DIALECTS", "check_triton_kernels", "triton_kernels", "unlowered_triton_ops"]
+__all__ = ["LOWERED_TRITON_OPS", "LOWERED_WITH_PARENT", "TRITON_OP_DIALECTS", "check_triton_kernels", "triton_kernels", "unlowered_triton_ops"]
 
 #: The dialects of Triton's own ops (Triton's upstream-dialect ops, arith/math/scf, are not here).
 TRITON_OP_DIALECTS = ("tt", "ttg", "ttng", "amdg", "nvg", "nvws", "gluon", "proton")
@@ -32,10 +32,13 @@ def _is_triton_name(name: str) -> bool:
     return name.split(".", 1)[0] in TRITON_OP_DIALECTS
 
 
-#: Triton ops with a lowering inside a `tt.func` kernel: the kernel outline's (`tt.func`,
-#: `tt.return`) and those with a pattern in the one registry (`to_simt.SIMT_PATTERNS`).
+#: Ops lowered with the op that holds them: the kernel outline's and the combine regions'.
+LOWERED_WITH_PARENT = frozenset({"tt.func", "tt.return", "tt.reduce.return"})
+
+#: Triton ops with a lowering inside a `tt.func` kernel: `LOWERED_WITH_PARENT` and those with a
+#: pattern in the one registry (`to_simt.SIMT_PATTERNS`).
 LOWERED_TRITON_OPS: frozenset[str] = frozenset(
-    {"tt.func", "tt.return"} | {name for name in registered_patterns(SIMT_PATTERNS) if _is_triton_name(name)}
+    LOWERED_WITH_PARENT | {name for name in registered_patterns(SIMT_PATTERNS) if _is_triton_name(name)}
 )
 
 
@@ -108,7 +111,8 @@ def _check_ops(kernel: ir.Operation, chip: str | None) -> list[tuple[ir.Location
         except LoweringError as error:
             problems.append((op.location, str(error)))
             return ir.WalkResult.INTERRUPT
-        return ir.WalkResult.ADVANCE
+        # a combine region is cloned on scalars by its op's pattern
+        return ir.WalkResult.SKIP if op.name == "tt.reduce" else ir.WalkResult.ADVANCE
 
     kernel.walk(visit, ir.WalkOrder.PRE_ORDER)
     return problems
