@@ -30,7 +30,7 @@ from .shared_memory import buffer_index, workgroup_argument
 from .simt_pattern import Access, BufferAccess, Scratch, SharedUse, SimtPattern
 from .vectors import element_bits
 
-__all__ = ["REDUCE", "ReducePlan", "plan_reduce"]
+__all__ = ["REDUCE", "ReducePlan", "combine_region", "plan_reduce"]
 
 _THREAD_DIMS = ("lane", "warp", "block")
 
@@ -165,7 +165,7 @@ def plan_reduce(op: ir.OpView, launch: Launch) -> ReducePlan:
 # ---------------------------------------------------------------------------- emission
 
 
-def _combine(region: ir.Region, accumulators: list[ir.Value], values: list[ir.Value]) -> list[ir.Value]:
+def combine_region(region: ir.Region, accumulators: list[ir.Value], values: list[ir.Value]) -> list[ir.Value]:
     """The combine region cloned here, on scalars: (acc..., value...) -> acc'..."""
     block = region.blocks[0]
     mapping = {argument: value for argument, value in zip(block.arguments, accumulators + values)}
@@ -242,7 +242,7 @@ def _across_warps(op: ir.OpView, launch: Launch, plan: ReducePlan, results: list
             )
         accumulators = partials[0]
         for values in partials[1:]:
-            accumulators = _combine(operation.regions[0], accumulators, values)
+            accumulators = combine_region(operation.regions[0], accumulators, values)
         combined.append(accumulators)
     return combined
 
@@ -255,14 +255,14 @@ def _emit(op: ir.OpView, launch: Launch, plan: ReducePlan) -> list[ir.Value]:
     for group in plan.groups:  # step 1
         acc = [vector.extract(source, [], [group[0]]) for source in sources]
         for register in group[1:]:
-            acc = _combine(region, acc, [vector.extract(source, [], [register]) for source in sources])
+            acc = combine_region(region, acc, [vector.extract(source, [], [register]) for source in sources])
         accumulators.append(acc)
     i32 = ir.IntegerType.get_signless(32)
     width = arith.constant(i32, launch.threads_per_warp)
     for bit in reversed(plan.lane_bits):  # step 2
         offset = arith.constant(i32, 1 << bit)
         accumulators = [
-            _combine(region, acc, [gpu.ShuffleOp(v, offset, width, gpu.ShuffleMode.XOR).results[0] for v in acc])
+            combine_region(region, acc, [gpu.ShuffleOp(v, offset, width, gpu.ShuffleMode.XOR).results[0] for v in acc])
             for acc in accumulators
         ]
     per_register = [accumulators[k] for k in plan.outputs]

@@ -18,6 +18,7 @@ from .kernel import PatternRun
 from .local_memory import LOCAL_ALLOC, LOCAL_LOAD, LOCAL_STORE
 from .lower_apply import APPLY
 from .reduce import REDUCE
+from .scan import SCAN
 from .simt_pattern import SimtPattern
 from .tensor_ops import CONSTANT, ELEMENTWISE, TILE_LOAD, TILE_STORE
 from .triton_kernel import TRITON_PATTERNS
@@ -37,6 +38,7 @@ SIMT_PATTERNS: tuple[SimtPattern, ...] = (
     APPLY,
     *TRITON_PATTERNS,  # Triton's own kernels (tt.func): triton_kernel.py
     REDUCE,
+    SCAN,
     SCF_IF,
     SCF_FOR,
 )

@@ -33,7 +33,7 @@ def _is_triton_name(name: str) -> bool:
 
 
 #: Ops lowered with the op that holds them: the kernel outline's and the combine regions'.
-LOWERED_WITH_PARENT = frozenset({"tt.func", "tt.return", "tt.reduce.return"})
+LOWERED_WITH_PARENT = frozenset({"tt.func", "tt.return", "tt.reduce.return", "tt.scan.return"})
 
 #: Triton ops with a lowering inside a `tt.func` kernel: `LOWERED_WITH_PARENT` and those with a
 #: pattern in the one registry (`to_simt.SIMT_PATTERNS`).
@@ -112,7 +112,7 @@ def _check_ops(kernel: ir.Operation, chip: str | None) -> list[tuple[ir.Location
             problems.append((op.location, str(error)))
             return ir.WalkResult.INTERRUPT
         # a combine region is cloned on scalars by its op's pattern
-        return ir.WalkResult.SKIP if op.name == "tt.reduce" else ir.WalkResult.ADVANCE
+        return ir.WalkResult.SKIP if op.name in ("tt.reduce", "tt.scan") else ir.WalkResult.ADVANCE
 
     kernel.walk(visit, ir.WalkOrder.PRE_ORDER)
     return problems
