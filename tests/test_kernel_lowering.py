@@ -31,7 +31,7 @@ TRITON_PTX = json.loads((CORPUS / "triton_ptx.json").read_text())
 #: The corpus kernels every op of which has a lowering (the others must be one-line errors).
 LOWERED_KERNELS = (
     "vadd", "vadd16", "scalar_if", "transpose", "row_sum", "col_sum", "argmax", "tile_loop", "softmax", "layernorm",
-    "cumsum", "cumsum_reverse",
+    "cumsum", "cumsum_reverse", "gather",
 )
 #: The ulp bound where the arithmetic is not exact (exp, division, sqrt, sums of non-integers in
 #: another order than numpy's): softmax measures 2.
@@ -127,10 +127,10 @@ def test_kernel_with_an_op_without_lowering_is_an_error_and_writes_nothing(path,
 
 def test_the_error_is_one_line_without_traceback_from_the_console_script():
     result = subprocess.run(
-        [sys.executable, "-m", "linear_layout.tools.opt", str(TTGIR / "gather.sm90.w8.ttgir"), "-p",
+        [sys.executable, "-m", "linear_layout.tools.opt", str(TTGIR / "histogram.sm90.w8.ttgir"), "-p",
          "builtin.module(ll-lower)"],
         capture_output=True, text=True,
     )
     assert result.returncode == 1 and result.stdout == ""
     assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1, result.stderr
-    assert "'tt.gather' has no lowering" in result.stderr and "@gather_kernel" in result.stderr
+    assert "'tt.histogram' has no lowering" in result.stderr and "@histogram_kernel" in result.stderr

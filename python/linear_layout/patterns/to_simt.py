@@ -17,6 +17,7 @@ from .convert_layout import CONVERT_LAYOUT
 from .kernel import PatternRun
 from .local_memory import LOCAL_ALLOC, LOCAL_LOAD, LOCAL_STORE
 from .lower_apply import APPLY
+from .gather import GATHER
 from .reduce import REDUCE
 from .scan import SCAN
 from .simt_pattern import SimtPattern
@@ -39,6 +40,7 @@ SIMT_PATTERNS: tuple[SimtPattern, ...] = (
     *TRITON_PATTERNS,  # Triton's own kernels (tt.func): triton_kernel.py
     REDUCE,
     SCAN,
+    GATHER,
     SCF_IF,
     SCF_FOR,
 )
