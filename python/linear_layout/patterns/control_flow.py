@@ -13,7 +13,7 @@ from mlir import ir
 from mlir.dialects import scf
 
 from .common import cast_to
-from .kernel import Launch, hardware_layout
+from .kernel import Launch, vector_type
 from .simt_pattern import SimtPattern
 
 __all__ = ["SCF_FOR", "SCF_IF", "lowered_type"]
@@ -22,10 +22,7 @@ __all__ = ["SCF_FOR", "SCF_IF", "lowered_type"]
 def lowered_type(t: ir.Type, launch: Launch) -> ir.Type:
     """The per-thread type of a value of type `t`: a distributed tensor's `vector<R x T>` (its
     `!tt.ptr` elements as `index` offsets), any other type unchanged."""
-    if not isinstance(t, ir.RankedTensorType):
-        return t
-    element = ir.IndexType.get() if str(t.element_type).startswith("!tt.ptr<") else t.element_type
-    return ir.VectorType.get([hardware_layout(t, launch).get_in_dim_size("register")], element)
+    return vector_type(t, launch) if isinstance(t, ir.RankedTensorType) else t
 
 
 def _carries_tensors(op: ir.OpView) -> bool:

@@ -12,12 +12,14 @@ from __future__ import annotations
 from mlir import ir
 from mlir.rewrite import RewritePatternSet
 
+from .atomics import ATOMIC_RMW
 from .control_flow import SCF_FOR, SCF_IF
 from .convert_layout import CONVERT_LAYOUT
 from .kernel import PatternRun
 from .local_memory import LOCAL_ALLOC, LOCAL_LOAD, LOCAL_STORE
 from .lower_apply import APPLY
 from .gather import GATHER
+from .histogram import HISTOGRAM
 from .reduce import REDUCE
 from .scan import SCAN
 from .simt_pattern import SimtPattern
@@ -41,6 +43,8 @@ SIMT_PATTERNS: tuple[SimtPattern, ...] = (
     REDUCE,
     SCAN,
     GATHER,
+    ATOMIC_RMW,
+    HISTOGRAM,
     SCF_IF,
     SCF_FOR,
 )

@@ -50,7 +50,9 @@ __all__ = [
     "POINTER_ARGUMENT",
     "TRITON_PATTERNS",
     "VECTOR_ATTRIBUTE",
+    "access_memory",
     "annotate_accesses",
+    "check_access",
     "check_accesses",
     "outline_triton_kernel",
     "triton_kernel_launch",
@@ -119,11 +121,15 @@ def _pointer_argument(value: ir.Value, arguments: list[ir.Value]) -> int:
             raise LoweringError(f"a pointer made by '{name}' has no known provenance")
 
 
+#: The ops that access global memory through a tensor of pointers (operand 0).
+_ACCESS_OPS = ("tt.load", "tt.store", "tt.atomic_rmw")
+
+
 def _accesses(kernel: ir.Operation) -> list[ir.Operation]:
     found: list[ir.Operation] = []
 
     def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name in ("tt.load", "tt.store"):
+        if op.name in _ACCESS_OPS:
             found.append(op)
         return ir.WalkResult.ADVANCE
 
@@ -149,7 +155,8 @@ def annotate_accesses(kernel: ir.Operation) -> None:
     for op in _accesses(kernel):
         pointer = op.operands[0]
         op.attributes[POINTER_ARGUMENT] = ir.IntegerAttr.get(i32, _pointer_argument(pointer, arguments))
-        op.attributes[VECTOR_ATTRIBUTE] = ir.IntegerAttr.get(i32, facts.vector_size(pointer, _mask_of(op)))
+        vector_size = facts.vector_size(pointer, _mask_of(op)) if op.name != "tt.atomic_rmw" else 1
+        op.attributes[VECTOR_ATTRIBUTE] = ir.IntegerAttr.get(i32, vector_size)
 
 
 def _argument_type(t: ir.Type) -> ir.Type:
@@ -277,7 +284,7 @@ def _emit_addptr(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
     return [cast_to(moved, t)]
 
 
-def _access_facts(op: ir.OpView) -> tuple[ir.Value, int]:
+def access_memory(op: ir.OpView) -> tuple[ir.Value, int]:
     """The memref argument and the access width written by `annotate_accesses`."""
     operation = op.operation
     kernel = operation.parent
@@ -287,7 +294,7 @@ def _access_facts(op: ir.OpView) -> tuple[ir.Value, int]:
     return argument, operation.attributes[VECTOR_ATTRIBUTE].value
 
 
-def _check_access(op: ir.OpView, launch: Launch) -> None:
+def check_access(op: ir.OpView, launch: Launch) -> None:
     """The layouts fit the launch; inside a kernel, `annotate_accesses` has run."""
     operation = op.operation
     if enclosing_kernel(operation) is not None and POINTER_ARGUMENT not in operation.attributes:
@@ -317,7 +324,7 @@ def _emit_load(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
     operation = op.operation
     t = operation.results[0].type
     element, registers = t.element_type, _vector_of(t, launch).shape[0]
-    memory, vec = _access_facts(op)
+    memory, vec = access_memory(op)
     operands = list(operation.operands)
     offsets = cast_to(operands[0], _vector_of(operands[0].type, launch))
     mask = cast_to(operands[1], _vector_of(operands[1].type, launch)) if len(operands) > 1 else None
@@ -359,7 +366,7 @@ def _emit_store(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
     operands = list(operation.operands)
     value_type = operands[1].type
     element, registers = value_type.element_type, _vector_of(value_type, launch).shape[0]
-    memory, vec = _access_facts(op)
+    memory, vec = access_memory(op)
     offsets = cast_to(operands[0], _vector_of(operands[0].type, launch))
     value = cast_to(operands[1], _vector_of(value_type, launch))
     mask = cast_to(operands[2], _vector_of(operands[2].type, launch)) if len(operands) > 2 else None
@@ -458,8 +465,8 @@ TRITON_PATTERNS: tuple[SimtPattern, ...] = (
     SimtPattern(("tt.make_range",), _no_plan, _emit_make_range),
     SimtPattern(("tt.splat",), _no_plan, _emit_splat),
     SimtPattern(("tt.addptr",), _no_plan, _emit_addptr),
-    SimtPattern(("tt.load",), _check_access, _emit_load),
-    SimtPattern(("tt.store",), _check_access, _emit_store),
+    SimtPattern(("tt.load",), check_access, _emit_load),
+    SimtPattern(("tt.store",), check_access, _emit_store),
     SimtPattern(("tt.expand_dims", "tt.broadcast", "tt.trans"), _check_renaming, _emit_renaming),
 )
 

@@ -88,8 +88,8 @@ def unlowered_triton_ops(root: ir.Operation) -> list[tuple[ir.Location, str]]:
         if not unlowered:
             continue
         first = next((op for op in unlowered if op != kernel), unlowered[0])
-        others = sorted({op.name for op in unlowered} - {first.name})
-        rest = f", with {len(unlowered) - 1} more ops without one: {', '.join(others)}" if len(unlowered) > 1 else ""
+        names = sorted({op.name for op in unlowered})
+        rest = f", {len(unlowered)} ops without one: {', '.join(names)}" if len(unlowered) > 1 else ""
         problems.append((first.location, f"'{first.name}' has no lowering to SIMT form (in {_symbol(kernel)}{rest})"))
     return problems
 
