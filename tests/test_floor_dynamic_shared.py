@@ -12,15 +12,13 @@ ldmatrix/stmatrix paths; kernels within the limit keep their static buffers.
 from __future__ import annotations
 
 import re
-import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-import mlir
 from mlir import ir
 
+from test_lowering_ptx import ptx_of
 from linear_layout.core.hardware import MAX_STATIC_SHARED_BYTES
 from linear_layout.encodings import BlockedLayout, NVMMADistributedLayout
 from linear_layout.ir import load_dialects
@@ -50,13 +48,7 @@ def lower(text: str, chip: str | None = None) -> str:
 
 
 def to_ptx(lowered: str, chip: str = "sm_90") -> str:
-    mlir_opt = Path(next(iter(mlir.__path__))) / "bin" / "mlir-opt"
-    pipeline = f"builtin.module(gpu-lower-to-nvvm-pipeline{{cubin-chip={chip} cubin-features=+ptx80 cubin-format=isa}})"
-    result = subprocess.run(
-        [str(mlir_opt), f"--pass-pipeline={pipeline}"], input=lowered, capture_output=True, text=True, check=True
-    )
-    text = re.search(r'assembly = "(.*?)"', result.stdout, re.S).group(1)
-    return re.sub(r"\\([0-9A-F]{2})", lambda m: chr(int(m.group(1), 16)), text)
+    return ptx_of(lowered, chip)
 
 
 def transpose_text(shape, dtype: str, row: BlockedLayout, col: BlockedLayout, warps: int = 8) -> str:

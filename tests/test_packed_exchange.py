@@ -20,7 +20,6 @@ from __future__ import annotations
 import collections
 import functools
 import re
-import subprocess
 
 import numpy as np
 import pytest
@@ -37,7 +36,7 @@ from linear_layout.simt import run_kernel
 from lowering_cases import kernel_text, random_case, random_input
 from test_conversion_plan import _elements, _simulate, conversions
 from test_lowering import lower
-from test_lowering_ptx import mlir_opt
+from test_lowering_ptx import ptx_of
 from test_shared_lowering import _pad
 
 BITS = {"f32": 32, "f16": 16, "bf16": 16, "i8": 8}
@@ -271,13 +270,7 @@ def test_issue_kernels_execute_at_the_floor(src, dst, shape):
 
 
 def _ptx(lowered: str, chip: str) -> str:
-    pipeline = f"builtin.module(gpu-lower-to-nvvm-pipeline{{cubin-chip={chip} cubin-features=+ptx80 cubin-format=isa}})"
-    result = subprocess.run([str(mlir_opt()), f"--pass-pipeline={pipeline}"], input=lowered, capture_output=True,
-                            text=True, timeout=300)
-    assert result.returncode == 0, result.stderr[-2000:]
-    match = re.search(r'assembly = "(.*?)"', result.stdout, re.S)
-    assert match, "no PTX in the output"
-    return re.sub(r"\\([0-9A-F]{2})", lambda m: chr(int(m.group(1), 16)), match.group(1))
+    return ptx_of(lowered, chip)
 
 
 @pytest.mark.parametrize("chip", ["sm_80", "sm_90"])

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Generic, TypeVar, overload
 
 from mlir import ir
+from ..ir.walk import walk
 from mlir._mlir_libs import _mlir as _cext
 
 __all__ = [
@@ -51,7 +52,7 @@ def ops_of(root: ir.Operation, op_class: type[ir.OpView]) -> list:
             found.append(op.opview)
         return ir.WalkResult.ADVANCE
 
-    root.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    walk(root, visit)
     return found
 
 

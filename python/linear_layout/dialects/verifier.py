@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from mlir import ir
+from ..ir.walk import walk
 
 from ..core.layout import LinearLayout
 from ..encodings import SharedLayout, to_linear_layout
@@ -217,5 +218,5 @@ def verify(op: ir.Operation | ir.Module, *, check_launch: bool = True) -> list[t
         verifier.check_op(child, verifier.facts(child, root_facts))
         return ir.WalkResult.ADVANCE
 
-    op.walk(visit, ir.WalkOrder.PRE_ORDER)
+    walk(op, visit)
     return verifier.errors

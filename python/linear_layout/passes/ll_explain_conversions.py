@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 
 from mlir import ir
+from ..ir.walk import walk
 
 from ..dialects import ops_of
 from ..dialects.ttg import ConvertLayoutOp, local_access_view, local_memdesc_type
@@ -56,7 +57,7 @@ def _local_accesses(op: ir.Operation) -> list[ir.Operation]:
             found.append(child)
         return ir.WalkResult.ADVANCE
 
-    op.walk(visit, ir.WalkOrder.PRE_ORDER)
+    walk(op, visit)
     return found
 
 

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from functools import partial
 
 from mlir import ir
+from ..ir.walk import walk
 
 from ..core.hardware import HW_DIMS
 from ..core.layout import LinearLayout
@@ -162,7 +163,7 @@ def _set_dense(op: ir.Operation, name: str, new: ir.Type) -> None:
 def _collect(op: ir.Operation) -> _Changes:
     changes = _Changes()
     with op.context, ir.Location.unknown():
-        op.walk(changes.visit_op, ir.WalkOrder.PRE_ORDER)
+        walk(op, changes.visit_op)
     return changes
 
 

@@ -35,8 +35,11 @@ class LLLowerApply(Pass):
     def apply(self, op: ir.Operation) -> None:
         with op.context:
             patterns = RewritePatternSet(op.context)
-            populate_lower_apply_patterns(patterns)
-            walk_and_apply_patterns(op, patterns.freeze())
+            run = populate_lower_apply_patterns(patterns)
+            try:
+                walk_and_apply_patterns(op, patterns.freeze())
+            except RuntimeError as error:
+                raise run.original(error) from None
 
 
 PASS = LLLowerApply

@@ -79,7 +79,10 @@ def _lower_outlined(kernel: gpu.GPUFuncOp, run: PatternRun, patterns: FrozenRewr
         uses = shared_uses(kernel, facts.launch)
         allocate_shared_memory(kernel, facts.launch, uses)
         insert_barriers(kernel, uses)
-        walk_and_apply_patterns(kernel, patterns)
+        try:
+            walk_and_apply_patterns(kernel, patterns)
+        except RuntimeError as error:
+            raise run.original(error) from None
     _cleanup(kernel)
 
 

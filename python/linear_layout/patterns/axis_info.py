@@ -29,7 +29,6 @@ Any other op gets the pessimistic state: 1 everywhere.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -38,6 +37,7 @@ from mlir import ir
 
 from ..core.layout import LinearLayout
 from ..ir.bridge import layout_of
+from ..ir.text import pointee_type
 
 __all__ = [
     "MAX_DIVISOR",
@@ -425,17 +425,14 @@ def _shape(value_type: ir.Type) -> tuple[int, ...]:
     return tuple(value_type.shape) if isinstance(value_type, ir.RankedTensorType) else (1,)
 
 
-_POINTEE = re.compile(r"!tt\.ptr<([^,>]+)")
-
-
 def pointee_bytes(value_type: ir.Type) -> int:
     """Bytes of the element a `!tt.ptr<T>` (or a tensor of them) points to (at least 1)."""
-    match = _POINTEE.search(str(value_type))
-    if match is None:
+    element = value_type.element_type if isinstance(value_type, ir.RankedTensorType) else value_type
+    pointee = pointee_type(element)
+    if pointee is None:
         return 1
-    element = match.group(1)
-    bits = 16 if element == "bf16" else 8 if element.startswith("f8") else int(re.sub(r"\D", "", element) or 8)
-    return max(1, bits // 8)
+    width = getattr(pointee, "width", 8)
+    return max(1, width // 8)
 
 
 def _hint_values(attribute: ir.Attribute) -> tuple[int, ...] | None:
@@ -542,7 +539,9 @@ class _Walk:
         lower, step, inits = op.operands[0], op.operands[2], list(op.operands[3:])
         body = op.regions[0].blocks[0]
         induction, carried = body.arguments[0], list(body.arguments)[1:]
-        self.facts[induction] = AxisInfo((1,), (_gcd(self.of(lower).divisibility[0], self.of(step).divisibility[0]),), (1,))
+        self.facts[induction] = AxisInfo(
+            (1,), (_gcd(self.of(lower).divisibility[0], self.of(step).divisibility[0]),), (1,)
+        )
         state = [self.of(value) for value in inits]
         for _ in range(max_rounds):
             for argument, fact in zip(carried, state):
@@ -625,7 +624,9 @@ def contig_per_thread(layout: LinearLayout) -> tuple[int, ...]:
     position = 0
     for dim in register_order(layout):
         expected = 1
-        while position < len(registers) and registers[position] == tuple(expected if d == dim else 0 for d in range(rank)):
+        while position < len(registers) and registers[position] == tuple(
+            expected if d == dim else 0 for d in range(rank)
+        ):
             contig[dim] *= 2
             expected *= 2
             position += 1
@@ -634,7 +635,7 @@ def contig_per_thread(layout: LinearLayout) -> tuple[int, ...]:
 
 def _element_bits(tensor_type: ir.RankedTensorType) -> int:
     element = tensor_type.element_type
-    if "!tt.ptr" in str(element):
+    if pointee_type(element) is not None:
         return pointee_bytes(element) * 8
     return element.width if hasattr(element, "width") else 32
 
@@ -658,7 +659,7 @@ class KernelAxisInfo:
         fast = register_order(layout_of(tensor_type))[0]
         fact = self.of(value)
         divisibility = fact.divisibility[fast]
-        if "!tt.ptr" in str(tensor_type.element_type):
+        if pointee_type(tensor_type.element_type) is not None:
             divisibility = max(divisibility // max(_element_bits(tensor_type) // 8, 1), 1)
         return min(divisibility, fact.contiguity[fast])
 

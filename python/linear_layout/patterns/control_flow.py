@@ -65,7 +65,9 @@ def _emit_for(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
     new = scf.ForOp(lower, upper, step, [cast_to(v, lowered_type(v.type, launch)) for v in inits])
     old_body = operation.regions[0].blocks[0]
     with ir.InsertionPoint(new.body), operation.location:
-        carried = [cast_to(arg, old.type) for arg, old in zip(list(new.body.arguments)[1:], list(old_body.arguments)[1:])]
+        carried = [
+            cast_to(arg, old.type) for arg, old in zip(list(new.body.arguments)[1:], list(old_body.arguments)[1:])
+        ]
     _move_block(old_body, new.body, [new.induction_variable, *carried], launch)
     return [cast_to(value, old.type) for value, old in zip(new.results, operation.results)]
 

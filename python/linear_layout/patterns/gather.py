@@ -91,7 +91,9 @@ def _emit(op: ir.OpView, launch: Launch, plan: GatherPlan) -> list[ir.Value]:
 
 def _shared_use(op: ir.OpView, launch: Launch, plan: GatherPlan) -> SharedUse:
     """One slot per element of the source (store | barrier | load, as a conversion)."""
-    return SharedUse(Scratch(plan.element, plan.elements, pooled=True), (BufferAccess(Access.WRITE),), ends_with_reads=True)
+    return SharedUse(
+        Scratch(plan.element, plan.elements, pooled=True), (BufferAccess(Access.WRITE),), ends_with_reads=True
+    )
 
 
 GATHER = SimtPattern(("tt.gather",), _plan, _emit, shared=_shared_use)

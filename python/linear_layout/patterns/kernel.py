@@ -251,6 +251,13 @@ class PatternRun:
         # (kernel op, its run); not a dict: an op's hash changes with its attributes, `==`
         # compares the ops themselves.
         self._kernels: list[tuple[ir.Operation, _KernelRun]] = []
+        # Exceptions raised by rewrites of this run: MLIR turns an exception in a pattern's
+        # callback into a RuntimeError holding its traceback text; this keeps the original.
+        self.failures: list[Exception] = []
+
+    def original(self, error: Exception) -> Exception:
+        """The exception a rewrite of this run raised (which MLIR turned into `error`), else `error`."""
+        return self.failures[-1] if self.failures else error
 
     def kernel_run(self, kernel: gpu.GPUFuncOp | None) -> _KernelRun | None:
         if kernel is None or not self._kernels:

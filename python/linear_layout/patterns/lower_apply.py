@@ -102,7 +102,10 @@ def _emit_apply(op: ApplyOp, launch: Launch, lowering: ApplyLowering) -> list[ir
 APPLY = SimtPattern((ApplyOp,), _check_apply, _emit_apply, in_kernel=False)
 
 
-def populate_lower_apply_patterns(patterns: RewritePatternSet, *, benefit: int = 1) -> None:
+def populate_lower_apply_patterns(patterns: RewritePatternSet, *, benefit: int = 1) -> PatternRun:
     """Add the pattern lowering `ll.apply` to `arith` index math. An `ll.apply` that breaks a
-    rule (see `ApplyOp.verify_rules`) does not match; `ll-verify` reports it."""
-    APPLY.add_to(patterns, PatternRun(), benefit)
+    rule (see `ApplyOp.verify_rules`) does not match; `ll-verify` reports it. Returns the
+    `PatternRun` the pattern closes over (its `failures`)."""
+    run = PatternRun()
+    APPLY.add_to(patterns, run, benefit)
+    return run

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from mlir import ir
 from mlir.dialects import arith, gpu
+from ..ir.walk import walk
 
 from .kernel import Launch, emit_thread_indices
 
@@ -25,7 +26,7 @@ def kernel_functions(root: ir.Operation) -> list[ir.OpView]:
             return ir.WalkResult.SKIP
         return ir.WalkResult.ADVANCE
 
-    root.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    walk(root, visit)
     return found
 
 

@@ -91,7 +91,9 @@ def _moving_bits(layout: LinearLayout, dim: str, axis: int) -> tuple[int, ...]:
     return tuple(bits)
 
 
-def _register_groups(layout: LinearLayout, axis: int) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]:
+def _register_groups(
+    layout: LinearLayout, axis: int
+) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]:
     """Accumulator keys (element index without the axis) and the distinct registers of each."""
     seen: set[tuple[int, ...]] = set()
     groups: dict[tuple[int, ...], list[int]] = {}
@@ -204,7 +206,9 @@ def _flat_index(builder: KernelBuilder, coordinates: dict[str, ir.Value], shape:
     return index
 
 
-def _across_warps(op: ir.OpView, launch: Launch, plan: ReducePlan, results: list[list[ir.Value]]) -> list[list[ir.Value]]:
+def _across_warps(
+    op: ir.OpView, launch: Launch, plan: ReducePlan, results: list[list[ir.Value]]
+) -> list[list[ir.Value]]:
     """Step 3: `results[r]` (the operands' partials of result register r) through the scratch."""
     operation = op.operation
     builder = KernelBuilder(op, launch)

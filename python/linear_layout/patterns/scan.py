@@ -188,7 +188,9 @@ def _emit(op: ir.OpView, launch: Launch, plan: ScanPlan) -> list[ir.Value]:
             if isinstance(upper, bool):
                 takes = upper != plan.reverse
                 new_prefix.append(combine_region(region, theirs, own_prefix) if takes else own_prefix)
-                new_totals.append(combine_region(region, theirs, mine) if takes else combine_region(region, mine, theirs))
+                new_totals.append(
+                    combine_region(region, theirs, mine) if takes else combine_region(region, mine, theirs)
+                )
             else:
                 flag = arith.xori(upper, arith.constant(ir.IntegerType.get_signless(1), 1)) if plan.reverse else upper
                 with_partner = combine_region(region, theirs, own_prefix)

@@ -24,12 +24,12 @@ op has none), so no masked-off address is touched.
 
 from __future__ import annotations
 
-import re
-
 from mlir import ir
 from mlir.dialects import arith, gpu, scf, vector
 
 from ..core.layout import LinearLayout
+from ..ir.text import pointee_type as pointee_of
+from ..ir.text import type_kind
 from .axis_info import analyze_axis_info
 from .common import CAST, cast_to
 from .control_flow import lowered_type
@@ -63,20 +63,18 @@ POINTER_ARGUMENT = "ll.pointer_argument"
 #: On `tt.load`/`tt.store`: elements per access (axis info, as Triton's getVectorSize).
 VECTOR_ATTRIBUTE = "ll.vector"
 
-_POINTER = re.compile(r"^!tt\.ptr<([^,>]+)(?:, *(\d+))?>$")
-
 
 def pointee_type(pointer_type: ir.Type) -> ir.Type:
     """T of `!tt.ptr<T>` (LoweringError for any other type)."""
-    match = _POINTER.match(str(pointer_type))
-    if match is None:
+    pointee = pointee_of(pointer_type)
+    if pointee is None:
         raise LoweringError(f"expected a !tt.ptr, got {pointer_type}")
-    return ir.Type.parse(match.group(1))
+    return pointee
 
 
 def _is_pointer(t: ir.Type) -> bool:
     element = t.element_type if isinstance(t, ir.RankedTensorType) else t
-    return str(element).startswith("!tt.ptr<")
+    return type_kind(element) == "tt.ptr"
 
 
 def triton_kernel_launch(kernel: ir.Operation, chip: str | None = None) -> Launch:
@@ -459,15 +457,13 @@ def _no_plan(op: ir.OpView, launch: Launch) -> None:
     _check_tensor_result(op, launch)
 
 
-#: One pattern per Triton op (tt.func and tt.return are the kernel outline's).
-TRITON_PATTERNS: tuple[SimtPattern, ...] = (
-    SimtPattern(("tt.get_program_id", "tt.get_num_programs"), _no_plan, _emit_grid_index),
-    SimtPattern(("tt.make_range",), _no_plan, _emit_make_range),
-    SimtPattern(("tt.splat",), _no_plan, _emit_splat),
-    SimtPattern(("tt.addptr",), _no_plan, _emit_addptr),
-    SimtPattern(("tt.load",), check_access, _emit_load),
-    SimtPattern(("tt.store",), check_access, _emit_store),
-    SimtPattern(("tt.expand_dims", "tt.broadcast", "tt.trans"), _check_renaming, _emit_renaming),
-)
+GRID_INDEX = SimtPattern(("tt.get_program_id", "tt.get_num_programs"), _no_plan, _emit_grid_index)
+MAKE_RANGE = SimtPattern(("tt.make_range",), _no_plan, _emit_make_range)
+SPLAT = SimtPattern(("tt.splat",), _no_plan, _emit_splat)
+ADDPTR = SimtPattern(("tt.addptr",), _no_plan, _emit_addptr)
+LOAD = SimtPattern(("tt.load",), check_access, _emit_load)
+STORE = SimtPattern(("tt.store",), check_access, _emit_store)
+RENAMING = SimtPattern(("tt.expand_dims", "tt.broadcast", "tt.trans"), _check_renaming, _emit_renaming)
 
-
+#: The patterns of this module, one per Triton op (tt.func and tt.return are the kernel outline's).
+TRITON_PATTERNS: tuple[SimtPattern, ...] = (GRID_INDEX, MAKE_RANGE, SPLAT, ADDPTR, LOAD, STORE, RENAMING)

@@ -22,7 +22,14 @@ from .legality import check_op
 from .to_simt import SIMT_PATTERNS, registered_patterns
 from .triton_kernel import check_accesses, triton_kernel_launch
 
-__all__ = ["LOWERED_TRITON_OPS", "LOWERED_WITH_PARENT", "TRITON_OP_DIALECTS", "check_triton_kernels", "triton_kernels", "unlowered_triton_ops"]
+__all__ = [
+    "LOWERED_TRITON_OPS",
+    "LOWERED_WITH_PARENT",
+    "TRITON_OP_DIALECTS",
+    "check_triton_kernels",
+    "triton_kernels",
+    "unlowered_triton_ops",
+]
 
 #: The dialects of Triton's own ops (Triton's upstream-dialect ops, arith/math/scf, are not here).
 TRITON_OP_DIALECTS = ("tt", "ttg", "ttng", "amdg", "nvg", "nvws", "gluon", "proton")

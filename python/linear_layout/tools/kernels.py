@@ -17,10 +17,9 @@ from collections.abc import Sequence
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import gpu
 
-from ..core.targets import nvptx_target, ptx_features
 from ..passes import build_pass_manager
+from ..passes.ptx import emit_ptx
 from ..simt.interpreter import Report, run_kernel
 from ..ttgir import parse_ttgir
 
@@ -39,35 +38,12 @@ def lower_ttgir(text: str, *, chip: str | None = None, context: ir.Context | Non
     return module
 
 
-def _op_names(module: ir.Module) -> set[str]:
-    names: set[str] = set()
-
-    def record(op: ir.Operation) -> ir.WalkResult:
-        names.add(op.name)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(record)
-    return names
-
-
 def ttgir_to_ptx(text: str, *, chip: str = "sm_90") -> str:
     """The PTX of TTGIR `text`: `lower_ttgir`, then the stock `gpu-lower-to-nvvm-pipeline` for
-    `chip` (with the oldest PTX version the chip and the kernel's instructions accept)."""
-    target = nvptx_target(chip)
+    `chip` (`emit_ptx`, with the oldest PTX version the chip and the kernel's instructions accept)."""
     module = lower_ttgir(text, chip=chip)
-    features = ptx_features(target, _op_names(module))
     with module.context, ir.Location.unknown():
-        build_pass_manager(
-            f"builtin.module(gpu-lower-to-nvvm-pipeline{{cubin-chip={target.chip} "
-            f"cubin-features={features} cubin-format=isa}})"
-        ).run(module.operation)
-    texts = [
-        gpu.ObjectAttr(o).object.decode()
-        for op in module.body.operations
-        if op.operation.name == "gpu.binary"
-        for o in op.attributes["objects"]
-    ]
-    return "".join(texts)
+        return emit_ptx(module, chip)
 
 
 def run_triton_kernel(

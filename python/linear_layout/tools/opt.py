@@ -19,13 +19,12 @@ from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 
 from mlir import ir
-from mlir.dialects import gpu
 
 from .cli import guarded_main
 from ..core.limits import LimitError, check_text_limits
 from ..core.targets import NvptxTarget, TargetError, nvptx_target, ptx_features
 from ..ir import DIALECTS, dialect_file, load_dialects, print_module
-from ..passes import PipelineError, build_pass_manager, get_pass, parse_pipeline, pass_names
+from ..passes import PipelineError, build_pass_manager, emit_ptx, get_pass, parse_pipeline, pass_names
 from ..ttgir import TtgirError, print_ttgir, ttgir_to_mlir
 
 __all__ = ["main"]
@@ -365,54 +364,11 @@ class _Driver:
 
     def _ptx(self, module) -> str:
         """Compile with the stock NVVM pipeline; the PTX of every kernel object, one after another."""
-
-        if not any(op.operation.name == "gpu.module" for op in module.body.operations):
-            raise UserError("--emit-ptx: the module has no gpu.module (lower it first, e.g. with ll-lower)")
-        target = self.ptx_target
-        assert target is not None  # _ptx runs only with --emit-ptx
-        op_names: set[str] = set()
-
-        def record(op) -> ir.WalkResult:
-            op_names.add(op.name)
-            return ir.WalkResult.ADVANCE
-
-        module.operation.walk(record)
-        _check_gpu_modules_at_top(module)
+        assert self.ptx_target is not None  # _ptx runs only with --emit-ptx
         try:
-            features = ptx_features(target, op_names, self.args.ptx_features)
-        except TargetError as error:
+            return emit_ptx(module, self.ptx_target.chip, self.args.ptx_features)
+        except ValueError as error:  # PtxError, TargetError
             raise UserError(f"--emit-ptx: {error}") from None
-        # An explicit PTX version is required: without one, LLVM aborts the process.
-        build_pass_manager(
-            f"builtin.module(gpu-lower-to-nvvm-pipeline{{cubin-chip={target.chip} "
-            f"cubin-features={features} cubin-format=isa}})",
-            self.context,
-        ).run(module.operation)
-        texts: list[str] = []
-        for op in module.body.operations:
-            if op.operation.name == "gpu.binary":
-                texts.extend(gpu.ObjectAttr(o).object.decode() for o in op.attributes["objects"])
-        return "".join(texts)
-
-
-def _check_gpu_modules_at_top(module) -> None:
-    """The stock NVVM pipeline compiles the gpu.modules of the top-level module only; one nested in
-    an inner module is left half-converted and the bindings abort on the error it reports."""
-    top = module.operation
-    nested: list = []
-
-    def find(op):
-        if op.operation.name == "gpu.module" and op.operation.parent != top:
-            nested.append(op.operation)
-        return ir.WalkResult.ADVANCE
-
-    top.walk(find)
-    if nested:
-        where = re.sub(r'^loc\("([^"]*)":(\d+):(\d+)\)$', r"\1:\2:\3", str(nested[0].location))
-        raise UserError(
-            f"--emit-ptx: {where}: a gpu.module inside a nested module; "
-            "--emit-ptx compiles the gpu.modules of the top-level module only"
-        )
 
 
 def _ptx_target(args) -> NvptxTarget:

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mlir import ir
+from ..ir.walk import walk
 
 from ..core.layout import LinearLayout
 from ..dialects.ttg import LocalView, local_access_view, local_memdesc_type
@@ -143,7 +144,7 @@ def _module_ops(module: ir.Module) -> list[ir.Operation]:
             found.append(op)
         return ir.WalkResult.ADVANCE
 
-    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    walk(module, visit)
     return found
 
 

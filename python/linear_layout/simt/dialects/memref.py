@@ -1,4 +1,10 @@
-"""The `memref` ops: loads and stores, workgroup allocations, views of dynamic shared memory."""
+"""The `memref` ops: loads and stores, workgroup allocations, views of dynamic shared memory.
+
+Ops: load store, alloc (workgroup memory only), extract_aligned_pointer_as_index (workgroup
+memory only: the buffer's byte address), view (of ``gpu.dynamic_shared_memory`` only, at a
+uniform byte shift, to a static shape), atomic_rmw (global memory only: one read-modify-write
+per active thread, in thread order, returning the old values).
+"""
 
 from __future__ import annotations
 
@@ -51,7 +57,6 @@ def _memref_view(ex, op):
                 raise UnsupportedOp(f"memref.view: {buf.name} overlaps {other.name} (aliasing views)")
         ex.dynamic_views[key] = buf
     return [ex.dynamic_views[key]]
-
 
 
 @handles("memref.extract_aligned_pointer_as_index")

@@ -1,0 +1,48 @@
+"""Pipeline atomicity: a pass manager whose `run` leaves the module as it was when any pass fails."""
+
+from __future__ import annotations
+
+from mlir import ir
+from mlir.passmanager import PassManager
+
+__all__ = ["PipelinePassManager"]
+
+
+class PipelinePassManager(PassManager):
+    """An upstream `PassManager` on `builtin.module` whose `run` is atomic per pipeline: when any
+    pass fails, the module is put back as it was before the first pass, so that no caller ever sees
+    half-rewritten IR (`ll-linearize-encodings` done, `ll-to-simt` failed). Each of our passes
+    already leaves the module unchanged when it fails; upstream pipelines do not promise it.
+
+    Postcondition of `run(module)`: it returns with the pipeline's result, or raises `MLIRError`
+    (the diagnostics of the failure) with the module's body and attributes as before the call.
+    Operations of the old body held by the caller are invalid after a failure (they are replaced
+    by equal copies)."""
+
+    def run(self, operation) -> None:
+        operation = operation.operation
+        if operation.name != "builtin.module":  # upstream refuses it before any pass runs
+            super().run(operation)
+            return
+        snapshot = operation.clone(ip=False)  # detached, even under an active InsertionPoint
+        try:
+            super().run(operation)
+        except BaseException:  # MLIRError, and a Ctrl-C between two passes too
+            _restore(operation, snapshot)
+            raise
+        finally:
+            snapshot.erase()
+
+
+def _restore(operation: ir.Operation, snapshot: ir.Operation) -> None:
+    """Put `snapshot`'s single-block body and its attributes into `operation` (a `builtin.module`)."""
+    body = operation.regions[0].blocks[0]
+    for op in list(body.operations):
+        op.erase()
+    for op in list(snapshot.regions[0].blocks[0].operations):
+        op.detach_from_parent()
+        body.append(op)
+    for name in list(operation.attributes):
+        del operation.attributes[name]
+    for name in list(snapshot.attributes):
+        operation.attributes[name] = snapshot.attributes[name]
