@@ -8,9 +8,8 @@ other Triton op, with one line naming the first such op and its location (for TT
 source line and column of the `@triton.jit` function), instead of exiting 0 with the Triton ops
 left in place. Nothing is written when it fails.
 
-    >>> # a module holding `tt.func @k` whose first op is `tt.get_program_id`:
-    >>> # corpus.py:27:12: error: 'tt.get_program_id' has no lowering to SIMT form (in @k, with 11
-    >>> #   more ops without one: tt.addptr, tt.func, tt.load, ...)
+    >>> # tests/ttgir_corpus/matmul_f16.sm80.ttgir with ll-lower:
+    >>> # generate.py:48:15: error: 'tt.dot' has no lowering to SIMT form (in @matmul_kernel)
 """
 
 from __future__ import annotations
