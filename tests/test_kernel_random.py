@@ -17,11 +17,11 @@ pytest.importorskip("triton")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "kernel_corpus"))
 
-from corpus import case  # noqa: E402
-from generate import CHIPS, compile_kernel  # noqa: E402
-from oracle import run_triton_interpreter  # noqa: E402
+from corpus import case
+from generate import CHIPS, compile_kernel
+from oracle import run_triton_interpreter
 
-from linear_layout.tools.kernels import lower_ttgir, run_triton_kernel  # noqa: E402
+from linear_layout.tools.kernels import lower_ttgir, run_triton_kernel
 
 _SETTINGS = settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
