@@ -8,6 +8,7 @@ from mlir import ir
 
 from ..core.hardware import LANES_PER_WARP, MAX_REGISTERS_PER_THREAD
 from ..ir.bridge import layout_of
+from ..ir.text import type_kind
 from .kernel import MAX_THREADS_PER_BLOCK, Launch, LoweringError, launch_attributes
 from .tensor_ops import on_tensors
 from .to_simt import SIMT_PATTERNS, pattern_of
@@ -26,6 +27,7 @@ def _check_tensor(t: ir.RankedTensorType) -> None:
     if not (
         isinstance(element, _ELEMENT_TYPES)
         or (isinstance(element, ir.IntegerType) and element.width in _INTEGER_WIDTHS)
+        or type_kind(element) == "tt.ptr"  # Triton's pointers: index offsets (triton_kernel.py)
     ):
         raise LoweringError(f"{t}: element type {element} cannot be lowered (supported: {SUPPORTED_ELEMENT_TYPES})")
     try:

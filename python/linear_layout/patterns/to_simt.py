@@ -25,7 +25,7 @@ from .simt_pattern import SimtPattern
 __all__ = ["SIMT_PATTERNS", "pattern_of", "populate_to_simt_patterns", "registered_patterns", "shared_pattern_of"]
 
 #: The modules of this package that hold the pipeline's steps, not patterns (they read this one).
-_STEPS = frozenset({"allocation", "barriers", "legality", "outline", "to_simt"})
+_STEPS = frozenset({"allocation", "barriers", "legality", "outline", "to_simt", "triton_ops"})
 
 
 def _module_patterns() -> tuple[SimtPattern, ...]:

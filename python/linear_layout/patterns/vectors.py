@@ -36,6 +36,12 @@ def element_bits(t: ir.Type) -> int:
     raise ValueError(f"{t} has no element width")
 
 
+def lowered_element(t: ir.Type) -> ir.Type:
+    """The per-thread element of a tensor element type `t`: itself, or `index` for Triton's
+    `!tt.ptr<...>` (a pointer is an element offset from its kernel argument, triton_kernel.py)."""
+    return ir.IndexType.get() if type_kind(t) == "tt.ptr" else t
+
+
 def _is_aligned_run(group: list[int], size: int) -> bool:
     return len(group) % size == 0 and all(
         group[k] % size == 0 and group[k : k + size] == list(range(group[k], group[k] + size))
