@@ -309,3 +309,68 @@ def test_the_composition_example_of_docs_passes_runs(context):
     exec(compile(code, "docs/passes.md", "exec"), {"context": context, "module": module})
     text = str(module)
     assert "ll.apply" not in text and "arith.shli" in text and "arith.addi" not in text
+
+
+# ---------------------------------------------------------------------------- the registry drives the steps
+
+REGION_KERNEL = """module attributes {"ttg.num-warps" = 1 : i32} {
+  func.func @k(%c: i1, %out: memref<4xf32>) {
+    scf.if %c {
+      %z = arith.constant 0.0 : f32
+      %i = arith.constant 0 : index
+      memref.store %z, %out[%i] : memref<4xf32>
+    }
+    return
+  }
+}"""
+
+
+def _claiming(monkeypatch, name: str, pattern) -> None:
+    """Register `pattern` for op `name` as a module of patterns/ would (the registry is read at import)."""
+    from linear_layout.patterns import to_simt
+
+    monkeypatch.setitem(to_simt._REGISTRY, name, pattern)
+
+
+def test_an_op_with_regions_is_legal_once_a_pattern_claims_it(context, monkeypatch):
+    from linear_layout.patterns.legality import check_function
+    from linear_layout.patterns.simt_pattern import SimtPattern
+
+    module = ir.Module.parse(REGION_KERNEL)
+    function = module.body.operations[0]
+    [(_, message)] = check_function(function)
+    assert message == "'scf.if' has regions; control flow cannot be lowered to SIMT form yet"
+    _claiming(monkeypatch, "scf.if", SimtPattern(("scf.if",), lambda op, launch: None, lambda op, launch, plan: []))
+    assert check_function(function) == []
+
+
+def test_allocation_and_barriers_read_what_a_pattern_declares(context, monkeypatch):
+    """A new op with scratch is one pattern: the allocation gives it a buffer of its own and the
+    barrier insertion orders its accesses, with no edit to either analysis."""
+    from linear_layout.patterns.allocation import shared_uses
+    from linear_layout.patterns.simt_pattern import Access, BufferAccess, Scratch, SharedUse, SimtPattern
+
+    f32 = ir.F32Type.get()
+
+    def shared(op, launch, plan):
+        return SharedUse(Scratch(f32, 64, pooled=False), (BufferAccess(Access.WRITE),))
+
+    module = ir.Module.parse(REGION_KERNEL.replace("scf.if %c {", "scf.if %c {\n    }\n    scf.if %c {"))
+    function = module.body.operations[0]
+    _claiming(monkeypatch, "scf.if", SimtPattern(("scf.if",), lambda op, launch: None, lambda op, launch, plan: [],
+                                                 shared=shared))
+    launch = function_launch(function)
+    kernel = outline_kernel(function, launch)
+    uses = shared_uses(kernel, launch)
+    assert [op.operation.name for op, _ in uses] == ["scf.if", "scf.if"]
+    allocate_shared_memory(kernel, launch, uses)
+    insert_barriers(kernel, uses)
+    text = str(module)
+    assert "workgroup(%arg2 : memref<64xf32, #gpu.address_space<workgroup>>, %arg3 : memref<64xf32" in text
+    assert [op.attributes["ll.workgroup_buffer"].value for op, _ in uses] == [0, 1]
+    assert "gpu.barrier" not in text  # two buffers: no hazard
+    uses = [(op, SharedUse(use.scratch, use.accesses * 2)) for op, use in uses]
+    for op, _ in uses:
+        op.attributes["ll.workgroup_buffer"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 0)
+    insert_barriers(kernel, uses)  # now both write buffer 0: a write after a write needs a barrier
+    assert str(module).count("gpu.barrier") == 1
