@@ -2,7 +2,7 @@
 
 Triton 3.9 compiles one corpus file in 1-25 s of one core (LLVM's code generation is most of it,
 `triton.compile`'s make_llir and make_ptx/make_amdgcn stages), and the round-trip test compiles
-every file twice. `COMPILES.submit(text, stem)` starts a compile in a fresh child process (as many
+every file and its rewrite (once, where the rewrite is the same text). `COMPILES.submit(text, stem)` starts a compile in a fresh child process (as many
 at once as there are cores) and returns the future of its PTX/AMDGCN, so that the compiles of a
 module run side by side while the tests wait for theirs. Every compile runs in its own empty
 Triton cache (nothing is reused from an earlier run or another compile); within one test session
@@ -11,8 +11,8 @@ share the original kernels' assembly).
 
 Every compile runs in a fresh child process (`subprocess`, which ends with its compile: a process
 pool with `max_tasks_per_child=1` left idle workers behind, which held pytest's output open).
-Triton 3.9's output is not a function of its input alone: in one process, after a few other corpus kernels, the AMDGCN of
-`matmul_i8.gfx1200` came out with a different register assignment (1 of 6 repeats; the same text
+Triton 3.9's output is not a function of its input alone: in one process, after a few other
+corpus kernels, the AMDGCN of `matmul_i8.gfx1200` came out with a different register assignment (1 of 6 repeats; the same text
 compiled in fresh processes gave the same bytes 14 of 14 times). Reused workers made the
 round-trip test fail on a loaded machine, where the two texts of a file met different histories.
 """
