@@ -122,3 +122,12 @@ def test_every_conversion_and_access_is_explained(path, tmp_path):
         assert shuffles == cost.shuffles, line
         waves = [cost.store_wavefronts, cost.load_wavefronts] if cost.strategy in ("shared", "packed", "matrix") else []
         assert [w for w, _ in sides] == waves and sum(i for _, i in sides) == cost.ideal, line
+
+
+@pytest.mark.parametrize("stem", ["matmul_pingpong.gfx942", "attention_fwd.sm90", "misc_ops.gfx942"])
+def test_opt_writes_a_ttgir_file_back_byte_for_byte(stem, tmp_path):
+    """rocdl ops as Triton prints them, scf.for arguments named by their locations, aliases in
+    MLIR's order: `linear-layout-opt k.ttgir -o out.ttgir` (with its ll-verify) changes nothing."""
+    out = tmp_path / "out.ttgir"
+    assert main([str(CORPUS / f"{stem}.ttgir"), "-o", str(out)]) == 0
+    assert out.read_text() == (CORPUS / f"{stem}.ttgir").read_text()

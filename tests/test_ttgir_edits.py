@@ -53,6 +53,11 @@ EDITS = {
         [(f") -> {REDUCED}", ") -> tensor<64xf32, #blocked1>"), (f"%2 : {REDUCED}", "%2 : tensor<64xf32, #blocked1>")],
         "inferReduceOpEncoding",
     ),
+    "memdesc_index of a buffer of another shape": (
+        "matmul_f32.sm90",
+        [("!ttg.memdesc<3x128x32xf32, #shared, #smem, mutable>", "!ttg.memdesc<3x128x64xf32, #shared, #smem, mutable>")],
+        "without its leading dimension",
+    ),
     "expand_dims of a slice along another dimension": (
         "reductions.sm90",
         [(RANGE, RANGE.replace("dim = 1", "dim = 0"))],

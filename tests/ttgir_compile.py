@@ -1,17 +1,18 @@
-"""Triton compiles of TTGIR text for the tests, in parallel worker processes.
+"""Triton compiles of TTGIR text for the tests, in parallel child processes.
 
 Triton 3.9 compiles one corpus file in 1-25 s of one core (LLVM's code generation is most of it,
 `triton.compile`'s make_llir and make_ptx/make_amdgcn stages), and the round-trip test compiles
-every file twice. `COMPILES.submit(text, stem)` starts a compile in a pool of spawned worker
-processes (one per core) and returns the future of its PTX/AMDGCN, so that the compiles of a
+every file and its rewrite (once, where the rewrite is the same text). `COMPILES.submit(text, stem)` starts a compile in a fresh child process (as many
+at once as there are cores) and returns the future of its PTX/AMDGCN, so that the compiles of a
 module run side by side while the tests wait for theirs. Every compile runs in its own empty
 Triton cache (nothing is reused from an earlier run or another compile); within one test session
 the same text for the same target is compiled once (`test_ttgir.py` and `test_ttgir_driver.py`
 share the original kernels' assembly).
 
-Every compile runs in a fresh worker process (`max_tasks_per_child=1`). Triton 3.9's output is not
-a function of its input alone: in one process, after a few other corpus kernels, the AMDGCN of
-`matmul_i8.gfx1200` came out with a different register assignment (1 of 6 repeats; the same text
+Every compile runs in a fresh child process (`subprocess`, which ends with its compile: a process
+pool with `max_tasks_per_child=1` left idle workers behind, which held pytest's output open).
+Triton 3.9's output is not a function of its input alone: in one process, after a few other
+corpus kernels, the AMDGCN of `matmul_i8.gfx1200` came out with a different register assignment (1 of 6 repeats; the same text
 compiled in fresh processes gave the same bytes 14 of 14 times). Reused workers made the
 round-trip test fail on a loaded machine, where the two texts of a file met different histories.
 """
@@ -19,10 +20,11 @@ round-trip test fail on a loaded machine, where the two texts of a file met diff
 from __future__ import annotations
 
 import atexit
-import multiprocessing
 import os
+import subprocess
+import sys
 import tempfile
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 __all__ = ["COMPILES", "assembly", "compile_ttgir", "target_of"]
@@ -55,36 +57,45 @@ def compile_ttgir(text: str, stem: str) -> str:
     return assembly_text
 
 
+_CHILD = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from ttgir_compile import compile_ttgir
+sys.stdout.write(compile_ttgir(sys.stdin.read(), sys.argv[2]))
+"""
+
+
+def _compile_in_child(text: str, stem: str) -> str:
+    """`compile_ttgir` in a fresh Python process; a file Triton refuses raises RuntimeError with
+    the end of Triton's message."""
+    result = subprocess.run(
+        [sys.executable, "-c", _CHILD, str(Path(__file__).parent), stem],
+        input=text,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if result.returncode != 0:
+        raise RuntimeError(f"Triton did not compile {stem}: {result.stderr.strip()[-2000:]}")
+    return result.stdout
+
+
 class _Compiles:
-    """The worker pool (started on first use) and the futures of this session's compiles."""
+    """The threads that wait for the compiles (one per core) and the futures of this session's
+    compiles; each compile runs in its own child process, which ends with it."""
 
     def __init__(self) -> None:
-        self.pool: ProcessPoolExecutor | None = None
+        self.pool: ThreadPoolExecutor | None = None
         self.futures: dict[tuple[str, str], Future] = {}
 
     def submit(self, text: str, stem: str) -> Future:
         key = (stem, text)
         if key not in self.futures:
             if self.pool is None:
-                self.pool = ProcessPoolExecutor(
-                    max_workers=os.cpu_count() or 1,
-                    mp_context=multiprocessing.get_context("spawn"),
-                    max_tasks_per_child=1,  # a fresh process per compile: see the module docstring
-                )
-                atexit.register(self.close)
-            self.futures[key] = self.pool.submit(compile_ttgir, text, stem)
+                self.pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 1)
+                atexit.register(self.pool.shutdown, cancel_futures=True)
+            self.futures[key] = self.pool.submit(_compile_in_child, text, stem)
         return self.futures[key]
-
-
-    def close(self) -> None:
-        """Shut the pool down and end its idle workers: with `max_tasks_per_child`, the pool starts
-        a fresh worker after each task, and shutdown leaves the last ones waiting (they kept the
-        session's output pipe open after pytest had ended)."""
-        if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
-            for child in multiprocessing.active_children():
-                child.terminate()
-            self.pool = None
 
 
 COMPILES = _Compiles()

@@ -15,6 +15,9 @@ type(s)`); an edited TTGIR that breaks one is refused here too, with the rule na
     tt.scan         each result has its operand's layout
     tt.dot          a and b are `#ttg.dot_op` with opIdx 0 and 1 whose parent is the result's
                     encoding, and c has the result's encoding
+    ttg.memdesc_index   the result is the buffer without its leading dimension, with its
+                    element type and encoding
+    ttg.memdesc_trans   the result's shape is the buffer's in `order`
 
 Each rule reads only the op's types and attributes (the verifier checks an op once per
 signature) and returns the broken rule's message, or None. An encoding that cannot be read is
@@ -29,7 +32,8 @@ from mlir import ir
 
 from ..core.layout import LinearLayout
 from ..encodings import DotOperandLayout, SliceLayout, to_linear_layout
-from ..ir.bridge import from_attribute, layout_of
+from ..ir.bridge import from_attribute, layout_of, memdesc_of
+from ..ir.text import is_memdesc
 
 __all__ = ["TRITON_RULES", "triton_rule_problem"]
 
@@ -137,6 +141,32 @@ def _dot(op: ir.Operation) -> str | None:
     return None
 
 
+def _memdesc_index(op: ir.Operation) -> str | None:
+    if not op.operands or not op.results or not (is_memdesc(op.operands[0].type) and is_memdesc(op.results[0].type)):
+        return None
+    source, result = memdesc_of(op.operands[0].type), memdesc_of(op.results[0].type)
+    if list(result.shape) != list(source.shape[1:]):
+        return (
+            f"result shape {list(result.shape)} must be the buffer's shape {list(source.shape)} "
+            "without its leading dimension"
+        )
+    if result.element_type != source.element_type or result.encoding != source.encoding:
+        return "result must keep the buffer's element type and encoding"
+    return None
+
+
+def _memdesc_trans(op: ir.Operation) -> str | None:
+    if "order" not in op.attributes or not (is_memdesc(op.operands[0].type) and is_memdesc(op.results[0].type)):
+        return None
+    source, result = memdesc_of(op.operands[0].type), memdesc_of(op.results[0].type)
+    order = _integers(op.attributes["order"])
+    if sorted(order) != list(range(len(source.shape))):
+        return f"order {order} is not a permutation of the buffer's {len(source.shape)} dimensions"
+    if list(result.shape) != [source.shape[o] for o in order]:
+        return f"result shape {list(result.shape)} is not the buffer's shape {list(source.shape)} in order {order}"
+    return None
+
+
 TRITON_RULES: dict[str, Callable[[ir.Operation], str | None]] = {
     "tt.trans": _trans,
     "tt.expand_dims": _expand_dims,
@@ -144,6 +174,8 @@ TRITON_RULES: dict[str, Callable[[ir.Operation], str | None]] = {
     "tt.broadcast": _broadcast,
     "tt.scan": _scan,
     "tt.dot": _dot,
+    "ttg.memdesc_index": _memdesc_index,
+    "ttg.memdesc_trans": _memdesc_trans,
 }
 
 
