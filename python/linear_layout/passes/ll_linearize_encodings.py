@@ -31,6 +31,7 @@ from ..dialects.ttg import memdesc_type
 from ..encodings import DistributedLinearLayout, PaddedSharedLayout, SharedLinearLayout, to_linear_layout
 from ..ir.bridge import attribute_kind, from_attribute, layout_of, memdesc_of, to_attribute
 from ..ir.text import is_memdesc, retyped_dense
+from ..ttgir.foreign import foreign_problems, materialize
 from . import Pass
 
 
@@ -173,9 +174,10 @@ class LLLinearizeEncodings(Pass):
     summary = "Rewrite every layout encoding into its canonical #ttg.linear / #ttg.shared_linear form"
 
     def problems(self, op: ir.Operation) -> list[tuple[ir.Location, str]]:
-        return _collect(op).errors
+        return foreign_problems(op) or _collect(op).errors
 
     def apply(self, op: ir.Operation) -> None:
+        materialize(op)  # the text of a foreign op names its types: it must be a real op first
         with op.context, ir.Location.unknown():
             for apply, new in _collect(op).changes:
                 apply(new)

@@ -4,6 +4,10 @@ The pass owns the lowering pipeline. Every `func.func` with a body, and every `t
 (Triton's own kernels: `patterns.triton_kernel`, docs/triton-kernels.md), goes through these
 steps, as Triton's backend does:
 
+0. `materialize`: the ops of other dialects that the TTGIR reader carried as text
+   (`ttgir.foreign`: `math.exp`, ...) become the upstream ops MLIR 22 parses from that text (the
+   same ops; the only change this step makes before the check, and only to their form); one MLIR 22
+   cannot parse is an error at the op;
 1. `check`: every function's signature and launch, and every op's pattern check
    (`patterns.legality`); when one fails nothing is changed and the errors are reported;
 2. `outline`: the function becomes a `gpu.func ... kernel` (`patterns.outline`; a `tt.func`
@@ -44,6 +48,7 @@ from ..patterns.outline import kernel_functions, outline_kernel
 from ..patterns.to_simt import populate_to_simt_patterns
 from ..patterns.triton_kernel import annotate_accesses, outline_triton_kernel, triton_kernel_launch
 from ..patterns.triton_ops import check_triton_kernels, triton_kernels
+from ..ttgir.foreign import materialize
 from . import Pass, PipelineError
 
 __all__ = ["ChipOption", "LLToSimt", "lower_checked", "lower_to_simt", "problems"]
@@ -55,7 +60,11 @@ CHIP_HELP = (
 
 
 def problems(root: ir.Operation, chip: str | None = None) -> list[tuple[ir.Location, str]]:
-    """Step 1: why the functions under `root` cannot become kernels (nothing is changed)."""
+    """Steps 0-1: why the functions under `root` cannot become kernels (nothing is changed but
+    the form of the foreign ops, step 0)."""
+    foreign = materialize(root)
+    if foreign:
+        return [(error.location, str(error)) for error in foreign]
     triton = check_triton_kernels(root, chip)
     return triton + [error for func_op in kernel_functions(root) for error in check_function(func_op, chip)]
 

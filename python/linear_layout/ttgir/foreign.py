@@ -21,16 +21,30 @@ types; the result types come from the text (the type after the last top-level `:
 `to`). The writer puts the current operand names back between the pieces, which restores the
 text byte for byte. Alias references in the text are expanded (the writer's aliasing names them
 again, as everywhere else).
+
+Lowering needs the real ops. `materialize(root)` parses each foreign op's text with MLIR 22 (in a
+one-op function of the operand and result types, at the op's own location) and puts the op MLIR
+builds in its place: the same op, now an op of its upstream dialect (`math.exp`, ...). An op whose
+text MLIR 22 does not understand stays foreign and is reported (`MaterializeError`), so a kernel
+that uses it is an error at that op, never a silent change of meaning.
 """
 
 from __future__ import annotations
 
+import re
+
+from mlir import ir
+
 from ..ir.text import decode_mlir_string, mlir_string
+from ..ir.walk import walk
 from .syntax import Op, Token
 
 __all__ = [
     "FOREIGN_PREFIX",
     "PARSED_DIALECTS",
+    "MaterializeError",
+    "foreign_problems",
+    "materialize",
     "SYNTAX_ATTRIBUTE",
     "is_foreign",
     "opaque_syntax",
@@ -98,3 +112,95 @@ def _string_literals(array_text: str) -> list[str]:
         literals.append(array_text[start : end + 1])
         index = end + 1
     return literals
+
+
+# MLIR's `error: "<buffer>":L:C: ` before the parser's message (the position is in our own wrapper).
+_PARSER_PREFIX = re.compile(r'^(error: )?"[^"]*":\d+:\d+: ')
+
+
+class MaterializeError(ValueError):
+    """A foreign op whose text MLIR 22 cannot parse; `location` is the op's."""
+
+    def __init__(self, location: ir.Location, message: str) -> None:
+        super().__init__(message)
+        self.location = location
+
+
+def materialize(root: ir.Operation) -> list[MaterializeError]:
+    """Replace every foreign op under `root` by the upstream op its text denotes; return the ops
+    MLIR 22 cannot parse (those stay foreign).
+
+    Postcondition: no `foreign.*` op is left under `root` unless it is among the errors."""
+    errors = []
+    for op in _foreign_ops(root):
+        try:
+            module = _parsed(op)
+        except MaterializeError as error:
+            errors.append(error)
+            continue
+        func = module.body.operations[0]
+        _replace(op, func.regions[0].blocks[0].operations[0].operation)  # while `module` lives
+    return errors
+
+
+def foreign_problems(root: ir.Operation) -> list[tuple[ir.Location, str]]:
+    """The foreign ops under `root` that `materialize` would leave foreign, with why (nothing is
+    changed)."""
+    problems = []
+    for op in _foreign_ops(root):
+        try:
+            _parsed(op)
+        except MaterializeError as error:
+            problems.append((error.location, str(error)))
+    return problems
+
+
+def _foreign_ops(root: ir.Operation) -> list[ir.Operation]:
+    found: list[ir.Operation] = []
+
+    def collect(op: ir.Operation) -> ir.WalkResult:
+        if op.name.startswith(FOREIGN_PREFIX):
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    walk(root, collect)
+    return found
+
+
+def _upstream_text(op: ir.Operation) -> str:
+    """A module holding one function whose body is `op` as Triton wrote it, on arguments of its
+    operand types, returning its results."""
+    name = op.name[len(FOREIGN_PREFIX) :]
+    arguments = [f"%a{i}" for i in range(len(op.operands))]
+    text = restore_text(name, str(op.attributes[SYNTAX_ATTRIBUTE]), arguments)
+    signature = ", ".join(f"{a}: {v.type}" for a, v in zip(arguments, op.operands))
+    result_types = ", ".join(str(r.type) for r in op.results)
+    count = len(op.results)
+    defined = "" if count == 0 else ("%r = " if count == 1 else f"%r:{count} = ")
+    returned = ", ".join("%r" if count == 1 else f"%r#{i}" for i in range(count))
+    tail = f"func.return {returned} : {result_types}" if count else "func.return"
+    return (
+        f"func.func private @foreign({signature}) -> ({result_types}) {{\n"
+        f"  {defined}{text} {op.location}\n  {tail}\n}}"
+    )
+
+
+def _parsed(op: ir.Operation) -> ir.Module:
+    """The module of `_upstream_text(op)`, parsed by MLIR 22."""
+    try:
+        return ir.Module.parse(_upstream_text(op), op.context)
+    except ir.MLIRError as error:
+        reason = _PARSER_PREFIX.sub("", str(error).splitlines()[-1].strip()) if str(error) else "parse error"
+        raise MaterializeError(
+            op.location, f"'{op.name[len(FOREIGN_PREFIX):]}' as Triton wrote it is not understood by MLIR 22: {reason}"
+        ) from None
+
+
+def _replace(op: ir.Operation, parsed: ir.Operation) -> None:
+    """`parsed` (an op of another module) cloned in place of `op`, on `op`'s operands."""
+    clone = parsed.clone(ip=ir.InsertionPoint(op))
+    for index, operand in enumerate(op.operands):
+        clone.operands[index] = operand
+    for old, new in zip(op.results, clone.results):
+        old.replace_all_uses_with(new)
+    op.erase()
