@@ -1,9 +1,10 @@
 """PNG output: the laid-out picture (:mod:`linear_layout.draw.placement`) painted straight into a
 numpy pixel array and encoded by Pillow -- no SVG parsing, no per-cell vector rasterisation.
 
-Chosen by measurement (``benchmarks/bench_draw.py``, cold, one process): a 128 x 128
-conversion through shared memory (four panels of 16,384 cells, about 65,000 labels) took
-11.5 s with resvg, 53 s with cairosvg, and well under 2 s here. The cost of an SVG rasteriser
+Chosen by measurement (``benchmarks/bench_draw.py --png``, cold, a fresh process each): a
+128 x 128 f16 conversion through shared memory (four panels of 16,384 cells, about 65,000
+labels) costs 1.2 s of CPU and 166 MB here, 11.3 s and 742 MB with resvg, 32.9 s and 505 MB with
+cairosvg (docs/pictures.md). The cost of an SVG rasteriser
 is its text: every label is shaped and filled as a path. Here the cells are filled by array
 slices (one per panel), and text is stamped from a glyph atlas: each character of each font size
 is drawn once by Pillow's FreeType binding, then every occurrence of it is blended in by one
