@@ -1,13 +1,15 @@
-"""PNG output: the laid-out picture (:mod:`linear_layout.draw.placement`) painted straight into a
-numpy pixel array and encoded by Pillow -- no SVG parsing, no per-cell vector rasterisation.
+"""PNG output: the laid-out picture (:mod:`linear_layout.draw.placement`) painted straight into the
+PNG's raw rows (a numpy array) and compressed by zlib -- no SVG parsing, no per-cell vector
+rasterisation; Pillow only draws each glyph once.
 
-Chosen by measurement (``benchmarks/bench_draw.py``, cold, one process): a 128 x 128
-conversion through shared memory (four panels of 16,384 cells, about 65,000 labels) took
-11.5 s with resvg, 53 s with cairosvg, and well under 2 s here. The cost of an SVG rasteriser
-is its text: every label is shaped and filled as a path. Here the cells are filled by array
-slices (one per panel), and text is stamped from a glyph atlas: each character of each font size
-is drawn once by Pillow's FreeType binding, then every occurrence of it is blended in by one
-numpy scatter.
+Chosen by measurement (``benchmarks/bench_draw.py --png``, cold, a fresh process each): a
+128 x 128 f16 conversion through shared memory (four panels of 16,384 cells, about 65,000
+labels) costs 1.2 s of CPU and 166 MB here, 11.3 s and 742 MB with resvg, 32.9 s and 505 MB with
+cairosvg (docs/pictures.md). The cost of an SVG rasteriser is its text: every label is shaped
+and filled as a path. Here the cells are filled one pixel line per cell row, copied down the row,
+and text is stamped from a glyph atlas: each character of each font size is drawn once by
+Pillow's FreeType binding, then every occurrence of it is written by integer scatters (two
+coverage levels: text colour, and half text half background).
 
 Pixels agree with the SVG: the same geometry, cell gaps, outlines, corner marks, swatches and
 text positions (glyph shapes may differ slightly from a browser's: ``DejaVu Sans Mono`` when the
