@@ -141,10 +141,16 @@ class MatrixSide:
     wavefronts: int
     ideal_wavefronts: int
     bytes: int
+    warp_mask: int = 0  # storing side: the warps with a set bit here repeat another's data and skip
 
     @property
     def kind(self) -> str:
         return "store" if self.instruction == "stmatrix" else "load"
+
+    @property
+    def predicate(self) -> dict[str, int]:
+        """The store predicate (dim -> mask, as ``SharedPlan``'s): warps repeating data skip."""
+        return {"warp": self.warp_mask} if self.warp_mask else {}
 
     @property
     def instruction_bytes(self) -> int:
@@ -172,11 +178,13 @@ class VectorSide:
     wavefronts: int
     ideal_wavefronts: int
     bytes: int
+    warp_mask: int = 0  # storing side: the warps with a set bit here repeat another's data and skip
 
     @property
     def predicate(self) -> dict[str, int]:
-        """Every thread accesses (the layouts are injective): no free-variable mask."""
-        return {}
+        """The store predicate (dim -> mask): warps repeating another warp's data do not store;
+        every other thread accesses (registers and lanes are injective)."""
+        return {"warp": self.warp_mask} if self.warp_mask else {}
 
     @property
     def copies(self) -> tuple[tuple[int, int], ...]:
@@ -223,7 +231,7 @@ class MatrixPlan:
         sides = {}
         for side in (self.matrix, self.other):
             if isinstance(side, VectorSide):
-                sides[side.kind] = vector_side_floor(side.kind, side, {})
+                sides[side.kind] = vector_side_floor(side.kind, side, side.predicate)
             else:
                 sides[side.kind] = SideFloor(
                     side.kind, side.bytes, side.wavefronts, side.ideal_wavefronts, side.instruction_bytes, side.bytes
@@ -303,12 +311,31 @@ def _columns(layout: LinearLayout) -> _Sides:
 
 
 def _usable(side: _Sides, loads: bool) -> bool:
-    """Registers hold distinct data (no broadcast register); so do lanes and warps on the storing
-    side. On the loading side lanes and warps may repeat data (zero bases): each thread then loads
-    its own copy (a lane repeating another in one phase is served by the same wavefront)."""
-    threads = tuple(x for x in side.lane + side.warp if x or not loads)
+    """Registers hold distinct data (no broadcast register); so do lanes on the storing side.
+    Warps may repeat data (zero bases) on either side: on the storing side only the warps whose
+    repeating bits are 0 store (:func:`_warp_mask`, the store predicate). On the loading side
+    lanes may repeat data too: each thread then loads its own copy (a lane repeating another in
+    one phase is served by the same wavefront)."""
+    threads = tuple(x for x in side.lane if x or not loads) + tuple(x for x in side.warp if x)
     vectors = side.reg + threads
     return all(vectors) and rank(vectors) == len(vectors)
+
+
+def _warp_mask(side: _Sides, kind: str) -> int:
+    """The storing side's predicate mask: the warp bits whose basis is zero (warps repeating
+    another warp's data); 0 for a loading side, where every warp loads its own copy.
+
+    >>> _warp_mask(_Sides((1,), (2, 4, 8, 16, 32), (0, 64)), "store")
+    1
+    """
+    if kind != "store":
+        return 0
+    return sum(1 << k for k, w in enumerate(side.warp) if not w)
+
+
+def _active_warps(table: np.ndarray, mask: int) -> np.ndarray:
+    """The rows (warps) of a (warps, lanes) table that access: those outside the predicate mask."""
+    return table[[w for w in range(len(table)) if not w & mask]]
 
 
 # ============================================================================ the construction
@@ -535,7 +562,8 @@ def _matrix_side(
                 halves = [h | extra for h in halves for extra in (0, 1 << choice.beta)]
             words.append(tuple(halves))
         instructions.append(MatrixInstruction(rep, tuple(words), offset))
-    table = _table(address, 32, 1 << len(m.warp))[:, : ROWS * num]  # the lanes that supply rows
+    mask = _warp_mask(m, kind)
+    table = _active_warps(_table(address, 32, 1 << len(m.warp)), mask)[:, : ROWS * num]  # lanes supplying rows
     offsets = np.asarray([ins.offset for ins in instructions], dtype=np.int64)
     addresses = (table[None] ^ offsets[:, None, None]) * element_bytes
     waves, ideal = _phases_cost(addresses.reshape(-1, ROWS), ROW_BYTES)  # one phase per matrix
@@ -549,6 +577,7 @@ def _matrix_side(
         waves,
         ideal,
         moved,
+        mask,
     )
 
 
@@ -578,10 +607,12 @@ def _vector_side(
         return None
     thread = _thread_layout(lane_offsets, warp_offsets, coords.offset_bits)
     width = (1 << v) * element_bytes
-    table = _table(thread, 32, 1 << len(o.warp))
+    mask = _warp_mask(o, kind)
+    table = _active_warps(_table(thread, 32, 1 << len(o.warp)), mask)
     waves, ideal = _vector_wavefronts(table, [ins.offset for ins in instructions], width, element_bytes)
-    moved = access_bytes(thread, {}, 1 << v, len(instructions), element_bytes)
-    return VectorSide(kind, 1 << v, width, thread, instructions, waves, ideal, moved)
+    predicate = {"warp": mask} if mask else {}
+    moved = access_bytes(thread, predicate, 1 << v, len(instructions), element_bytes)
+    return VectorSide(kind, 1 << v, width, thread, instructions, waves, ideal, moved, mask)
 
 
 def _smem_layout(geometry: _Geometry, out_dims: tuple[tuple[str, int], ...], coords: _Coordinates) -> LinearLayout:
@@ -711,7 +742,7 @@ def _plan_cached(
         return f"ldmatrix/stmatrix move 8, 16 or 32-bit elements, not {bitwidth}-bit ones"
     src_cols, dst_cols = _columns(src), _columns(dst)
     if not (_usable(src_cols, False) and _usable(dst_cols, True)) or len(src_cols.lane) != 5 or len(dst_cols.lane) != 5:
-        return "a layout broadcasts registers (or the storing side's threads), or a warp has not 32 distinct lanes"
+        return "a layout broadcasts registers (or the storing side's lanes), or a warp has not 32 distinct lanes"
     reps = _reps_needed(src, bitwidth, max_scratch_bytes)
     best: MatrixPlan | None = None
     misses: collections.Counter[str] = collections.Counter()
