@@ -170,4 +170,4 @@ def emit_matrix(op: ConvertLayoutOp, launch: Launch, plan: MatrixPlan) -> ir.Val
     if not isinstance(load, MatrixSide):
         return assemble(load, pieces, element, result_type)
     words = tuple(_Word(registers) for ins in load.instructions for registers in ins.words)
-    return assemble(_Words(len(words[0].registers), words), pieces, element, result_type)
+    return assemble(_Words(len(words[0].registers), words, load.copies), pieces, element, result_type)
