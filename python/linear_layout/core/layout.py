@@ -63,7 +63,7 @@ from typing import Any
 import numpy as np
 
 from . import display
-from ._packing import BoundedCache, field_moves_mover, supremum, support, units
+from ._packing import BoundedCache, field_moves_mover, mover, supremum, support, units
 from ._packing import join_dims as _join_dims
 from .gf2 import EchelonBasis, pivot_columns, rank as gf2_rank
 from .limits import check_materialised
@@ -1679,39 +1679,87 @@ _TRANSPOSE_PLANS: BoundedCache[tuple, tuple] = BoundedCache()
 def _product_once(inner: LinearLayout, outer: LinearLayout) -> LinearLayout:
     """``inner * outer`` without a plan: each operand's columns repacked into the product's output
     fields, input dimension by input dimension (the merged order lists each operand's inputs in
-    its own order, so both are walked in step). Equal to the planned product."""
-    inner_size, outer_size = dict(inner._outs), dict(outer._outs)
-    out_names = supremum(tuple(inner_size), tuple(outer_size), what="output dimensions")
-    inner_target: dict[str, tuple[int, int]] = {}
-    outer_target: dict[str, tuple[int, int]] = {}
+    its own order, so both are walked in step). Equal to the planned product.
+
+    The moves of both operands come from one walk over the merged output dimensions (each
+    operand's fields lie in the merged order too, so its source shift is a running sum); each
+    operand's columns are repacked in one call, then interleaved by input dimension."""
+    inner_moves: list[tuple[int, int, int]] = []
+    outer_moves: list[tuple[int, int, int]] = []
     outs = []
-    shift = 0
-    for name in out_names:
-        low, high = inner_size.get(name, 1), outer_size.get(name, 1)
-        inner_target[name] = (shift, 0)
-        shift += low.bit_length() - 1
-        outer_target[name] = (shift, 0)
-        shift += high.bit_length() - 1
+    shift = inner_at = outer_at = 0
+    for name, low, high in _merged(inner._outs, outer._outs, 1, "output dimensions"):
+        width = low.bit_length() - 1
+        if width:
+            _add_move(inner_moves, inner_at, width, shift)
+            inner_at += width
+            shift += width
+        width = high.bit_length() - 1
+        if width:
+            _add_move(outer_moves, outer_at, width, shift)
+            outer_at += width
+            shift += width
         outs.append((name, low * high))
-    inner_repack = field_moves_mover(inner._outs, inner_target)
-    outer_repack = field_moves_mover(outer._outs, outer_target)
-    inner_count, outer_count = dict(inner._ins), dict(outer._ins)
+    inner_cols = inner._cols if _in_place(inner_moves) else mover(inner_moves)(inner._cols)
+    outer_cols = mover(outer_moves)(outer._cols)
     ins = []
     cols: list[int] = []
     inner_at = outer_at = 0
-    for name in supremum(tuple(inner_count), tuple(outer_count), what="input dimensions"):
-        low, high = inner_count.get(name, 0), outer_count.get(name, 0)
+    for name, low, high in _merged(inner._ins, outer._ins, 0, "input dimensions"):
         if low:
-            cols.extend(inner_repack(inner._cols[inner_at : inner_at + low]))
+            cols += inner_cols[inner_at : inner_at + low]
             inner_at += low
         if high:
-            cols.extend(outer_repack(outer._cols[outer_at : outer_at + high]))
+            cols += outer_cols[outer_at : outer_at + high]
             outer_at += high
         ins.append((name, low + high))
     result = LinearLayout._make(tuple(ins), tuple(outs), tuple(cols))
     if inner._cache_rank is not None and outer._cache_rank is not None:
         result._cache_rank = inner._cache_rank + outer._cache_rank  # disjoint output bits: ranks add
     return result
+
+
+def _merged(
+    x: tuple[tuple[str, int], ...], y: tuple[tuple[str, int], ...], missing: int, what: str
+) -> list[tuple[str, int, int]]:
+    """``(name, x's value, y's value)`` over ``supremum`` of the names of ``x`` and ``y`` (pairs
+    ``(name, value)``), ``missing`` for a name one of them lacks. One pass over ``x`` when ``y``'s
+    names are a subsequence of ``x``'s (the usual ``*``), else through :func:`supremum`.
+
+    >>> _merged((("a", 2), ("b", 4)), (("b", 8),), 1, "dims")
+    [('a', 2, 1), ('b', 4, 8)]
+    """
+    out = []
+    j, count = 0, len(y)
+    for name, value in x:
+        if j < count and y[j][0] == name:
+            out.append((name, value, y[j][1]))
+            j += 1
+        else:
+            out.append((name, value, missing))
+    if j == count:
+        return out
+    x_values, y_values = dict(x), dict(y)
+    names = supremum(tuple(x_values), tuple(y_values), what=what)
+    return [(name, x_values.get(name, missing), y_values.get(name, missing)) for name in names]
+
+
+def _add_move(moves: list[tuple[int, int, int]], source: int, width: int, target: int) -> None:
+    """Append the move of a ``width``-bit field from ``source`` to ``target`` (``(source shift,
+    mask, target shift)``, as ``_packing.field_moves``), merged into the last move when the field
+    continues it by the same distance."""
+    if moves:
+        last_source, last_mask, last_target = moves[-1]
+        last_width = last_mask.bit_length()
+        if last_source + last_width == source and target - last_target == source - last_source:
+            moves[-1] = (last_source, (1 << (last_width + width)) - 1, last_target)
+            return
+    moves.append((source, (1 << width) - 1, target))
+
+
+def _in_place(moves: list[tuple[int, int, int]]) -> bool:
+    """Whether ``moves`` leave every column unchanged (no move, or one that keeps its bits)."""
+    return not moves or (len(moves) == 1 and moves[0][0] == moves[0][2] == 0)
 
 
 def _plan_product(inner: LinearLayout, outer: LinearLayout) -> tuple:
