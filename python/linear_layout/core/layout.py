@@ -1736,17 +1736,18 @@ def _times_1d(inner: LinearLayout, outer: LinearLayout) -> LinearLayout:
     width = size.bit_length() - 1
     outs = list(inner._outs)
     position = 0
+    moves_up = False  # whether inner fields lie above the one that grows
     for index, (name, inner_size) in enumerate(outs):
         position += inner_size.bit_length() - 1
         if name == out_name:
             outs[index] = (name, inner_size * size)
+            moves_up = any(later > 1 for _, later in outs[index + 1 :])
             break
     else:
         outs.append((out_name, size))
-    above = -1 << position  # the inner bits that move up by `width`
     inner_cols = inner._cols
-    if width and inner_cols and any(c & above for c in inner_cols):
-        factor = (1 << width) - 1
+    if width and moves_up:
+        above, factor = -1 << position, (1 << width) - 1  # the bits above move up by `width`
         inner_cols = [c + (c & above) * factor for c in inner_cols]
     outer_cols = [c << position for c in outer._cols]
     ins = list(inner._ins)
