@@ -157,7 +157,7 @@ def test_dot_operand_conversions_match_triton_matrix_instructions(case):
     storing side stores once (a predicate on the warp/lane index), the loading side copies
     broadcast registers. Run exactly in the interpreter, as planned, with no more shared-memory
     instructions than Triton 3.9's PTX, which uses ldmatrix/stmatrix for each of them."""
-    name, a, b, shape, dtype, warps = case
+    _, a, b, shape, dtype, warps = case
     bitwidth = CODEGEN.BITS[dtype]
     src, dst = a.to_linear_layout(list(shape)), b.to_linear_layout(list(shape))
     plan = plan_conversion(src, dst, None, bitwidth, chip="sm_90")

@@ -1745,7 +1745,7 @@ def _times_1d(inner: LinearLayout, outer: LinearLayout) -> LinearLayout:
             break
     else:
         outs.append((out_name, size))
-    inner_cols = inner._cols
+    inner_cols: Sequence[int] = inner._cols
     if width and moves_up:
         above, factor = -1 << position, (1 << width) - 1  # the bits above move up by `width`
         inner_cols = [c + (c & above) * factor for c in inner_cols]

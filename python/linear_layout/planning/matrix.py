@@ -70,6 +70,7 @@ import dataclasses
 import functools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 
@@ -345,7 +346,10 @@ def _distinct_registers(side: _Sides) -> _Registers:
     return _Registers(reduced, positions, 1 << len(side.reg))
 
 
-def _expand_side(side: MatrixSide | VectorSide, registers: _Registers, kind: str) -> MatrixSide | VectorSide:
+_Side = TypeVar("_Side", bound="MatrixSide | VectorSide")
+
+
+def _expand_side(side: _Side, registers: _Registers, kind: str) -> _Side:
     """A side planned on the reduced registers, in the layout's registers: indices expanded and,
     on the loading side, the broadcast registers filled by copies."""
     if not registers.copies():
