@@ -51,10 +51,13 @@ repetitions: register directions common to both sides looped over to bound the s
   banks: **its accesses are conflict-free too**, and both sides move 128 bytes per wavefront:
   the conversion reaches the bandwidth floor (``planning/floor.py``).
 
-Requires: ``M`` and the other side are injective (no broadcast) on the CTA and the other side
-has a vector of at least 4 bytes inside ``C``; otherwise no matrix plan is returned (the
-ordinary shared plan stays). Postcondition: ``wavefronts == ideal == floor`` for both sides
-(checked by exact counting in :func:`plan_matrix_conversion`, not assumed).
+Requires: ``M`` and the other side are injective on the CTA up to zero bases (broadcasts) and
+the other side has a vector of at least 4 bytes inside ``C``; otherwise no matrix plan is
+returned (the ordinary shared plan stays). Broadcast registers are left out of the planning
+(the loading side fills them by ``copies``); the storing side's broadcast warps (and a vector
+storing side's broadcast lanes) do not store (``predicate``); a ``stmatrix`` side needs 32
+distinct lanes. Postcondition: ``wavefronts == ideal`` for both sides, ``== floor`` unless the
+loads broadcast (checked by exact counting in :func:`plan_matrix_conversion`, not assumed).
 
 Example: the Hopper matmul epilogue, ``nvidia_mma`` v3 ``[16,128,16]`` -> blocked
 ``[1,1],[1,32],[1,4]`` 128x128 f16: ``stmatrix.x4.trans`` with ``C`` = the mma's lanes 2..4
@@ -793,7 +796,8 @@ def plan_matrix_conversion(
 ) -> MatrixPlan | None:
     """The best conversion of ``src`` to ``dst`` (hardware layouts of one CTA) with one matrix side,
     or None when the chip has no matrix instruction, the element type is not 8, 16 or 32 bits, a
-    layout broadcasts, or no candidate reaches the floor within ``max_scratch_bytes``. Cached.
+    layout repeats data other than by zero bases, or no candidate is conflict-free within
+    ``max_scratch_bytes``. Cached.
 
     Candidates: ``stmatrix`` (sm_90+) storing ``src`` or ``ldmatrix`` (sm_75+) loading ``dst``;
     ``.trans`` or not (16-bit only); every choice of the word-pair register ``rho`` (and byte-pair
