@@ -822,7 +822,7 @@ def _plan_cached(
     src_registers, dst_registers = _distinct_registers(_columns(src)), _distinct_registers(_columns(dst))
     src_cols, dst_cols = src_registers.side, dst_registers.side
     if not (_usable(src_cols) and _usable(dst_cols)) or len(src_cols.lane) != 5 or len(dst_cols.lane) != 5:
-        return "a layout repeats data in dependent registers (or the storing side's lanes), or a warp has not 32 distinct lanes"
+        return "a layout repeats data other than by zero bases, or a warp has not 32 lanes"
     reps = _reps_needed(src, bitwidth, max_scratch_bytes)
     best: MatrixPlan | None = None
     misses: collections.Counter[str] = collections.Counter()
