@@ -151,6 +151,7 @@ def suite():
     # dot operand -> blocked and blocked -> dot operand (both opIdx, f16 and i8, several kWidth):
     # the dot operand repeats data across the warps along its non-K dimension (and, in a tile
     # of 8 or 16 rows, in registers); Triton uses stmatrix/ldmatrix for each of these (issue 20)
+    # (names: dotOPIDX(mma warpsPerCTA, kWidth); 4 warps)
     row, col = B([1, 8], [8, 4], [4, 1], [1, 0]), B([8, 1], [4, 8], [1, 4], [0, 1])
     for op, wpc, dtype, k_width, shape, other, to_dot in [
         (1, (2, 2), "f16", 2, (64, 64), row, False), (0, (2, 2), "f16", 2, (64, 64), row, False),
@@ -163,8 +164,9 @@ def suite():
         dot = DotOperandLayout(op, MMA(list(wpc)), k_width)
         a, b = (other, dot) if to_dot else (dot, other)
         kind = "blocked" if other is row else "blocked^T"
-        label = f"{kind}->dot{op}" if to_dot else f"dot{op}->{kind}"
-        cases.append((f"{label} k{k_width} mma{wpc[0]}x{wpc[1]} {shape[0]}x{shape[1]} {dtype} w4", a, b, shape, dtype, 4))
+        operand = f"dot{op}({wpc[0]}x{wpc[1]},k{k_width})"  # the mma's warpsPerCTA, kWidth
+        label = f"{kind}->{operand}" if to_dot else f"{operand}->{kind}"
+        cases.append((f"{label} {shape[0]}x{shape[1]} {dtype}", a, b, shape, dtype, 4))
     # slices (1-D)
     for n, dtype, w in [(128, "f32", 4), (256, "f16", 4), (512, "f32", 8), (1024, "i8", 8)]:
         parent_a = B([1, 4], [4, 8], [w, 1], [1, 0])

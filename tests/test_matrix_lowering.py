@@ -142,8 +142,7 @@ def _codegen_cases():
     import lowering_snapshot
 
     codegen = lowering_snapshot._benchmark("bench_codegen")
-    chosen = [case for case in codegen.suite() if "dot" in case[0].split()[0] and "->" in case[0].split()[0]
-              and not case[0].startswith("mma->")]
+    chosen = [case for case in codegen.suite() if "(" in case[0].split()[0]]  # dot operand <-> blocked
     chosen += [case for case in codegen.suite() if case[0] == "broadcast-dst 8x64 f16 w4"]
     return codegen, chosen
 
