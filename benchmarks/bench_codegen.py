@@ -18,7 +18,8 @@ measured too) and the per-access minimum, and the ldmatrix/stmatrix plan of
 A summary (medians, wins/losses, kernels above the floor and why) follows.
 
 The suite: matmul epilogues (`nvidia_mma` v2 and v3 -> blocked; f16, bf16, f32, i8), 16- and
-8-bit transposes at several sizes and warp counts, blocked <-> mma, mma -> dot operand, slices
+8-bit transposes at several sizes and warp counts, blocked <-> mma, mma -> dot operand, dot
+operand <-> blocked (both opIdx, several kWidth, warps and registers repeating data), slices
 and broadcasts.
 
     python benchmarks/bench_codegen.py [--quick] [--only SUBSTRING] [--llvm-defaults] [--portable]
@@ -147,6 +148,25 @@ def suite():
         k_width = {"f32": 1, "f16": 2, "i8": 4}[dtype]
         cases.append((f"mma->dot{op} {shape[0]}x{shape[1]} {dtype} w{w}", mma, DotOperandLayout(op, mma, k_width),
                       shape, dtype, w))
+    # dot operand -> blocked and blocked -> dot operand (both opIdx, f16 and i8, several kWidth):
+    # the dot operand repeats data across the warps along its non-K dimension (and, in a tile
+    # of 8 or 16 rows, in registers); Triton uses stmatrix/ldmatrix for each of these (issue 20)
+    # (names: dotOPIDX(mma warpsPerCTA, kWidth); 4 warps)
+    row, col = B([1, 8], [8, 4], [4, 1], [1, 0]), B([8, 1], [4, 8], [1, 4], [0, 1])
+    for op, wpc, dtype, k_width, shape, other, to_dot in [
+        (1, (2, 2), "f16", 2, (64, 64), row, False), (0, (2, 2), "f16", 2, (64, 64), row, False),
+        (1, (4, 1), "f16", 2, (64, 64), row, False), (0, (1, 4), "f16", 2, (64, 64), row, False),
+        (1, (2, 2), "f16", 8, (64, 64), row, False), (1, (4, 1), "i8", 4, (64, 64), row, False),
+        (0, (2, 2), "f16", 2, (8, 64), row, True), (1, (4, 1), "f16", 2, (8, 64), row, True),
+        (1, (4, 1), "f16", 8, (16, 64), row, True), (0, (1, 4), "i8", 4, (64, 64), col, True),
+        (1, (2, 2), "f16", 2, (64, 64), col, True),
+    ]:
+        dot = DotOperandLayout(op, MMA(list(wpc)), k_width)
+        a, b = (other, dot) if to_dot else (dot, other)
+        kind = "blocked" if other is row else "blocked^T"
+        operand = f"dot{op}({wpc[0]}x{wpc[1]},k{k_width})"  # the mma's warpsPerCTA, kWidth
+        label = f"{kind}->{operand}" if to_dot else f"{operand}->{kind}"
+        cases.append((f"{label} {shape[0]}x{shape[1]} {dtype}", a, b, shape, dtype, 4))
     # slices (1-D)
     for n, dtype, w in [(128, "f32", 4), (256, "f16", 4), (512, "f32", 8), (1024, "i8", 8)]:
         parent_a = B([1, 4], [4, 8], [w, 1], [1, 0])
@@ -154,7 +174,8 @@ def suite():
         cases.append((f"slice {n} {dtype} w{w}", SliceLayout(1, parent_a), SliceLayout(0, parent_b), (n,), dtype, w))
     # broadcast on either side (tensor smaller than the layout's tile)
     for shape, dtype, w, src_small in [((32, 32), "f32", 8, True), ((32, 32), "f16", 8, False),
-                                       ((32, 64), "i8", 8, True), ((32, 32), "f32", 4, False)]:
+                                       ((32, 64), "i8", 8, True), ((32, 32), "f32", 4, False),
+                                       ((8, 64), "f16", 4, False)]:
         big = B([1, 4], [2, 16], [w, 1], [1, 0])  # covers (2w)x64
         other = B([4, 1], [8, 4], [1, w], [0, 1])
         a, b = (big, other) if src_small else (other, big)

@@ -179,6 +179,40 @@ def test_the_first_product_of_a_signature_and_the_planned_one_are_tritons(pair):
         ).rank()
 
 
+@st.composite
+def _one_dimensional_outers(draw):
+    """An inner layout and an outer one of one input and one output dimension (the usual right
+    operand of ``*``), each name drawn from the inner layout's or new."""
+    in_pool = tuple(draw(st.permutations(S.IN_NAMES)))
+    out_pool = tuple(draw(st.permutations(S.OUT_NAMES)))
+    inner = draw(S.layout_specs(in_pool=in_pool, out_pool=out_pool, keep_pool_order=True, max_in_bits=8,
+                                max_out_bits=8, max_dim_bits=4))
+    in_name = draw(st.sampled_from(in_pool))
+    out_name = draw(st.sampled_from(out_pool))
+    outer = draw(S.layout_specs(in_names=[in_name], out_names=[out_name], max_in_bits=4, max_out_bits=4,
+                                max_dim_bits=4))
+    return inner, outer
+
+
+@given(_one_dimensional_outers())
+def test_products_with_a_one_dimensional_outer_are_tritons(pair):
+    """``L * identity_1d(...)``-like products take a shortcut the first time (core/layout.py,
+    `_times_1d`): equal to Triton's product and to the planned one, rank included."""
+    a, b = pair
+    ours_a, ours_b = a.ours(), b.ours()
+    key = (ours_a._ins, ours_a._outs, ours_b._ins, ours_b._outs)
+    layout_module._PRODUCT_PLANS.pop(key, None)
+    layout_module._PRODUCT_SEEN.pop(key, None)
+    ours_a.rank(), ours_b.rank()  # known ranks: the product's is their sum
+    first, second = ours_a * ours_b, ours_a * ours_b  # the shortcut, then the plan
+    theirs = a.triton() * b.triton()
+    assert_same(first, theirs)
+    assert_same(second, theirs)
+    assert first.rank() == second.rank() == LinearLayout.from_bases(
+        first.bases, first.get_out_dim_names(), [s for _, s in first.out_dims], require_surjective=False
+    ).rank()
+
+
 @given(S.product_triples(surjective=True))
 def test_product_of_surjective_layouts(triple):
     a, b, c = triple

@@ -168,10 +168,16 @@ def test_a_matrix_plan_that_is_not_cheaper_says_by_how_much():
     ), why
 
 
-def test_a_broadcasting_layout_rules_the_matrix_plan_out():
-    dst = BlockedLayout((1, 4), (8, 4), (4, 1), (1, 0))  # 16 x 64 over a 16 x 128 tile: registers repeat
-    plan = plan_conversion(COL, dst, (16, 64), 16, chip="sm_90")
-    assert _matrix_rejection(plan).startswith("a layout broadcasts")
+def test_a_layout_repeating_data_other_than_by_zero_bases_rules_the_matrix_plan_out():
+    # Zero bases (broadcasts) are planned (issue 20: predicated stores, copied registers); a
+    # register equal to another one is not.
+    dst = LinearLayout.from_bases(
+        [("register", [[0, 1], [0, 2], [0, 16], [0, 32], [0, 1]]), ("lane", [[0, 4], [0, 8], [1, 0], [2, 0], [4, 0]]),
+         ("warp", [[8, 0], [0, 0]]), ("block", [])],
+        ["dim0", "dim1"],
+    )
+    plan = plan_conversion(COL.to_linear_layout([16, 64]), dst, None, 16, chip="sm_90")
+    assert _matrix_rejection(plan).startswith("a layout repeats data other than by zero bases")
 
 
 def test_explain_and_the_report_print_the_rejections():

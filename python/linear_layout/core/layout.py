@@ -1737,38 +1737,161 @@ _TRANSPOSE_PLANS: BoundedCache[tuple, tuple] = BoundedCache()
 def _product_once(inner: LinearLayout, outer: LinearLayout) -> LinearLayout:
     """``inner * outer`` without a plan: each operand's columns repacked into the product's output
     fields, input dimension by input dimension (the merged order lists each operand's inputs in
-    its own order, so both are walked in step). Equal to the planned product."""
-    inner_size, outer_size = dict(inner._outs), dict(outer._outs)
-    out_names = supremum(tuple(inner_size), tuple(outer_size), what="output dimensions")
-    inner_target: dict[str, tuple[int, int]] = {}
-    outer_target: dict[str, tuple[int, int]] = {}
+    its own order, so both are walked in step). Equal to the planned product.
+
+    The moves of both operands come from one walk over the merged output dimensions (each
+    operand's fields lie in the merged order too, so its source shift is a running sum); each
+    operand's columns are repacked in one call, then interleaved by input dimension."""
+    if len(outer._ins) == 1 and len(outer._outs) == 1:
+        return _times_1d(inner, outer)
+    inner_moves: list[tuple[int, int, int]] = []
+    outer_moves: list[tuple[int, int, int]] = []
     outs = []
-    shift = 0
-    for name in out_names:
-        low, high = inner_size.get(name, 1), outer_size.get(name, 1)
-        inner_target[name] = (shift, 0)
-        shift += low.bit_length() - 1
-        outer_target[name] = (shift, 0)
-        shift += high.bit_length() - 1
+    shift = inner_at = outer_at = 0
+    for name, low, high in _merged(inner._outs, outer._outs, 1, "output dimensions"):
+        width = low.bit_length() - 1
+        if width:
+            _add_move(inner_moves, inner_at, width, shift)
+            inner_at += width
+            shift += width
+        width = high.bit_length() - 1
+        if width:
+            _add_move(outer_moves, outer_at, width, shift)
+            outer_at += width
+            shift += width
         outs.append((name, low * high))
-    inner_repack = field_moves_mover(inner._outs, inner_target)
-    outer_repack = field_moves_mover(outer._outs, outer_target)
-    inner_count, outer_count = dict(inner._ins), dict(outer._ins)
+    inner_cols = _raised(inner._cols, inner_moves)
+    outer_cols = _raised(outer._cols, outer_moves)
     ins = []
     cols: list[int] = []
     inner_at = outer_at = 0
-    for name in supremum(tuple(inner_count), tuple(outer_count), what="input dimensions"):
-        low, high = inner_count.get(name, 0), outer_count.get(name, 0)
+    for name, low, high in _merged(inner._ins, outer._ins, 0, "input dimensions"):
         if low:
-            cols.extend(inner_repack(inner._cols[inner_at : inner_at + low]))
+            cols += inner_cols[inner_at : inner_at + low]
             inner_at += low
         if high:
-            cols.extend(outer_repack(outer._cols[outer_at : outer_at + high]))
+            cols += outer_cols[outer_at : outer_at + high]
             outer_at += high
         ins.append((name, low + high))
     result = LinearLayout._make(tuple(ins), tuple(outs), tuple(cols))
     if inner._cache_rank is not None and outer._cache_rank is not None:
         result._cache_rank = inner._cache_rank + outer._cache_rank  # disjoint output bits: ranks add
+    return result
+
+
+def _times_1d(inner: LinearLayout, outer: LinearLayout) -> LinearLayout:
+    """``inner * outer`` for an ``outer`` of one input and one output dimension (``identity_1d``,
+    ``zeros_1d``, ``strided_1d``: the usual right operand). ``outer``'s output field lands at the
+    top of the same field of ``inner`` (or after all of them), moving the fields above it up;
+    its columns follow ``inner``'s of the same input dimension (or come last).
+
+    >>> a = LinearLayout.identity_1d(4, "i", "x") * LinearLayout.identity_1d(2, "j", "y")
+    >>> _times_1d(a, LinearLayout.identity_1d(2, "i", "x")).bases
+    (('i', ((1, 0), (2, 0), (4, 0))), ('j', ((0, 1),)))
+    """
+    ((in_name, count),) = outer._ins
+    ((out_name, size),) = outer._outs
+    width = size.bit_length() - 1
+    outs = list(inner._outs)
+    position = 0
+    moves_up = False  # whether inner fields lie above the one that grows
+    for index, (name, inner_size) in enumerate(outs):
+        position += inner_size.bit_length() - 1
+        if name == out_name:
+            outs[index] = (name, inner_size * size)
+            moves_up = any(later > 1 for _, later in outs[index + 1 :])
+            break
+    else:
+        outs.append((out_name, size))
+    inner_cols: Sequence[int] = inner._cols
+    if width and moves_up:
+        above, factor = -1 << position, (1 << width) - 1  # the bits above move up by `width`
+        inner_cols = [c + (c & above) * factor for c in inner_cols]
+    outer_cols = [c << position for c in outer._cols]
+    ins = list(inner._ins)
+    at = 0
+    for index, (name, inner_count) in enumerate(ins):
+        at += inner_count
+        if name == in_name:
+            ins[index] = (name, inner_count + count)
+            cols = (*inner_cols[:at], *outer_cols, *inner_cols[at:])
+            break
+    else:
+        ins.append((in_name, count))
+        cols = (*inner_cols, *outer_cols)
+    result = LinearLayout._make(tuple(ins), tuple(outs), cols)
+    if inner._cache_rank is not None and outer._cache_rank is not None:
+        result._cache_rank = inner._cache_rank + outer._cache_rank  # disjoint output bits: ranks add
+    return result
+
+
+def _merged(
+    x: tuple[tuple[str, int], ...], y: tuple[tuple[str, int], ...], missing: int, what: str
+) -> list[tuple[str, int, int]]:
+    """``(name, x's value, y's value)`` over ``supremum`` of the names of ``x`` and ``y`` (pairs
+    ``(name, value)``), ``missing`` for a name one of them lacks. One pass over ``x`` when ``y``'s
+    names are a subsequence of ``x``'s (the usual ``*``), else through :func:`supremum`.
+
+    >>> _merged((("a", 2), ("b", 4)), (("b", 8),), 1, "dims")
+    [('a', 2, 1), ('b', 4, 8)]
+    """
+    out = []
+    j, count = 0, len(y)
+    for name, value in x:
+        if j < count and y[j][0] == name:
+            out.append((name, value, y[j][1]))
+            j += 1
+        else:
+            out.append((name, value, missing))
+    if j == count:
+        return out
+    x_values, y_values = dict(x), dict(y)
+    names = supremum(tuple(x_values), tuple(y_values), what=what)
+    return [(name, x_values.get(name, missing), y_values.get(name, missing)) for name in names]
+
+
+def _add_move(moves: list[tuple[int, int, int]], source: int, width: int, target: int) -> None:
+    """Append the move of a ``width``-bit field from ``source`` to ``target`` (``(source shift,
+    mask, target shift)``, as ``_packing.field_moves``), merged into the last move when the field
+    continues it by the same distance."""
+    if moves:
+        last_source, last_mask, last_target = moves[-1]
+        last_width = last_mask.bit_length()
+        if last_source + last_width == source and target - last_target == source - last_source:
+            moves[-1] = (last_source, (1 << (last_width + width)) - 1, last_target)
+            return
+    moves.append((source, (1 << width) - 1, target))
+
+
+def _raised(cols: Sequence[int], moves: list[tuple[int, int, int]]) -> Sequence[int]:
+    """``cols`` with every field ``(source shift, mask, target shift)`` of ``moves`` moved up to its
+    target, as ``_packing.mover(moves)(cols)``, in fewer operations per column.
+
+    Formula: a field moved up by ``k`` bits is multiplied by ``2**k``, so
+    ``moved(c) = c + sum((c & (mask << source)) * (2**(target - source) - 1))``.
+    Requires: the fields cover every set bit of every column, and ``target >= source``
+    (true of a product: each operand's fields only move up past the other's).
+
+    >>> _raised([0b01, 0b10, 0b11], [(0, 1, 0), (1, 1, 3)])
+    [1, 8, 9]
+    """
+    terms = [(mask << source, (1 << (target - source)) - 1) for source, mask, target in moves if target != source]
+    if not terms:
+        return cols
+    if len(terms) == 1:
+        ((high, factor),) = terms
+        if factor == 1:
+            return [c + (c & high) for c in cols]
+        return [c + (c & high) * factor for c in cols]
+    if len(terms) == 2:
+        (high0, factor0), (high1, factor1) = terms
+        return [c + (c & high0) * factor0 + (c & high1) * factor1 for c in cols]
+    result = []
+    for col in cols:
+        moved = col
+        for high, factor in terms:
+            moved += (col & high) * factor
+        result.append(moved)
     return result
 
 

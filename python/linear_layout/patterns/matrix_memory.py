@@ -6,7 +6,8 @@ Per CTA, as `emit_shared` does for ordinary plans::
     row = base + matrix.address(lane, warp)                 # the row this lane supplies
     for rep in range(num_reps):
         if rep: gpu.barrier
-        stores of rep (stmatrix words, or vector stores)
+        stores of rep (stmatrix words, or vector stores), under the store predicate when the
+            storing side's warps repeat data (only warps outside its mask store)
         gpu.barrier
         loads of rep (vector loads, or ldmatrix words)
     the destination vector from the loaded pieces (one vector.shuffle)
@@ -21,10 +22,11 @@ low half first (`vector.bitcast` of a `vector<2 x T>`, or `vector<4 x i8>`).
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 
 from mlir import ir
-from mlir.dialects import arith, gpu, llvm, memref, nvvm, vector
+from mlir.dialects import arith, gpu, llvm, memref, nvvm, scf, vector
 
 from ..dialects.ttg import ConvertLayoutOp
 from ..planning.matrix import MatrixInstruction, MatrixPlan, MatrixSide
@@ -109,6 +111,18 @@ def _stmatrix(rows: _Rows, value: ir.Value, ins: MatrixInstruction) -> None:
     nvvm.stmatrix(rows.pointer(ins), words, **rows.attributes)
 
 
+def _stmatrices(builder: KernelBuilder, rows: _Rows, value: ir.Value, side: MatrixSide, rep: int) -> None:
+    """The `stmatrix` of repetition `rep`, under the side's store predicate (`scf.if`) when warps
+    repeat data: then only the warps outside its mask store."""
+    cond = builder.store_predicate(side.predicate)
+    if_op = scf.IfOp(cond) if cond is not None else None
+    with ir.InsertionPoint(if_op.then_block) if if_op is not None else contextlib.nullcontext():
+        for ins in (i for i in side.instructions if i.rep == rep):
+            _stmatrix(rows, value, ins)
+        if if_op is not None:
+            scf.YieldOp([])
+
+
 def _ldmatrix(rows: _Rows, ins: MatrixInstruction) -> list[ir.Value]:
     i32 = ir.IntegerType.get_signless(32)
     num = len(ins.words)
@@ -139,8 +153,7 @@ def emit_matrix(op: ConvertLayoutOp, launch: Launch, plan: MatrixPlan) -> ir.Val
         if rep:
             gpu.barrier()  # the previous repetition's loads are done (WAR)
         if isinstance(store, MatrixSide):
-            for ins in (i for i in store.instructions if i.rep == rep):
-                _stmatrix(rows[id(store)], value, ins)
+            _stmatrices(builder, rows[id(store)], value, store, rep)
         else:
             emit_stores(
                 builder, buffer, value, store, [i for i in store.instructions if i.rep == rep], bases[id(store)]
@@ -157,4 +170,4 @@ def emit_matrix(op: ConvertLayoutOp, launch: Launch, plan: MatrixPlan) -> ir.Val
     if not isinstance(load, MatrixSide):
         return assemble(load, pieces, element, result_type)
     words = tuple(_Word(registers) for ins in load.instructions for registers in ins.words)
-    return assemble(_Words(len(words[0].registers), words), pieces, element, result_type)
+    return assemble(_Words(len(words[0].registers), words, load.copies), pieces, element, result_type)

@@ -51,10 +51,13 @@ repetitions: register directions common to both sides looped over to bound the s
   banks: **its accesses are conflict-free too**, and both sides move 128 bytes per wavefront:
   the conversion reaches the bandwidth floor (``planning/floor.py``).
 
-Requires: ``M`` and the other side are injective (no broadcast) on the CTA and the other side
-has a vector of at least 4 bytes inside ``C``; otherwise no matrix plan is returned (the
-ordinary shared plan stays). Postcondition: ``wavefronts == ideal == floor`` for both sides
-(checked by exact counting in :func:`plan_matrix_conversion`, not assumed).
+Requires: ``M`` and the other side are injective on the CTA up to zero bases (broadcasts) and
+the other side has a vector of at least 4 bytes inside ``C``; otherwise no matrix plan is
+returned (the ordinary shared plan stays). Broadcast registers are left out of the planning
+(the loading side fills them by ``copies``); the storing side's broadcast warps (and a vector
+storing side's broadcast lanes) do not store (``predicate``); a ``stmatrix`` side needs 32
+distinct lanes. Postcondition: ``wavefronts == ideal`` for both sides, ``== floor`` unless the
+loads broadcast (checked by exact counting in :func:`plan_matrix_conversion`, not assumed).
 
 Example: the Hopper matmul epilogue, ``nvidia_mma`` v3 ``[16,128,16]`` -> blocked
 ``[1,1],[1,32],[1,4]`` 128x128 f16: ``stmatrix.x4.trans`` with ``C`` = the mma's lanes 2..4
@@ -66,9 +69,11 @@ Example: the Hopper matmul epilogue, ``nvidia_mma`` v3 ``[16,128,16]`` -> blocke
 from __future__ import annotations
 
 import collections
+import dataclasses
 import functools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 
@@ -141,10 +146,17 @@ class MatrixSide:
     wavefronts: int
     ideal_wavefronts: int
     bytes: int
+    warp_mask: int = 0  # storing side: the warps with a set bit here repeat another's data and skip
+    copies: tuple[tuple[int, int], ...] = ()  # loading side: (register, the loaded register it copies)
 
     @property
     def kind(self) -> str:
         return "store" if self.instruction == "stmatrix" else "load"
+
+    @property
+    def predicate(self) -> dict[str, int]:
+        """The store predicate (dim -> mask, as ``SharedPlan``'s): warps repeating data skip."""
+        return {"warp": self.warp_mask} if self.warp_mask else {}
 
     @property
     def instruction_bytes(self) -> int:
@@ -172,15 +184,14 @@ class VectorSide:
     wavefronts: int
     ideal_wavefronts: int
     bytes: int
+    lane_mask: int = 0  # storing side: the lanes with a set bit here repeat another's data and skip
+    warp_mask: int = 0  # storing side: the same for warps
+    copies: tuple[tuple[int, int], ...] = ()  # loading side: (register, the loaded register it copies)
 
     @property
     def predicate(self) -> dict[str, int]:
-        """Every thread accesses (the layouts are injective): no free-variable mask."""
-        return {}
-
-    @property
-    def copies(self) -> tuple[tuple[int, int], ...]:
-        return ()
+        """The store predicate (dim -> mask): threads repeating another's data do not store."""
+        return _predicate(self.lane_mask, self.warp_mask)
 
 
 @dataclass(frozen=True)
@@ -223,7 +234,7 @@ class MatrixPlan:
         sides = {}
         for side in (self.matrix, self.other):
             if isinstance(side, VectorSide):
-                sides[side.kind] = vector_side_floor(side.kind, side, {})
+                sides[side.kind] = vector_side_floor(side.kind, side, side.predicate)
             else:
                 sides[side.kind] = SideFloor(
                     side.kind, side.bytes, side.wavefronts, side.ideal_wavefronts, side.instruction_bytes, side.bytes
@@ -302,13 +313,96 @@ def _columns(layout: LinearLayout) -> _Sides:
     return _Sides(*(tuple(b[0] for b in bases.get(d, ())) for d in HW))
 
 
-def _usable(side: _Sides, loads: bool) -> bool:
-    """Registers hold distinct data (no broadcast register); so do lanes and warps on the storing
-    side. On the loading side lanes and warps may repeat data (zero bases): each thread then loads
-    its own copy (a lane repeating another in one phase is served by the same wavefront)."""
-    threads = tuple(x for x in side.lane + side.warp if x or not loads)
+@dataclass(frozen=True)
+class _Registers:
+    """A side with its broadcast registers (zero bases) left out: ``side`` has the distinct
+    registers only; ``positions[k]`` is the layout's register bit of ``side``'s bit ``k``, and
+    ``size`` the layout's register count."""
+
+    side: _Sides
+    positions: tuple[int, ...]
+    size: int
+
+    def expand(self, register: int) -> int:
+        """A register of the reduced side -> the layout's register (its broadcast bits 0).
+
+        >>> _Registers(_Sides((1, 2), (), ()), (0, 2), 8).expand(3)
+        5
+        """
+        return sum(1 << p for k, p in enumerate(self.positions) if register >> k & 1)
+
+    def copies(self) -> tuple[tuple[int, int], ...]:
+        """(register, the register with its broadcast bits cleared) for every layout register
+        with a broadcast bit set: the loading side fills them by copying.
+
+        >>> _Registers(_Sides((1,), (), ()), (1,), 4).copies()
+        ((1, 0), (3, 2))
+        """
+        kept = sum(1 << p for p in self.positions)
+        return tuple((r, r & kept) for r in range(self.size) if r & ~kept)
+
+
+def _distinct_registers(side: _Sides) -> _Registers:
+    """``side`` without its broadcast registers (see :class:`_Registers`)."""
+    positions = tuple(k for k, v in enumerate(side.reg) if v)
+    reduced = _Sides(tuple(side.reg[k] for k in positions), side.lane, side.warp)
+    return _Registers(reduced, positions, 1 << len(side.reg))
+
+
+_Side = TypeVar("_Side", bound="MatrixSide | VectorSide")
+
+
+def _expand_side(side: _Side, registers: _Registers, kind: str) -> _Side:
+    """A side planned on the reduced registers, in the layout's registers: indices expanded and,
+    on the loading side, the broadcast registers filled by copies."""
+    if not registers.copies():
+        return side
+    copies = registers.copies() if kind == "load" else ()
+    if isinstance(side, MatrixSide):
+        matrix = tuple(
+            dataclasses.replace(i, words=tuple(tuple(map(registers.expand, w)) for w in i.words))
+            for i in side.instructions
+        )
+        return dataclasses.replace(side, instructions=matrix, copies=copies)
+    vector = tuple(
+        dataclasses.replace(i, registers=tuple(map(registers.expand, i.registers))) for i in side.instructions
+    )
+    return dataclasses.replace(side, instructions=vector, copies=copies)
+
+
+def _usable(side: _Sides) -> bool:
+    """Registers, lanes and warps that are not zero (broadcast) are independent. Lanes and warps
+    may repeat data (zero bases) on either side: on the storing side only the threads whose
+    repeating bits are 0 store (:func:`_thread_masks`, the store predicate; a ``stmatrix`` side
+    needs 32 distinct lanes, which its tile geometry checks); on the loading side each thread
+    loads its own copy (a lane repeating another in one phase is served by the same wavefront)."""
+    threads = tuple(x for x in side.lane + side.warp if x)
     vectors = side.reg + threads
     return all(vectors) and rank(vectors) == len(vectors)
+
+
+def _thread_masks(side: _Sides, kind: str) -> tuple[int, int]:
+    """The storing side's predicate masks (lane, warp): the bits whose basis is zero (threads
+    repeating another's data); (0, 0) for a loading side, where every thread loads its own copy.
+
+    >>> _thread_masks(_Sides((1,), (0, 4, 8, 16, 32), (0, 64)), "store")
+    (1, 1)
+    """
+    if kind != "store":
+        return 0, 0
+    lane_mask = sum(1 << k for k, v in enumerate(side.lane) if not v)
+    warp_mask = sum(1 << k for k, v in enumerate(side.warp) if not v)
+    return lane_mask, warp_mask
+
+
+def _predicate(lane_mask: int, warp_mask: int) -> dict[str, int]:
+    return {dim: mask for dim, mask in (("lane", lane_mask), ("warp", warp_mask)) if mask}
+
+
+def _active(shape: tuple[int, int], lane_mask: int, warp_mask: int) -> np.ndarray:
+    """(warps, lanes) -> whether the thread accesses (outside both predicate masks)."""
+    warps, lanes = np.arange(shape[0])[:, None], np.arange(shape[1])[None, :]
+    return (warps & warp_mask == 0) & (lanes & lane_mask == 0)
 
 
 # ============================================================================ the construction
@@ -464,26 +558,36 @@ def _register_point(cols: Sequence[tuple[int, int]], r: int) -> tuple[int, int]:
 # ============================================================================ exact wavefronts
 
 
-def _phases_cost(byte_addresses: np.ndarray, width: int) -> tuple[int, int]:
+_SKIPPED = -(1 << 40)  # the word of a lane that does not access (below every real word)
+
+
+def _phases_cost(byte_addresses: np.ndarray, width: int, active: np.ndarray | None = None) -> tuple[int, int]:
     """(wavefronts, ideal) summed over phases: ``byte_addresses`` is (phases, lanes of a phase),
-    each lane accessing ``width`` bytes; a phase costs the most distinct words in one bank.
+    each lane accessing ``width`` bytes (``active``, of the same shape: the lanes that access);
+    a phase costs the most distinct words in one bank.
 
     Distinct words per phase: sort each phase's words and keep the first of every run."""
     phases = byte_addresses.shape[0]
     words = byte_addresses[:, :, None] // BANK_BYTES + np.arange(max(1, width // BANK_BYTES))
+    if active is not None:
+        words = np.where(active[:, :, None], words, _SKIPPED)
     words = np.sort(words.reshape(phases, -1), axis=1)
-    first = np.ones(words.shape, dtype=bool)
-    first[:, 1:] = words[:, 1:] != words[:, :-1]
+    first = words >= 0
+    first[:, 1:] &= words[:, 1:] != words[:, :-1]
     slots = np.arange(phases)[:, None] * NUM_BANKS + words % NUM_BANKS
     per_bank = np.bincount(slots[first], minlength=phases * NUM_BANKS).reshape(phases, NUM_BANKS)
     return int(per_bank.max(axis=1).sum()), int((-(-per_bank.sum(axis=1) // NUM_BANKS)).sum())
 
 
-def _vector_wavefronts(thread: np.ndarray, offsets: Sequence[int], width: int, element_bytes: int) -> tuple[int, int]:
-    """Sum over warps, instructions and phases; ``thread`` is (warps, lanes) of element offsets."""
+def _vector_wavefronts(
+    thread: np.ndarray, offsets: Sequence[int], width: int, element_bytes: int, active: np.ndarray
+) -> tuple[int, int]:
+    """Sum over warps, instructions and phases; ``thread`` is (warps, lanes) of element offsets,
+    ``active`` (warps, lanes) the threads that access."""
     per_phase = NUM_BANKS * BANK_BYTES // max(width, BANK_BYTES)
     addresses = (thread[None] ^ np.asarray(offsets, dtype=np.int64)[:, None, None]) * element_bytes
-    return _phases_cost(addresses.reshape(-1, per_phase), width)
+    every = np.broadcast_to(active[None], addresses.shape)
+    return _phases_cost(addresses.reshape(-1, per_phase), width, every.reshape(-1, per_phase))
 
 
 def _table(layout: LinearLayout, lanes: int, warps: int) -> np.ndarray:
@@ -535,7 +639,9 @@ def _matrix_side(
                 halves = [h | extra for h in halves for extra in (0, 1 << choice.beta)]
             words.append(tuple(halves))
         instructions.append(MatrixInstruction(rep, tuple(words), offset))
-    table = _table(address, 32, 1 << len(m.warp))[:, : ROWS * num]  # the lanes that supply rows
+    mask = _thread_masks(m, kind)[1]  # a stmatrix side's lanes are distinct (its tile's rank)
+    table = _table(address, 32, 1 << len(m.warp))
+    table = table[_active(table.shape, 0, mask)[:, 0]][:, : ROWS * num]  # the warps that store, lanes of rows
     offsets = np.asarray([ins.offset for ins in instructions], dtype=np.int64)
     addresses = (table[None] ^ offsets[:, None, None]) * element_bytes
     waves, ideal = _phases_cost(addresses.reshape(-1, ROWS), ROW_BYTES)  # one phase per matrix
@@ -549,6 +655,7 @@ def _matrix_side(
         waves,
         ideal,
         moved,
+        mask,
     )
 
 
@@ -578,10 +685,12 @@ def _vector_side(
         return None
     thread = _thread_layout(lane_offsets, warp_offsets, coords.offset_bits)
     width = (1 << v) * element_bytes
+    lane_mask, warp_mask = _thread_masks(o, kind)
     table = _table(thread, 32, 1 << len(o.warp))
-    waves, ideal = _vector_wavefronts(table, [ins.offset for ins in instructions], width, element_bytes)
-    moved = access_bytes(thread, {}, 1 << v, len(instructions), element_bytes)
-    return VectorSide(kind, 1 << v, width, thread, instructions, waves, ideal, moved)
+    active = _active(table.shape, lane_mask, warp_mask)
+    waves, ideal = _vector_wavefronts(table, [ins.offset for ins in instructions], width, element_bytes, active)
+    moved = access_bytes(thread, _predicate(lane_mask, warp_mask), 1 << v, len(instructions), element_bytes)
+    return VectorSide(kind, 1 << v, width, thread, instructions, waves, ideal, moved, lane_mask, warp_mask)
 
 
 def _smem_layout(geometry: _Geometry, out_dims: tuple[tuple[str, int], ...], coords: _Coordinates) -> LinearLayout:
@@ -687,7 +796,8 @@ def plan_matrix_conversion(
 ) -> MatrixPlan | None:
     """The best conversion of ``src`` to ``dst`` (hardware layouts of one CTA) with one matrix side,
     or None when the chip has no matrix instruction, the element type is not 8, 16 or 32 bits, a
-    layout broadcasts, or no candidate reaches the floor within ``max_scratch_bytes``. Cached.
+    layout repeats data other than by zero bases, or no candidate is conflict-free within
+    ``max_scratch_bytes``. Cached.
 
     Candidates: ``stmatrix`` (sm_90+) storing ``src`` or ``ldmatrix`` (sm_75+) loading ``dst``;
     ``.trans`` or not (16-bit only); every choice of the word-pair register ``rho`` (and byte-pair
@@ -709,9 +819,10 @@ def _plan_cached(
         return f"{chip or 'no chip'} has neither ldmatrix nor stmatrix"
     if bitwidth not in (8, 16, 32):
         return f"ldmatrix/stmatrix move 8, 16 or 32-bit elements, not {bitwidth}-bit ones"
-    src_cols, dst_cols = _columns(src), _columns(dst)
-    if not (_usable(src_cols, False) and _usable(dst_cols, True)) or len(src_cols.lane) != 5 or len(dst_cols.lane) != 5:
-        return "a layout broadcasts registers (or the storing side's threads), or a warp has not 32 distinct lanes"
+    src_registers, dst_registers = _distinct_registers(_columns(src)), _distinct_registers(_columns(dst))
+    src_cols, dst_cols = src_registers.side, dst_registers.side
+    if not (_usable(src_cols) and _usable(dst_cols)) or len(src_cols.lane) != 5 or len(dst_cols.lane) != 5:
+        return "a layout repeats data other than by zero bases, or a warp has not 32 lanes"
     reps = _reps_needed(src, bitwidth, max_scratch_bytes)
     best: MatrixPlan | None = None
     misses: collections.Counter[str] = collections.Counter()
@@ -730,7 +841,19 @@ def _plan_cached(
             misses["too few repetitions for the scratch bound"] += 1
         elif best is None or _key(plan) < _key(best):
             best = plan
-    return best if best is not None else _no_candidate(misses, max_scratch_bytes)
+    if best is None:
+        return _no_candidate(misses, max_scratch_bytes)
+    return _expand_plan(best, src_registers, dst_registers)
+
+
+def _expand_plan(plan: MatrixPlan, src: _Registers, dst: _Registers) -> MatrixPlan:
+    """A plan made on the distinct registers of both sides, in the layouts' registers."""
+    sides = {"store": src, "load": dst}
+    return dataclasses.replace(
+        plan,
+        matrix=_expand_side(plan.matrix, sides[plan.matrix.kind], plan.matrix.kind),
+        other=_expand_side(plan.other, sides[plan.other.kind], plan.other.kind),
+    )
 
 
 def _no_candidate(misses: collections.Counter[str], max_scratch_bytes: int | None) -> str:

@@ -88,7 +88,8 @@ matrices of 8x8 16-bit elements:
 * register ``i`` (a 32-bit word) of lane ``L`` holds row ``L / 4``, columns ``2 (L % 4)`` (low
   half) and ``2 (L % 4) + 1`` (high half) of matrix ``i``; with ``layout = col`` (``.trans``)
   the fragment is of the transposed matrix: rows ``2 (L % 4)``, ``2 (L % 4) + 1`` of column ``L / 4``;
-* the whole warp must execute it (``.sync.aligned``): divergence raises;
+* the whole warp must execute it (``.sync.aligned``): a warp split by divergence raises (a warp-uniform
+  branch, e.g. a store predicate on the warp index, may skip it in whole warps);
 * the rows of a matrix are served as one phase (8 addresses x 16 bytes, like a quarter-warp
   128-bit access): a matrix costs the maximum over banks of the distinct words its rows touch,
   one wavefront when conflict-free. ``bytes_per_thread`` is ``4 num`` and ``instruction_bytes`` 16.

@@ -142,6 +142,17 @@ class Machine:
                 "(divergent control flow)"
             )
 
+    def require_warps_converged(self, what: str) -> None:
+        """A warp-collective (``.aligned``) instruction: every lane of a warp executes it, or none
+        does (a warp-uniform branch may skip it); at least one warp executes it."""
+        per_warp = self.active.reshape(-1, self.launch.threads_per_warp)
+        split = per_warp.any(axis=1) & ~per_warp.all(axis=1)
+        if split.any() or not per_warp.any():
+            raise UndefinedBehaviorError(
+                f"{what} reached by only {int(self.active.sum())} of {self.num_threads} threads, "
+                "not by whole warps (divergent control flow)"
+            )
+
     # ---- blocks and regions
 
     def run_block(self, block: ir.Block, args: Sequence = ()) -> list:

@@ -99,7 +99,7 @@ def _account_matrix(
     ex, op, kind: str, buf: Buffer, addresses: np.ndarray, offsets: np.ndarray, form: _MatrixForm
 ) -> None:
     """Wavefronts per 8x8 matrix: its 8 row addresses (16 bytes each) are served as one phase."""
-    providing = ex.lane_of_thread < 8 * form.num
+    providing = (ex.lane_of_thread < 8 * form.num) & ex.active
     warps, lanes = ex.warp_of_thread[providing], ex.lane_of_thread[providing]
     wave, ideal = bank_wavefronts(
         warps,
@@ -131,8 +131,12 @@ def _account_matrix(
 
 
 def _matrix_rows(ex, op, pointer, form: _MatrixForm) -> tuple[Buffer, np.ndarray, np.ndarray]:
-    ex.require_all_active(op.name)
+    """The buffer and each thread's row (address, element offsets). Whole warps execute the
+    instruction (a warp-uniform branch may skip it): the threads of skipped warps take the first
+    executing thread's row, which they neither read nor write."""
+    ex.require_warps_converged(op.name)
     addresses = _row_addresses(ex, pointer, form)
+    addresses = np.where(ex.active, addresses, addresses[ex.active][0])
     buf, offsets = _shared_rows(ex, op, addresses)
     return buf, addresses, offsets
 
@@ -145,7 +149,7 @@ def _ldmatrix(ex, op):
     form = _matrix_form(op, num)
     buf, addresses, offsets = _matrix_rows(ex, op, pointer, form)
     _account_matrix(ex, op, "load", buf, addresses, offsets, form)
-    ex.track_read(op, buf, offsets)
+    ex.track_read(op, buf, offsets[ex.active])
     rows = _rows_as_b16(buf, buf.data[offsets])
     words = []
     for matrix in range(form.num):
@@ -168,7 +172,7 @@ def _stmatrix(ex, op):
             thread, col = _fragment_source(ex, form, matrix, half)
             halves[thread, col] = (words >> np.uint32(16 * half)) & np.uint32(0xFFFF)
     # Only the lanes that supply a row address write it (halves is indexed by the supplying thread).
-    providing = ex.lane_of_thread < 8 * form.num
+    providing = (ex.lane_of_thread < 8 * form.num) & ex.active
     values = _b16_as_rows(buf, halves)
     saved = ex.active
     ex.active = providing
