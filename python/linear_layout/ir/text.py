@@ -42,6 +42,7 @@ __all__ = [
     "ll_layout_parameters",
     "memdesc_parameters",
     "memdesc_text",
+    "pointee_type",
     "mlir_string",
     "print_module",
     "retyped_dense",
@@ -68,6 +69,16 @@ def type_kind(t: ir.Type) -> str:
     """`ttg.memdesc` for `!ttg.memdesc<...>`; builtin types have no dialect prefix (`f32`)."""
     text = str(t)
     return _kind(text) if text.startswith("!") else text
+
+
+def pointee_type(t: ir.Type) -> ir.Type | None:
+    """T of Triton's `!tt.ptr<T>` or `!tt.ptr<T, space>` (None for any other type).
+
+    >>> # pointee_type(ir.Type.parse("!tt.ptr<f16>")) is the type f16
+    """
+    if type_kind(t) != "tt.ptr":
+        return None
+    return ir.Type.parse(_split_top_level(_parameters(str(t)))[0].strip(), t.context)
 
 
 def is_layout_attribute(attr: ir.Attribute) -> bool:

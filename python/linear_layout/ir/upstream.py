@@ -24,6 +24,7 @@ __all__ = [
     "location_text",
     "matrix_attributes",
     "memory_space_name",
+    "source_position",
 ]
 
 _WORKGROUP = ("#gpu.address_space<workgroup>", "3 : i64", "3 : i32", "3")
@@ -31,7 +32,7 @@ _GLOBAL = ("#gpu.address_space<global>", "1 : i64", "1 : i32", "1")
 
 
 def memory_space_name(t: ir.MemRefType) -> str:
-    """"global" (no memory space, `#gpu.address_space<global>` or 1), "workgroup"
+    """ "global" (no memory space, `#gpu.address_space<global>` or 1), "workgroup"
     (`#gpu.address_space<workgroup>` or 3), else the space's own text."""
     space = t.memory_space
     if space is None:
@@ -50,7 +51,7 @@ def gpu_dimension(attr: ir.Attribute) -> int:
 
 
 def gpu_shuffle_mode(attr: ir.Attribute) -> str:
-    """"xor", "up", "down" or "idx" of `#gpu<shuffle_mode xor>`."""
+    """ "xor", "up", "down" or "idx" of `#gpu<shuffle_mode xor>`."""
     return str(attr).split()[-1].rstrip(">")
 
 
@@ -86,6 +87,11 @@ def location_text(location: ir.Location) -> str:
     """A location as its text without the `loc(...)` around it."""
     text = str(location)
     return text[4:-1] if text.startswith("loc(") and text.endswith(")") else text
+
+
+def source_position(location: ir.Location) -> str:
+    """`file:line:col` of a file location (`loc("file":line:col)`), else its text."""
+    return re.sub(r'^loc\("([^"]*)":(\d+):(\d+)\)$', r"\1:\2:\3", str(location))
 
 
 @dataclass(frozen=True)

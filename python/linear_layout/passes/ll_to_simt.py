@@ -1,11 +1,14 @@
 """`ll-to-simt`: lower tensor-level kernels to per-thread SIMT code in upstream dialects.
 
-The pass owns the lowering pipeline. Every `func.func` with a body goes through these steps, as
-Triton's backend does:
+The pass owns the lowering pipeline. Every `func.func` with a body, and every `tt.func` of TTGIR
+(Triton's own kernels: `patterns.triton_kernel`, docs/triton-kernels.md), goes through these
+steps, as Triton's backend does:
 
 1. `check`: every function's signature and launch, and every op's pattern check
    (`patterns.legality`); when one fails nothing is changed and the errors are reported;
-2. `outline`: the function becomes a `gpu.func ... kernel` (`patterns.outline`);
+2. `outline`: the function becomes a `gpu.func ... kernel` (`patterns.outline`; a `tt.func`
+   first gets its accesses' argument and width from the axis info, `annotate_accesses`, then
+   `outline_triton_kernel`);
 3. `allocate`: Triton's AllocateSharedMemory, from the scratch each pattern declares
    (`patterns.allocation`);
 4. `insert_barriers`: Triton's Membar, from the accesses each pattern declares
@@ -39,6 +42,8 @@ from ..patterns.kernel import PatternRun
 from ..patterns.legality import check_function, function_launch
 from ..patterns.outline import kernel_functions, outline_kernel
 from ..patterns.to_simt import populate_to_simt_patterns
+from ..patterns.triton_kernel import annotate_accesses, outline_triton_kernel, triton_kernel_launch
+from ..patterns.triton_ops import check_triton_kernels, triton_kernels
 from . import Pass, PipelineError
 
 __all__ = ["ChipOption", "LLToSimt", "lower_checked", "lower_to_simt", "problems"]
@@ -51,12 +56,25 @@ CHIP_HELP = (
 
 def problems(root: ir.Operation, chip: str | None = None) -> list[tuple[ir.Location, str]]:
     """Step 1: why the functions under `root` cannot become kernels (nothing is changed)."""
-    return [error for func_op in kernel_functions(root) for error in check_function(func_op, chip)]
+    triton = check_triton_kernels(root, chip)
+    return triton + [error for func_op in kernel_functions(root) for error in check_function(func_op, chip)]
 
 
 def _lower_kernel(func_op: ir.OpView, chip: str | None, run: PatternRun, patterns: FrozenRewritePatternSet) -> None:
     """Steps 2-6 on one function that `check_function` accepted."""
-    kernel = outline_kernel(func_op, function_launch(func_op, chip))
+    _lower_outlined(outline_kernel(func_op, function_launch(func_op, chip)), run, patterns)
+
+
+def _lower_triton_kernel(
+    tt_func: ir.Operation, chip: str | None, run: PatternRun, patterns: FrozenRewritePatternSet
+) -> None:
+    """Steps 2-6 on one `tt.func` that `check_triton_kernels` accepted."""
+    annotate_accesses(tt_func)
+    _lower_outlined(outline_triton_kernel(tt_func, triton_kernel_launch(tt_func, chip)), run, patterns)
+
+
+def _lower_outlined(kernel: gpu.GPUFuncOp, run: PatternRun, patterns: FrozenRewritePatternSet) -> None:
+    """Steps 3-6 on one outlined kernel."""
     with run.memoized(kernel) as facts:
         uses = shared_uses(kernel, facts.launch)
         allocate_shared_memory(kernel, facts.launch, uses)
@@ -89,6 +107,8 @@ def lower_checked(root: ir.Operation, chip: str | None = None) -> None:
     frozen = patterns.freeze()
     for func_op in kernel_functions(root):
         _lower_kernel(func_op, chip, run, frozen)
+    for tt_func in triton_kernels(root):
+        _lower_triton_kernel(tt_func, chip, run, frozen)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import re
-
 from mlir import ir
 from mlir.dialects import gpu
 
 from ..core.targets import nvptx_target, ptx_features
+from ..ir.upstream import source_position
 from ..ir.walk import walk
 from .base import build_pass_manager
 
@@ -43,7 +42,7 @@ def _check_gpu_modules_at_top(module: ir.Operation) -> None:
 
     walk(module, find, ir.WalkOrder.POST_ORDER)
     if nested:
-        where = re.sub(r'^loc\("([^"]*)":(\d+):(\d+)\)$', r"\1:\2:\3", str(nested[0].location))
+        where = source_position(nested[0].location)
         raise PtxError(
             f"{where}: a gpu.module inside a nested module; "
             "--emit-ptx compiles the gpu.modules of the top-level module only"
@@ -74,4 +73,3 @@ def emit_ptx(module: ir.Module | ir.Operation, chip: str, features: str | None =
         if op.operation.name == "gpu.binary":
             texts.extend(gpu.ObjectAttr(o).object.decode() for o in op.attributes["objects"])
     return "".join(texts)
-

@@ -16,7 +16,7 @@ from mlir.dialects import gpu
 from .kernel import Launch, kernel_launch
 from .shared_memory import WORKGROUP_BUFFER, workgroup_type
 from .simt_pattern import SharedUse
-from .to_simt import pattern_of
+from .to_simt import shared_pattern_of
 
 __all__ = ["OpUse", "allocate_shared_memory", "shared_uses"]
 
@@ -28,8 +28,8 @@ def shared_uses(kernel: gpu.GPUFuncOp, launch: Launch) -> list[OpUse]:
     """The ops of `kernel`'s body that touch shared memory, in order, with their `SharedUse`."""
     found = []
     for op in kernel.regions[0].blocks[0].operations:
-        pattern = pattern_of(op)
-        if pattern is None or pattern.shared is None:
+        pattern = shared_pattern_of(op)
+        if pattern is None:
             continue
         use = pattern.shared_use(op, launch, pattern.check(op, launch))
         if use is not None and (use.scratch is not None or use.accesses):
@@ -54,7 +54,9 @@ def _buffers(uses: list[OpUse]) -> list[tuple[ir.MemRefType, list[ir.OpView]]]:
     return [(workgroup_type(elements, element), users) for element, elements, users in pooled.values()] + own
 
 
-def allocate_shared_memory(kernel: gpu.GPUFuncOp, launch: Launch | None = None, uses: list[OpUse] | None = None) -> None:
+def allocate_shared_memory(
+    kernel: gpu.GPUFuncOp, launch: Launch | None = None, uses: list[OpUse] | None = None
+) -> None:
     """Triton's AllocateSharedMemory for one kernel: workgroup attributions, named on the ops.
     `uses` defaults to `shared_uses(kernel, launch)` (`launch`: the kernel's own, portable)."""
     if uses is None:

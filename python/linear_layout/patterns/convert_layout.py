@@ -36,7 +36,7 @@ from .kernel import KernelBuilder, Launch, LoweringError, hardware_layout, run_m
 from .matrix_memory import emit_matrix
 from .shared_memory import assemble, buffer_index, emit_loads, emit_stores, emit_swaps, workgroup_argument
 from .simt_pattern import Access, BufferAccess, Scratch, SharedUse, SimtPattern
-from .vectors import element_bits, select_tree, shuffle_casts
+from .vectors import element_bits, lowered_element, select_tree, shuffle_casts
 
 __all__ = ["CONVERT_LAYOUT", "EMITTERS", "check_convert_layout", "conversion_plan", "emitter_of"]
 
@@ -68,7 +68,7 @@ def _is_permutation(plan: InWarpConversion) -> bool:
 
 def _register_vector(layout: LinearLayout, tensor_type: ir.RankedTensorType) -> ir.VectorType:
     """The per-thread vector of a tensor of the plan's (hardware) `layout`: one element per register."""
-    return ir.VectorType.get([layout.get_in_dim_size("register")], tensor_type.element_type)
+    return ir.VectorType.get([layout.get_in_dim_size("register")], lowered_element(tensor_type.element_type))
 
 
 def emit_permutation(op: ConvertLayoutOp, launch: Launch, plan: InWarpConversion) -> ir.Value:
@@ -169,7 +169,7 @@ def emit_shared(op: ConvertLayoutOp, launch: Launch, plan: StrategyPlan) -> ir.V
     """Store, barrier, load per repetition (a barrier between repetitions), then the copies."""
     assert isinstance(plan, (SharedConversion, PackedConversion)), plan.strategy
     builder = KernelBuilder(op, launch)
-    element = op.src.type.element_type
+    element = lowered_element(op.src.type.element_type)
     index, shared = buffer_index(op), plan.shared
     if index is None or shared is None:
         raise LoweringError("a shared-memory conversion needs its plan and its workgroup buffer")
@@ -243,7 +243,7 @@ def _shared_use(op: ConvertLayoutOp, launch: Launch, plan: StrategyPlan) -> Shar
     with barriers inside (store | barrier | load)."""
     if not plan.strategy.uses_shared_memory:
         return SharedUse()
-    element = op.src.type.element_type
+    element = lowered_element(op.src.type.element_type)
     scratch = Scratch(element, plan.scratch_bytes * 8 // element_bits(element), pooled=True)
     return SharedUse(scratch, (BufferAccess(Access.WRITE),), ends_with_reads=True)
 

@@ -27,6 +27,7 @@ from ..core.launch import pad_to_launch
 from ..core.layout import LinearLayout
 from ..ir.bridge import layout_of
 from .apply_layout import emit_apply_layout
+from .vectors import lowered_element
 
 __all__ = [
     "MAX_THREADS_PER_BLOCK",
@@ -137,7 +138,7 @@ def _on_launch(layout: LinearLayout, threads_per_warp: int, num_warps: int, num_
 
 def vector_type(t: ir.RankedTensorType, launch: Launch) -> ir.VectorType:
     """The per-thread vector of a distributed tensor: one element per register."""
-    return ir.VectorType.get([hardware_layout(t, launch).get_in_dim_size("register")], t.element_type)
+    return ir.VectorType.get([hardware_layout(t, launch).get_in_dim_size("register")], lowered_element(t.element_type))
 
 
 @dataclass(frozen=True)

@@ -8,20 +8,17 @@ from mlir import ir
 
 from ..core.hardware import LANES_PER_WARP, MAX_REGISTERS_PER_THREAD
 from ..ir.bridge import layout_of
+from ..ir.text import type_kind
 from .kernel import MAX_THREADS_PER_BLOCK, Launch, LoweringError, launch_attributes
 from .tensor_ops import on_tensors
-from .to_simt import pattern_of
+from .to_simt import SIMT_PATTERNS, pattern_of
 from .vectors import element_bits
 
 __all__ = ["SUPPORTED_ELEMENT_TYPES", "check_function", "check_op", "function_launch"]
 
-_UNSUPPORTED = (
-    "on tensors cannot be lowered to SIMT form (supported: ll.load, ll.store, ttg.convert_layout, "
-    "elementwise arith/math ops, splat constants)"
-)
 _ELEMENT_TYPES = (ir.F16Type, ir.BF16Type, ir.F32Type, ir.F64Type, ir.Float8E4M3FNType, ir.Float8E5M2Type, ir.IndexType)
 _INTEGER_WIDTHS = (1, 8, 16, 32, 64)
-SUPPORTED_ELEMENT_TYPES = "i1, i8, i16, i32, i64, index, f16, bf16, f32, f64, f8E4M3FN, f8E5M2"
+SUPPORTED_ELEMENT_TYPES = "i1, i8, i16, i32, i64, index, f16, bf16, f32, f64, f8E4M3FN, f8E5M2, !tt.ptr<...>"
 
 
 def _check_tensor(t: ir.RankedTensorType) -> None:
@@ -30,6 +27,7 @@ def _check_tensor(t: ir.RankedTensorType) -> None:
     if not (
         isinstance(element, _ELEMENT_TYPES)
         or (isinstance(element, ir.IntegerType) and element.width in _INTEGER_WIDTHS)
+        or type_kind(element) == "tt.ptr"  # Triton's pointers: index offsets (triton_kernel.py)
     ):
         raise LoweringError(f"{t}: element type {element} cannot be lowered (supported: {SUPPORTED_ELEMENT_TYPES})")
     try:
@@ -60,7 +58,8 @@ def check_op(op: ir.OpView, launch: Launch) -> None:
     if pattern is not None:
         pattern.check(op, launch)
     elif on_tensors(op):
-        raise LoweringError(f"'{op.operation.name}' {_UNSUPPORTED}")
+        supported = ", ".join(p.describe() for p in SIMT_PATTERNS)
+        raise LoweringError(f"'{op.operation.name}' on tensors cannot be lowered to SIMT form (supported: {supported})")
     elif len(op.regions):
         raise LoweringError(f"'{op.operation.name}' has regions; control flow cannot be lowered to SIMT form yet")
 

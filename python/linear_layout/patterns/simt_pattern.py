@@ -85,7 +85,8 @@ class SimtPattern:
     None); `emit(op, launch, plan)` builds the op's code before it (the insertion point and
     location are the op's) and returns the values replacing its results; `shared` (None: the op
     does not touch shared memory) declares its scratch and accesses. `in_kernel`: the op is
-    lowered only inside a kernel (False for ops that need no launch, `ll.apply`)."""
+    lowered only inside a kernel (False for ops that need no launch, `ll.apply`). `label` names
+    what it lowers in messages (default: its op names)."""
 
     roots: tuple[type | str, ...]
     check: Check
@@ -93,6 +94,10 @@ class SimtPattern:
     matches: Callable[[ir.OpView], bool] = _always
     shared: Shared | None = None
     in_kernel: bool = True
+    label: str | None = None
+
+    def describe(self) -> str:
+        return self.label or ", ".join(self.names())
 
     def launch_of(self, op: ir.OpView, run: PatternRun) -> Launch | None:
         """The launch `op` is lowered with; None when it needs a kernel and has none."""
@@ -142,4 +147,3 @@ class SimtPattern:
 
     def names(self) -> list[str]:
         return [root if isinstance(root, str) else cast(Any, root).OPERATION_NAME for root in self.roots]
-

@@ -27,7 +27,15 @@ from .kernel import KernelBuilder, Launch, LoweringError, hardware_layout, vecto
 from .simt_pattern import SimtPattern
 from .vectors import concat, concat_units, from_units, gather, to_units, unit
 
-__all__ = ["CONSTANT", "ELEMENTWISE", "ELEMENTWISE_DIALECTS", "TILE_LOAD", "TILE_STORE", "elementwise_roots", "on_tensors"]
+__all__ = [
+    "CONSTANT",
+    "ELEMENTWISE",
+    "ELEMENTWISE_DIALECTS",
+    "TILE_LOAD",
+    "TILE_STORE",
+    "elementwise_roots",
+    "on_tensors",
+]
 
 ELEMENTWISE_DIALECTS = ("arith", "math")
 
@@ -226,7 +234,9 @@ def elementwise_roots() -> tuple[type, ...]:
     return tuple(sorted(set(classes), key=lambda c: cast(Any, c).OPERATION_NAME))
 
 
-ELEMENTWISE = SimtPattern(elementwise_roots(), _check_elementwise, _emit_elementwise, matches=on_tensors)
+ELEMENTWISE = SimtPattern(
+    elementwise_roots(), _check_elementwise, _emit_elementwise, matches=on_tensors, label="elementwise arith/math ops"
+)
 
 
 # ---------------------------------------------------------------------------- constants
@@ -249,4 +259,6 @@ def _emit_constant(op: arith.ConstantOp, launch: Launch, plan: None) -> list[ir.
     return [cast_to(arith.constant(target, splat), t)]
 
 
-CONSTANT = SimtPattern((arith.ConstantOp,), _check_constant, _emit_constant, matches=on_tensors)
+CONSTANT = SimtPattern(
+    (arith.ConstantOp,), _check_constant, _emit_constant, matches=on_tensors, label="splat constants"
+)

@@ -1,5 +1,8 @@
 """The tensor-to-SIMT patterns: one `SimtPattern` per op, registered once in `SIMT_PATTERNS`.
 
+`SIMT_PATTERNS` is every module-level `SimtPattern` of this package's modules (found where it is
+defined: its emitter's module), so a new op lowering is a pattern in its module and nothing else.
+
 `populate_to_simt_patterns(patterns, target=...)` adds them to a `RewritePatternSet`; the
 legality check of `ll-to-simt` (`legality.py`), the allocation (`allocation.py`) and the barrier
 insertion (`barriers.py`) all read the same registry (`pattern_of`), so an op is registered here
@@ -9,30 +12,36 @@ cleanup) is the pass's: `linear_layout.passes.ll_to_simt`.
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+from pathlib import Path
+
 from mlir import ir
 from mlir.rewrite import RewritePatternSet
 
-from .convert_layout import CONVERT_LAYOUT
 from .kernel import PatternRun
-from .local_memory import LOCAL_ALLOC, LOCAL_LOAD, LOCAL_STORE
-from .lower_apply import APPLY
 from .simt_pattern import SimtPattern
-from .tensor_ops import CONSTANT, ELEMENTWISE, TILE_LOAD, TILE_STORE
 
-__all__ = ["SIMT_PATTERNS", "pattern_of", "populate_to_simt_patterns", "registered_patterns"]
+__all__ = ["SIMT_PATTERNS", "pattern_of", "populate_to_simt_patterns", "registered_patterns", "shared_pattern_of"]
 
-#: Every SIMT lowering, one pattern per op (a pattern may lower several ops; no op has two).
-SIMT_PATTERNS: tuple[SimtPattern, ...] = (
-    TILE_LOAD,
-    TILE_STORE,
-    CONVERT_LAYOUT,
-    LOCAL_ALLOC,
-    LOCAL_STORE,
-    LOCAL_LOAD,
-    CONSTANT,
-    ELEMENTWISE,
-    APPLY,
-)
+#: The modules of this package that hold the pipeline's steps, not patterns (they read this one).
+_STEPS = frozenset({"allocation", "barriers", "legality", "outline", "to_simt", "triton_ops"})
+
+
+def _module_patterns() -> tuple[SimtPattern, ...]:
+    """Every module-level `SimtPattern` of the modules of this package, found in the module of
+    its emitter, in module-name order and then in definition order."""
+    found: list[SimtPattern] = []
+    for info in sorted(pkgutil.iter_modules([str(Path(__file__).parent)]), key=lambda m: m.name):
+        if info.name in _STEPS:
+            continue
+        module = importlib.import_module(f"{__package__}.{info.name}")
+        found += [
+            value
+            for value in vars(module).values()
+            if isinstance(value, SimtPattern) and getattr(value.emit, "__module__", None) == module.__name__
+        ]
+    return tuple(found)
 
 
 def registered_patterns(patterns: tuple[SimtPattern, ...]) -> dict[str, SimtPattern]:
@@ -46,7 +55,15 @@ def registered_patterns(patterns: tuple[SimtPattern, ...]) -> dict[str, SimtPatt
     return registry
 
 
+#: Every SIMT lowering, one pattern per op (a pattern may lower several ops; no op has two).
+SIMT_PATTERNS: tuple[SimtPattern, ...] = _module_patterns()
 _REGISTRY = registered_patterns(SIMT_PATTERNS)
+
+
+def shared_pattern_of(op: ir.OpView) -> SimtPattern | None:
+    """The pattern lowering `op` when it declares shared-memory use (`SimtPattern.shared`), else None."""
+    pattern = _REGISTRY.get(op.operation.name)
+    return pattern if pattern is not None and pattern.shared is not None and pattern.matches(op) else None
 
 
 def pattern_of(op: ir.OpView) -> SimtPattern | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from mlir import ir
+from ..ir.text import type_kind
 from mlir.dialects import arith, vector
 
 __all__ = [
@@ -30,9 +31,15 @@ def element_bits(t: ir.Type) -> int:
     width = getattr(t, "width", None)
     if width is not None:
         return width
-    if isinstance(t, ir.IndexType) or str(t).startswith("!tt.ptr<"):
+    if isinstance(t, ir.IndexType) or type_kind(t) == "tt.ptr":
         return 64
     raise ValueError(f"{t} has no element width")
+
+
+def lowered_element(t: ir.Type) -> ir.Type:
+    """The per-thread element of a tensor element type `t`: itself, or `index` for Triton's
+    `!tt.ptr<...>` (a pointer is an element offset from its kernel argument, triton_kernel.py)."""
+    return ir.IndexType.get() if type_kind(t) == "tt.ptr" else t
 
 
 def _is_aligned_run(group: list[int], size: int) -> bool:

@@ -8,8 +8,14 @@ import numpy as np
 
 from ..core.hardware import BANK_BYTES, NUM_BANKS, lane_phases
 
-__all__ = ["MAX_INSTRUCTION_BYTES", "SECTOR_BYTES", "bank_wavefronts", "distinct_elements", "instruction_bytes",
-           "sector_counts"]
+__all__ = [
+    "MAX_INSTRUCTION_BYTES",
+    "SECTOR_BYTES",
+    "bank_wavefronts",
+    "distinct_elements",
+    "instruction_bytes",
+    "sector_counts",
+]
 
 SECTOR_BYTES = 32
 MAX_INSTRUCTION_BYTES = 16

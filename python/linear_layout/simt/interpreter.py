@@ -12,7 +12,7 @@ of threads in lockstep, their values, workgroup memory with ``memory.py``'s buff
 tracking, ``banks.py``'s bank and sector model, barriers) and the handler table; each module of
 ``simt/dialects/`` (``arith``, ``math``, ``vector``, ``memref``, ``gpu``, ``scf``, ``llvm``,
 ``nvvm``, ``func``) registers the handlers of its dialect's ops with ``@handles``. A new op is a
-handler in its dialect's module (list it in the closed op set below), and nothing else. Printed
+handler in its dialect's module (listed in that module's docstring), and nothing else. Printed
 attributes are read by ``linear_layout.ir.upstream``. This module is the entry point
 (:func:`run_kernel`).
 
@@ -45,24 +45,8 @@ Execution model
   entry) are filled with the garbage pattern so that using them shows up in the results.
   ``fptosi``/``fptoui`` saturate (NaN gives 0), as PTX's ``cvt.rzi`` does.
 * **Closed op set.** Exactly the ops in :data:`SUPPORTED_OPS` run; any other op raises
-  :class:`UnsupportedOp` naming it:
-
-  - ``arith``: constant (scalar and dense vector), addi subi muli divui divsi remui remsi andi
-    ori xori shli shrui shrsi maxui minui maxsi minsi cmpi select, index_cast index_castui trunci
-    extui extsi bitcast, addf subf mulf divf remf maximumf minimumf maxnumf minnumf negf cmpf,
-    sitofp uitofp fptosi fptoui truncf extf;
-  - ``math``: absf absi ceil floor exp exp2 log log2 sqrt rsqrt tanh sin cos fma;
-  - ``vector``: load store extract insert (static or dynamic positions) broadcast shuffle
-    from_elements bitcast (MLIR 22 has no ``vector.splat``: use broadcast);
-  - ``memref``: load store, alloc (workgroup memory only), extract_aligned_pointer_as_index
-    (workgroup memory only: the buffer's byte address), view (of ``gpu.dynamic_shared_memory``
-    only, at a uniform byte shift, to a static shape);
-  - ``llvm``: inttoptr (to ``!llvm.ptr<3>``) ptrtoint getelementptr (one index into a scalar
-    type) extractvalue (one position) bitcast;
-  - ``nvvm``: ldmatrix stmatrix (``m8n8`` ``b16``, ``num`` 1/2/4, row or col layout);
-  - ``gpu``: thread_id block_id block_dim grid_dim lane_id barrier shuffle (xor/up/down/idx,
-    returning the value and the valid flag) dynamic_shared_memory return;
-  - ``scf``: for (iter_args, signed or ``unsigned`` compare) if yield; ``func.return``.
+  :class:`UnsupportedOp` naming it;
+  each module of ``simt/dialects/`` lists the ops it runs in its docstring (``Ops:``).
 
   A ``gpu.shuffle`` lane whose source is outside ``[0, width)``, or whose own lane is, gets
   ``valid = false`` and a poison (garbage) value. Integer overflow flags (nsw/nuw) are ignored:

@@ -405,7 +405,6 @@ def bitcast(ex, op):
     return [target.from_bits(regrouped).reshape((ex.num_threads,) + vector_shape(op.results[0].type))]
 
 
-
 def float_op(compute):
     def handler(ex, op):
         args = ex.operands(op)

@@ -83,7 +83,7 @@ def memref_layout(t: ir.MemRefType, shape: Sequence[int]) -> tuple[tuple[int, ..
 
 
 def memory_space(t: ir.MemRefType) -> str:
-    """"global" or "workgroup"; UnsupportedOp for any other memory space."""
+    """ "global" or "workgroup"; UnsupportedOp for any other memory space."""
     space = memory_space_name(t)
     if space not in ("global", "workgroup"):
         raise UnsupportedOp(f"memref memory space {space} is not supported (global and workgroup only)")

@@ -201,6 +201,8 @@ _TABLE = (
         ("d",),
         attributes={"inputPrecision": "enum:precision"},
     ),
+    _f("tt.gather", "$src `[` $indices `]` attr-dict `:` functional-type", ["src", "indices"]),
+    _f("tt.histogram", "$src (`,` $mask^)? attr-dict `:` type($src) `->` type($result)", ["src", "mask?"]),
     _f("tt.reduce", None, ["srcs*"], ("result*",)),
     _f("tt.scan", None, ["srcs*"], ("result*",)),
     _f("tt.reduce.return", "attr-dict $result `:` type($result)", ["result*"], ()),

@@ -1,4 +1,10 @@
-"""The `arith` ops: integer and float arithmetic, comparisons, casts and constants."""
+"""The `arith` ops: integer and float arithmetic, comparisons, casts and constants.
+
+Ops: constant (scalar and dense vector), addi subi muli divui divsi remui remsi andi ori xori
+shli shrui shrsi maxui minui maxsi minsi cmpi select, index_cast index_castui trunci extui extsi
+bitcast, addf subf mulf divf remf maximumf minimumf maxnumf minnumf negf cmpf, sitofp uitofp
+fptosi fptoui truncf extf.
+"""
 
 from __future__ import annotations
 
@@ -58,9 +64,6 @@ def _parse_dense_text(attr, elem: Elem) -> np.ndarray:
 def _constant(ex, op):
     t = op.results[0].type
     return [per_thread(ex, _constant_array(op.attributes["value"], t), vector_shape(t))]
-
-
-
 
 
 def _check_shift(ex, amount, width):
@@ -199,7 +202,6 @@ def _select(ex, op):
     return [np.where(cond, a, b)]
 
 
-
 def _int_cast(signed_source: bool):
     def handler(ex, op):
         (x,) = ex.operands(op)
@@ -246,8 +248,6 @@ def _float_cast(ex, op):
     return [result_elem(op).wrap(x)]
 
 
-
-
 _FLOAT_OPS = {
     "arith.addf": np.add,
     "arith.subf": np.subtract,
@@ -266,8 +266,13 @@ for _name, _compute in _INT_BINARY.items():
     register(_name, _int_binary(_compute))
 for _name, _float in _FLOAT_OPS.items():
     register(_name, float_op(_float))
-for _name, _signed in (("arith.index_cast", True), ("arith.index_castui", False), ("arith.extsi", True),
-                       ("arith.extui", False), ("arith.trunci", False)):
+for _name, _signed in (
+    ("arith.index_cast", True),
+    ("arith.index_castui", False),
+    ("arith.extsi", True),
+    ("arith.extui", False),
+    ("arith.trunci", False),
+):
     register(_name, _int_cast(signed_source=_signed))
 register("arith.sitofp", _int_to_float(signed_source=True))
 register("arith.uitofp", _int_to_float(signed_source=False))

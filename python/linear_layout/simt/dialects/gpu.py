@@ -1,4 +1,8 @@
-"""The `gpu` ops: thread and block indices, barriers, shuffles, dynamic shared memory."""
+"""The `gpu` ops: thread and block indices, barriers, shuffles, dynamic shared memory.
+
+Ops: thread_id block_id block_dim grid_dim lane_id barrier shuffle (xor/up/down/idx, returning
+the value and the valid flag) dynamic_shared_memory return.
+"""
 
 from __future__ import annotations
 
@@ -68,7 +72,6 @@ def _shuffle(ex, op):
     bits = elem_of(value_type).width * int(np.prod(vector_shape(value_type), dtype=np.int64))
     ex.report.shuffles += int(warp_active.sum()) * -(-bits // 32)
     return [result, valid.astype(np.uint8)]
-
 
 
 @handles("gpu.dynamic_shared_memory")

@@ -1,4 +1,8 @@
-"""The `llvm` ops: pointers into workgroup memory."""
+"""The `llvm` ops: pointers into workgroup memory.
+
+Ops: inttoptr (to ``!llvm.ptr<3>``) ptrtoint getelementptr (one index into a scalar type)
+extractvalue (one position) bitcast.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""The `math` ops: elementwise float functions and `math.absi`."""
+"""The `math` ops: elementwise float functions and `math.absi`.
+
+Ops: absf absi ceil floor exp exp2 log log2 sqrt rsqrt tanh sin cos fma.
+"""
 
 from __future__ import annotations
 

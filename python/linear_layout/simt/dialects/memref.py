@@ -1,8 +1,15 @@
-"""The `memref` ops: loads and stores, workgroup allocations, views of dynamic shared memory."""
+"""The `memref` ops: loads and stores, workgroup allocations, views of dynamic shared memory.
+
+Ops: load store, alloc (workgroup memory only), extract_aligned_pointer_as_index (workgroup
+memory only: the buffer's byte address), view (of ``gpu.dynamic_shared_memory`` only, at a
+uniform byte shift, to a static shape), atomic_rmw (global memory only: one read-modify-write
+per active thread, in thread order, returning the old values).
+"""
 
 from __future__ import annotations
 
 import numpy as np
+from mlir.dialects.arith import AtomicRMWKind
 
 from ..errors import UnsupportedOp
 from ..machine import handles, location_of
@@ -52,10 +59,60 @@ def _memref_view(ex, op):
     return [ex.dynamic_views[key]]
 
 
-
 @handles("memref.extract_aligned_pointer_as_index")
 def _extract_aligned_pointer(ex, op):
     (buf,) = ex.operands(op)
     if buf.space != "workgroup":
         raise UnsupportedOp("pointers into global memory are not supported (workgroup memrefs only)")
     return [np.full(ex.num_threads, buf.base_address, dtype=np.uint64)]
+
+
+#: `arith.AtomicRMWKind` -> (operation on the old and the new value, integer view).
+_ATOMIC_KINDS = {
+    int(getattr(AtomicRMWKind, name)): rule
+    for name, rule in {
+        "addf": (np.add, None),
+        "addi": (np.add, None),
+        "andi": (np.bitwise_and, "unsigned"),
+        "assign": (lambda old, new: new, None),
+        "maximumf": (np.maximum, None),
+        "maxnumf": (np.fmax, None),
+        "maxs": (np.maximum, "signed"),
+        "maxu": (np.maximum, "unsigned"),
+        "minimumf": (np.minimum, None),
+        "minnumf": (np.fmin, None),
+        "mins": (np.minimum, "signed"),
+        "minu": (np.minimum, "unsigned"),
+        "mulf": (np.multiply, None),
+        "muli": (np.multiply, None),
+        "ori": (np.bitwise_or, "unsigned"),
+        "xori": (np.bitwise_xor, "unsigned"),
+    }.items()
+}
+
+
+@handles("memref.atomic_rmw")
+def _memref_atomic_rmw(ex, op):
+    """One read-modify-write per active thread, in thread order, on global memory; each thread
+    gets the value it replaced."""
+    value, buf, *indices = ex.operands(op)
+    if buf.space != "global":
+        raise UnsupportedOp("memref.atomic_rmw on workgroup memory")
+    kind = op.attributes["kind"].value
+    if kind not in _ATOMIC_KINDS:
+        raise UnsupportedOp(f"memref.atomic_rmw kind {kind}")
+    combine, view = _ATOMIC_KINDS[kind]
+    offsets = ex.element_offsets(buf, indices, ())
+    elem = buf.elem
+    old = np.zeros(ex.num_threads, dtype=buf.data.dtype)
+    new = elem.wrap(value)
+    for thread in np.flatnonzero(ex.active):
+        place = int(offsets[thread])
+        old[thread] = buf.data[place]
+        if view is None or elem.is_float:
+            result = combine(old[thread : thread + 1], new[thread : thread + 1])
+        else:
+            convert = elem.signed if view == "signed" else elem.unsigned
+            result = combine(convert(old[thread : thread + 1]), convert(new[thread : thread + 1]))
+        buf.data[place] = elem.wrap(result)[0]
+    return [elem.wrap(old)]

@@ -1,4 +1,7 @@
-"""The `nvvm` matrix instructions `ldmatrix`/`stmatrix` (m8n8, b16); the module doc of `interpreter.py` states their semantics."""
+"""The `nvvm` matrix instructions `ldmatrix`/`stmatrix` (m8n8, b16); the module doc of `interpreter.py` states their semantics.
+
+Ops: ldmatrix stmatrix (``m8n8`` ``b16``, ``num`` 1/2/4, row or col layout).
+"""
 
 from __future__ import annotations
 

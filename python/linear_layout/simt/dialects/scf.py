@@ -1,4 +1,7 @@
-"""The `scf` ops: `scf.if` and `scf.for` under the active-thread mask."""
+"""The `scf` ops: `scf.if` and `scf.for` under the active-thread mask.
+
+Ops: for (iter_args, signed or ``unsigned`` compare) if yield.
+"""
 
 from __future__ import annotations
 

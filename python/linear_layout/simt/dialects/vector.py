@@ -1,4 +1,8 @@
-"""The `vector` ops: per-thread vectors (a value is `(threads, *shape)`)."""
+"""The `vector` ops: per-thread vectors (a value is `(threads, *shape)`).
+
+Ops: load store extract insert (static or dynamic positions) broadcast shuffle from_elements
+bitcast (MLIR 22 has no ``vector.splat``: use broadcast).
+"""
 
 from __future__ import annotations
 

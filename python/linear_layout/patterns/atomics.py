@@ -1,0 +1,100 @@
+"""`tt.atomic_rmw` on a tensor of pointers in SIMT form: one `memref.atomic_rmw` per element.
+
+Each element is updated once, by one thread: the layout's free variables (`get_free_variable_masks`:
+registers, lanes and warps that only hold copies) are skipped, the registers by number and the
+threads by a predicate, as Triton's `AtomicRMWOpToLLVM` masks duplicated threads. Each update sits
+in an `scf.if` under its mask and the thread predicate. The op's result is the value each
+element had before; a thread holding a copy of an element gets zero (Triton's result for copies is
+that of the thread that performed the update). `sem` and `scope` are not kept: the stock
+pipeline lowers `memref.atomic_rmw` to `llvm.atomicrmw ... acq_rel` (sequentially consistent at
+the system scope at least as strong as every `sem`/`scope` Triton prints).
+"""
+
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith, memref, scf, vector
+from mlir.dialects.arith import AtomicRMWKind
+
+from .common import cast_to
+from .control_flow import lowered_type
+from .kernel import KernelBuilder, Launch, LoweringError, hardware_layout
+from .simt_pattern import SimtPattern
+from .triton_kernel import access_memory, check_access
+
+__all__ = ["ATOMIC_RMW", "atomic_kind"]
+
+#: Triton's `RMWOp` values (`formats.ENUMS["rmw_op"]`) -> the `arith.AtomicRMWKind` for integer
+#: and for float elements (None: no such atomic).
+_KINDS = {
+    1: ("andi", None),
+    2: ("ori", None),
+    3: ("xori", None),
+    4: ("addi", None),
+    5: (None, "addf"),
+    6: ("maxs", "maximumf"),
+    7: ("mins", "minimumf"),
+    8: ("maxu", None),
+    9: ("minu", None),
+    10: ("assign", "assign"),
+}
+
+
+def atomic_kind(rmw_op: int, element: ir.Type) -> AtomicRMWKind:
+    """The upstream kind of Triton's `atomic_rmw_op` on `element` (LoweringError if none)."""
+    integer, floating = _KINDS.get(rmw_op, (None, None))
+    name = integer if isinstance(element, ir.IntegerType) else floating
+    if name is None:
+        raise LoweringError(f"tt.atomic_rmw {rmw_op} on {element} has no lowering")
+    return getattr(AtomicRMWKind, name)
+
+
+def _check(op: ir.OpView, launch: Launch) -> AtomicRMWKind:
+    check_access(op, launch)
+    value_type = op.operation.operands[1].type
+    if not isinstance(value_type, ir.RankedTensorType):
+        raise LoweringError("tt.atomic_rmw on a scalar pointer has no lowering")
+    return atomic_kind(op.operation.attributes["atomic_rmw_op"].value, value_type.element_type)
+
+
+def _emit(op: ir.OpView, launch: Launch, kind: AtomicRMWKind) -> list[ir.Value]:
+    operation = op.operation
+    operands = list(operation.operands)
+    value_type = operands[1].type
+    element = value_type.element_type
+    layout = hardware_layout(value_type, launch)
+    free = layout.get_free_variable_masks()
+    builder = KernelBuilder(op, launch)
+    thread = builder.store_predicate({dim: free.get(dim, 0) for dim in ("lane", "warp", "block")})
+    memory, _ = access_memory(op)
+    offsets = cast_to(operands[0], lowered_type(operands[0].type, launch))
+    values = cast_to(operands[1], lowered_type(value_type, launch))
+    mask = cast_to(operands[2], lowered_type(operands[2].type, launch)) if len(operands) > 2 else None
+    zero = arith.constant(element, ir.IntegerAttr.get(element, 0) if isinstance(element, ir.IntegerType) else 0.0)
+    olds: dict[int, ir.Value] = {}
+    registers = layout.get_in_dim_size("register")
+    for register in range(registers):
+        if register & free.get("register", 0):
+            continue
+        condition = thread
+        if mask is not None:
+            own = vector.extract(mask, [], [register])
+            condition = own if condition is None else arith.andi(condition, own)
+        index = vector.extract(offsets, [], [register])
+        value = vector.extract(values, [], [register])
+        if condition is None:
+            olds[register] = memref.atomic_rmw(kind, value, memory, [index])
+            continue
+        if_op = scf.IfOp(condition, [element], has_else=True)
+        with ir.InsertionPoint(if_op.then_block):
+            scf.yield_([memref.atomic_rmw(kind, value, memory, [index])])
+        with ir.InsertionPoint(if_op.else_block):
+            scf.yield_([zero])
+        olds[register] = if_op.results[0]
+    register_mask = free.get("register", 0)
+    result = operation.results[0]
+    target = ir.VectorType(lowered_type(result.type, launch))
+    return [cast_to(vector.from_elements(target, [olds[r & ~register_mask] for r in range(registers)]), result.type)]
+
+
+ATOMIC_RMW = SimtPattern(("tt.atomic_rmw",), _check, _emit)

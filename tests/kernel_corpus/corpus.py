@@ -1,0 +1,331 @@
+"""The kernel corpus: real `@triton.jit` kernels, their compile signatures and their inputs.
+
+Each `KernelCase` holds the Python source of one kernel (the functions below), the signature and
+constexprs Triton compiles it with, and `make_inputs(rng)`: the arguments of one launch (numpy
+arrays for pointer arguments, Python numbers for scalars) and its grid. Shapes leave masked
+tails (a vector of 1000 in blocks of 256, rows of 100 in blocks of 128, ...). Float data is drawn
+as small integers so that sums are exact and a lowering can be compared bit for bit.
+
+This module imports `triton` at the top: import it only in a process where `TRITON_INTERPRET`
+is already decided (`oracle.py` runs it in a worker with `TRITON_INTERPRET=1`; `generate.py`
+compiles it without).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import triton
+import triton.language as tl
+
+__all__ = ["CASES", "KernelCase", "Launch", "case"]
+
+
+@triton.jit
+def vadd_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x + y, mask=mask)
+
+
+@triton.jit
+def softmax_kernel(out_ptr, in_ptr, stride, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(in_ptr + row * stride + cols, mask=cols < n_cols, other=-float("inf"))
+    x = x - tl.max(x, axis=0)
+    num = tl.exp(x)
+    tl.store(out_ptr + row * stride + cols, num / tl.sum(num, axis=0), mask=cols < n_cols)
+
+
+@triton.jit
+def layernorm_kernel(x_ptr, y_ptr, w_ptr, b_ptr, stride, N, eps, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < N
+    x = tl.load(x_ptr + row * stride + cols, mask=mask, other=0.0)
+    mean = tl.sum(x, axis=0) / N
+    diff = tl.where(mask, x - mean, 0.0)
+    rstd = 1 / tl.sqrt(tl.sum(diff * diff, axis=0) / N + eps)
+    w = tl.load(w_ptr + cols, mask=mask)
+    b = tl.load(b_ptr + cols, mask=mask)
+    tl.store(y_ptr + row * stride + cols, diff * rstd * w + b, mask=mask)
+
+
+@triton.jit
+def row_sum_kernel(x_ptr, out_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.arange(0, BLOCK_N)
+    mask = (rows[:, None] < M) & (cols[None, :] < N)
+    x = tl.load(x_ptr + rows[:, None] * N + cols[None, :], mask=mask, other=0)
+    tl.store(out_ptr + rows, tl.sum(x, axis=1), mask=rows < M)
+
+
+@triton.jit
+def col_sum_kernel(x_ptr, out_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    rows = tl.arange(0, BLOCK_M)
+    cols = tl.program_id(0) * BLOCK_N + tl.arange(0, BLOCK_N)
+    mask = (rows[:, None] < M) & (cols[None, :] < N)
+    x = tl.load(x_ptr + rows[:, None] * N + cols[None, :], mask=mask, other=0)
+    tl.store(out_ptr + cols, tl.sum(x, axis=0), mask=cols < N)
+
+
+@triton.jit
+def argmax_kernel(x_ptr, out_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.arange(0, BLOCK_N)
+    mask = (rows[:, None] < M) & (cols[None, :] < N)
+    x = tl.load(x_ptr + rows[:, None] * N + cols[None, :], mask=mask, other=-1)
+    tl.store(out_ptr + rows, tl.argmax(x, axis=1), mask=rows < M)
+
+
+@triton.jit
+def cumsum_kernel(x_ptr, out_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.arange(0, BLOCK_N)
+    mask = (rows[:, None] < M) & (cols[None, :] < N)
+    offs = rows[:, None] * N + cols[None, :]
+    x = tl.load(x_ptr + offs, mask=mask, other=0)
+    tl.store(out_ptr + offs, tl.cumsum(x, axis=1), mask=mask)
+
+
+@triton.jit
+def cumsum_reverse_kernel(x_ptr, out_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.arange(0, BLOCK_N)
+    mask = (rows[:, None] < M) & (cols[None, :] < N)
+    offs = rows[:, None] * N + cols[None, :]
+    x = tl.load(x_ptr + offs, mask=mask, other=0)
+    tl.store(out_ptr + offs, tl.cumsum(x, axis=1, reverse=True), mask=mask)
+
+
+@triton.jit
+def transpose_kernel(x_ptr, y_ptr, M, N, BLOCK: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    cols = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + rows[:, None] * N + cols[None, :], mask=(rows[:, None] < M) & (cols[None, :] < N))
+    tl.store(y_ptr + cols[:, None] * M + rows[None, :], tl.trans(x), mask=(cols[:, None] < N) & (rows[None, :] < M))
+
+
+@triton.jit
+def gather_kernel(x_ptr, idx_ptr, out_ptr, M, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.arange(0, BLOCK_N)
+    offs = rows[:, None] * BLOCK_N + cols[None, :]
+    mask = rows[:, None] < M
+    x = tl.load(x_ptr + offs, mask=mask, other=0)
+    idx = tl.load(idx_ptr + offs, mask=mask, other=0)
+    tl.store(out_ptr + offs, tl.gather(x, idx, axis=1), mask=mask)
+
+
+@triton.jit
+def histogram_kernel(x_ptr, hist_ptr, BLOCK: tl.constexpr, BINS: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    hist = tl.histogram(x, BINS)
+    tl.atomic_add(hist_ptr + tl.arange(0, BINS), hist)
+
+
+@triton.jit
+def scatter_add_kernel(x_ptr, idx_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    idx = tl.load(idx_ptr + offs, mask=mask)
+    tl.atomic_add(out_ptr + idx, x, mask=mask)
+
+
+@triton.jit
+def tile_loop_kernel(x_ptr, out_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.arange(0, BLOCK_N)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for start in range(0, N, BLOCK_N):
+        mask = (rows[:, None] < M) & (start + cols[None, :] < N)
+        acc += tl.load(x_ptr + rows[:, None] * N + start + cols[None, :], mask=mask, other=0)
+    tl.store(out_ptr + rows, tl.sum(acc, axis=1), mask=rows < M)
+
+
+@triton.jit
+def scalar_if_kernel(x_ptr, out_ptr, n, flip, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    if flip > 0:
+        x = -x
+    else:
+        x = x * 2
+    tl.store(out_ptr + offs, x, mask=mask)
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One launch: `args` in signature order (numpy arrays for pointers, Python numbers for
+    scalars; constexprs excluded), the `grid`, and the names of the arguments it writes."""
+
+    args: tuple
+    grid: tuple[int, ...]
+    outputs: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class KernelCase:
+    """A corpus kernel: its function, Triton's compile signature (`*fp32`, `i32`, `fp32`,
+    `constexpr`), its constexprs and `make_inputs(rng) -> Launch`."""
+
+    name: str
+    fn: object
+    signature: dict
+    constexprs: dict
+    make_inputs: Callable[[np.random.Generator], Launch]  # the scalars do not depend on `rng`
+    exact: bool = True  # False where exp/sqrt/division make results approximate (see ulp bounds)
+    options: dict = field(default_factory=dict)
+
+    @property
+    def argument_names(self) -> tuple[str, ...]:
+        return tuple(name for name, kind in self.signature.items() if kind != "constexpr")
+
+
+def _ints(rng: np.random.Generator, shape, dtype, low: int = -8, high: int = 8) -> np.ndarray:
+    """Small integers as `dtype`: float sums of them are exact."""
+    return rng.integers(low, high, size=shape).astype(dtype)
+
+
+def _vadd(n: int):
+    def make(rng):
+        x, y = _ints(rng, n, np.float32), _ints(rng, n, np.float32)
+        return Launch((x, y, np.zeros(n, np.float32), n), (-(-n // 256),), ("out_ptr",))
+
+    return make
+
+
+def _softmax(rng):
+    rows, cols = 5, 100
+    x = _ints(rng, (rows, cols), np.float32)
+    return Launch((np.zeros_like(x), x, cols, cols), (rows,), ("out_ptr",))
+
+
+def _layernorm(rng):
+    rows, cols = 3, 100
+    x = _ints(rng, (rows, cols), np.float32)
+    w, b = _ints(rng, cols, np.float32), _ints(rng, cols, np.float32)
+    return Launch((x, np.zeros_like(x), w, b, cols, cols, 1e-5), (rows,), ("y_ptr",))
+
+
+def _matrix(dtype, m: int = 37, n: int = 50, low: int = -8, high: int = 8):
+    def make(rng):
+        x = _ints(rng, (m, n), dtype, low, high)
+        return x, m, n
+
+    return make
+
+
+def _rows_out(dtype, block_m: int, out_dtype=None):
+    def make(rng):
+        x, m, n = _matrix(dtype)(rng)
+        return Launch((x, np.zeros(m, out_dtype or dtype), m, n), (-(-m // block_m),), ("out_ptr",))
+
+    return make
+
+
+def _col_sum(rng):
+    x, m, n = _matrix(np.float32)(rng)
+    return Launch((x, np.zeros(n, np.float32), m, n), (-(-n // 32),), ("out_ptr",))
+
+
+def _cumsum(rng):
+    x, m, n = _matrix(np.int32)(rng)
+    return Launch((x, np.zeros_like(x), m, n), (-(-m // 8),), ("out_ptr",))
+
+
+def _transpose(rng):
+    x, m, n = _matrix(np.float32)(rng)
+    return Launch((x, np.zeros((n, m), np.float32), m, n), (-(-m // 32), -(-n // 32)), ("y_ptr",))
+
+
+def _gather(rng):
+    m, n = 37, 32
+    x = _ints(rng, (m, n), np.float32)
+    idx = rng.integers(0, n, size=(m, n)).astype(np.int32)
+    return Launch((x, idx, np.zeros_like(x), m), (-(-m // 8),), ("out_ptr",))
+
+
+def _histogram(rng):
+    x = rng.integers(0, 64, size=1024).astype(np.int32)
+    return Launch((x, np.zeros(64, np.int32)), (4,), ("hist_ptr",))
+
+
+def _scatter_add(rng):
+    n = 1000
+    x = _ints(rng, n, np.int32)
+    idx = rng.integers(0, 37, size=n).astype(np.int32)
+    return Launch((x, idx, np.zeros(37, np.int32), n), (4,), ("out_ptr",))
+
+
+def _tile_loop(rng):
+    x, m, n = _matrix(np.float32, 37, 150)(rng)
+    return Launch((x, np.zeros(m, np.float32), m, n), (-(-m // 16),), ("out_ptr",))
+
+
+def _scalar_if(flip: int):
+    def make(rng):
+        n = 1000
+        x = _ints(rng, n, np.float32)
+        return Launch((x, np.zeros_like(x), n, flip), (4,), ("out_ptr",))
+
+    return make
+
+
+_ROWS = {"x_ptr": "*fp32", "out_ptr": "*fp32", "M": "i32", "N": "i32", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr"}
+_ROWS_I32 = {**_ROWS, "x_ptr": "*i32", "out_ptr": "*i32"}
+
+CASES: tuple[KernelCase, ...] = (
+    KernelCase("vadd", vadd_kernel,
+               {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"},
+               {"BLOCK": 256}, _vadd(1000)),
+    # n = 1040 = 65 * 16: Triton's launcher gives `n` tt.divisibility = 16, so the mask is constant
+    # over runs of 16 and the accesses are vectorised; the last block still has a masked tail.
+    KernelCase("vadd16", vadd_kernel,
+               {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"},
+               {"BLOCK": 256}, _vadd(1040)),
+    KernelCase("softmax", softmax_kernel,
+               {"out_ptr": "*fp32", "in_ptr": "*fp32", "stride": "i32", "n_cols": "i32", "BLOCK": "constexpr"},
+               {"BLOCK": 128}, _softmax, exact=False),
+    KernelCase("layernorm", layernorm_kernel,
+               {"x_ptr": "*fp32", "y_ptr": "*fp32", "w_ptr": "*fp32", "b_ptr": "*fp32", "stride": "i32", "N": "i32",
+                "eps": "fp32", "BLOCK": "constexpr"}, {"BLOCK": 128}, _layernorm, exact=False),
+    KernelCase("row_sum", row_sum_kernel, _ROWS, {"BLOCK_M": 8, "BLOCK_N": 64}, _rows_out(np.float32, 8)),
+    KernelCase("col_sum", col_sum_kernel, _ROWS, {"BLOCK_M": 64, "BLOCK_N": 32}, _col_sum),
+    KernelCase("argmax", argmax_kernel, {**_ROWS, "out_ptr": "*i32"}, {"BLOCK_M": 8, "BLOCK_N": 64},
+               _rows_out(np.float32, 8, np.int32)),
+    KernelCase("cumsum", cumsum_kernel, _ROWS_I32, {"BLOCK_M": 8, "BLOCK_N": 64}, _cumsum),
+    KernelCase("cumsum_reverse", cumsum_reverse_kernel, _ROWS_I32, {"BLOCK_M": 8, "BLOCK_N": 64}, _cumsum),
+    KernelCase("transpose", transpose_kernel,
+               {"x_ptr": "*fp32", "y_ptr": "*fp32", "M": "i32", "N": "i32", "BLOCK": "constexpr"},
+               {"BLOCK": 32}, _transpose),
+    KernelCase("gather", gather_kernel,
+               {"x_ptr": "*fp32", "idx_ptr": "*i32", "out_ptr": "*fp32", "M": "i32",
+                "BLOCK_M": "constexpr", "BLOCK_N": "constexpr"}, {"BLOCK_M": 8, "BLOCK_N": 32}, _gather),
+    KernelCase("histogram", histogram_kernel, {"x_ptr": "*i32", "hist_ptr": "*i32", "BLOCK": "constexpr",
+                                               "BINS": "constexpr"}, {"BLOCK": 256, "BINS": 64}, _histogram),
+    KernelCase("scatter_add", scatter_add_kernel,
+               {"x_ptr": "*i32", "idx_ptr": "*i32", "out_ptr": "*i32", "n": "i32", "BLOCK": "constexpr"},
+               {"BLOCK": 256}, _scatter_add),
+    KernelCase("tile_loop", tile_loop_kernel, _ROWS, {"BLOCK_M": 16, "BLOCK_N": 32}, _tile_loop),
+    KernelCase("scalar_if", scalar_if_kernel,
+               {"x_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "flip": "i32", "BLOCK": "constexpr"},
+               {"BLOCK": 256}, _scalar_if(3)),
+)
+
+_BY_NAME = {kernel.name: kernel for kernel in CASES}
+
+
+def case(name: str) -> KernelCase:
+    """The corpus kernel called `name` (a KeyError names the known ones)."""
+    if name not in _BY_NAME:
+        raise KeyError(f"no corpus kernel {name!r}; known: {', '.join(_BY_NAME)}")
+    return _BY_NAME[name]

@@ -1,0 +1,121 @@
+"""The kernel corpus and its oracle: Triton's CPU interpreter runs every corpus kernel, on numpy
+arrays through `NumpyTensor` (no torch), and its results equal plain numpy's; the stored TTGIR
+covers every kernel at sm_80 and sm_90 with 1, 4 and 8 warps, and reads back with our reader."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("triton")
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "kernel_corpus"))
+
+from corpus import CASES, case
+from generate import CHIPS, FIGURES, NUM_WARPS, OUT, stem
+from oracle import NumpyTensor, run_triton_interpreter
+
+from linear_layout.ttgir import parse_ttgir
+
+
+def _reference_layernorm(x, w, b, eps):
+    mean = x.mean(axis=1, keepdims=True, dtype=np.float64)
+    diff = x - mean
+    rstd = 1 / np.sqrt((diff * diff).mean(axis=1, keepdims=True) + eps)
+    return diff * rstd * w + b
+
+
+def _reference_softmax(x):
+    num = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
+    return num / num.sum(axis=1, keepdims=True)
+
+
+#: Plain numpy for each kernel: its output array from the launch's arguments.
+REFERENCES = {
+    "vadd": lambda a: a[0] + a[1],
+    "vadd16": lambda a: a[0] + a[1],
+    "softmax": lambda a: _reference_softmax(a[1]),
+    "layernorm": lambda a: _reference_layernorm(a[0], a[2], a[3], a[6]),
+    "row_sum": lambda a: a[0].sum(axis=1),
+    "col_sum": lambda a: a[0].sum(axis=0),
+    "argmax": lambda a: a[0].argmax(axis=1),
+    "cumsum": lambda a: a[0].cumsum(axis=1),
+    "cumsum_reverse": lambda a: a[0][:, ::-1].cumsum(axis=1)[:, ::-1],
+    "transpose": lambda a: a[0].T,
+    "gather": lambda a: np.take_along_axis(a[0], a[1], axis=1),
+    "histogram": lambda a: np.bincount(a[0], minlength=a[1].size),
+    "scatter_add": lambda a: np.bincount(a[1], weights=a[0], minlength=a[2].size),
+    "tile_loop": lambda a: a[0].sum(axis=1),
+    "scalar_if": lambda a: -a[0] if a[3] > 0 else a[0] * 2,
+}
+
+
+def test_every_corpus_kernel_has_a_reference():
+    assert set(REFERENCES) == {kernel.name for kernel in CASES}
+
+
+@pytest.mark.parametrize("name", [kernel.name for kernel in CASES])
+def test_triton_interpreter_runs_the_kernel_on_numpy_arrays(name):
+    kernel = case(name)
+    launch = kernel.make_inputs(np.random.default_rng(7))
+    before = [arg.copy() if isinstance(arg, np.ndarray) else arg for arg in launch.args]
+    arrays = run_triton_interpreter(name, launch.args, launch.grid, kernel.constexprs)
+    output = arrays[kernel.argument_names.index(launch.outputs[0])]
+    expected = REFERENCES[name](launch.args)
+    if kernel.exact:
+        np.testing.assert_array_equal(output, expected.astype(output.dtype))
+    else:
+        np.testing.assert_allclose(output, expected, rtol=2e-6, atol=2e-6)
+    for old, new in zip(before, launch.args):  # the caller's arrays are left alone
+        if isinstance(old, np.ndarray):
+            np.testing.assert_array_equal(old, new)
+
+
+def test_scalar_if_takes_both_branches():
+    kernel = case("scalar_if")
+    launch = kernel.make_inputs(np.random.default_rng(3))
+    args = launch.args[:3] + (0,)
+    output = run_triton_interpreter("scalar_if", args, launch.grid, kernel.constexprs)[1]
+    np.testing.assert_array_equal(output, args[0] * 2)
+
+
+def test_interpreter_failures_are_reported():
+    kernel = case("vadd")
+    launch = kernel.make_inputs(np.random.default_rng(0))
+    with pytest.raises(RuntimeError, match="Triton's interpreter failed"):
+        run_triton_interpreter("vadd", launch.args[:2], launch.grid, kernel.constexprs)
+
+
+def test_numpy_tensor_shares_memory_and_reports_torch_dtypes():
+    array = np.arange(12, dtype=np.int32).reshape(3, 4)
+    tensor = NumpyTensor(array)
+    assert str(tensor.dtype) == "torch.int32" and tensor.dtype is NumpyTensor(array[:1]).dtype
+    assert tensor.data_ptr() == array.ctypes.data and tensor.size() == (3, 4) and tensor.stride() == (4, 1)
+    tensor.copy_(NumpyTensor(np.zeros_like(array)))
+    assert not array.any()
+    with pytest.raises(ValueError):
+        NumpyTensor(array.T)
+
+
+@pytest.mark.parametrize("chip", list(CHIPS))
+@pytest.mark.parametrize("num_warps", NUM_WARPS)
+def test_stored_ttgir_covers_every_kernel_and_reads_back(chip, num_warps):
+    for kernel in CASES:
+        text = (OUT / f"{stem(kernel.name, chip, num_warps)}.ttgir").read_text()
+        assert f'"ttg.num-warps" = {num_warps} : i32' in text
+        assert f'ttg.target = "cuda:{chip[2:]}"' in text
+        assert re.search(rf"tt\.func public @{kernel.fn.__name__}\(", text)
+        assert "/work/" not in text and "site-packages" not in text
+        module = parse_ttgir(text)
+        assert "tt.func" in str(module)
+
+
+def test_stored_ttgir_and_tritons_figures_hold_only_the_corpus():
+    stems = {stem(k.name, chip, w) for k in CASES for chip in CHIPS for w in NUM_WARPS}
+    assert {path.stem for path in OUT.glob("*.ttgir")} == stems
+    assert set(json.loads(FIGURES.read_text())) == stems
