@@ -1,6 +1,8 @@
-"""The `nvvm` matrix instructions `ldmatrix`/`stmatrix` (m8n8, b16); the module doc of `interpreter.py` states their semantics.
+"""The `nvvm` matrix instructions `ldmatrix`/`stmatrix` (m8n8, b16) and `mma.sync`; the module doc of
+`interpreter.py` states the semantics of the first two, `_mma_sync` that of the third.
 
-Ops: ldmatrix stmatrix (``m8n8`` ``b16``, ``num`` 1/2/4, row or col layout).
+Ops: ldmatrix stmatrix (``m8n8`` ``b16``, ``num`` 1/2/4, row or col layout) mma.sync (``row.col``:
+m16n8k16 f16/bf16, m16n8k8 tf32, m16n8k32 s8/u8; f32, f16 or s32 accumulators).
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ import numpy as np
 
 import mlir.ir as ir
 
-from ...ir.upstream import matrix_attributes
+from ...ir.upstream import matrix_attributes, mma_attributes
+from ..elements import elem_of
 from ..banks import bank_wavefronts, distinct_elements
 from ..errors import MemoryAccessError, UnsupportedOp
 from ..machine import handles, linear_block, location_of
@@ -178,3 +181,150 @@ def _stmatrix(ex, op):
         ex.active = saved
     buf.data[offsets[providing]] = values[providing]
     return []
+
+
+# ---- mma.sync
+
+#: (m, n, k, multiplicand PTX type) -> multiplicand elements per 32-bit register; the shapes
+#: Triton's ``#ttg.nvidia_mma`` version 2 emits.
+_MMA_SHAPES = {
+    (16, 8, 16, "f16"): 2,
+    (16, 8, 16, "bf16"): 2,
+    (16, 8, 8, "tf32"): 1,
+    (16, 8, 32, "s8"): 4,
+    (16, 8, 32, "u8"): 4,
+}
+_TF32_DROPPED = np.uint32(0x1FFF)  # tf32 keeps 10 of f32's 23 mantissa bits: the mma ignores the low 13
+
+
+@dataclasses.dataclass(frozen=True)
+class _MmaForm:
+    """One ``nvvm.mma.sync``: the shape, the multiplicand type, its elements per 32-bit register
+    (``per_register``) and whether s32 results saturate (``satfinite``) instead of wrapping."""
+
+    m: int
+    n: int
+    k: int
+    ptx_type: str
+    per_register: int
+    satfinite: bool
+
+
+def _mma_form(op) -> _MmaForm:
+    attributes = mma_attributes(op)
+    shape = (attributes.m, attributes.n, attributes.k, attributes.a_type)
+    if attributes.a_type != attributes.b_type or shape not in _MMA_SHAPES:
+        raise UnsupportedOp(
+            f"nvvm.mma.sync m{attributes.m}n{attributes.n}k{attributes.k} with multiplicands "
+            f"{attributes.a_type}/{attributes.b_type}: supported are m16n8k16 f16/bf16, m16n8k8 tf32, m16n8k32 s8/u8"
+        )
+    if not (attributes.a_row and attributes.b_col):
+        raise UnsupportedOp("nvvm.mma.sync: only layoutA = row, layoutB = col is supported")
+    return _MmaForm(*shape, _MMA_SHAPES[shape], attributes.satfinite)
+
+
+def _register_elements(value: np.ndarray, ptx_type: str) -> np.ndarray:
+    """One multiplicand register per thread -> (threads, elements) exact float64 or int64 values,
+    the element in the low bits first."""
+    array = np.asarray(value)
+    if array.ndim == 2:  # vector<2xf16>
+        return array.astype(np.float64)
+    words = array.astype(np.uint32)
+    if ptx_type == "tf32":
+        return (words & ~_TF32_DROPPED).view(np.float32).astype(np.float64)[:, None]
+    if ptx_type in ("f16", "bf16"):
+        halves = np.stack([words & np.uint32(0xFFFF), words >> np.uint32(16)], axis=1)
+        if ptx_type == "f16":
+            return halves.astype(np.uint16).view(np.float16).astype(np.float64)
+        return (halves << np.uint32(16)).view(np.float32).astype(np.float64)
+    shifts = np.uint32(8) * np.arange(4, dtype=np.uint32)
+    octets = ((words[:, None] >> shifts) & np.uint32(0xFF)).astype(np.uint8)
+    return (octets.view(np.int8) if ptx_type == "s8" else octets).astype(np.int64)
+
+
+def _fragment_matrix(ex, registers: list, places, rows: int, cols: int, dtype) -> np.ndarray:
+    """(warps, rows, cols): element ``j`` of register ``r`` of lane ``L`` put at ``places(L, r, j)``."""
+    matrix = np.zeros((ex.launch.num_warps, rows, cols), dtype=dtype)
+    lanes = ex.lane_of_thread
+    for r, elements in enumerate(registers):
+        for j in range(elements.shape[1]):
+            row, col = places(lanes, r, j)
+            matrix[ex.warp_of_thread, row, col] = elements[:, j]
+    return matrix
+
+
+def _a_place(per_register: int):
+    """PTX ISA, mma.m16n8kK ``.row`` A fragment: register ``r`` of lane ``L`` (group ``g = L / 4``,
+    ``t = L % 4``) holds row ``g + 8 (r % 2)``, columns ``e t + j + 4 e (r / 2)`` for its ``e``
+    elements ``j``."""
+    return lambda lanes, r, j: (lanes // 4 + 8 * (r % 2), per_register * (lanes % 4) + j + 4 * per_register * (r // 2))
+
+
+def _b_place(per_register: int):
+    """PTX ISA, ``.col`` B fragment: register ``r`` of lane ``L`` holds rows ``e t + j + 4 e r``
+    of column ``g``."""
+    return lambda lanes, r, j: (per_register * (lanes % 4) + j + 4 * per_register * r, lanes // 4)
+
+
+def _c_place(lanes, i, j):
+    """PTX ISA, C/D fragment: element ``i`` (0..3; f16 accumulators pack elements 0, 1 and 2, 3
+    into their two registers) of lane ``L`` is row ``g + 8 (i / 2)``, column ``2 t + i % 2``
+    (``j`` is always 0: one element per entry)."""
+    return lanes // 4 + 8 * (i // 2), 2 * (lanes % 4) + i % 2 + j
+
+
+def _accumulator_elements(values: list) -> tuple[list[np.ndarray], bool]:
+    """The four C elements of each thread, each as a (threads, 1) array, and whether the
+    registers are f16 pairs."""
+    halves = np.asarray(values[0]).ndim == 2
+    if halves:  # two vector<2xf16>: elements (0, 1) and (2, 3)
+        elements = np.concatenate([np.asarray(v) for v in values], axis=1).astype(np.float64)
+        return [elements[:, i : i + 1] for i in range(4)], True
+    return [np.asarray(v)[:, None] for v in values], False
+
+
+def _mma_result(ex, form: _MmaForm, product: np.ndarray, halves: bool, accumulator) -> tuple:
+    """D per thread, rounded once to the accumulator type, as the struct of its registers."""
+    lanes, warps = ex.lane_of_thread, ex.warp_of_thread
+    elements = []
+    for i in range(4):
+        row, col = _c_place(lanes, i, 0)
+        elements.append(product[warps, row, col])
+    if halves:
+        return tuple(np.stack(elements[2 * r : 2 * r + 2], axis=1).astype(np.float16) for r in range(2))
+    if accumulator.is_float:
+        return tuple(e.astype(np.float32) for e in elements)
+    if form.satfinite:
+        elements = [np.clip(e, -(2**31), 2**31 - 1) for e in elements]
+    return tuple(accumulator.wrap(e.astype(np.int64).view(np.uint64)) for e in elements)
+
+
+@handles("nvvm.mma.sync")
+def _mma_sync(ex, op):
+    """``D = A B + C`` for each warp, with A (m x k, ``.row``), B (k x n, ``.col``) and C/D (m x n)
+    gathered from the lanes' registers by the PTX ISA fragment tables (`_a_place`, `_b_place`,
+    `_c_place`). Floating-point products and sums are exact (float64) and D is rounded once to
+    the accumulator type; s32 sums wrap, or saturate with ``satfinite``; tf32 operands drop their
+    low 13 mantissa bits.
+
+    Requires: every thread of the block active (mma.sync is a warp-wide ``.aligned`` instruction).
+    """
+    ex.require_all_active(op.name)
+    form = _mma_form(op)
+    sizes = list(op.attributes["operandSegmentSizes"])
+    values = ex.operands(op)
+    a_values, b_values, c_values = values[: sizes[0]], values[sizes[0] : sizes[0] + sizes[1]], values[sizes[0] + sizes[1] :]
+    integer = form.ptx_type in ("s8", "u8")
+    dtype = np.int64 if integer else np.float64
+    a = _fragment_matrix(
+        ex, [_register_elements(v, form.ptx_type) for v in a_values], _a_place(form.per_register), form.m, form.k, dtype
+    )
+    b = _fragment_matrix(
+        ex, [_register_elements(v, form.ptx_type) for v in b_values], _b_place(form.per_register), form.k, form.n, dtype
+    )
+    c_elements, halves = _accumulator_elements(c_values)
+    accumulator = elem_of(op.operands[-1].type)
+    if integer:
+        c_elements = [accumulator.signed(e) for e in c_elements]
+    c = _fragment_matrix(ex, c_elements, _c_place, form.m, form.n, dtype)
+    return [_mma_result(ex, form, np.matmul(a, b) + c, halves, accumulator)]
