@@ -2,7 +2,9 @@
 `interpreter.py` states the semantics of the first two, `_mma_sync` that of the third.
 
 Ops: ldmatrix stmatrix (``m8n8`` ``b16``, ``num`` 1/2/4, row or col layout) mma.sync (``row.col``:
-m16n8k16 f16/bf16, m16n8k8 tf32, m16n8k32 s8/u8; f32, f16 or s32 accumulators).
+m16n8k16 f16/bf16, m16n8k8 tf32, m16n8k32 s8/u8; f32, f16 or s32 accumulators)
+cp.async.shared.global cp.async.commit.group cp.async.wait.group (a copy lands at the wait that
+retires its group; touching its bytes before is a race).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from ...ir.upstream import matrix_attributes, mma_attributes
 from ..elements import elem_of
 from ..banks import bank_wavefronts, distinct_elements
 from ..errors import MemoryAccessError, UnsupportedOp
-from ..machine import handles, linear_block, location_of
+from ..machine import AsyncCopy, handles, linear_block, location_of
 from ..memory import Buffer
 from ..report import SharedAccess
 
@@ -328,3 +330,97 @@ def _mma_sync(ex, op):
         c_elements = [accumulator.signed(e) for e in c_elements]
     c = _fragment_matrix(ex, c_elements, _c_place, form.m, form.n, dtype)
     return [_mma_result(ex, form, np.matmul(a, b) + c, halves, accumulator)]
+
+
+# ---- cp.async
+
+
+def _elements_at(ex, op, buffers, addresses: np.ndarray, nbytes: int, what: str) -> tuple[Buffer, np.ndarray]:
+    """The one buffer of ``buffers`` that holds ``[address, address + nbytes)`` for every
+    address, and each address as an element offset into it."""
+    first = int(addresses[0])
+    found = [b for b in buffers if b.base_address <= first < b.base_address + len(b.data) * b.elem.mem_bytes]
+    if not found:
+        raise MemoryAccessError(f"{op.name}: {what} address {first} is in no {what} buffer")
+    buf = found[0]
+    end = buf.base_address + len(buf.data) * buf.elem.mem_bytes
+    outside = (addresses < buf.base_address) | (addresses + nbytes > end)
+    misaligned = (addresses - buf.base_address) % buf.elem.mem_bytes != 0
+    if outside.any() or misaligned.any():
+        t = int(np.argmax(outside | misaligned))
+        raise MemoryAccessError(
+            f"{op.name}: {what} address {int(addresses[t])} (copy {t}) is outside {buf.name} or between its elements"
+        )
+    return buf, (addresses - buf.base_address) // buf.elem.mem_bytes
+
+
+@handles("nvvm.cp.async.shared.global")
+def _cp_async(ex, op):
+    """Each active thread copies ``size`` bytes from global ``src`` to shared ``dst``; with a
+    ``cpSize`` operand only its first ``cpSize`` bytes are read and the rest are zeros (PTX's
+    ``src-size``, Triton's masked ``other = 0``). The global bytes are read now; the shared
+    bytes land only when a ``cp.async.wait.group`` retires the copy's group: until then any
+    access to them is a race (``*-before-async-wait``), and landing counts as a write by the
+    issuing warps in the interval of the wait."""
+    dst, src, *source_size = ex.operands(op)
+    size = ir.IntegerAttr(op.attributes["size"]).value
+    threads = ex.active.copy()
+    dst_buf, dst_start = _elements_at(ex, op, ex.shared, dst[threads].astype(np.int64), size, "workgroup")
+    elem_bytes = dst_buf.elem.mem_bytes
+    per_thread = size // elem_bytes
+    valid_bytes = np.full(int(threads.sum()), size, dtype=np.int64)
+    if source_size:
+        valid_bytes = np.minimum(np.asarray(source_size[0]).astype(np.int64)[threads], size)
+    valid = np.arange(per_thread) < (valid_bytes // elem_bytes)[:, None]
+    values = np.zeros((len(valid_bytes), per_thread), dtype=dst_buf.elem.storage)
+    reading = valid.any(axis=1)
+    if reading.any():
+        src_buf, src_start = _elements_at(
+            ex, op, ex.global_buffers, src[threads].astype(np.int64)[reading], int(valid_bytes[reading].max()), "global"
+        )
+        if src_buf.elem.mem_bytes != elem_bytes:
+            raise UnsupportedOp(f"{op.name} from {src_buf.elem.name} to {dst_buf.elem.name}: element sizes differ")
+        source = src_buf.data[np.minimum(src_start[:, None] + np.arange(per_thread), len(src_buf.data) - 1)]
+        values[reading] = np.where(valid[reading], source, values[reading])
+    copy = AsyncCopy(op, dst_buf, dst_start[:, None] + np.arange(per_thread), values, threads)
+    _mark_in_flight(ex, copy)
+    ex.async_copies.open.append(copy)
+    return []
+
+
+def _mark_in_flight(ex, copy: AsyncCopy) -> None:
+    warp_bits = np.left_shift(np.uint64(1), ex.warp_of_thread[copy.threads].astype(np.uint64))
+    per_thread = copy.offsets.shape[1]
+    np.bitwise_or.at(copy.buf.race_tracking().in_flight, copy.offsets.ravel(), np.repeat(warp_bits, per_thread))
+
+
+@handles("nvvm.cp.async.commit.group")
+def _cp_async_commit(ex, op):
+    """Close the open group (the copies since the last commit; possibly none)."""
+    ex.require_all_active(op.name)
+    ex.async_copies.groups.append(ex.async_copies.open)
+    ex.async_copies.open = []
+    return []
+
+
+@handles("nvvm.cp.async.wait.group")
+def _cp_async_wait(ex, op):
+    """Land every committed group except the ``n`` most recent, oldest first."""
+    ex.require_all_active(op.name)
+    keep = ir.IntegerAttr(op.attributes["n"]).value
+    groups = ex.async_copies.groups
+    landing, ex.async_copies.groups = (groups[:-keep], groups[-keep:]) if keep else (groups, [])
+    landed = [c for group in landing for c in group]
+    for copy in landed:
+        copy.buf.race_tracking().in_flight[copy.offsets.ravel()] = 0
+    for copy in [c for group in ex.async_copies.groups for c in group] + ex.async_copies.open:
+        _mark_in_flight(ex, copy)  # a later copy to the same bytes is still in flight
+    for copy in landed:
+        saved = ex.active
+        ex.active = copy.threads
+        try:
+            ex.track_write(copy.op, copy.buf, copy.offsets, copy.values)
+        finally:
+            ex.active = saved
+        copy.buf.data[copy.offsets] = copy.values
+    return []
