@@ -162,6 +162,21 @@ def scalar_if_kernel(x_ptr, out_ptr, n, flip, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, x, mask=mask)
 
 
+@triton.jit
+def matmul_ieee_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
+                       BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    ks = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for start in range(0, K, BLOCK_K):
+        k = start + ks
+        a = tl.load(a_ptr + rows[:, None] * K + k[None, :], mask=(rows[:, None] < M) & (k[None, :] < K), other=0)
+        b = tl.load(b_ptr + k[:, None] * N + cols[None, :], mask=(k[:, None] < K) & (cols[None, :] < N), other=0)
+        acc = tl.dot(a, b, acc, input_precision="ieee")
+    tl.store(c_ptr + rows[:, None] * N + cols[None, :], acc, mask=(rows[:, None] < M) & (cols[None, :] < N))
+
+
 @dataclass(frozen=True)
 class Launch:
     """One launch: `args` in signature order (numpy arrays for pointers, Python numbers for
@@ -280,6 +295,21 @@ def _scalar_if(flip: int):
     return make
 
 
+def _matmul(dtype, m: int = 37, n: int = 45, k: int = 40, block_m: int = 32, block_n: int = 32):
+    """A (m x k) and B (k x n) of small integers: every product and partial sum is exact in f32;
+    the sizes leave masked tails in M, N and K."""
+
+    def make(rng):
+        a, b = _ints(rng, (m, k), dtype), _ints(rng, (k, n), dtype)
+        grid = (-(-m // block_m), -(-n // block_n))
+        return Launch((a, b, np.zeros((m, n), np.float32), m, n, k), grid, ("c_ptr",))
+
+    return make
+
+
+_MATMUL = {"a_ptr": "*fp32", "b_ptr": "*fp32", "c_ptr": "*fp32", "M": "i32", "N": "i32", "K": "i32",
+           "BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "BLOCK_K": "constexpr"}
+
 _ROWS = {"x_ptr": "*fp32", "out_ptr": "*fp32", "M": "i32", "N": "i32", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr"}
 _ROWS_I32 = {**_ROWS, "x_ptr": "*i32", "out_ptr": "*i32"}
 
@@ -319,6 +349,9 @@ CASES: tuple[KernelCase, ...] = (
     KernelCase("scalar_if", scalar_if_kernel,
                {"x_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "flip": "i32", "BLOCK": "constexpr"},
                {"BLOCK": 256}, _scalar_if(3)),
+    # f32 operands with input_precision="ieee": Triton's FMA dot (dot operands of a blocked parent).
+    KernelCase("matmul_ieee", matmul_ieee_kernel, _MATMUL, {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 16},
+               _matmul(np.float32), options={"num_stages": 1}),
 )
 
 _BY_NAME = {kernel.name: kernel for kernel in CASES}

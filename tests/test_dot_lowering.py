@@ -1,0 +1,82 @@
+"""`tt.dot` on the FMA path (dot operands of a blocked parent), beyond the corpus runs of
+`test_kernel_lowering.py` (matmul_ieee at sm_80/sm_90 x 1/4/8 warps runs bit for bit like Triton's
+interpreter): the chains' registers, the barriers of shared buffers allocated inside the K loop,
+and the one-line errors of what is not lowered."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from linear_layout.core.layout import LinearLayout
+from linear_layout.planning.dot import plan_fma_dot
+from linear_layout.planning.layouts import PlannerError
+from linear_layout.tools.kernels import lower_ttgir
+from linear_layout.tools.opt import main
+
+TTGIR = Path(__file__).parent / "kernel_corpus" / "ttgir"
+
+
+def _layout(register: list, lane: list, out: tuple[int, int]) -> LinearLayout:
+    """A one-warp layout over (dim0, dim1) of sizes `out` with the given register and lane bases."""
+    return LinearLayout.from_bases(
+        [("register", register), ("lane", lane), ("warp", []), ("block", [])],
+        ["dim0", "dim1"],
+        list(out),
+    )
+
+
+def test_fma_plan_reads_row_m_of_a_and_column_n_of_b():
+    # C is 2 x 2 over 2 lanes (lane bit -> row) and 2 registers (register bit -> column); K = 4.
+    # A (2 x 4): lane -> row, registers -> k; B (4 x 2): registers 0..3 -> k, register bit 2 -> column.
+    a = _layout([[0, 1], [0, 2]], [[1, 0]], (2, 4))
+    b = _layout([[1, 0], [2, 0], [0, 1]], [[0, 0]], (4, 2))
+    c = _layout([[0, 1]], [[1, 0]], (2, 2))
+    plan = plan_fma_dot(a, b, c)
+    assert plan.k == 4
+    # C register 0 is (m, 0), register 1 is (m, 1): A registers k = 0..3 for both; B registers k, then 4 + k.
+    assert plan.a_registers == ((0, 1, 2, 3), (0, 1, 2, 3))
+    assert plan.b_registers == ((0, 1, 2, 3), (4, 5, 6, 7))
+
+
+def test_fma_plan_refuses_operands_spread_over_lanes_along_k():
+    a = _layout([[0, 1]], [[0, 2]], (1, 4))  # the lane holds half of K
+    b = _layout([[1, 0], [2, 0]], [[0, 0]], (4, 1))
+    c = _layout([], [[0, 0]], (1, 1))
+    with pytest.raises(PlannerError, match="elements of A that the thread does not hold"):
+        plan_fma_dot(a, b, c)
+
+
+def test_buffers_allocated_in_the_k_loop_get_the_back_edge_barrier():
+    """The next iteration's store into A's buffer follows this iteration's loads of it in other
+    warps: a barrier at the loop head (write after read over the back edge), and one between the
+    stores and the loads (read after write)."""
+    text = str(lower_ttgir((TTGIR / "matmul_ieee.sm80.w4.ttgir").read_text()))
+    body = text.split("scf.for", 1)[1]
+    loop = body[: body.index("scf.yield %", body.rindex("math.fma"))]
+    assert loop.count("gpu.barrier") == 2
+    first_barrier, first_store = loop.index("gpu.barrier"), loop.index("memref.store")
+    assert first_barrier < first_store, "the WAR barrier precedes the loop's first shared store"
+
+
+def test_fma_dot_count_is_one_fma_per_product():
+    text = str(lower_ttgir((TTGIR / "matmul_ieee.sm80.w4.ttgir").read_text()))
+    # 32 x 32 results over 128 threads = 8 per thread, each a chain of K = 16 steps.
+    assert text.count("math.fma") == 8 * 16
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    ("inputPrecision = tf32 :", "only inputPrecision = ieee is lowered"),
+])
+def test_what_the_fma_path_does_not_lower_is_one_line(tmp_path, capsys, edit, message):
+    text = (TTGIR / "matmul_ieee.sm80.w4.ttgir").read_text()
+    text = re.sub(r"(tt\.dot %[\w]+, %[\w]+, %[\w]+) :", rf"\1, {edit}", text, count=1)
+    path = tmp_path / "k.ttgir"
+    path.write_text(text)
+    out = tmp_path / "out.mlir"
+    status = main([str(path), "-p", "builtin.module(ll-lower)", "-o", str(out)])
+    errors = capsys.readouterr().err.strip().splitlines()
+    assert status == 1 and not out.exists() and len(errors) == 1
+    assert "error: 'tt.dot' on the FMA path" in errors[0] and message in errors[0]
