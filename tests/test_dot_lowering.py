@@ -80,3 +80,18 @@ def test_what_the_fma_path_does_not_lower_is_one_line(tmp_path, capsys, edit, me
     errors = capsys.readouterr().err.strip().splitlines()
     assert status == 1 and not out.exists() and len(errors) == 1
     assert "error: 'tt.dot' on the FMA path" in errors[0] and message in errors[0]
+
+
+@pytest.mark.parametrize(("stem", "per_warp"), [("matmul_f16.sm80.w1", 16), ("matmul_f16.sm80.w4", 4)])
+def test_mma_dot_is_one_mma_sync_per_warp_tile_and_k_step(stem, per_warp):
+    # 32 x 32 x 32 in m16n8k16 steps: 2 x 4 tiles x 2 K steps = 16 instructions, over 1 or 2 x 2 warps.
+    text = str(lower_ttgir((TTGIR / f"{stem}.ttgir").read_text()))
+    assert text.count("nvvm.mma.sync") == per_warp
+    assert "#nvvm.shape<m = 16, n = 8, k = 16>" in text and "math.fma" not in text
+
+
+def test_mma_dot_ptx_has_tritons_mma_instruction():
+    from linear_layout.tools.kernels import ttgir_to_ptx
+
+    ptx = ttgir_to_ptx((TTGIR / "matmul_f16.sm80.w4.ttgir").read_text(), chip="sm_80")
+    assert ptx.count("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32") == 4

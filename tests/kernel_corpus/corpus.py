@@ -177,6 +177,21 @@ def matmul_ieee_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
     tl.store(c_ptr + rows[:, None] * N + cols[None, :], acc, mask=(rows[:, None] < M) & (cols[None, :] < N))
 
 
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    ks = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for start in range(0, K, BLOCK_K):
+        k = start + ks
+        a = tl.load(a_ptr + rows[:, None] * K + k[None, :], mask=(rows[:, None] < M) & (k[None, :] < K), other=0)
+        b = tl.load(b_ptr + k[:, None] * N + cols[None, :], mask=(k[:, None] < K) & (cols[None, :] < N), other=0)
+        acc = tl.dot(a, b, acc)
+    tl.store(c_ptr + rows[:, None] * N + cols[None, :], acc, mask=(rows[:, None] < M) & (cols[None, :] < N))
+
+
 @dataclass(frozen=True)
 class Launch:
     """One launch: `args` in signature order (numpy arrays for pointers, Python numbers for
@@ -350,6 +365,9 @@ CASES: tuple[KernelCase, ...] = (
                {"x_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "flip": "i32", "BLOCK": "constexpr"},
                {"BLOCK": 256}, _scalar_if(3)),
     # f32 operands with input_precision="ieee": Triton's FMA dot (dot operands of a blocked parent).
+    # f16 operands, f32 accumulator: Triton's mma.sync (#ttg.nvidia_mma version 2 at sm_80).
+    KernelCase("matmul_f16", matmul_kernel, {**_MATMUL, "a_ptr": "*fp16", "b_ptr": "*fp16"},
+               {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32}, _matmul(np.float16), options={"num_stages": 1}),
     KernelCase("matmul_ieee", matmul_ieee_kernel, _MATMUL, {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 16},
                _matmul(np.float32), options={"num_stages": 1}),
 )

@@ -12,9 +12,9 @@ AMD's MFMA/WMMA) is a one-line error naming the op until its lowering lands.
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import math, vector
+from mlir.dialects import arith, llvm, math, vector
 
-from ..planning.dot import FmaDotPlan, plan_fma_dot
+from ..planning.dot import FmaDotPlan, MmaDotPlan, MmaStep, plan_fma_dot, plan_mma_dot
 from ..planning.layouts import PlannerError
 from .common import cast_to
 from .kernel import Launch, LoweringError, hardware_layout, vector_type
@@ -46,10 +46,17 @@ def _fma_plan(a: ir.Type, b: ir.Type, result: ir.Type, launch: Launch) -> FmaDot
         ) from None
 
 
-def _check(op: ir.OpView, launch: Launch) -> FmaDotPlan:
+#: A/B element type name -> (the PTX multiplicand type, its bits); accumulators f32 or i32.
+_MMA_TYPES = {"f16": ("f16", 16), "bf16": ("bf16", 16), "f32": ("tf32", 32), "i8": ("s8", 8)}
+
+
+def _check(op: ir.OpView, launch: Launch) -> FmaDotPlan | MmaDotPlan:
     a, b, c = (v.type for v in op.operation.operands)
     result = op.operation.results[0].type
-    plan = _fma_plan(a, b, result, launch)
+    try:
+        plan: FmaDotPlan | MmaDotPlan = _fma_plan(a, b, result, launch)
+    except LoweringError as fma_error:
+        return _mma_plan(a, b, result, launch, fma_error)
     elements = {t.element_type for t in (a, b, c, result)}
     if len(elements) != 1 or not isinstance(next(iter(elements)), ir.F16Type | ir.F32Type | ir.F64Type):
         raise LoweringError(
@@ -61,7 +68,27 @@ def _check(op: ir.OpView, launch: Launch) -> FmaDotPlan:
     return plan
 
 
-def _emit(op: ir.OpView, launch: Launch, plan: FmaDotPlan) -> list[ir.Value]:
+def _mma_plan(a: ir.Type, b: ir.Type, result: ir.Type, launch: Launch, fma_error: LoweringError) -> MmaDotPlan:
+    """The mma.sync steps when the layouts place every lane's fragments (``#ttg.nvidia_mma``
+    version 2); else the FMA path's error."""
+    name = str(a.element_type)
+    accumulator = str(result.element_type)
+    if name not in _MMA_TYPES or str(b.element_type) != name or accumulator != ("i32" if name == "i8" else "f32"):
+        raise fma_error
+    layouts = [hardware_layout(t, launch) for t in (a, b, result)]
+    try:
+        return plan_mma_dot(*layouts, _MMA_TYPES[name][1], launch.threads_per_warp)
+    except PlannerError as error:
+        raise LoweringError(f"{fma_error}; not an mma.sync dot either: {error}") from None
+
+
+def _emit(op: ir.OpView, launch: Launch, plan: FmaDotPlan | MmaDotPlan) -> list[ir.Value]:
+    if isinstance(plan, MmaDotPlan):
+        return _emit_mma(op, launch, plan)
+    return _emit_fma(op, launch, plan)
+
+
+def _emit_fma(op: ir.OpView, launch: Launch, plan: FmaDotPlan) -> list[ir.Value]:
     a, b, c = (cast_to(v, vector_type(v.type, launch)) for v in op.operation.operands)
     result = op.operation.results[0]
     target = vector_type(result.type, launch)
@@ -72,6 +99,58 @@ def _emit(op: ir.OpView, launch: Launch, plan: FmaDotPlan) -> list[ir.Value]:
             accumulator = math.fma(vector.extract(a, [], [a_register]), vector.extract(b, [], [b_register]), accumulator)
         chains.append(accumulator)
     return [cast_to(vector.from_elements(target, chains), result.type)]
+
+
+def _packed(source: ir.Value, registers: tuple[int, ...], ptx_type: str) -> ir.Value:
+    """One 32-bit multiplicand register of mma.sync from the operand's ``registers``:
+    ``vector<2xf16>`` for f16, else an i32 (bf16 pairs, s8 quadruples, one tf32)."""
+    i32 = ir.IntegerType.get_signless(32)
+    if ptx_type == "tf32":
+        return arith.bitcast(i32, vector.extract(source, [], [registers[0]]))
+    pieces = vector.shuffle(source, source, list(registers))
+    if ptx_type == "f16":
+        return pieces
+    return vector.extract(vector.bitcast(ir.VectorType.get([1], i32), pieces), [], [0])
+
+
+def _mma_attributes(ptx_type: str, k: int) -> dict[str, ir.Attribute]:
+    attributes = {
+        "layoutA": ir.Attribute.parse("#nvvm.mma_layout<row>"),
+        "layoutB": ir.Attribute.parse("#nvvm.mma_layout<col>"),
+        "multiplicandAPtxType": ir.Attribute.parse(f"#nvvm.mma_type<{ptx_type}>"),
+        "multiplicandBPtxType": ir.Attribute.parse(f"#nvvm.mma_type<{ptx_type}>"),
+        "shape": ir.Attribute.parse(f"#nvvm.shape<m = 16, n = 8, k = {k}>"),
+        "operandSegmentSizes": ir.DenseI32ArrayAttr.get([4, 2, 4]),
+    }
+    if ptx_type == "s8":
+        attributes["intOverflowBehavior"] = ir.Attribute.parse("#nvvm.mma_int_overflow<satfinite>")
+    return attributes
+
+
+def _mma_step(a: ir.Value, b: ir.Value, accumulators: list[ir.Value], step: MmaStep, ptx_type: str, k: int) -> list:
+    element = accumulators[0].type
+    struct = ir.Type.parse(f"!llvm.struct<({', '.join([str(element)] * 4)})>")
+    operands = [_packed(a, registers, ptx_type) for registers in step.a]
+    operands += [_packed(b, registers, ptx_type) for registers in step.b]
+    mma = ir.Operation.create(
+        "nvvm.mma.sync", results=[struct], operands=operands + accumulators, attributes=_mma_attributes(ptx_type, k)
+    )
+    return [llvm.extractvalue(element, mma.result, [i]) for i in range(4)]
+
+
+def _emit_mma(op: ir.OpView, launch: Launch, plan: MmaDotPlan) -> list[ir.Value]:
+    """Per step one ``nvvm.mma.sync``; each C register is carried from step to step."""
+    a, b, c = (cast_to(v, vector_type(v.type, launch)) for v in op.operation.operands)
+    result = op.operation.results[0]
+    target = vector_type(result.type, launch)
+    ptx_type = _MMA_TYPES[str(op.operation.operands[0].type.element_type)][0]
+    registers = ir.VectorType(target).shape[0]
+    values = {r: vector.extract(c, [], [r]) for r in range(registers)}
+    for step in plan.steps:
+        outputs = _mma_step(a, b, [values[r] for r in step.c], step, ptx_type, plan.k)
+        for register, value in zip(step.c, outputs):
+            values[register] = value
+    return [cast_to(vector.from_elements(target, [values[r] for r in range(registers)]), result.type)]
 
 
 DOT = SimtPattern(("tt.dot",), _check, _emit)

@@ -17,7 +17,7 @@ import numpy as np
 from ..core.layout import LinearLayout
 from .layouts import PlannerError
 
-__all__ = ["FmaDotPlan", "plan_fma_dot"]
+__all__ = ["FmaDotPlan", "MmaDotPlan", "MmaStep", "plan_fma_dot", "plan_mma_dot"]
 
 
 @dataclass(frozen=True)
@@ -87,3 +87,101 @@ def plan_fma_dot(a: LinearLayout, b: LinearLayout, c: LinearLayout) -> FmaDotPla
         tuple(tuple(int(x) for x in row) for row in a_registers),
         tuple(tuple(int(x) for x in row) for row in b_registers),
     )
+
+
+# ---- mma.sync (#ttg.nvidia_mma version 2)
+
+#: multiplicand bits -> (k of one m16n8kK instruction, multiplicand elements per 32-bit register)
+MMA_SHAPES = {16: (16, 2), 32: (8, 1), 8: (32, 4)}
+_TILE_M, _TILE_N = 16, 8
+
+
+@dataclass(frozen=True)
+class MmaStep:
+    """One ``mma.sync.m16n8kK``: per lane, ``a[r]`` (4 registers) and ``b[r]`` (2) are the operand
+    registers packed into its 32-bit registers, ``per_register`` elements each; ``c`` (4) are the
+    accumulator registers it reads and writes, fragment element ``i`` first."""
+
+    a: tuple[tuple[int, ...], ...]
+    b: tuple[tuple[int, ...], ...]
+    c: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class MmaDotPlan:
+    """The ``mma.sync`` instructions of one dot, in Triton's order (per output tile, K steps in
+    order), and the instruction's ``k``."""
+
+    steps: tuple[MmaStep, ...]
+    k: int
+
+
+def _fragment_offsets(lanes: np.ndarray, per_register: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Offsets inside one instruction's tiles, per lane (PTX ISA fragment figures; see
+    simt/dialects/nvvm.py): A (lanes, 4, e, 2), B (lanes, 2, e, 2), C (lanes, 4, 2)."""
+    group, in_group = lanes // 4, lanes % 4
+    e = per_register
+    a = np.zeros((len(lanes), 4, e, 2), np.int64)
+    b = np.zeros((len(lanes), 2, e, 2), np.int64)
+    for r in range(4):
+        for j in range(e):
+            a[:, r, j] = np.stack([group + 8 * (r % 2), e * in_group + j + 4 * e * (r // 2)], 1)
+    for r in range(2):
+        for j in range(e):
+            b[:, r, j] = np.stack([e * in_group + j + 4 * e * r, group], 1)
+    c = np.stack([np.stack([group + 8 * (i // 2), 2 * in_group + i % 2], 1) for i in range(4)], 1)
+    return a, b, c
+
+
+def _registers_of(at: np.ndarray, threads: np.ndarray, places: np.ndarray, operand: str) -> tuple:
+    """The register of each thread at ``places`` (threads, ..., 2), uniform over threads."""
+    found = at[threads.reshape((-1,) + (1,) * (places.ndim - 2)), places[..., 0], places[..., 1]]
+    return _uniform_over_threads(found, operand)
+
+
+def plan_mma_dot(a: LinearLayout, b: LinearLayout, c: LinearLayout, multiplicand_bits: int,
+                 threads_per_warp: int = 32) -> MmaDotPlan:
+    """The ``mma.sync`` steps of ``C += A B`` with A, B in ``#ttg.dot_op`` of ``#ttg.nvidia_mma``
+    version 2 and C in the MMA layout (inputs register, lane, warp, block; outputs dim0, dim1).
+
+    Each 16 x 8 tile of C that a warp holds at its lane 0 register ``r0`` (an aligned tile
+    origin) is one chain of instructions over K in steps of the instruction's ``k``; each
+    instruction's operand registers are found where every lane's fragment elements (PTX ISA
+    figures) sit in that lane's registers.
+
+    Requires: multiplicand_bits in 8, 16, 32 (i8, f16/bf16, tf32); every lane holds its fragment
+    elements, in the same registers in every thread (PlannerError otherwise).
+    Postcondition: for every step and every thread, register ``step.a[r][j]`` of A holds the element
+    ``(row, k)`` that fragment register ``r``, element ``j`` of its lane is in the PTX ISA, likewise B
+    and C.
+    """
+    if multiplicand_bits not in MMA_SHAPES:
+        raise PlannerError(f"mma.sync multiplicands of {multiplicand_bits} bits: 8, 16 or 32 are supported")
+    k_step, per_register = MMA_SHAPES[multiplicand_bits]
+    m, k = a.get_out_dim_size("dim0"), a.get_out_dim_size("dim1")
+    n = b.get_out_dim_size("dim1")
+    if k % k_step or m % _TILE_M or n % _TILE_N:
+        raise PlannerError(f"a {m}x{k}x{n} dot is not made of m16n8k{k_step} tiles")
+    a_at, b_at, c_at = _register_at(a, m, k), _register_at(b, k, n), _register_at(c, m, n)
+    c_places = _by_thread(c)
+    threads = np.arange(c_places.shape[0])
+    lanes = threads % threads_per_warp
+    first_lane = threads - lanes
+    a_off, b_off, c_off = _fragment_offsets(lanes, per_register)
+    origins = [r for r in range(c_places.shape[1])
+               if c_places[0, r, 0] % _TILE_M == 0 and c_places[0, r, 1] % _TILE_N == 0]
+    steps = []
+    for r0 in origins:
+        origin = c_places[first_lane, r0]  # (threads, 2): the tile's corner, for each thread's warp
+        c_regs = _registers_of(c_at, threads, origin[:, None, :] + c_off, "C")
+        for k0 in range(0, k, k_step):
+            a_places = a_off + np.array([0, k0]) + np.stack([origin[:, 0], np.zeros_like(origin[:, 0])], 1)[:, None, None]
+            b_places = b_off + np.array([k0, 0]) + np.stack([np.zeros_like(origin[:, 1]), origin[:, 1]], 1)[:, None, None]
+            a_regs = _registers_of(a_at, threads, a_places, "A")
+            b_regs = _registers_of(b_at, threads, b_places, "B")
+            steps.append(MmaStep(
+                tuple(tuple(int(x) for x in row) for row in a_regs),
+                tuple(tuple(int(x) for x in row) for row in b_regs),
+                tuple(int(x) for x in c_regs),
+            ))
+    return MmaDotPlan(tuple(steps), k_step)
