@@ -183,7 +183,7 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
     rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
     cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
     ks = tl.arange(0, BLOCK_K)
-    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=c_ptr.dtype.element_ty)  # f32, or i32 for i8 operands
     for start in range(0, K, BLOCK_K):
         k = start + ks
         a = tl.load(a_ptr + rows[:, None] * K + k[None, :], mask=(rows[:, None] < M) & (k[None, :] < K), other=0)
@@ -311,13 +311,14 @@ def _scalar_if(flip: int):
 
 
 def _matmul(dtype, m: int = 37, n: int = 45, k: int = 40, block_m: int = 32, block_n: int = 32):
-    """A (m x k) and B (k x n) of small integers: every product and partial sum is exact in f32;
-    the sizes leave masked tails in M, N and K."""
+    """A (m x k) and B (k x n) of small integers: every product and partial sum is exact in f32
+    (C is f32, or i32 for integer operands); the sizes leave masked tails in M, N and K."""
 
     def make(rng):
         a, b = _ints(rng, (m, k), dtype), _ints(rng, (k, n), dtype)
         grid = (-(-m // block_m), -(-n // block_n))
-        return Launch((a, b, np.zeros((m, n), np.float32), m, n, k), grid, ("c_ptr",))
+        out = np.int32 if np.dtype(dtype).kind == "i" else np.float32
+        return Launch((a, b, np.zeros((m, n), out), m, n, k), grid, ("c_ptr",))
 
     return make
 
@@ -368,6 +369,12 @@ CASES: tuple[KernelCase, ...] = (
     # f16 operands, f32 accumulator: Triton's mma.sync (#ttg.nvidia_mma version 2 at sm_80).
     KernelCase("matmul_f16", matmul_kernel, {**_MATMUL, "a_ptr": "*fp16", "b_ptr": "*fp16"},
                {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32}, _matmul(np.float16), options={"num_stages": 1}),
+    # f32 operands, input_precision tf32 (the default): mma.sync m16n8k8 .tf32; small integers are exact in tf32.
+    KernelCase("matmul_tf32", matmul_kernel, _MATMUL, {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 16},
+               _matmul(np.float32), options={"num_stages": 1}),
+    # i8 operands, i32 accumulator: mma.sync m16n8k32 .s8 .satfinite.
+    KernelCase("matmul_i8", matmul_kernel, {**_MATMUL, "a_ptr": "*i8", "b_ptr": "*i8", "c_ptr": "*i32"},
+               {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32}, _matmul(np.int8), options={"num_stages": 1}),
     KernelCase("matmul_ieee", matmul_ieee_kernel, _MATMUL, {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 16},
                _matmul(np.float32), options={"num_stages": 1}),
 )
