@@ -192,6 +192,23 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
     tl.store(c_ptr + rows[:, None] * N + cols[None, :], acc, mask=(rows[:, None] < M) & (cols[None, :] < N))
 
 
+@triton.jit
+def matmul_epilogue_kernel(a_ptr, b_ptr, bias_ptr, c_ptr, M, N, K,
+                           BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    ks = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for start in range(0, K, BLOCK_K):
+        k = start + ks
+        a = tl.load(a_ptr + rows[:, None] * K + k[None, :], mask=(rows[:, None] < M) & (k[None, :] < K), other=0)
+        b = tl.load(b_ptr + k[:, None] * N + cols[None, :], mask=(k[:, None] < K) & (cols[None, :] < N), other=0)
+        acc = tl.dot(a, b, acc)
+    acc = tl.maximum(acc + tl.load(bias_ptr + cols, mask=cols < N, other=0)[None, :], 0)  # bias + ReLU
+    mask = (rows[:, None] < M) & (cols[None, :] < N)
+    tl.store(c_ptr + rows[:, None] * N + cols[None, :], acc.to(tl.float16), mask=mask)
+
+
 @dataclass(frozen=True)
 class Launch:
     """One launch: `args` in signature order (numpy arrays for pointers, Python numbers for
@@ -323,6 +340,14 @@ def _matmul(dtype, m: int = 37, n: int = 45, k: int = 40, block_m: int = 32, blo
     return make
 
 
+def _matmul_epilogue(rng):
+    m, n, k = 37, 45, 40
+    a, b = _ints(rng, (m, k), np.float16), _ints(rng, (k, n), np.float16)
+    bias = _ints(rng, n, np.float32, -64, 64)
+    grid = (-(-m // 32), -(-n // 32))
+    return Launch((a, b, bias, np.zeros((m, n), np.float16), m, n, k), grid, ("c_ptr",))
+
+
 _MATMUL = {"a_ptr": "*fp32", "b_ptr": "*fp32", "c_ptr": "*fp32", "M": "i32", "N": "i32", "K": "i32",
            "BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "BLOCK_K": "constexpr"}
 
@@ -375,6 +400,11 @@ CASES: tuple[KernelCase, ...] = (
     # i8 operands, i32 accumulator: mma.sync m16n8k32 .s8 .satfinite.
     KernelCase("matmul_i8", matmul_kernel, {**_MATMUL, "a_ptr": "*i8", "b_ptr": "*i8", "c_ptr": "*i32"},
                {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32}, _matmul(np.int8), options={"num_stages": 1}),
+    # The f16 matmul with a fused epilogue: + bias (per column), ReLU, cast to f16.
+    KernelCase("matmul_epilogue", matmul_epilogue_kernel,
+               {"a_ptr": "*fp16", "b_ptr": "*fp16", "bias_ptr": "*fp32", "c_ptr": "*fp16", "M": "i32", "N": "i32",
+                "K": "i32", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "BLOCK_K": "constexpr"},
+               {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32}, _matmul_epilogue, options={"num_stages": 1}),
     KernelCase("matmul_ieee", matmul_ieee_kernel, _MATMUL, {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 16},
                _matmul(np.float32), options={"num_stages": 1}),
 )

@@ -75,9 +75,9 @@ def _mma_plan(a: ir.Type, b: ir.Type, result: ir.Type, launch: Launch, fma_error
     accumulator = str(result.element_type)
     if name not in _MMA_TYPES or str(b.element_type) != name or accumulator != ("i32" if name == "i8" else "f32"):
         raise fma_error
-    layouts = [hardware_layout(t, launch) for t in (a, b, result)]
+    a_layout, b_layout, c_layout = (hardware_layout(t, launch) for t in (a, b, result))
     try:
-        return plan_mma_dot(*layouts, _MMA_TYPES[name][1], launch.threads_per_warp)
+        return plan_mma_dot(a_layout, b_layout, c_layout, _MMA_TYPES[name][1], launch.threads_per_warp)
     except PlannerError as error:
         raise LoweringError(f"{fma_error}; not an mma.sync dot either: {error}") from None
 
@@ -96,7 +96,9 @@ def _emit_fma(op: ir.OpView, launch: Launch, plan: FmaDotPlan) -> list[ir.Value]
     for register, (a_row, b_column) in enumerate(zip(plan.a_registers, plan.b_registers)):
         accumulator = vector.extract(c, [], [register])
         for a_register, b_register in zip(a_row, b_column):
-            accumulator = math.fma(vector.extract(a, [], [a_register]), vector.extract(b, [], [b_register]), accumulator)
+            accumulator = math.fma(
+                vector.extract(a, [], [a_register]), vector.extract(b, [], [b_register]), accumulator
+            )
         chains.append(accumulator)
     return [cast_to(vector.from_elements(target, chains), result.type)]
 

@@ -74,8 +74,10 @@ def plan_fma_dot(a: LinearLayout, b: LinearLayout, c: LinearLayout) -> FmaDotPla
     m, k = a.get_out_dim_size("dim0"), a.get_out_dim_size("dim1")
     n = b.get_out_dim_size("dim1")
     if b.get_out_dim_size("dim0") != k or c.get_out_dim_size("dim0") != m or c.get_out_dim_size("dim1") != n:
-        raise PlannerError(f"the dot's shapes do not match: A {m}x{k}, B {b.get_out_dim_size('dim0')}x{n}, "
-                           f"C {c.get_out_dim_size('dim0')}x{c.get_out_dim_size('dim1')}")
+        raise PlannerError(
+            f"the dot's shapes do not match: A {m}x{k}, B {b.get_out_dim_size('dim0')}x{n}, "
+            f"C {c.get_out_dim_size('dim0')}x{c.get_out_dim_size('dim1')}"
+        )
     a_at, b_at = _register_at(a, m, k), _register_at(b, k, n)
     places = _by_thread(c)
     threads = np.arange(places.shape[0])[:, None]
@@ -133,14 +135,15 @@ def _fragment_offsets(lanes: np.ndarray, per_register: int) -> tuple[np.ndarray,
     return a, b, c
 
 
-def _registers_of(at: np.ndarray, threads: np.ndarray, places: np.ndarray, operand: str) -> tuple:
+def _registers_of(at: np.ndarray, threads: np.ndarray, places: np.ndarray, operand: str) -> np.ndarray:
     """The register of each thread at ``places`` (threads, ..., 2), uniform over threads."""
     found = at[threads.reshape((-1,) + (1,) * (places.ndim - 2)), places[..., 0], places[..., 1]]
     return _uniform_over_threads(found, operand)
 
 
-def plan_mma_dot(a: LinearLayout, b: LinearLayout, c: LinearLayout, multiplicand_bits: int,
-                 threads_per_warp: int = 32) -> MmaDotPlan:
+def plan_mma_dot(
+    a: LinearLayout, b: LinearLayout, c: LinearLayout, multiplicand_bits: int, threads_per_warp: int = 32
+) -> MmaDotPlan:
     """The ``mma.sync`` steps of ``C += A B`` with A, B in ``#ttg.dot_op`` of ``#ttg.nvidia_mma``
     version 2 and C in the MMA layout (inputs register, lane, warp, block; outputs dim0, dim1).
 
@@ -168,20 +171,27 @@ def plan_mma_dot(a: LinearLayout, b: LinearLayout, c: LinearLayout, multiplicand
     lanes = threads % threads_per_warp
     first_lane = threads - lanes
     a_off, b_off, c_off = _fragment_offsets(lanes, per_register)
-    origins = [r for r in range(c_places.shape[1])
-               if c_places[0, r, 0] % _TILE_M == 0 and c_places[0, r, 1] % _TILE_N == 0]
+    origins = [
+        r for r in range(c_places.shape[1]) if c_places[0, r, 0] % _TILE_M == 0 and c_places[0, r, 1] % _TILE_N == 0
+    ]
     steps = []
     for r0 in origins:
         origin = c_places[first_lane, r0]  # (threads, 2): the tile's corner, for each thread's warp
         c_regs = _registers_of(c_at, threads, origin[:, None, :] + c_off, "C")
         for k0 in range(0, k, k_step):
-            a_places = a_off + np.array([0, k0]) + np.stack([origin[:, 0], np.zeros_like(origin[:, 0])], 1)[:, None, None]
-            b_places = b_off + np.array([k0, 0]) + np.stack([np.zeros_like(origin[:, 1]), origin[:, 1]], 1)[:, None, None]
+            a_places = (
+                a_off + np.array([0, k0]) + np.stack([origin[:, 0], np.zeros_like(origin[:, 0])], 1)[:, None, None]
+            )
+            b_places = (
+                b_off + np.array([k0, 0]) + np.stack([np.zeros_like(origin[:, 1]), origin[:, 1]], 1)[:, None, None]
+            )
             a_regs = _registers_of(a_at, threads, a_places, "A")
             b_regs = _registers_of(b_at, threads, b_places, "B")
-            steps.append(MmaStep(
-                tuple(tuple(int(x) for x in row) for row in a_regs),
-                tuple(tuple(int(x) for x in row) for row in b_regs),
-                tuple(int(x) for x in c_regs),
-            ))
+            steps.append(
+                MmaStep(
+                    tuple(tuple(int(x) for x in row) for row in a_regs),
+                    tuple(tuple(int(x) for x in row) for row in b_regs),
+                    tuple(int(x) for x in c_regs),
+                )
+            )
     return MmaDotPlan(tuple(steps), k_step)

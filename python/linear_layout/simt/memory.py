@@ -13,7 +13,16 @@ from ..ir.upstream import memory_space_name
 from .elements import Elem
 from .errors import SimtError, UnsupportedOp
 
-__all__ = ["GLOBAL_ARGUMENT_SPAN", "GLOBAL_BASE_ADDRESS", "SHARED_BASE_ALIGNMENT", "Buffer", "DynamicSharedMemory", "RaceTracking", "memory_space", "memref_layout"]
+__all__ = [
+    "GLOBAL_ARGUMENT_SPAN",
+    "GLOBAL_BASE_ADDRESS",
+    "SHARED_BASE_ALIGNMENT",
+    "Buffer",
+    "DynamicSharedMemory",
+    "RaceTracking",
+    "memory_space",
+    "memref_layout",
+]
 
 SHARED_BASE_ALIGNMENT = 128
 #: Global memref argument ``i`` starts at byte address ``GLOBAL_BASE_ADDRESS + i * GLOBAL_ARGUMENT_SPAN``
@@ -38,7 +47,9 @@ class RaceTracking:
 
     @classmethod
     def of_size(cls, size: int) -> RaceTracking:
-        return cls(np.zeros(size, np.uint64), np.zeros(size, np.uint64), np.zeros(size, bool), np.zeros(size, np.uint64))
+        return cls(
+            np.zeros(size, np.uint64), np.zeros(size, np.uint64), np.zeros(size, bool), np.zeros(size, np.uint64)
+        )
 
 
 @dataclasses.dataclass(eq=False)

@@ -29,9 +29,7 @@ def _pointer_space(t: ir.Type) -> int:
 def _inttoptr(ex, op):
     (x,) = ex.operands(op)
     if _pointer_space(op.results[0].type) not in (1, 3):
-        raise UnsupportedOp(
-            f"llvm.inttoptr to {op.results[0].type}: only global (1) and shared (3) address spaces"
-        )
+        raise UnsupportedOp(f"llvm.inttoptr to {op.results[0].type}: only global (1) and shared (3) address spaces")
     return [elem_of(op.operands[0].type).unsigned(x)]
 
 

@@ -315,7 +315,11 @@ def _mma_sync(ex, op):
     form = _mma_form(op)
     sizes = list(op.attributes["operandSegmentSizes"])
     values = ex.operands(op)
-    a_values, b_values, c_values = values[: sizes[0]], values[sizes[0] : sizes[0] + sizes[1]], values[sizes[0] + sizes[1] :]
+    a_values, b_values, c_values = (
+        values[: sizes[0]],
+        values[sizes[0] : sizes[0] + sizes[1]],
+        values[sizes[0] + sizes[1] :],
+    )
     integer = form.ptx_type in ("s8", "u8")
     dtype = np.int64 if integer else np.float64
     a = _fragment_matrix(
