@@ -52,7 +52,17 @@ REFERENCES = {
     "scatter_add": lambda a: np.bincount(a[1], weights=a[0], minlength=a[2].size),
     "tile_loop": lambda a: a[0].sum(axis=1),
     "scalar_if": lambda a: -a[0] if a[3] > 0 else a[0] * 2,
+    # Matmuls in int64 (the data are small integers: every float product and sum is exact).
+    "matmul_f16": lambda a: _int_matmul(a[0], a[1]),
+    "matmul_tf32": lambda a: _int_matmul(a[0], a[1]),
+    "matmul_i8": lambda a: _int_matmul(a[0], a[1]),
+    "matmul_ieee": lambda a: _int_matmul(a[0], a[1]),
+    "matmul_epilogue": lambda a: np.maximum(_int_matmul(a[0], a[1]) + a[2].astype(np.int64), 0),
 }
+
+
+def _int_matmul(a, b):
+    return a.astype(np.int64) @ b.astype(np.int64)
 
 
 def test_every_corpus_kernel_has_a_reference():

@@ -163,47 +163,38 @@ def scalar_if_kernel(x_ptr, out_ptr, n, flip, BLOCK: tl.constexpr):
 
 
 @triton.jit
-def matmul_ieee_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
-                       BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+def _matmul_tile(a_ptr, b_ptr, M, N, K, acc, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                 PRECISION: tl.constexpr):
+    """`acc` + the (BLOCK_M x BLOCK_N) tile of program (0, 1) of A (M x K) @ B (K x N), row-major,
+    over K in masked BLOCK_K steps."""
     rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
     cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
     ks = tl.arange(0, BLOCK_K)
-    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for start in range(0, K, BLOCK_K):
         k = start + ks
         a = tl.load(a_ptr + rows[:, None] * K + k[None, :], mask=(rows[:, None] < M) & (k[None, :] < K), other=0)
         b = tl.load(b_ptr + k[:, None] * N + cols[None, :], mask=(k[:, None] < K) & (cols[None, :] < N), other=0)
-        acc = tl.dot(a, b, acc, input_precision="ieee")
-    tl.store(c_ptr + rows[:, None] * N + cols[None, :], acc, mask=(rows[:, None] < M) & (cols[None, :] < N))
+        acc = tl.dot(a, b, acc, input_precision=PRECISION)
+    return acc
 
 
 @triton.jit
 def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
-                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, PRECISION: tl.constexpr):
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=c_ptr.dtype.element_ty)  # f32, or i32 for i8 operands
+    acc = _matmul_tile(a_ptr, b_ptr, M, N, K, acc, BLOCK_M, BLOCK_N, BLOCK_K, PRECISION)
     rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
     cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
-    ks = tl.arange(0, BLOCK_K)
-    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=c_ptr.dtype.element_ty)  # f32, or i32 for i8 operands
-    for start in range(0, K, BLOCK_K):
-        k = start + ks
-        a = tl.load(a_ptr + rows[:, None] * K + k[None, :], mask=(rows[:, None] < M) & (k[None, :] < K), other=0)
-        b = tl.load(b_ptr + k[:, None] * N + cols[None, :], mask=(k[:, None] < K) & (cols[None, :] < N), other=0)
-        acc = tl.dot(a, b, acc)
     tl.store(c_ptr + rows[:, None] * N + cols[None, :], acc, mask=(rows[:, None] < M) & (cols[None, :] < N))
 
 
 @triton.jit
 def matmul_epilogue_kernel(a_ptr, b_ptr, bias_ptr, c_ptr, M, N, K,
                            BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    acc = _matmul_tile(a_ptr, b_ptr, M, N, K, tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32),
+                       BLOCK_M, BLOCK_N, BLOCK_K, None)
     rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
     cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
-    ks = tl.arange(0, BLOCK_K)
-    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for start in range(0, K, BLOCK_K):
-        k = start + ks
-        a = tl.load(a_ptr + rows[:, None] * K + k[None, :], mask=(rows[:, None] < M) & (k[None, :] < K), other=0)
-        b = tl.load(b_ptr + k[:, None] * N + cols[None, :], mask=(k[:, None] < K) & (cols[None, :] < N), other=0)
-        acc = tl.dot(a, b, acc)
     acc = tl.maximum(acc + tl.load(bias_ptr + cols, mask=cols < N, other=0)[None, :], 0)  # bias + ReLU
     mask = (rows[:, None] < M) & (cols[None, :] < N)
     tl.store(c_ptr + rows[:, None] * N + cols[None, :], acc.to(tl.float16), mask=mask)
@@ -349,7 +340,7 @@ def _matmul_epilogue(rng):
 
 
 _MATMUL = {"a_ptr": "*fp32", "b_ptr": "*fp32", "c_ptr": "*fp32", "M": "i32", "N": "i32", "K": "i32",
-           "BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "BLOCK_K": "constexpr"}
+           "BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "BLOCK_K": "constexpr", "PRECISION": "constexpr"}
 
 _ROWS = {"x_ptr": "*fp32", "out_ptr": "*fp32", "M": "i32", "N": "i32", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr"}
 _ROWS_I32 = {**_ROWS, "x_ptr": "*i32", "out_ptr": "*i32"}
@@ -393,19 +384,20 @@ CASES: tuple[KernelCase, ...] = (
     # f32 operands with input_precision="ieee": Triton's FMA dot (dot operands of a blocked parent).
     # f16 operands, f32 accumulator: Triton's mma.sync (#ttg.nvidia_mma version 2 at sm_80).
     KernelCase("matmul_f16", matmul_kernel, {**_MATMUL, "a_ptr": "*fp16", "b_ptr": "*fp16"},
-               {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32}, _matmul(np.float16), options={"num_stages": 1}),
+               {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32, "PRECISION": None}, _matmul(np.float16), options={"num_stages": 1}),
     # f32 operands, input_precision tf32 (the default): mma.sync m16n8k8 .tf32; small integers are exact in tf32.
-    KernelCase("matmul_tf32", matmul_kernel, _MATMUL, {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 16},
+    KernelCase("matmul_tf32", matmul_kernel, _MATMUL, {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 16, "PRECISION": None},
                _matmul(np.float32), options={"num_stages": 1}),
     # i8 operands, i32 accumulator: mma.sync m16n8k32 .s8 .satfinite.
     KernelCase("matmul_i8", matmul_kernel, {**_MATMUL, "a_ptr": "*i8", "b_ptr": "*i8", "c_ptr": "*i32"},
-               {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32}, _matmul(np.int8), options={"num_stages": 1}),
+               {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32, "PRECISION": None}, _matmul(np.int8),
+               options={"num_stages": 1}),
     # The f16 matmul with a fused epilogue: + bias (per column), ReLU, cast to f16.
     KernelCase("matmul_epilogue", matmul_epilogue_kernel,
                {"a_ptr": "*fp16", "b_ptr": "*fp16", "bias_ptr": "*fp32", "c_ptr": "*fp16", "M": "i32", "N": "i32",
                 "K": "i32", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "BLOCK_K": "constexpr"},
                {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32}, _matmul_epilogue, options={"num_stages": 1}),
-    KernelCase("matmul_ieee", matmul_ieee_kernel, _MATMUL, {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 16},
+    KernelCase("matmul_ieee", matmul_kernel, _MATMUL, {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 16, "PRECISION": "ieee"},
                _matmul(np.float32), options={"num_stages": 1}),
 )
 
