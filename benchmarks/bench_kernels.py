@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     import json
 
     figures = json.loads((CORPUS / "triton_ptx.json").read_text())
-    files = [p for p in sorted((CORPUS / "ttgir").glob("*.ttgir")) if args.only in p.stem]
+    files = [p for p in sorted((CORPUS / "ttgir").glob("*.ttgir")) if args.only in p.stem and p.stem in figures]
     print(f"{'file':24} {'instructions':>13} {'global loads':>23} {'global stores':>23} "
           f"{'shared B':>13} {'bar':>7} {'shfl':>7} {'compile ms':>17}")
     ratios, worse, missing = [], [], []

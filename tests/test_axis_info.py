@@ -30,8 +30,8 @@ from linear_layout.patterns.axis_info import (
 from linear_layout.ttgir import parse_ttgir
 
 CORPUS = Path(__file__).parent / "kernel_corpus"
-FILES = sorted((CORPUS / "ttgir").glob("*.ttgir"))
 TRITON_PTX = json.loads((CORPUS / "triton_ptx.json").read_text())
+FILES = [path for path in sorted((CORPUS / "ttgir").glob("*.ttgir")) if path.stem in TRITON_PTX]  # cuda
 
 
 # ---------------------------------------------------------------------------- soundness

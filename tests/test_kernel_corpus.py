@@ -17,7 +17,7 @@ pytest.importorskip("triton")
 sys.path.insert(0, str(Path(__file__).resolve().parent / "kernel_corpus"))
 
 from corpus import CASES, case
-from generate import CHIPS, FIGURES, NUM_WARPS, OUT, stem
+from generate import CHIPS, FIGURES, HIP_CHIPS, NUM_WARPS, OUT, stem
 from oracle import NumpyTensor, run_triton_interpreter
 
 from linear_layout.ttgir import parse_ttgir
@@ -112,13 +112,17 @@ def test_numpy_tensor_shares_memory_and_reports_torch_dtypes():
         NumpyTensor(array.T)
 
 
-@pytest.mark.parametrize("chip", list(CHIPS))
+@pytest.mark.parametrize("chip", [*CHIPS, *HIP_CHIPS])
 @pytest.mark.parametrize("num_warps", NUM_WARPS)
 def test_stored_ttgir_covers_every_kernel_and_reads_back(chip, num_warps):
+    target = f"cuda:{chip[2:]}" if chip in CHIPS else f"hip:{chip}"
+    lanes = 32 if chip in CHIPS else 64
     for kernel in CASES:
+        if chip in HIP_CHIPS and not kernel.hip:
+            continue
         text = (OUT / f"{stem(kernel.name, chip, num_warps)}.ttgir").read_text()
         assert f'"ttg.num-warps" = {num_warps} : i32' in text
-        assert f'ttg.target = "cuda:{chip[2:]}"' in text
+        assert f'ttg.target = "{target}"' in text and f'"ttg.threads-per-warp" = {lanes} : i32' in text
         assert re.search(rf"tt\.func public @{kernel.fn.__name__}\(", text)
         assert "/work/" not in text and "site-packages" not in text
         module = parse_ttgir(text)
@@ -126,6 +130,7 @@ def test_stored_ttgir_covers_every_kernel_and_reads_back(chip, num_warps):
 
 
 def test_stored_ttgir_and_tritons_figures_hold_only_the_corpus():
-    stems = {stem(k.name, chip, w) for k in CASES for chip in CHIPS for w in NUM_WARPS}
-    assert {path.stem for path in OUT.glob("*.ttgir")} == stems
-    assert set(json.loads(FIGURES.read_text())) == stems
+    cuda = {stem(k.name, chip, w) for k in CASES for chip in CHIPS for w in NUM_WARPS}
+    hip = {stem(k.name, chip, w) for k in CASES if k.hip for chip in HIP_CHIPS for w in NUM_WARPS}
+    assert {path.stem for path in OUT.glob("*.ttgir")} == cuda | hip
+    assert set(json.loads(FIGURES.read_text())) == cuda  # Triton's PTX: cuda only

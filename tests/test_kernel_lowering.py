@@ -28,13 +28,14 @@ TTGIR = CORPUS / "ttgir"
 FILES = sorted(TTGIR.glob("*.ttgir"))
 TRITON_PTX = json.loads((CORPUS / "triton_ptx.json").read_text())
 
-#: Every kernel of the corpus lowers; the one-line errors are checked on the older TTGIR corpus
-#: (tests/ttgir_corpus: matmuls, attention, TMA copies and atomic_cas have ops without a lowering).
+#: Every file of the corpus lowers (cuda sm_80/sm_90 and 64-lane gfx942, whose softmax,
+#: layernorm and histogram use AMD's buffer ops); the one-line errors are checked on the older
+#: TTGIR corpus (tests/ttgir_corpus: matmuls and attention, TMA copies, atomic_cas).
 RUNS = FILES
 OTHER_TTGIR = sorted((Path(__file__).parent / "ttgir_corpus").glob("*.sm[89]0.ttgir"))
 #: The ulp bound where the arithmetic is not exact (exp, division, sqrt, sums of non-integers in
-#: another order than numpy's): softmax measures 2.
-ULP_BOUND = 4
+#: another order than numpy's): softmax measures 2 with 32 lanes, 4 with gfx942's 64.
+ULP_BOUND = 8
 
 
 def _ulps(a: np.ndarray, b: np.ndarray) -> int:

@@ -222,6 +222,7 @@ class KernelCase:
     make_inputs: Callable[[np.random.Generator], Launch]  # the scalars do not depend on `rng`
     exact: bool = True  # False where exp/sqrt/division make results approximate (see ulp bounds)
     options: dict = field(default_factory=dict)
+    hip: bool = True  # compiled for gfx942 too (False for the matmuls: AMD's MFMA dot is not lowered)
 
     @property
     def argument_names(self) -> tuple[str, ...]:
@@ -384,21 +385,21 @@ CASES: tuple[KernelCase, ...] = (
     # f32 operands with input_precision="ieee": Triton's FMA dot (dot operands of a blocked parent).
     # f16 operands, f32 accumulator: Triton's mma.sync (#ttg.nvidia_mma version 2 at sm_80).
     KernelCase("matmul_f16", matmul_kernel, {**_MATMUL, "a_ptr": "*fp16", "b_ptr": "*fp16"},
-               {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32, "PRECISION": None}, _matmul(np.float16), options={"num_stages": 1}),
+               {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32, "PRECISION": None}, _matmul(np.float16), options={"num_stages": 1}, hip=False),
     # f32 operands, input_precision tf32 (the default): mma.sync m16n8k8 .tf32; small integers are exact in tf32.
     KernelCase("matmul_tf32", matmul_kernel, _MATMUL, {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 16, "PRECISION": None},
-               _matmul(np.float32), options={"num_stages": 1}),
+               _matmul(np.float32), options={"num_stages": 1}, hip=False),
     # i8 operands, i32 accumulator: mma.sync m16n8k32 .s8 .satfinite.
     KernelCase("matmul_i8", matmul_kernel, {**_MATMUL, "a_ptr": "*i8", "b_ptr": "*i8", "c_ptr": "*i32"},
                {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32, "PRECISION": None}, _matmul(np.int8),
-               options={"num_stages": 1}),
+               options={"num_stages": 1}, hip=False),
     # The f16 matmul with a fused epilogue: + bias (per column), ReLU, cast to f16.
     KernelCase("matmul_epilogue", matmul_epilogue_kernel,
                {"a_ptr": "*fp16", "b_ptr": "*fp16", "bias_ptr": "*fp32", "c_ptr": "*fp16", "M": "i32", "N": "i32",
                 "K": "i32", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "BLOCK_K": "constexpr"},
-               {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32}, _matmul_epilogue, options={"num_stages": 1}),
+               {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32}, _matmul_epilogue, options={"num_stages": 1}, hip=False),
     KernelCase("matmul_ieee", matmul_kernel, _MATMUL, {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 16, "PRECISION": "ieee"},
-               _matmul(np.float32), options={"num_stages": 1}),
+               _matmul(np.float32), options={"num_stages": 1}, hip=False),
 )
 
 _BY_NAME = {kernel.name: kernel for kernel in CASES}

@@ -2,8 +2,8 @@
 
     python tests/kernel_corpus/generate.py [NAME ...]   # (re)writes tests/kernel_corpus/ttgir/<name>.<chip>.w<warps>.ttgir
 
-Every kernel is compiled with `triton.compile(ASTSource(...), target=GPUTarget("cuda", 80|90, 32),
-options={"num_warps": 1|4|8})` on the CPU (no GPU needed), with `tt.divisibility = 16` on every
+Every kernel is compiled with `triton.compile(ASTSource(...), target=GPUTarget("cuda", 80|90, 32)`
+(and `GPUTarget("hip", "gfx942", 64)`, 64-lane warps), `options={"num_warps": 1|4|8})` on the CPU (no GPU needed), with `tt.divisibility = 16` on every
 pointer argument as Triton's launcher specialises 16-byte aligned pointers, and on every integer
 scalar of the corpus launch that is a multiple of 16 (as the launcher specialises them; no other
 specialisation, so a lowering may assume nothing else of the scalars). The files are committed: compile once, store. Source locations are
@@ -36,6 +36,8 @@ from ptx_stats import ptx_stats  # noqa: E402
 OUT = HERE / "ttgir"
 FIGURES = HERE / "triton_ptx.json"  # per file stem: the figures of Triton's own PTX
 CHIPS = {"sm80": GPUTarget("cuda", 80, 32), "sm90": GPUTarget("cuda", 90, 32)}
+#: 64-lane AMD: lowered and run in the interpreter (no PTX to compare, so no figures).
+HIP_CHIPS = {"gfx942": GPUTarget("hip", "gfx942", 64)}
 NUM_WARPS = (1, 4, 8)
 
 
@@ -69,8 +71,10 @@ def compile_kernel(kernel: KernelCase, target: GPUTarget, num_warps: int) -> tup
     `shared_bytes` from Triton's metadata: its PTX declares shared memory as an extern array)."""
     source = ASTSource(kernel.fn, kernel.signature, kernel.constexprs, attrs=specialisation(kernel))
     compiled = triton.compile(source, target=target, options={"num_warps": num_warps, **kernel.options})
-    figures = asdict(ptx_stats(compiled.asm["ptx"]))
-    figures["shared_bytes"] = compiled.metadata.shared
+    figures = {}
+    if target.backend == "cuda":
+        figures = asdict(ptx_stats(compiled.asm["ptx"]))
+        figures["shared_bytes"] = compiled.metadata.shared
     return _portable_locations(compiled.asm["ttgir"]), figures
 
 
@@ -81,10 +85,12 @@ def main(argv: list[str]) -> int:
     for kernel in CASES:
         if only and kernel.name not in only:
             continue
-        for chip, target in CHIPS.items():
+        for chip, target in {**CHIPS, **(HIP_CHIPS if kernel.hip else {})}.items():
             for num_warps in NUM_WARPS:
                 name = stem(kernel.name, chip, num_warps)
-                text, figures[name] = compile_kernel(kernel, target, num_warps)
+                text, found = compile_kernel(kernel, target, num_warps)
+                if found:
+                    figures[name] = found
                 (OUT / f"{name}.ttgir").write_text(text)
                 print(f"{name}: {len(text.splitlines())} lines", flush=True)
     lines = [f"  {json.dumps(name)}: {json.dumps(figures[name])}" for name in sorted(figures)]

@@ -11,6 +11,7 @@ A pass is a frozen dataclass whose fields are its options (`options.py`); a name
 from __future__ import annotations
 
 import abc
+import contextlib
 from collections.abc import Sequence
 from typing import ClassVar
 
@@ -153,7 +154,8 @@ def add_pipeline(pm: PassManager, elements: Sequence[PipelineElement], anchor: S
             text = _nest(anchor, ", ".join(upstream))
             native: list[str] = []
             try:
-                with native_stderr(native):
+                # Only option values reach C++'s stderr: without options, stderr stays as it is.
+                with native_stderr(native) if "{" in text else contextlib.nullcontext():
                     pm.add(text)
             except ValueError as error:
                 raise PipelineError(_one_line("".join(native) + str(error))) from None

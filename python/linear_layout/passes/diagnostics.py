@@ -7,9 +7,10 @@
   at the pass's anchor. Anything else is a bug: one `internal error: pass '...' failed: ...` line.
 - `LINEAR_LAYOUT_DEBUG=1` also prints the traceback of either to stderr.
 
-`native_stderr` collects what C++ writes to file descriptor 2 while a pipeline is built (LLVM's
-option parser reports bad option values there, not in the exception), so that it becomes part of
-a one-line error; it redirects descriptor 2 only for that call.
+`native_stderr` collects what C++ writes to file descriptor 2 while upstream passes with options
+are added to a pipeline (LLVM's option parser reports bad option values there, not in the
+exception), so that it becomes part of a one-line error; it redirects descriptor 2 only for that
+call, and only when the passes have options.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from .common import cast_to
 from .control_flow import lowered_type
 from .kernel import KernelBuilder, Launch, LoweringError, hardware_layout
 from .simt_pattern import SimtPattern
-from .triton_kernel import access_memory, check_access
+from .triton_kernel import access_memory, access_operands, check_access, element_offsets, lowered_operand
 
 __all__ = ["ATOMIC_RMW", "atomic_kind"]
 
@@ -51,7 +51,8 @@ def atomic_kind(rmw_op: int, element: ir.Type) -> AtomicRMWKind:
 
 def _check(op: ir.OpView, launch: Launch) -> AtomicRMWKind:
     check_access(op, launch)
-    value_type = op.operation.operands[1].type
+    value = access_operands(op.operation).value
+    value_type = value.type if value is not None else None
     if not isinstance(value_type, ir.RankedTensorType):
         raise LoweringError("tt.atomic_rmw on a scalar pointer has no lowering")
     return atomic_kind(op.operation.attributes["atomic_rmw_op"].value, value_type.element_type)
@@ -59,17 +60,18 @@ def _check(op: ir.OpView, launch: Launch) -> AtomicRMWKind:
 
 def _emit(op: ir.OpView, launch: Launch, kind: AtomicRMWKind) -> list[ir.Value]:
     operation = op.operation
-    operands = list(operation.operands)
-    value_type = operands[1].type
+    operands = access_operands(operation)
+    assert operands.value is not None  # checked by _check
+    value_type = operands.value.type
     element = value_type.element_type
     layout = hardware_layout(value_type, launch)
     free = layout.get_free_variable_masks()
     builder = KernelBuilder(op, launch)
     thread = builder.store_predicate({dim: free.get(dim, 0) for dim in ("lane", "warp", "block")})
     memory, _ = access_memory(op)
-    offsets = cast_to(operands[0], lowered_type(operands[0].type, launch))
-    values = cast_to(operands[1], lowered_type(value_type, launch))
-    mask = cast_to(operands[2], lowered_type(operands[2].type, launch)) if len(operands) > 2 else None
+    offsets = element_offsets(operands, launch)
+    values = cast_to(operands.value, lowered_type(value_type, launch))
+    mask = lowered_operand(operands.mask, launch)
     zero = arith.constant(element, ir.IntegerAttr.get(element, 0) if isinstance(element, ir.IntegerType) else 0.0)
     olds: dict[int, ir.Value] = {}
     registers = layout.get_in_dim_size("register")
@@ -97,4 +99,4 @@ def _emit(op: ir.OpView, launch: Launch, kind: AtomicRMWKind) -> list[ir.Value]:
     return [cast_to(vector.from_elements(target, [olds[r & ~register_mask] for r in range(registers)]), result.type)]
 
 
-ATOMIC_RMW = SimtPattern(("tt.atomic_rmw",), _check, _emit)
+ATOMIC_RMW = SimtPattern(("tt.atomic_rmw", "amdg.buffer_atomic_rmw"), _check, _emit)

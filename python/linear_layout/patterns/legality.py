@@ -18,7 +18,7 @@ __all__ = ["SUPPORTED_ELEMENT_TYPES", "check_function", "check_op", "function_la
 
 _ELEMENT_TYPES = (ir.F16Type, ir.BF16Type, ir.F32Type, ir.F64Type, ir.Float8E4M3FNType, ir.Float8E5M2Type, ir.IndexType)
 _INTEGER_WIDTHS = (1, 8, 16, 32, 64)
-SUPPORTED_ELEMENT_TYPES = "i1, i8, i16, i32, i64, index, f16, bf16, f32, f64, f8E4M3FN, f8E5M2, !tt.ptr<...>"
+SUPPORTED_ELEMENT_TYPES = "i1, i8, i16, i32, i64, index, f16, bf16, f32, f64, f8E4M3FN, f8E5M2"
 
 
 def _check_tensor(t: ir.RankedTensorType) -> None:

@@ -30,7 +30,7 @@ from .shared_memory import buffer_index, workgroup_argument
 from .simt_pattern import Access, BufferAccess, Scratch, SharedUse, SimtPattern
 from .vectors import element_bits
 
-__all__ = ["REDUCE", "ReducePlan", "combine_region", "plan_reduce"]
+__all__ = ["REDUCE", "ReducePlan", "combine_region", "operands_layout", "plan_reduce", "scratch_element"]
 
 _THREAD_DIMS = ("lane", "warp", "block")
 
@@ -130,22 +130,31 @@ def _outputs(result: LinearLayout | None, layout: LinearLayout, axis: int, keys)
     return tuple(outputs)
 
 
-def _scratch_element(types: list[ir.Type]) -> ir.Type:
+def scratch_element(types: list[ir.Type]) -> ir.Type:
+    """The scratch type of a combine over operands of `types` through shared memory: the type of
+    a single operand; i32 for several 32-bit ones (floats bitcast); LoweringError otherwise."""
     if len(types) == 1:
         return types[0]
     if all(element_bits(t) == 32 for t in types):
         return ir.IntegerType.get_signless(32)
-    raise LoweringError("a reduction of several operands across warps needs 32-bit operands")
+    raise LoweringError("a combine of several operands across warps needs 32-bit operands")
+
+
+def operands_layout(op: ir.OpView, launch: Launch) -> tuple[int, LinearLayout]:
+    """The axis of a `tt.reduce`/`tt.scan` and the layout all its operands share."""
+    operation = op.operation
+    operands = list(operation.operands)
+    layout = hardware_layout(operands[0].type, launch)
+    if any(hardware_layout(v.type, launch) != layout for v in operands[1:]):
+        raise LoweringError(f"the operands of {operation.name} have different layouts")
+    return operation.attributes["axis"].value, layout
 
 
 def plan_reduce(op: ir.OpView, launch: Launch) -> ReducePlan:
     """The plan of `tt.reduce` `op` for `launch` (LoweringError when it has none)."""
     operation = op.operation
-    axis = operation.attributes["axis"].value
     operands = list(operation.operands)
-    layout = hardware_layout(operands[0].type, launch)
-    if any(hardware_layout(v.type, launch) != layout for v in operands[1:]):
-        raise LoweringError("the operands of tt.reduce have different layouts")
+    axis, layout = operands_layout(op, launch)
     keys, groups = _register_groups(layout, axis)
     result_type = operation.results[0].type
     result = hardware_layout(result_type, launch) if isinstance(result_type, ir.RankedTensorType) else None
@@ -160,7 +169,7 @@ def plan_reduce(op: ir.OpView, launch: Launch) -> ReducePlan:
         warp_bits=warp_bits,
         outputs=_outputs(result, layout, axis, keys),
         output_shape=tuple(result_type.shape) if result is not None else (),
-        scratch_element=_scratch_element([v.type.element_type for v in operands]) if warp_bits else None,
+        scratch_element=scratch_element([v.type.element_type for v in operands]) if warp_bits else None,
     )
 
 

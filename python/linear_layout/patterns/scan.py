@@ -23,10 +23,9 @@ from ..core.layout import LinearLayout
 from .common import cast_to
 from .control_flow import lowered_type
 from .kernel import KernelBuilder, Launch, LoweringError, hardware_layout
-from .reduce import combine_region
+from .reduce import combine_region, operands_layout, scratch_element
 from .shared_memory import buffer_index, workgroup_argument
 from .simt_pattern import Access, BufferAccess, Scratch, SharedUse, SimtPattern
-from .vectors import element_bits
 
 __all__ = ["SCAN", "ScanPlan", "plan_scan"]
 
@@ -76,18 +75,12 @@ def _axis_steps(layout: LinearLayout, axis: int) -> tuple[tuple[str, int], ...]:
 
 def plan_scan(op: ir.OpView, launch: Launch) -> ScanPlan:
     operation = op.operation
-    axis = operation.attributes["axis"].value
     operands = list(operation.operands)
-    layout = hardware_layout(operands[0].type, launch)
-    if any(hardware_layout(v.type, launch) != layout for v in operands[1:]):
-        raise LoweringError("the operands of tt.scan have different layouts")
+    axis, layout = operands_layout(op, launch)
     steps = _axis_steps(layout, axis)
     scratch = None
     if any(dim == "warp" for dim, _ in steps):
-        types = [v.type.element_type for v in operands]
-        if len(types) > 1 and not all(element_bits(t) == 32 for t in types):
-            raise LoweringError("a scan of several operands across warps needs 32-bit operands")
-        scratch = types[0] if len(types) == 1 else ir.IntegerType.get_signless(32)
+        scratch = scratch_element([v.type.element_type for v in operands])
     reverse = "reverse" in operation.attributes and ir.BoolAttr(operation.attributes["reverse"]).value
     return ScanPlan(axis, reverse, steps, layout.get_in_dim_size("register"), tuple(operands[0].type.shape), scratch)
 

@@ -24,6 +24,8 @@ op has none), so no masked-off address is touched.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from mlir import ir
 from mlir.dialects import arith, gpu, scf, vector
 
@@ -50,7 +52,11 @@ __all__ = [
     "POINTER_ARGUMENT",
     "TRITON_PATTERNS",
     "VECTOR_ATTRIBUTE",
+    "AccessOperands",
     "access_memory",
+    "access_operands",
+    "element_offsets",
+    "lowered_operand",
     "annotate_accesses",
     "check_access",
     "check_accesses",
@@ -86,15 +92,60 @@ def triton_kernel_launch(kernel: ir.Operation, chip: str | None = None) -> Launc
     return Launch(launch.num_warps, launch.threads_per_warp, launch.num_ctas, chip)
 
 
+@dataclass(frozen=True)
+class AccessOperands:
+    """The operands of a global access, whichever op makes it: `pointer` (a tensor of pointers,
+    or for AMD's buffer ops the scalar base), `offsets` (buffer ops: the i32 element offsets from
+    the base), `value` (stored or combined), `mask` and `other` (None: absent)."""
+
+    pointer: ir.Value
+    offsets: ir.Value | None = None
+    value: ir.Value | None = None
+    mask: ir.Value | None = None
+    other: ir.Value | None = None
+
+
+#: Per access op, its operands' roles in ODS order (`?`: optional, one operand segment each).
+_ACCESS_OPS = {
+    "tt.load": ("pointer", "mask?", "other?"),
+    "tt.store": ("pointer", "value", "mask?"),
+    "tt.atomic_rmw": ("pointer", "value", "mask?"),
+    "amdg.buffer_load": ("pointer", "offsets", "stride?", "mask?", "other?"),
+    "amdg.buffer_store": ("value", "pointer", "offsets", "stride?", "mask?"),
+    "amdg.buffer_atomic_rmw": ("pointer", "offsets", "value", "stride?", "mask?"),
+}
+
+
+def access_operands(op: ir.Operation) -> AccessOperands:
+    """The roles of the operands of access op `op` (operand segments read when there are any)."""
+    operation = op.operation
+    roles = _ACCESS_OPS[operation.name]
+    operands = list(operation.operands)
+    segments = operation.attributes.get("operandSegmentSizes")
+    sizes = list(segments) if segments is not None else [1] * len(operands) + [0] * (len(roles) - len(operands))
+    found: dict[str, ir.Value] = {}
+    position = 0
+    for role, size in zip(roles, sizes):
+        if size:
+            found[role.rstrip("?")] = operands[position]
+        position += size
+    found.pop("stride", None)
+    return AccessOperands(**found)
+
+
 def check_accesses(kernel: ir.Operation) -> list[tuple[ir.Location, str]]:
-    """The first `tt.load`/`tt.store` of `kernel` whose pointer is a scalar or of unknown
-    provenance (the patterns need the argument it goes through)."""
+    """The first access of `kernel` whose pointer is a scalar without offsets, of unknown
+    provenance (the patterns need the argument it goes through) or has a buffer stride."""
     arguments = list(kernel.regions[0].blocks[0].arguments)
     for op in _accesses(kernel):
-        if not isinstance(op.operands[0].type, ir.RankedTensorType):
+        operands = access_operands(op)
+        if operands.offsets is None and not isinstance(operands.pointer.type, ir.RankedTensorType):
             return [(op.location, f"'{op.name}' of a scalar pointer has no lowering to SIMT form")]
+        roles, segments = _ACCESS_OPS[op.name], op.attributes.get("operandSegmentSizes")
+        if "stride?" in roles and segments is not None and list(segments)[roles.index("stride?")]:
+            return [(op.location, f"'{op.name}' with a stride has no lowering to SIMT form")]
         try:
-            _pointer_argument(op.operands[0], arguments)
+            _pointer_argument(operands.pointer, arguments)
         except LoweringError as error:
             return [(op.location, f"'{op.name}': {error}")]
     return []
@@ -119,10 +170,6 @@ def _pointer_argument(value: ir.Value, arguments: list[ir.Value]) -> int:
             raise LoweringError(f"a pointer made by '{name}' has no known provenance")
 
 
-#: The ops that access global memory through a tensor of pointers (operand 0).
-_ACCESS_OPS = ("tt.load", "tt.store", "tt.atomic_rmw")
-
-
 def _accesses(kernel: ir.Operation) -> list[ir.Operation]:
     found: list[ir.Operation] = []
 
@@ -135,12 +182,6 @@ def _accesses(kernel: ir.Operation) -> list[ir.Operation]:
     return found
 
 
-def _mask_of(op: ir.Operation) -> ir.Value | None:
-    operands = list(op.operands)
-    index = 1 if op.name == "tt.load" else 2
-    return operands[index] if len(operands) > index else None
-
-
 # ---------------------------------------------------------------------------- steps
 
 
@@ -151,9 +192,10 @@ def annotate_accesses(kernel: ir.Operation) -> None:
     arguments = list(kernel.regions[0].blocks[0].arguments)
     i32 = ir.IntegerType.get_signless(32)
     for op in _accesses(kernel):
-        pointer = op.operands[0]
-        op.attributes[POINTER_ARGUMENT] = ir.IntegerAttr.get(i32, _pointer_argument(pointer, arguments))
-        vector_size = facts.vector_size(pointer, _mask_of(op)) if op.name != "tt.atomic_rmw" else 1
+        operands = access_operands(op)
+        op.attributes[POINTER_ARGUMENT] = ir.IntegerAttr.get(i32, _pointer_argument(operands.pointer, arguments))
+        vectorised = op.name in ("tt.load", "tt.store")  # buffer ops and atomics: one element each
+        vector_size = facts.vector_size(operands.pointer, operands.mask) if vectorised else 1
         op.attributes[VECTOR_ATTRIBUTE] = ir.IntegerAttr.get(i32, vector_size)
 
 
@@ -318,15 +360,30 @@ def _guarded(condition: ir.Value | None, then, otherwise=None, result: ir.Type |
     return if_op.results[0] if result is not None else None
 
 
+def element_offsets(operands: AccessOperands, launch: Launch) -> ir.Value:
+    """The per-thread `vector<R x index>` of element offsets an access goes to: the pointer
+    tensor's, or a buffer op's base plus its offsets (sign-extended)."""
+    if operands.offsets is None:
+        return cast_to(operands.pointer, _vector_of(operands.pointer.type, launch))
+    offsets = cast_to(operands.offsets, _vector_of(operands.offsets.type, launch))
+    target = ir.VectorType.get(ir.VectorType(offsets.type).shape, ir.IndexType.get())
+    base = vector.broadcast(target, cast_to(operands.pointer, ir.IndexType.get()))
+    return arith.addi(base, arith.index_cast(target, offsets))
+
+
+def lowered_operand(value: ir.Value | None, launch: Launch) -> ir.Value | None:
+    """The per-thread vector of an optional tensor operand."""
+    return None if value is None else cast_to(value, _vector_of(value.type, launch))
+
+
 def _emit_load(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
     operation = op.operation
     t = operation.results[0].type
     element, registers = t.element_type, _vector_of(t, launch).shape[0]
     memory, vec = access_memory(op)
-    operands = list(operation.operands)
-    offsets = cast_to(operands[0], _vector_of(operands[0].type, launch))
-    mask = cast_to(operands[1], _vector_of(operands[1].type, launch)) if len(operands) > 1 else None
-    other = cast_to(operands[2], _vector_of(operands[2].type, launch)) if len(operands) > 2 else None
+    operands = access_operands(operation)
+    offsets = element_offsets(operands, launch)
+    mask, other = lowered_operand(operands.mask, launch), lowered_operand(operands.other, launch)
     piece_type = ir.VectorType.get([vec], element)
     pieces = []
     for first in range(0, registers, vec):
@@ -361,13 +418,14 @@ def _concat(pieces: list[ir.Value], element: ir.Type) -> ir.Value:
 
 def _emit_store(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
     operation = op.operation
-    operands = list(operation.operands)
-    value_type = operands[1].type
+    operands = access_operands(operation)
+    assert operands.value is not None  # a store's value operand is not optional
+    value_type = operands.value.type
     element, registers = value_type.element_type, _vector_of(value_type, launch).shape[0]
     memory, vec = access_memory(op)
-    offsets = cast_to(operands[0], _vector_of(operands[0].type, launch))
-    value = cast_to(operands[1], _vector_of(value_type, launch))
-    mask = cast_to(operands[2], _vector_of(operands[2].type, launch)) if len(operands) > 2 else None
+    offsets = element_offsets(operands, launch)
+    value = cast_to(operands.value, _vector_of(value_type, launch))
+    mask = lowered_operand(operands.mask, launch)
     for first in range(0, registers, vec):
         index = vector.extract(offsets, [], [first])
         condition = vector.extract(mask, [], [first]) if mask is not None else None
@@ -461,8 +519,8 @@ GRID_INDEX = SimtPattern(("tt.get_program_id", "tt.get_num_programs"), _no_plan,
 MAKE_RANGE = SimtPattern(("tt.make_range",), _no_plan, _emit_make_range)
 SPLAT = SimtPattern(("tt.splat",), _no_plan, _emit_splat)
 ADDPTR = SimtPattern(("tt.addptr",), _no_plan, _emit_addptr)
-LOAD = SimtPattern(("tt.load",), check_access, _emit_load)
-STORE = SimtPattern(("tt.store",), check_access, _emit_store)
+LOAD = SimtPattern(("tt.load", "amdg.buffer_load"), check_access, _emit_load)
+STORE = SimtPattern(("tt.store", "amdg.buffer_store"), check_access, _emit_store)
 RENAMING = SimtPattern(("tt.expand_dims", "tt.broadcast", "tt.trans"), _check_renaming, _emit_renaming)
 
 #: The patterns of this module, one per Triton op (tt.func and tt.return are the kernel outline's).
