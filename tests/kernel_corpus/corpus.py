@@ -200,6 +200,18 @@ def matmul_epilogue_kernel(a_ptr, b_ptr, bias_ptr, c_ptr, M, N, K,
     tl.store(c_ptr + rows[:, None] * N + cols[None, :], acc.to(tl.float16), mask=mask)
 
 
+@triton.jit
+def matmul_batched_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
+                          BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    batch = tl.program_id(2)  # A, B and C are stacks of row-major matrices
+    acc = _matmul_tile(a_ptr + batch * M * K, b_ptr + batch * K * N, M, N, K,
+                       tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32), BLOCK_M, BLOCK_N, BLOCK_K, None)
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    mask = (rows[:, None] < M) & (cols[None, :] < N)
+    tl.store(c_ptr + batch * M * N + rows[:, None] * N + cols[None, :], acc, mask=mask)
+
+
 @dataclass(frozen=True)
 class Launch:
     """One launch: `args` in signature order (numpy arrays for pointers, Python numbers for
@@ -340,6 +352,13 @@ def _matmul_epilogue(rng):
     return Launch((a, b, bias, np.zeros((m, n), np.float16), m, n, k), grid, ("c_ptr",))
 
 
+def _matmul_batched(rng):
+    batches, m, n, k = 3, 37, 45, 40
+    a, b = _ints(rng, (batches, m, k), np.float16), _ints(rng, (batches, k, n), np.float16)
+    grid = (-(-m // 32), -(-n // 32), batches)
+    return Launch((a, b, np.zeros((batches, m, n), np.float32), m, n, k), grid, ("c_ptr",))
+
+
 _MATMUL = {"a_ptr": "*fp32", "b_ptr": "*fp32", "c_ptr": "*fp32", "M": "i32", "N": "i32", "K": "i32",
            "BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "BLOCK_K": "constexpr", "PRECISION": "constexpr"}
 
@@ -398,6 +417,9 @@ CASES: tuple[KernelCase, ...] = (
                {"a_ptr": "*fp16", "b_ptr": "*fp16", "bias_ptr": "*fp32", "c_ptr": "*fp16", "M": "i32", "N": "i32",
                 "K": "i32", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "BLOCK_K": "constexpr"},
                {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32}, _matmul_epilogue, options={"num_stages": 1}, hip=False),
+    KernelCase("matmul_batched", matmul_batched_kernel,
+               {k: v for k, v in {**_MATMUL, "a_ptr": "*fp16", "b_ptr": "*fp16"}.items() if k != "PRECISION"},
+               {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32}, _matmul_batched, options={"num_stages": 1}, hip=False),
     KernelCase("matmul_ieee", matmul_kernel, _MATMUL, {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 16, "PRECISION": "ieee"},
                _matmul(np.float32), options={"num_stages": 1}, hip=False),
 )
