@@ -174,14 +174,14 @@ def _matmul_tile(a_ptr, b_ptr, M, N, K, acc, BLOCK_M: tl.constexpr, BLOCK_N: tl.
         k = start + ks
         a = tl.load(a_ptr + rows[:, None] * K + k[None, :], mask=(rows[:, None] < M) & (k[None, :] < K), other=0)
         b = tl.load(b_ptr + k[:, None] * N + cols[None, :], mask=(k[:, None] < K) & (cols[None, :] < N), other=0)
-        acc = tl.dot(a, b, acc, input_precision=PRECISION)
+        acc = tl.dot(a, b, acc, input_precision=PRECISION, out_dtype=acc.dtype)
     return acc
 
 
 @triton.jit
 def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, PRECISION: tl.constexpr):
-    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=c_ptr.dtype.element_ty)  # f32, or i32 for i8 operands
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=c_ptr.dtype.element_ty)  # f32, f16, or i32 for i8 operands
     acc = _matmul_tile(a_ptr, b_ptr, M, N, K, acc, BLOCK_M, BLOCK_N, BLOCK_K, PRECISION)
     rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
     cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
@@ -331,14 +331,15 @@ def _scalar_if(flip: int):
     return make
 
 
-def _matmul(dtype, m: int = 37, n: int = 45, k: int = 40, block_m: int = 32, block_n: int = 32):
+def _matmul(dtype, m: int = 37, n: int = 45, k: int = 40, block_m: int = 32, block_n: int = 32, accumulator=None,
+            low: int = -8, high: int = 8):
     """A (m x k) and B (k x n) of small integers: every product and partial sum is exact in f32
     (C is f32, or i32 for integer operands); the sizes leave masked tails in M, N and K."""
 
     def make(rng):
-        a, b = _ints(rng, (m, k), dtype), _ints(rng, (k, n), dtype)
+        a, b = _ints(rng, (m, k), dtype, low, high), _ints(rng, (k, n), dtype, low, high)
         grid = (-(-m // block_m), -(-n // block_n))
-        out = np.int32 if np.dtype(dtype).kind == "i" else np.float32
+        out = accumulator or (np.int32 if np.dtype(dtype).kind == "i" else np.float32)
         return Launch((a, b, np.zeros((m, n), out), m, n, k), grid, ("c_ptr",))
 
     return make
@@ -408,6 +409,11 @@ CASES: tuple[KernelCase, ...] = (
     # f32 operands, input_precision tf32 (the default): mma.sync m16n8k8 .tf32; small integers are exact in tf32.
     KernelCase("matmul_tf32", matmul_kernel, _MATMUL, {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 16, "PRECISION": None},
                _matmul(np.float32), options={"num_stages": 1}, hip=False),
+    # f16 operands and accumulator (out_dtype f16): mma.sync with f16 C/D registers; |values| < 4 keep
+    # every partial sum (at most 40 x 9) exact in f16.
+    KernelCase("matmul_f16acc", matmul_kernel, {**_MATMUL, "a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16"},
+               {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32, "PRECISION": None},
+               _matmul(np.float16, accumulator=np.float16, low=-3, high=4), options={"num_stages": 1}, hip=False),
     # i8 operands, i32 accumulator: mma.sync m16n8k32 .s8 .satfinite.
     KernelCase("matmul_i8", matmul_kernel, {**_MATMUL, "a_ptr": "*i8", "b_ptr": "*i8", "c_ptr": "*i32"},
                {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32, "PRECISION": None}, _matmul(np.int8),

@@ -73,7 +73,8 @@ def _mma_plan(a: ir.Type, b: ir.Type, result: ir.Type, launch: Launch, fma_error
     version 2); else the FMA path's error."""
     name = str(a.element_type)
     accumulator = str(result.element_type)
-    if name not in _MMA_TYPES or str(b.element_type) != name or accumulator != ("i32" if name == "i8" else "f32"):
+    accumulators = ("i32",) if name == "i8" else ("f32", "f16") if name == "f16" else ("f32",)
+    if name not in _MMA_TYPES or str(b.element_type) != name or accumulator not in accumulators:
         raise fma_error
     a_layout, b_layout, c_layout = (hardware_layout(t, launch) for t in (a, b, result))
     try:
@@ -115,14 +116,14 @@ def _packed(source: ir.Value, registers: tuple[int, ...], ptx_type: str) -> ir.V
     return vector.extract(vector.bitcast(ir.VectorType.get([1], i32), pieces), [], [0])
 
 
-def _mma_attributes(ptx_type: str, k: int) -> dict[str, ir.Attribute]:
+def _mma_attributes(ptx_type: str, k: int, c_registers: int) -> dict[str, ir.Attribute]:
     attributes = {
         "layoutA": ir.Attribute.parse("#nvvm.mma_layout<row>"),
         "layoutB": ir.Attribute.parse("#nvvm.mma_layout<col>"),
         "multiplicandAPtxType": ir.Attribute.parse(f"#nvvm.mma_type<{ptx_type}>"),
         "multiplicandBPtxType": ir.Attribute.parse(f"#nvvm.mma_type<{ptx_type}>"),
         "shape": ir.Attribute.parse(f"#nvvm.shape<m = 16, n = 8, k = {k}>"),
-        "operandSegmentSizes": ir.DenseI32ArrayAttr.get([4, 2, 4]),
+        "operandSegmentSizes": ir.DenseI32ArrayAttr.get([4, 2, c_registers]),
     }
     if ptx_type == "s8":
         attributes["intOverflowBehavior"] = ir.Attribute.parse("#nvvm.mma_int_overflow<satfinite>")
@@ -130,14 +131,25 @@ def _mma_attributes(ptx_type: str, k: int) -> dict[str, ir.Attribute]:
 
 
 def _mma_step(a: ir.Value, b: ir.Value, accumulators: list[ir.Value], step: MmaStep, ptx_type: str, k: int) -> list:
+    """One ``nvvm.mma.sync``; its four accumulator elements in and out (f16 ones travel as two
+    ``vector<2xf16>`` registers, elements 0, 1 and 2, 3)."""
     element = accumulators[0].type
-    struct = ir.Type.parse(f"!llvm.struct<({', '.join([str(element)] * 4)})>")
+    halves = isinstance(element, ir.F16Type)
+    pair = ir.VectorType.get([2], element)
+    if halves:
+        c_operands = [vector.from_elements(pair, accumulators[2 * r : 2 * r + 2]) for r in range(2)]
+    else:
+        c_operands = accumulators
+    register_types = [str(pair)] * 2 if halves else [str(element)] * 4
+    struct = ir.Type.parse(f"!llvm.struct<({', '.join(register_types)})>")
     operands = [_packed(a, registers, ptx_type) for registers in step.a]
     operands += [_packed(b, registers, ptx_type) for registers in step.b]
-    mma = ir.Operation.create(
-        "nvvm.mma.sync", results=[struct], operands=operands + accumulators, attributes=_mma_attributes(ptx_type, k)
-    )
-    return [llvm.extractvalue(element, mma.result, [i]) for i in range(4)]
+    attributes = _mma_attributes(ptx_type, k, len(c_operands))
+    mma = ir.Operation.create("nvvm.mma.sync", results=[struct], operands=operands + c_operands, attributes=attributes)
+    if not halves:
+        return [llvm.extractvalue(element, mma.result, [i]) for i in range(4)]
+    words = [llvm.extractvalue(pair, mma.result, [r]) for r in range(2)]
+    return [vector.extract(words[i // 2], [], [i % 2]) for i in range(4)]
 
 
 def _emit_mma(op: ir.OpView, launch: Launch, plan: MmaDotPlan) -> list[ir.Value]:
