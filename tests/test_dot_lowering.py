@@ -95,3 +95,32 @@ def test_mma_dot_ptx_has_tritons_mma_instruction():
 
     ptx = ttgir_to_ptx((TTGIR / "matmul_f16.sm80.w4.ttgir").read_text(), chip="sm_80")
     assert ptx.count("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32") == 4
+
+
+def test_a_larger_tile_with_several_mma_tiles_per_warp_runs_like_tritons_interpreter():
+    """64 x 64 x 32 with 4 warps: each warp holds 2 x 4 tiles of 16 x 8 over 2 K steps (16 mma.sync),
+    compiled by Triton now (the corpus keeps 32 x 32 tiles), one block, bit for bit."""
+    import dataclasses
+    import sys
+
+    import numpy as np
+
+    pytest.importorskip("triton")
+    sys.path.insert(0, str(TTGIR.parent))
+    from corpus import case
+    from generate import compile_kernel
+    from oracle import run_triton_interpreter
+    from triton.backends.compiler import GPUTarget
+
+    from linear_layout.tools.kernels import run_triton_kernel
+
+    kernel = dataclasses.replace(case("matmul_f16"), constexprs={"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32, "PRECISION": None})
+    text, _ = compile_kernel(kernel, GPUTarget("cuda", 80, 32), 4)
+    module = lower_ttgir(text)
+    assert str(module).count("nvvm.mma.sync") == 16
+    launch = kernel.make_inputs(np.random.default_rng(5))
+    expected = run_triton_interpreter("matmul_f16", launch.args, (1, 1), kernel.constexprs)
+    args = [arg.copy() if isinstance(arg, np.ndarray) else arg for arg in launch.args]
+    report = run_triton_kernel(module, args, (1, 1))
+    np.testing.assert_array_equal(args[2], expected[2])
+    assert not report.races
