@@ -124,3 +124,34 @@ def test_a_larger_tile_with_several_mma_tiles_per_warp_runs_like_tritons_interpr
     report = run_triton_kernel(module, args, (1, 1))
     np.testing.assert_array_equal(args[2], expected[2])
     assert not report.races
+
+
+LDMATRIX_FILES = sorted(p for p in TTGIR.glob("matmul_*.ttgir") if p.stem.split(".")[0] in ("matmul_f16", "matmul_f16acc"))
+
+
+@pytest.mark.parametrize("path", LDMATRIX_FILES, ids=[p.stem for p in LDMATRIX_FILES])
+def test_dot_operands_load_with_ldmatrix_for_a_chip_and_run_like_tritons_interpreter(path):
+    """With the chip known (sm_80/sm_90), the f16 dot operands' ttg.local_load is ldmatrix, as in
+    Triton's PTX (x4 for A, x4.trans or x2.trans for B); the kernel still runs bit for bit."""
+    import sys
+
+    import numpy as np
+
+    pytest.importorskip("triton")
+    sys.path.insert(0, str(TTGIR.parent))
+    from corpus import case
+    from oracle import run_triton_interpreter
+
+    from linear_layout.tools.kernels import run_triton_kernel
+
+    name, chip = path.stem.split(".")[0], "sm_" + path.stem.split(".")[1][2:]
+    module = lower_ttgir(path.read_text(), chip=chip)
+    text = str(module)
+    assert text.count("nvvm.ldmatrix") >= 2 and "#nvvm.mma_layout<col>" in text  # B is transposed
+    kernel = case(name)
+    launch = kernel.make_inputs(np.random.default_rng(3))
+    expected = run_triton_interpreter(name, launch.args, launch.grid, kernel.constexprs)
+    args = [arg.copy() if isinstance(arg, np.ndarray) else arg for arg in launch.args]
+    report = run_triton_kernel(module, args, launch.grid)
+    np.testing.assert_array_equal(args[2], expected[2])
+    assert not report.races

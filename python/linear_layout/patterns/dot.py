@@ -14,13 +14,16 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, llvm, math, vector
 
-from ..planning.dot import FmaDotPlan, MmaDotPlan, MmaStep, plan_fma_dot, plan_mma_dot
+from ..planning.dot import FmaDotPlan, MmaDotPlan, MmaStep, plan_fma_dot, plan_mma_dot, plan_operand_ldmatrix
 from ..planning.layouts import PlannerError
+from ..planning.matrix import matrix_instructions
 from .common import cast_to
-from .kernel import Launch, LoweringError, hardware_layout, vector_type
+from .kernel import KernelBuilder, Launch, LoweringError, hardware_layout, vector_type
+from .shared_memory import assemble, buffer_of, shared_buffer_of
+from .vectors import element_bits
 from .simt_pattern import SimtPattern
 
-__all__ = ["DOT"]
+__all__ = ["DOT", "operand_ldmatrix_load"]
 
 _IEEE = 2  # formats.ENUMS["precision"]["ieee"], tt.dot's default
 _HARDWARE_DIMS = ("register", "lane", "warp", "block")
@@ -168,3 +171,28 @@ def _emit_mma(op: ir.OpView, launch: Launch, plan: MmaDotPlan) -> list[ir.Value]
 
 
 DOT = SimtPattern(("tt.dot",), _check, _emit)
+
+
+# ---- dot operands loaded with ldmatrix
+
+
+def operand_ldmatrix_load(op: ir.OpView, launch: Launch) -> ir.Value | None:
+    """A ``ttg.local_load`` of 16-bit data as ``nvvm.ldmatrix`` where the chip has it and the
+    element offsets fit (`planning.dot.plan_operand_ldmatrix`: Triton's choice for dot operands);
+    the loaded per-thread vector, or None (the caller uses plain shared loads)."""
+    from .matrix_memory import _ldmatrix, _Rows, _Word, _Words  # the matrix conversions' emitters, shared
+
+    result_type = op.operation.results[0].type
+    element = result_type.element_type
+    if "ldmatrix" not in matrix_instructions(launch.chip) or element_bits(element) != 16:
+        return None
+    memdesc = op.operation.operands[0]
+    to_offset = hardware_layout(result_type, launch).invert_and_compose(shared_buffer_of(memdesc.type).layout)
+    side = plan_operand_ldmatrix(to_offset, launch.num_warps or 1)
+    if side is None:
+        return None
+    builder = KernelBuilder(op, launch)
+    rows = _Rows(builder, buffer_of(memdesc), side, element)
+    pieces = [piece for ins in side.instructions for piece in _ldmatrix(rows, ins)]
+    words = tuple(_Word(registers) for ins in side.instructions for registers in ins.words)
+    return assemble(_Words(len(words[0].registers), words), pieces, element, builder.vector_type(result_type))

@@ -16,8 +16,9 @@ import numpy as np
 
 from ..core.layout import LinearLayout
 from .layouts import PlannerError
+from .matrix import MatrixInstruction, MatrixSide
 
-__all__ = ["FmaDotPlan", "MmaDotPlan", "MmaStep", "plan_fma_dot", "plan_mma_dot"]
+__all__ = ["FmaDotPlan", "MmaDotPlan", "MmaStep", "plan_fma_dot", "plan_mma_dot", "plan_operand_ldmatrix"]
 
 
 @dataclass(frozen=True)
@@ -195,3 +196,98 @@ def plan_mma_dot(
                 )
             )
     return MmaDotPlan(tuple(steps), k_step)
+
+
+# ---- ldmatrix for a dot operand loaded from a fixed shared layout (ttg.local_load)
+
+_ROW_ELEMENTS_B16 = 8  # one 16-byte row of an 8x8 b16 matrix
+_ROW_BYTES = 16
+
+
+def _offsets(layout: LinearLayout, dim: str) -> list[int]:
+    return [basis[0] for basis in dict(layout.bases).get(dim, ())]
+
+
+def plan_operand_ldmatrix(to_offset: LinearLayout, num_warps: int) -> MatrixSide | None:
+    """The ``ldmatrix`` side (`planning.matrix.MatrixSide`: every lane addresses a row at
+    ``address(lane, warp) ^ instruction.offset``) of a 16-bit ``ttg.local_load`` whose element offsets are
+    ``to_offset`` ((register, lane, warp[, block]) -> offset: the distributed layout composed with
+    the inverse of the fixed shared layout), or None where they do not fit.
+
+    Per the PTX ISA (see `planning.matrix`), lane bits 0, 1 and one register bit ``rho`` (the half of
+    a word) must step through the 8 elements of a 16-byte row: offsets ``rho, l0, l1 = 1, 2, 4``
+    (not transposed) or ``l2, l3, l4 = 1, 2, 4`` (``.trans``, the other three then address rows);
+    every other input must move by whole rows (multiples of 8). Up to two more register bits select
+    the matrices of one instruction (``x4``); the remaining registers are the instructions.
+
+    Requires: ``to_offset`` over register, lane, warp (block of size 1), 32 lanes.
+    Postcondition: loading each instruction's rows and unpacking its words puts every element in
+    the register ``to_offset`` names for it (the interpreter's ldmatrix checks this end to end).
+    """
+    registers, lanes, warps = (_offsets(to_offset, dim) for dim in ("register", "lane", "warp"))
+    if len(lanes) != 5 or _offsets(to_offset, "block"):
+        return None
+    for trans in (False, True):
+        plan = _ldmatrix_form(registers, lanes, warps, trans, to_offset.get_out_dim_size("offset"))
+        if plan is not None:
+            return _costed(plan, num_warps)
+    return None
+
+
+def _costed(form: tuple, num_warps: int) -> MatrixSide:
+    """The side with its wavefronts (one phase per matrix) and bytes, as `planning.matrix` counts them."""
+    from .matrix import _phases_cost, _table  # the matrix planner's cost model, shared
+
+    trans, num, address, instructions = form
+    table = _table(address, 32, num_warps)[:, : _ROW_ELEMENTS_B16 * num]  # the lanes that supply rows
+    offsets = np.asarray([ins.offset for ins in instructions], dtype=np.int64)
+    addresses = (table[None] ^ offsets[:, None, None]) * 2
+    waves, ideal = _phases_cost(addresses.reshape(-1, _ROW_ELEMENTS_B16), _ROW_BYTES)
+    moved = len(instructions) * num * _ROW_ELEMENTS_B16 * _ROW_BYTES * len(table)
+    return MatrixSide("ldmatrix", trans, num, address, tuple(instructions), waves, ideal, moved)
+
+
+def _ldmatrix_form(registers, lanes, warps, trans: bool, offsets: int) -> tuple | None:
+    """(trans, num, address, instructions) when the offsets fit ``ldmatrix`` (``.trans``)."""
+    if not trans and 1 not in registers:
+        return None
+    rho = registers.index(1) if not trans else 0
+    if trans:  # contents (l2, l3, l4) = 1, 2, 4; rows (rho, l0, l1)
+        if lanes[2:] != [1, 2, 4]:
+            return None
+        rho_candidates = [k for k, o in enumerate(registers) if o and o % _ROW_ELEMENTS_B16 == 0]
+        if not rho_candidates:
+            return None
+        rho = rho_candidates[0]
+        rows = [registers[rho], lanes[0], lanes[1]]
+    else:
+        if lanes[:2] != [2, 4]:
+            return None
+        rows = lanes[2:]
+    used = {rho}
+    spare = [k for k, o in enumerate(registers) if k not in used and o % _ROW_ELEMENTS_B16 == 0]
+    if any(o % _ROW_ELEMENTS_B16 for o in rows + warps) or len(spare) + 1 != len(registers):
+        return None
+    matrix_bits = spare[:2]
+    rest = spare[2:]
+    matrix_offsets = [registers[k] for k in matrix_bits]
+    address = LinearLayout.from_bases(
+        [("lane", [[o] for o in rows + (matrix_offsets + [0, 0])[:2]]), ("warp", [[o] for o in warps])],
+        ["offset"],
+        [offsets],
+        require_surjective=False,
+    )
+    num = 1 << len(matrix_bits)
+    instructions = []
+    for index in range(1 << len(rest)):
+        base = sum(1 << rest[b] for b in range(len(rest)) if index >> b & 1)
+        offset = 0
+        for b in range(len(rest)):
+            if index >> b & 1:
+                offset ^= registers[rest[b]]
+        words = []
+        for i in range(num):
+            matrix = base | sum(1 << matrix_bits[b] for b in range(len(matrix_bits)) if i >> b & 1)
+            words.append((matrix, matrix | 1 << rho))
+        instructions.append(MatrixInstruction(0, tuple(words), offset))
+    return trans, num, address, tuple(instructions)
