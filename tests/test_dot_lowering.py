@@ -155,3 +155,29 @@ def test_dot_operands_load_with_ldmatrix_for_a_chip_and_run_like_tritons_interpr
     report = run_triton_kernel(module, args, launch.grid)
     np.testing.assert_array_equal(args[2], expected[2])
     assert not report.races
+
+
+def _to_offset(registers: list[int], lanes: list[int], size: int = 256) -> LinearLayout:
+    return LinearLayout.from_bases(
+        [("register", [[o] for o in registers]), ("lane", [[o] for o in lanes]), ("warp", []), ("block", [])],
+        ["offset"],
+        [size],
+        require_surjective=False,
+    )
+
+
+def test_operand_ldmatrix_plan_reads_the_ptx_fragment_off_the_offsets():
+    from linear_layout.planning.dot import plan_operand_ldmatrix
+
+    # Register 0 and lanes 0, 1 step through a 16-byte row (offsets 1, 2, 4); lanes 2..4 pick rows
+    # (8, 16, 32); registers 1, 2 pick the four matrices (64, 128): one ldmatrix.x4, not transposed.
+    side = plan_operand_ldmatrix(_to_offset([1, 64, 128], [2, 4, 8, 16, 32]), 1)
+    assert side is not None and (side.trans, side.num, len(side.instructions)) == (False, 4, 1)
+    assert side.instructions[0].words == ((0, 1), (2, 3), (4, 5), (6, 7))
+    # Lane 8 i + r supplies row r of matrix i: rows from lanes 2..4, matrices from registers 1, 2.
+    assert [basis[0] for basis in dict(side.address.bases)["lane"]] == [8, 16, 32, 64, 128]
+    # Rows along the other dimension: lanes 2..4 step through the row, register 0 and lanes 0, 1 pick rows.
+    trans = plan_operand_ldmatrix(_to_offset([8, 64, 128], [16, 32, 1, 2, 4]), 1)
+    assert trans is not None and trans.trans and trans.num == 4
+    # A lane that moves by 3 elements fits neither form.
+    assert plan_operand_ldmatrix(_to_offset([1, 64, 128], [3, 4, 8, 16, 32]), 1) is None
