@@ -19,6 +19,7 @@ from ..planning.layouts import PlannerError
 from ..planning.matrix import matrix_instructions
 from .common import cast_to
 from .kernel import KernelBuilder, Launch, LoweringError, hardware_layout, vector_type
+from .matrix_memory import _ldmatrix, _Rows, _Word, _Words  # the matrix conversions' emitters, shared
 from .shared_memory import assemble, buffer_of, shared_buffer_of
 from .vectors import element_bits
 from .simt_pattern import SimtPattern
@@ -180,8 +181,6 @@ def operand_ldmatrix_load(op: ir.OpView, launch: Launch) -> ir.Value | None:
     """A ``ttg.local_load`` of 16-bit data as ``nvvm.ldmatrix`` where the chip has it and the
     element offsets fit (`planning.dot.plan_operand_ldmatrix`: Triton's choice for dot operands);
     the loaded per-thread vector, or None (the caller uses plain shared loads)."""
-    from .matrix_memory import _ldmatrix, _Rows, _Word, _Words  # the matrix conversions' emitters, shared
-
     result_type = op.operation.results[0].type
     element = result_type.element_type
     if "ldmatrix" not in matrix_instructions(launch.chip) or element_bits(element) != 16:

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..core.layout import LinearLayout
 from .layouts import PlannerError
-from .matrix import MatrixInstruction, MatrixSide
+from .matrix import MatrixInstruction, MatrixSide, _phases_cost, _table  # the matrix planner's cost model
 
 __all__ = ["FmaDotPlan", "MmaDotPlan", "MmaStep", "plan_fma_dot", "plan_mma_dot", "plan_operand_ldmatrix"]
 
@@ -236,8 +236,6 @@ def plan_operand_ldmatrix(to_offset: LinearLayout, num_warps: int) -> MatrixSide
 
 def _costed(form: tuple, num_warps: int) -> MatrixSide:
     """The side with its wavefronts (one phase per matrix) and bytes, as `planning.matrix` counts them."""
-    from .matrix import _phases_cost, _table  # the matrix planner's cost model, shared
-
     trans, num, address, instructions = form
     table = _table(address, 32, num_warps)[:, : _ROW_ELEMENTS_B16 * num]  # the lanes that supply rows
     offsets = np.asarray([ins.offset for ins in instructions], dtype=np.int64)
@@ -247,7 +245,7 @@ def _costed(form: tuple, num_warps: int) -> MatrixSide:
     return MatrixSide("ldmatrix", trans, num, address, tuple(instructions), waves, ideal, moved)
 
 
-def _ldmatrix_form(registers, lanes, warps, trans: bool, offsets: int) -> tuple | None:
+def _ldmatrix_form(registers: list[int], lanes: list[int], warps: list[int], trans: bool, offsets: int) -> tuple | None:
     """(trans, num, address, instructions) when the offsets fit ``ldmatrix`` (``.trans``)."""
     if not trans and 1 not in registers:
         return None
