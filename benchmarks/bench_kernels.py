@@ -8,7 +8,8 @@ For each corpus file (kernel x sm_80/sm_90 x 1/4/8 warps) whose every op has a l
   each compile in a fresh cache directory;
 
 it prints (ours | Triton): total PTX instructions, global load and store widths (bits x count),
-shared bytes, `bar.sync`, `shfl.sync`, and the compile time from TTGIR text to PTX text. The
+shared bytes, `bar.sync`, `shfl.sync`, and the compile time from TTGIR text to PTX text; for a dot
+kernel a second line counts mma.sync, ldmatrix, cp.async, ld/st.shared and fma.rn.f32 (ours|Triton). The
 files without a lowering are listed with the op that has none. A summary gives the median compile
 time ratio and the kernels where we have more instructions, narrower accesses, or more shared
 bytes or barriers.
@@ -66,6 +67,32 @@ def ours(path: Path, chip: str) -> tuple[str | None, float, str]:
     return ptx, time.perf_counter() - start, ""
 
 
+#: The matrix-path instructions of a dot kernel, counted in both PTX texts (issue 19 item 6).
+_MATRIX_OPS = {
+    "mma": r"\bmma\.sync\.",
+    "ldmatrix": r"\bldmatrix\.",
+    "cp.async": r"\bcp\.async\.(?:ca|cg)\.",
+    "ld.shared": r"\bld\.shared\.",
+    "st.shared": r"\bst\.shared\.",
+    "fma": r"\bfma\.rn\.f32\b",
+}
+
+
+def matrix_counts(ptx: str) -> dict[str, int]:
+    """How many of each `_MATRIX_OPS` instruction `ptx` has."""
+    import re
+
+    return {name: len(re.findall(pattern, ptx)) for name, pattern in _MATRIX_OPS.items()}
+
+
+def _matrix_row(mine: str, theirs: str) -> str | None:
+    """`  name ours|Triton ...` for a kernel with mma or FMA chains; None for the others."""
+    ours_counts, their_counts = matrix_counts(mine), matrix_counts(theirs)
+    if not (their_counts["mma"] or their_counts["fma"] > 32):
+        return None
+    return "    " + "  ".join(f"{name} {ours_counts[name]}|{their_counts[name]}" for name in _MATRIX_OPS)
+
+
 def _row(stem: str, mine: PtxStats, theirs: PtxStats, seconds: tuple[float, float]) -> str:
     return (
         f"{stem:24} {mine.instructions:5} | {theirs.instructions:<5} "
@@ -97,6 +124,9 @@ def main(argv: list[str] | None = None) -> int:
         mine, theirs = ptx_stats(ptx), ptx_stats(theirs_ptx)
         theirs = PtxStats(**{**theirs.__dict__, "shared_bytes": figures[path.stem]["shared_bytes"]})
         print(_row(path.stem, mine, theirs, (seconds, theirs_seconds)))
+        matrix = _matrix_row(ptx, theirs_ptx)
+        if matrix:
+            print(matrix)
         ratios.append(seconds / theirs_seconds)
         if mine.instructions > theirs.instructions:
             worse.append(f"{path.stem}: {mine.instructions} instructions against {theirs.instructions}")

@@ -130,10 +130,10 @@ def test_a_kernel_lowers_or_is_a_one_line_error_per_problem_and_writes_nothing(p
 
 def test_the_error_is_one_line_without_traceback_from_the_console_script():
     result = subprocess.run(
-        [sys.executable, "-m", "linear_layout.tools.opt", str(Path(__file__).parent / "ttgir_corpus" / "matmul_f16.sm80.ttgir"), "-p",
+        [sys.executable, "-m", "linear_layout.tools.opt", str(Path(__file__).parent / "ttgir_corpus" / "matmul_f16.sm90.ttgir"), "-p",
          "builtin.module(ll-lower)"],
         capture_output=True, text=True,
     )
     assert result.returncode == 1 and result.stdout == ""
     assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1, result.stderr
-    assert "'tt.dot' has no lowering to SIMT form (in @matmul_kernel" in result.stderr
+    assert "'ttng.fence_async_shared' has no lowering to SIMT form (in @matmul_kernel" in result.stderr

@@ -729,8 +729,8 @@ def test_docstrings_list_exactly_the_supported_ops():
     for dialect in dialects.DIALECTS:
         module = importlib.import_module(f"linear_layout.simt.dialects.{dialect}")
         section = module.__doc__.split("Ops:")[1].replace("\n", " ")
-        words = re.sub(r"\([^)]*\)", "", section).replace(",", " ").replace(".", " ").split()
-        listed |= {f"{dialect}.{w}" for w in words if re.fullmatch(r"[a-z_0-9]+", w)}
+        words = re.sub(r"\.(\s|$)", " ", re.sub(r"\([^)]*\)", "", section).replace(",", " ")).split()
+        listed |= {f"{dialect}.{w}" for w in words if re.fullmatch(r"[a-z_0-9]+(\.[a-z_0-9]+)*", w)}
     assert listed == set(simt.SUPPORTED_OPS)
 
 

@@ -272,7 +272,16 @@ def test_pointer_ops():
     simt.run_kernel(_kernel(body), [MATRICES, out], num_warps=1)
     # The workgroup buffer is the first, at address 0: 3 * 4 bytes + 2 * lane.
     assert np.array_equal(out[:, 0], 12 + 2 * np.arange(32)) and np.array_equal(out[:, 1], out[:, 0])
-    global_pointer = _kernel("""
-      %g = memref.extract_aligned_pointer_as_index %in : memref<256xf16> -> index""")
-    with pytest.raises(simt.UnsupportedOp, match="global memory"):
-        simt.run_kernel(global_pointer, [MATRICES, out], num_warps=1)
+    # A global argument's pointer is its byte address: argument 0 (%in) sits at GLOBAL_BASE_ADDRESS.
+    from linear_layout.simt.memory import GLOBAL_BASE_ADDRESS
+
+    global_pointer = _kernel(f"""
+      %g = memref.extract_aligned_pointer_as_index %in : memref<256xf16> -> index
+      %g64 = arith.index_cast %g : index to i64
+      %global0 = arith.constant {GLOBAL_BASE_ADDRESS} : i64
+      %above = arith.subi %g64, %global0 : i64
+      %above32 = arith.trunci %above : i64 to i32
+      memref.store %above32, %out[%tid, %c2] : memref<32x4xi32>""")
+    out[:] = 7
+    simt.run_kernel(global_pointer, [MATRICES, out], num_warps=1)
+    assert (out[:, 2] == 0).all()

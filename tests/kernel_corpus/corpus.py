@@ -162,6 +162,56 @@ def scalar_if_kernel(x_ptr, out_ptr, n, flip, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, x, mask=mask)
 
 
+@triton.jit
+def _matmul_tile(a_ptr, b_ptr, M, N, K, acc, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                 PRECISION: tl.constexpr):
+    """`acc` + the (BLOCK_M x BLOCK_N) tile of program (0, 1) of A (M x K) @ B (K x N), row-major,
+    over K in masked BLOCK_K steps."""
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    ks = tl.arange(0, BLOCK_K)
+    for start in range(0, K, BLOCK_K):
+        k = start + ks
+        a = tl.load(a_ptr + rows[:, None] * K + k[None, :], mask=(rows[:, None] < M) & (k[None, :] < K), other=0)
+        b = tl.load(b_ptr + k[:, None] * N + cols[None, :], mask=(k[:, None] < K) & (cols[None, :] < N), other=0)
+        acc = tl.dot(a, b, acc, input_precision=PRECISION, out_dtype=acc.dtype)
+    return acc
+
+
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, PRECISION: tl.constexpr):
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=c_ptr.dtype.element_ty)  # f32, f16, or i32 for i8 operands
+    acc = _matmul_tile(a_ptr, b_ptr, M, N, K, acc, BLOCK_M, BLOCK_N, BLOCK_K, PRECISION)
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    tl.store(c_ptr + rows[:, None] * N + cols[None, :], acc, mask=(rows[:, None] < M) & (cols[None, :] < N))
+
+
+@triton.jit
+def matmul_epilogue_kernel(a_ptr, b_ptr, bias_ptr, c_ptr, M, N, K,
+                           BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    acc = _matmul_tile(a_ptr, b_ptr, M, N, K, tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32),
+                       BLOCK_M, BLOCK_N, BLOCK_K, None)
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    acc = tl.maximum(acc + tl.load(bias_ptr + cols, mask=cols < N, other=0)[None, :], 0)  # bias + ReLU
+    mask = (rows[:, None] < M) & (cols[None, :] < N)
+    tl.store(c_ptr + rows[:, None] * N + cols[None, :], acc.to(tl.float16), mask=mask)
+
+
+@triton.jit
+def matmul_batched_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
+                          BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    batch = tl.program_id(2)  # A, B and C are stacks of row-major matrices
+    acc = _matmul_tile(a_ptr + batch * M * K, b_ptr + batch * K * N, M, N, K,
+                       tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32), BLOCK_M, BLOCK_N, BLOCK_K, None)
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    mask = (rows[:, None] < M) & (cols[None, :] < N)
+    tl.store(c_ptr + batch * M * N + rows[:, None] * N + cols[None, :], acc, mask=mask)
+
+
 @dataclass(frozen=True)
 class Launch:
     """One launch: `args` in signature order (numpy arrays for pointers, Python numbers for
@@ -184,6 +234,7 @@ class KernelCase:
     make_inputs: Callable[[np.random.Generator], Launch]  # the scalars do not depend on `rng`
     exact: bool = True  # False where exp/sqrt/division make results approximate (see ulp bounds)
     options: dict = field(default_factory=dict)
+    hip: bool = True  # compiled for gfx942 too (False for the matmuls: AMD's MFMA dot is not lowered)
 
     @property
     def argument_names(self) -> tuple[str, ...]:
@@ -280,6 +331,38 @@ def _scalar_if(flip: int):
     return make
 
 
+def _matmul(dtype, m: int = 37, n: int = 45, k: int = 40, block_m: int = 32, block_n: int = 32, accumulator=None,
+            low: int = -8, high: int = 8):
+    """A (m x k) and B (k x n) of small integers: every product and partial sum is exact in f32
+    (C is f32, or i32 for integer operands); the sizes leave masked tails in M, N and K."""
+
+    def make(rng):
+        a, b = _ints(rng, (m, k), dtype, low, high), _ints(rng, (k, n), dtype, low, high)
+        grid = (-(-m // block_m), -(-n // block_n))
+        out = accumulator or (np.int32 if np.dtype(dtype).kind == "i" else np.float32)
+        return Launch((a, b, np.zeros((m, n), out), m, n, k), grid, ("c_ptr",))
+
+    return make
+
+
+def _matmul_epilogue(rng):
+    m, n, k = 37, 45, 40
+    a, b = _ints(rng, (m, k), np.float16), _ints(rng, (k, n), np.float16)
+    bias = _ints(rng, n, np.float32, -64, 64)
+    grid = (-(-m // 32), -(-n // 32))
+    return Launch((a, b, bias, np.zeros((m, n), np.float16), m, n, k), grid, ("c_ptr",))
+
+
+def _matmul_batched(rng):
+    batches, m, n, k = 3, 37, 45, 40
+    a, b = _ints(rng, (batches, m, k), np.float16), _ints(rng, (batches, k, n), np.float16)
+    grid = (-(-m // 32), -(-n // 32), batches)
+    return Launch((a, b, np.zeros((batches, m, n), np.float32), m, n, k), grid, ("c_ptr",))
+
+
+_MATMUL = {"a_ptr": "*fp32", "b_ptr": "*fp32", "c_ptr": "*fp32", "M": "i32", "N": "i32", "K": "i32",
+           "BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "BLOCK_K": "constexpr", "PRECISION": "constexpr"}
+
 _ROWS = {"x_ptr": "*fp32", "out_ptr": "*fp32", "M": "i32", "N": "i32", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr"}
 _ROWS_I32 = {**_ROWS, "x_ptr": "*i32", "out_ptr": "*i32"}
 
@@ -319,6 +402,32 @@ CASES: tuple[KernelCase, ...] = (
     KernelCase("scalar_if", scalar_if_kernel,
                {"x_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "flip": "i32", "BLOCK": "constexpr"},
                {"BLOCK": 256}, _scalar_if(3)),
+    # f32 operands with input_precision="ieee": Triton's FMA dot (dot operands of a blocked parent).
+    # f16 operands, f32 accumulator: Triton's mma.sync (#ttg.nvidia_mma version 2 at sm_80).
+    KernelCase("matmul_f16", matmul_kernel, {**_MATMUL, "a_ptr": "*fp16", "b_ptr": "*fp16"},
+               {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32, "PRECISION": None}, _matmul(np.float16), options={"num_stages": 1}, hip=False),
+    # f32 operands, input_precision tf32 (the default): mma.sync m16n8k8 .tf32; small integers are exact in tf32.
+    KernelCase("matmul_tf32", matmul_kernel, _MATMUL, {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 16, "PRECISION": None},
+               _matmul(np.float32), options={"num_stages": 1}, hip=False),
+    # f16 operands and accumulator (out_dtype f16): mma.sync with f16 C/D registers; |values| < 4 keep
+    # every partial sum (at most 40 x 9) exact in f16.
+    KernelCase("matmul_f16acc", matmul_kernel, {**_MATMUL, "a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16"},
+               {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32, "PRECISION": None},
+               _matmul(np.float16, accumulator=np.float16, low=-3, high=4), options={"num_stages": 1}, hip=False),
+    # i8 operands, i32 accumulator: mma.sync m16n8k32 .s8 .satfinite.
+    KernelCase("matmul_i8", matmul_kernel, {**_MATMUL, "a_ptr": "*i8", "b_ptr": "*i8", "c_ptr": "*i32"},
+               {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32, "PRECISION": None}, _matmul(np.int8),
+               options={"num_stages": 1}, hip=False),
+    # The f16 matmul with a fused epilogue: + bias (per column), ReLU, cast to f16.
+    KernelCase("matmul_epilogue", matmul_epilogue_kernel,
+               {"a_ptr": "*fp16", "b_ptr": "*fp16", "bias_ptr": "*fp32", "c_ptr": "*fp16", "M": "i32", "N": "i32",
+                "K": "i32", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "BLOCK_K": "constexpr"},
+               {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32}, _matmul_epilogue, options={"num_stages": 1}, hip=False),
+    KernelCase("matmul_batched", matmul_batched_kernel,
+               {k: v for k, v in {**_MATMUL, "a_ptr": "*fp16", "b_ptr": "*fp16"}.items() if k != "PRECISION"},
+               {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32}, _matmul_batched, options={"num_stages": 1}, hip=False),
+    KernelCase("matmul_ieee", matmul_kernel, _MATMUL, {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 16, "PRECISION": "ieee"},
+               _matmul(np.float32), options={"num_stages": 1}, hip=False),
 )
 
 _BY_NAME = {kernel.name: kernel for kernel in CASES}

@@ -85,7 +85,7 @@ def main(argv: list[str]) -> int:
     for kernel in CASES:
         if only and kernel.name not in only:
             continue
-        for chip, target in {**CHIPS, **HIP_CHIPS}.items():
+        for chip, target in {**CHIPS, **(HIP_CHIPS if kernel.hip else {})}.items():
             for num_warps in NUM_WARPS:
                 name = stem(kernel.name, chip, num_warps)
                 text, found = compile_kernel(kernel, target, num_warps)

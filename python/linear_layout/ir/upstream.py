@@ -17,12 +17,14 @@ from mlir import ir
 __all__ = [
     "DenseText",
     "MatrixAttributes",
+    "MmaAttributes",
     "dense_text",
     "gpu_dimension",
     "gpu_shuffle_mode",
     "llvm_pointer_space",
     "location_text",
     "matrix_attributes",
+    "mma_attributes",
     "memory_space_name",
     "source_position",
 ]
@@ -80,6 +82,48 @@ def matrix_attributes(op: ir.Operation) -> MatrixAttributes:
         str(op.attributes["layout"]) == "#nvvm.mma_layout<col>",
         shape,
         element,
+    )
+
+
+@dataclass(frozen=True)
+class MmaAttributes:
+    """What `nvvm.mma.sync` says about its shape and operands: ``m, n, k``; the PTX types of the
+    multiplicands (``"f16"``, ``"bf16"``, ``"tf32"``, ``"s8"``, ``"u8"``, ...; ``None`` where the op
+    leaves them to be inferred from the operand types); ``a_row``/``b_col`` for the
+    ``row``/``col`` layouts; ``satfinite`` for ``intOverflowBehavior = satfinite``."""
+
+    m: int
+    n: int
+    k: int
+    a_type: str | None
+    b_type: str | None
+    a_row: bool
+    b_col: bool
+    satfinite: bool
+
+
+def _enum_payload(op: ir.Operation, name: str) -> str | None:
+    """``x`` of an attribute printed ``#nvvm.something<x>``; None when absent."""
+    if name not in op.attributes:
+        return None
+    match = re.fullmatch(r"#nvvm\.\w+<(\w+)>", str(op.attributes[name]))
+    return None if match is None else match.group(1)
+
+
+def mma_attributes(op: ir.Operation) -> MmaAttributes:
+    shape = re.fullmatch(r"#nvvm\.shape<m = (\d+), n = (\d+), k = (\d+)>", str(op.attributes["shape"]))
+    if shape is None:
+        raise ValueError(f"unexpected nvvm.mma.sync shape {op.attributes['shape']}")
+    m, n, k = (int(g) for g in shape.groups())
+    return MmaAttributes(
+        m,
+        n,
+        k,
+        _enum_payload(op, "multiplicandAPtxType"),
+        _enum_payload(op, "multiplicandBPtxType"),
+        _enum_payload(op, "layoutA") == "row",
+        _enum_payload(op, "layoutB") == "col",
+        _enum_payload(op, "intOverflowBehavior") == "satfinite",
     )
 
 

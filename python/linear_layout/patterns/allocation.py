@@ -25,16 +25,24 @@ OpUse = tuple[ir.OpView, SharedUse]
 
 
 def shared_uses(kernel: gpu.GPUFuncOp, launch: Launch) -> list[OpUse]:
-    """The ops of `kernel`'s body that touch shared memory, in order, with their `SharedUse`."""
-    found = []
-    for op in kernel.regions[0].blocks[0].operations:
+    """The ops of `kernel`'s body that touch shared memory, in order (those nested in the regions
+    of `scf.for`/`scf.if` included, in pre-order), with their `SharedUse`."""
+    found: list[OpUse] = []
+    _collect_uses(kernel.regions[0].blocks[0], launch, found)
+    return found
+
+
+def _collect_uses(block: ir.Block, launch: Launch, found: list[OpUse]) -> None:
+    for op in block.operations:
         pattern = shared_pattern_of(op)
         if pattern is None:
+            for region in op.regions:
+                for inner in region.blocks:
+                    _collect_uses(inner, launch, found)
             continue
         use = pattern.shared_use(op, launch, pattern.check(op, launch))
         if use is not None and (use.scratch is not None or use.accesses):
             found.append((op, use))
-    return found
 
 
 def _buffers(uses: list[OpUse]) -> list[tuple[ir.MemRefType, list[ir.OpView]]]:

@@ -32,22 +32,69 @@ def _races(pending: set[Access], kind: Access) -> bool:
     return Access.WRITE in pending or (kind is Access.WRITE and Access.READ in pending)
 
 
+Pending = dict[int, set[Access]]
+_LOOP_PASSES = 4  # the pending set at a loop's head grows monotonically: a few passes reach its fixpoint
+
+
 def insert_barriers(kernel: gpu.GPUFuncOp, uses: list[OpUse] | None = None) -> None:
     """Triton's Membar for one kernel (after `allocate_shared_memory`). `uses` defaults to
-    `shared_uses` of the kernel on its own (portable) launch."""
+    `shared_uses` of the kernel on its own (portable) launch. Ops nested in `scf.if` branches
+    start from what is pending before the `scf.if` and leave the union of both; an `scf.for` or
+    `scf.while` body starts from what is pending before the loop joined with what its own end
+    leaves (the back edge), to a fixpoint, as Membar does on the CFG."""
     if uses is None:
         uses = shared_uses(kernel, kernel_launch(kernel))
-    pending: dict[int, set[Access]] = {}
-    for op, use in uses:
+    by_op = {op.operation: use for op, use in uses}
+    _walk(kernel.regions[0].blocks[0], by_op, {}, insert=True)
+
+
+def _join(a: Pending, b: Pending) -> Pending:
+    return {index: a.get(index, set()) | b.get(index, set()) for index in set(a) | set(b)}
+
+
+def _walk(block: ir.Block, by_op: dict, pending: Pending, insert: bool) -> Pending:
+    """The pending accesses after `block`, from `pending` before it; barriers are inserted when
+    `insert` (else only simulated: a needed barrier clears what is pending)."""
+    pending = {index: set(kinds) for index, kinds in pending.items()}
+    for op in block.operations:
+        use = by_op.get(op.operation)
+        if use is None:
+            if len(op.regions):
+                pending = _walk_regions(op, by_op, pending, insert)
+            continue
         accesses = [(index, access.kind) for access in use.accesses if (index := _buffer(op, access)) is not None]
         if not accesses:
             continue
         if any(_races(pending.get(index, set()), kind) for index, kind in accesses):
-            with ir.InsertionPoint(op), op.location:
-                gpu.barrier()
+            if insert:
+                with ir.InsertionPoint(op), op.location:
+                    gpu.barrier()
             pending.clear()
         if use.ends_with_reads:
             pending = {index: {Access.READ} for index, _ in accesses}
         else:
             for index, kind in accesses:
                 pending.setdefault(index, set()).add(kind)
+    return pending
+
+
+def _walk_regions(op: ir.OpView, by_op: dict, pending: Pending, insert: bool) -> Pending:
+    blocks = [block for region in op.regions for block in region.blocks]
+    if op.operation.name in ("scf.for", "scf.while"):
+        entry = pending
+        for _ in range(_LOOP_PASSES):
+            end = pending
+            for block in blocks:
+                end = _walk(block, by_op, end if block is not blocks[0] else entry, insert=False)
+            joined = _join(pending, end)
+            if joined == entry:
+                break
+            entry = joined
+        end = entry
+        for block in blocks:
+            end = _walk(block, by_op, end, insert)
+        return _join(entry, end)  # the loop may run no iteration
+    after: Pending = {}
+    for block in blocks:  # scf.if: each branch from what is pending before it
+        after = _join(after, _walk(block, by_op, pending, insert))
+    return _join(after, pending) if len(blocks) < 2 else after

@@ -14,6 +14,7 @@ from mlir import ir
 from ..dialects.ttg import LocalAllocOp, LocalLoadOp, LocalStoreOp
 from ..planning import plan_local_access
 from .common import cast_to
+from .dot import operand_ldmatrix_load
 from .kernel import KernelBuilder, Launch, LoweringError, hardware_layout
 from .shared_memory import (
     allocating_op,
@@ -85,6 +86,9 @@ def _check_load(op: LocalLoadOp, launch: Launch) -> None:
 
 
 def _emit_load(op: LocalLoadOp, launch: Launch, plan: None) -> list[ir.Value]:
+    matrix = operand_ldmatrix_load(op, launch)  # ldmatrix where Triton uses it (dot operands)
+    if matrix is not None:
+        return [cast_to(matrix, op.result.type)]
     access = local_access(op, op.result.type, op.src.type, "load", launch)
     builder = KernelBuilder(op, launch)
     element = op.result.type.element_type

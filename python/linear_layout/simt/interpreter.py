@@ -141,7 +141,7 @@ from .banks import bank_wavefronts as _wavefronts  # noqa: F401  (the name the b
 from .elements import elem_of, vector_shape
 from .errors import MemoryAccessError, RaceError, SimtError, UndefinedBehaviorError, UnsupportedOp
 from .machine import HANDLERS, TERMINATORS, Launch, Machine
-from .memory import Buffer, memory_space, memref_layout
+from .memory import GLOBAL_ARGUMENT_SPAN, GLOBAL_BASE_ADDRESS, Buffer, memory_space, memref_layout
 from .report import GlobalAccess, Race, Report, SharedAccess
 
 __all__ = [
@@ -228,7 +228,8 @@ def _bind_argument(index: int, block_arg: ir.BlockArgument, value, num_threads: 
     flat = value.reshape(-1).view(elem.storage)  # a view: stores land in the caller's array
     if value.size and offset + sum((d - 1) * s for d, s in zip(value.shape, strides)) >= value.size:
         raise MemoryAccessError(f"{name}: the memref layout reaches beyond the array")
-    return Buffer(name, "global", elem, flat, tuple(value.shape), strides, offset, base_address=0)
+    base = GLOBAL_BASE_ADDRESS + index * GLOBAL_ARGUMENT_SPAN
+    return Buffer(name, "global", elem, flat, tuple(value.shape), strides, offset, base_address=base)
 
 
 def _positional(args: Sequence | Mapping, num_inputs: int) -> list:
@@ -292,6 +293,7 @@ def run_kernel(
         with np.errstate(all="ignore"):  # overflow, NaN, ... are part of the semantics, not warnings
             for b in blocks:
                 ex = Machine(launch, b, report)
+                ex.global_buffers = [arg for arg in bound if isinstance(arg, Buffer)]
                 workgroup = [
                     ex.new_shared(f"workgroup#{i} ({a.get_name()})", a.type) for i, a in enumerate(attributions)
                 ]

@@ -25,6 +25,8 @@ from .report import GlobalAccess, Race, Report, SharedAccess
 
 __all__ = [
     "HANDLERS",
+    "AsyncCopies",
+    "AsyncCopy",
     "TERMINATORS",
     "Handler",
     "Launch",
@@ -112,6 +114,8 @@ class Machine:
         self.dynamic_base: int | None = None  # where dynamic shared memory starts, once used
         self.dynamic_views: dict[tuple[int, str], Buffer] = {}
         self.interval = 0
+        self.global_buffers: list[Buffer] = []  # the kernel's global memref arguments (cp.async finds them)
+        self.async_copies = AsyncCopies()
 
     # ---- values
 
@@ -327,6 +331,7 @@ class Machine:
         tracking = buf.race_tracking()
         warp_bits = self._warp_bits(offsets)
         flat = offsets.ravel()
+        self._check_in_flight(op, "read-before-async-wait", buf, flat, warp_bits)
         if self.launch.check_uninitialized and not tracking.initialized[flat].all():
             bad = flat[~tracking.initialized[flat]][0]
             raise MemoryAccessError(
@@ -342,6 +347,7 @@ class Machine:
         tracking = buf.race_tracking()
         warp_bits = self._warp_bits(offsets)
         flat = offsets.ravel()
+        self._check_in_flight(op, "write-before-async-wait", buf, flat, warp_bits)
         new_bits = buf.elem.to_bits(values).ravel()
         readers = tracking.readers[flat] & ~warp_bits
         if (readers != 0).any():
@@ -363,6 +369,13 @@ class Machine:
             self.race(op, "write-after-write", buf, flat, warp_bits, others, mask)
         np.bitwise_or.at(tracking.writers, flat, warp_bits)
         tracking.initialized[flat] = True
+
+    def _check_in_flight(self, op, kind: str, buf: Buffer, flat: np.ndarray, warp_bits: np.ndarray) -> None:
+        """An access to an element that a ``cp.async`` has not yet delivered (its group not
+        waited for) is a race, whichever warp issued the copy."""
+        pending = buf.race_tracking().in_flight[flat]
+        if (pending != 0).any():
+            self.race(op, kind, buf, flat, warp_bits, pending, pending != 0)
 
     def _warp_bits(self, offsets: np.ndarray) -> np.ndarray:
         """Bit ``1 << warp`` for each element access, flattened like ``offsets``."""
@@ -390,6 +403,27 @@ class Machine:
             error.race = race
             raise error
         self.report.races.append(race)
+
+
+@dataclasses.dataclass(frozen=True)
+class AsyncCopy:
+    """One ``cp.async`` of one op execution: ``values`` land in ``buf`` at flat ``offsets``
+    (both (copies,) arrays) for the threads in ``threads`` when its group is waited for."""
+
+    op: Any
+    buf: Buffer
+    offsets: np.ndarray
+    values: np.ndarray
+    threads: np.ndarray
+
+
+@dataclasses.dataclass
+class AsyncCopies:
+    """The block's ``cp.async`` state: the copies issued since the last ``commit_group``
+    (``open``), and the committed groups not yet waited for, oldest first."""
+
+    open: list[AsyncCopy] = dataclasses.field(default_factory=list)
+    groups: list[list[AsyncCopy]] = dataclasses.field(default_factory=list)
 
 
 def linear_block(block_id, grid) -> int:

@@ -13,24 +13,43 @@ from ..ir.upstream import memory_space_name
 from .elements import Elem
 from .errors import SimtError, UnsupportedOp
 
-__all__ = ["SHARED_BASE_ALIGNMENT", "Buffer", "DynamicSharedMemory", "RaceTracking", "memory_space", "memref_layout"]
+__all__ = [
+    "GLOBAL_ARGUMENT_SPAN",
+    "GLOBAL_BASE_ADDRESS",
+    "SHARED_BASE_ALIGNMENT",
+    "Buffer",
+    "DynamicSharedMemory",
+    "RaceTracking",
+    "memory_space",
+    "memref_layout",
+]
 
 SHARED_BASE_ALIGNMENT = 128
+#: Global memref argument ``i`` starts at byte address ``GLOBAL_BASE_ADDRESS + i * GLOBAL_ARGUMENT_SPAN``
+#: (what ``memref.extract_aligned_pointer_as_index`` gives and ``!llvm.ptr<1>`` pointers hold); far
+#: above every workgroup address, so a pointer names its buffer.
+GLOBAL_BASE_ADDRESS = 1 << 48
+GLOBAL_ARGUMENT_SPAN = 1 << 40
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class RaceTracking:
     """Race tracking of one workgroup buffer: per element, bit w set if warp w wrote / read it
-    since the last barrier; ``initialized`` is set once any thread has written the element.
-    The arrays are updated in place (the tracking is per-buffer scratch state, never cached)."""
+    since the last barrier; ``initialized`` is set once any thread has written the element;
+    ``in_flight`` has bit w set while a ``cp.async`` of warp w to the element has not landed
+    (its ``wait_group`` has not run). The arrays are updated in place (the tracking is
+    per-buffer scratch state, never cached)."""
 
     writers: np.ndarray
     readers: np.ndarray
     initialized: np.ndarray
+    in_flight: np.ndarray
 
     @classmethod
     def of_size(cls, size: int) -> RaceTracking:
-        return cls(np.zeros(size, np.uint64), np.zeros(size, np.uint64), np.zeros(size, bool))
+        return cls(
+            np.zeros(size, np.uint64), np.zeros(size, np.uint64), np.zeros(size, bool), np.zeros(size, np.uint64)
+        )
 
 
 @dataclasses.dataclass(eq=False)

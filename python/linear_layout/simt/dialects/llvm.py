@@ -1,6 +1,6 @@
 """The `llvm` ops: pointers into workgroup memory.
 
-Ops: inttoptr (to ``!llvm.ptr<3>``) ptrtoint getelementptr (one index into a scalar type)
+Ops: inttoptr (to ``!llvm.ptr<1>`` and ``!llvm.ptr<3>``) ptrtoint getelementptr (one index into a scalar type)
 extractvalue (one position) bitcast.
 """
 
@@ -28,8 +28,8 @@ def _pointer_space(t: ir.Type) -> int:
 @handles("llvm.inttoptr")
 def _inttoptr(ex, op):
     (x,) = ex.operands(op)
-    if _pointer_space(op.results[0].type) != 3:
-        raise UnsupportedOp(f"llvm.inttoptr to {op.results[0].type}: only shared (address space 3) pointers")
+    if _pointer_space(op.results[0].type) not in (1, 3):
+        raise UnsupportedOp(f"llvm.inttoptr to {op.results[0].type}: only global (1) and shared (3) address spaces")
     return [elem_of(op.operands[0].type).unsigned(x)]
 
 

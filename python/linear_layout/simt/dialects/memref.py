@@ -1,7 +1,7 @@
 """The `memref` ops: loads and stores, workgroup allocations, views of dynamic shared memory.
 
-Ops: load store, alloc (workgroup memory only), extract_aligned_pointer_as_index (workgroup
-memory only: the buffer's byte address), view (of ``gpu.dynamic_shared_memory`` only, at a
+Ops: load store, alloc (workgroup memory only), extract_aligned_pointer_as_index (the buffer's
+byte address; global arguments sit at ``memory.GLOBAL_BASE_ADDRESS`` on), view (of ``gpu.dynamic_shared_memory`` only, at a
 uniform byte shift, to a static shape), atomic_rmw (global memory only: one read-modify-write
 per active thread, in thread order, returning the old values).
 """
@@ -62,8 +62,6 @@ def _memref_view(ex, op):
 @handles("memref.extract_aligned_pointer_as_index")
 def _extract_aligned_pointer(ex, op):
     (buf,) = ex.operands(op)
-    if buf.space != "workgroup":
-        raise UnsupportedOp("pointers into global memory are not supported (workgroup memrefs only)")
     return [np.full(ex.num_threads, buf.base_address, dtype=np.uint64)]
 
 

@@ -1,6 +1,10 @@
-"""The `nvvm` matrix instructions `ldmatrix`/`stmatrix` (m8n8, b16); the module doc of `interpreter.py` states their semantics.
+"""The `nvvm` matrix instructions `ldmatrix`/`stmatrix` (m8n8, b16) and `mma.sync`; the module doc of
+`interpreter.py` states the semantics of the first two, `_mma_sync` that of the third.
 
-Ops: ldmatrix stmatrix (``m8n8`` ``b16``, ``num`` 1/2/4, row or col layout).
+Ops: ldmatrix stmatrix (``m8n8`` ``b16``, ``num`` 1/2/4, row or col layout) mma.sync (``row.col``:
+m16n8k16 f16/bf16, m16n8k8 tf32, m16n8k32 s8/u8; f32, f16 or s32 accumulators)
+cp.async.shared.global cp.async.commit.group cp.async.wait.group (a copy lands at the wait that
+retires its group; touching its bytes before is a race).
 """
 
 from __future__ import annotations
@@ -11,10 +15,11 @@ import numpy as np
 
 import mlir.ir as ir
 
-from ...ir.upstream import matrix_attributes
+from ...ir.upstream import matrix_attributes, mma_attributes
+from ..elements import elem_of
 from ..banks import bank_wavefronts, distinct_elements
 from ..errors import MemoryAccessError, UnsupportedOp
-from ..machine import handles, linear_block, location_of
+from ..machine import AsyncCopy, handles, linear_block, location_of
 from ..memory import Buffer
 from ..report import SharedAccess
 
@@ -181,4 +186,249 @@ def _stmatrix(ex, op):
     finally:
         ex.active = saved
     buf.data[offsets[providing]] = values[providing]
+    return []
+
+
+# ---- mma.sync
+
+#: (m, n, k, multiplicand PTX type) -> multiplicand elements per 32-bit register; the shapes
+#: Triton's ``#ttg.nvidia_mma`` version 2 emits.
+_MMA_SHAPES = {
+    (16, 8, 16, "f16"): 2,
+    (16, 8, 16, "bf16"): 2,
+    (16, 8, 8, "tf32"): 1,
+    (16, 8, 32, "s8"): 4,
+    (16, 8, 32, "u8"): 4,
+}
+_TF32_DROPPED = np.uint32(0x1FFF)  # tf32 keeps 10 of f32's 23 mantissa bits: the mma ignores the low 13
+
+
+@dataclasses.dataclass(frozen=True)
+class _MmaForm:
+    """One ``nvvm.mma.sync``: the shape, the multiplicand type, its elements per 32-bit register
+    (``per_register``) and whether s32 results saturate (``satfinite``) instead of wrapping."""
+
+    m: int
+    n: int
+    k: int
+    ptx_type: str
+    per_register: int
+    satfinite: bool
+
+
+def _mma_form(op) -> _MmaForm:
+    attributes = mma_attributes(op)
+    shape = (attributes.m, attributes.n, attributes.k, attributes.a_type)
+    if attributes.a_type != attributes.b_type or shape not in _MMA_SHAPES:
+        raise UnsupportedOp(
+            f"nvvm.mma.sync m{attributes.m}n{attributes.n}k{attributes.k} with multiplicands "
+            f"{attributes.a_type}/{attributes.b_type}: supported are m16n8k16 f16/bf16, m16n8k8 tf32, m16n8k32 s8/u8"
+        )
+    if not (attributes.a_row and attributes.b_col):
+        raise UnsupportedOp("nvvm.mma.sync: only layoutA = row, layoutB = col is supported")
+    return _MmaForm(*shape, _MMA_SHAPES[shape], attributes.satfinite)
+
+
+def _register_elements(value: np.ndarray, ptx_type: str) -> np.ndarray:
+    """One multiplicand register per thread -> (threads, elements) exact float64 or int64 values,
+    the element in the low bits first."""
+    array = np.asarray(value)
+    if array.ndim == 2:  # vector<2xf16>
+        return array.astype(np.float64)
+    words = array.astype(np.uint32)
+    if ptx_type == "tf32":
+        return (words & ~_TF32_DROPPED).view(np.float32).astype(np.float64)[:, None]
+    if ptx_type in ("f16", "bf16"):
+        halves = np.stack([words & np.uint32(0xFFFF), words >> np.uint32(16)], axis=1)
+        if ptx_type == "f16":
+            return halves.astype(np.uint16).view(np.float16).astype(np.float64)
+        return (halves << np.uint32(16)).view(np.float32).astype(np.float64)
+    shifts = np.uint32(8) * np.arange(4, dtype=np.uint32)
+    octets = ((words[:, None] >> shifts) & np.uint32(0xFF)).astype(np.uint8)
+    return (octets.view(np.int8) if ptx_type == "s8" else octets).astype(np.int64)
+
+
+def _fragment_matrix(ex, registers: list, places, rows: int, cols: int, dtype) -> np.ndarray:
+    """(warps, rows, cols): element ``j`` of register ``r`` of lane ``L`` put at ``places(L, r, j)``."""
+    matrix = np.zeros((ex.launch.num_warps, rows, cols), dtype=dtype)
+    lanes = ex.lane_of_thread
+    for r, elements in enumerate(registers):
+        for j in range(elements.shape[1]):
+            row, col = places(lanes, r, j)
+            matrix[ex.warp_of_thread, row, col] = elements[:, j]
+    return matrix
+
+
+def _a_place(per_register: int):
+    """PTX ISA, mma.m16n8kK ``.row`` A fragment: register ``r`` of lane ``L`` (group ``g = L / 4``,
+    ``t = L % 4``) holds row ``g + 8 (r % 2)``, columns ``e t + j + 4 e (r / 2)`` for its ``e``
+    elements ``j``."""
+    return lambda lanes, r, j: (lanes // 4 + 8 * (r % 2), per_register * (lanes % 4) + j + 4 * per_register * (r // 2))
+
+
+def _b_place(per_register: int):
+    """PTX ISA, ``.col`` B fragment: register ``r`` of lane ``L`` holds rows ``e t + j + 4 e r``
+    of column ``g``."""
+    return lambda lanes, r, j: (per_register * (lanes % 4) + j + 4 * per_register * r, lanes // 4)
+
+
+def _c_place(lanes, i, j):
+    """PTX ISA, C/D fragment: element ``i`` (0..3; f16 accumulators pack elements 0, 1 and 2, 3
+    into their two registers) of lane ``L`` is row ``g + 8 (i / 2)``, column ``2 t + i % 2``
+    (``j`` is always 0: one element per entry)."""
+    return lanes // 4 + 8 * (i // 2), 2 * (lanes % 4) + i % 2 + j
+
+
+def _accumulator_elements(values: list) -> tuple[list[np.ndarray], bool]:
+    """The four C elements of each thread, each as a (threads, 1) array, and whether the
+    registers are f16 pairs."""
+    halves = np.asarray(values[0]).ndim == 2
+    if halves:  # two vector<2xf16>: elements (0, 1) and (2, 3)
+        elements = np.concatenate([np.asarray(v) for v in values], axis=1).astype(np.float64)
+        return [elements[:, i : i + 1] for i in range(4)], True
+    return [np.asarray(v)[:, None] for v in values], False
+
+
+def _mma_result(ex, form: _MmaForm, product: np.ndarray, halves: bool, accumulator) -> tuple:
+    """D per thread, rounded once to the accumulator type, as the struct of its registers."""
+    lanes, warps = ex.lane_of_thread, ex.warp_of_thread
+    elements = []
+    for i in range(4):
+        row, col = _c_place(lanes, i, 0)
+        elements.append(product[warps, row, col])
+    if halves:
+        return tuple(np.stack(elements[2 * r : 2 * r + 2], axis=1).astype(np.float16) for r in range(2))
+    if accumulator.is_float:
+        return tuple(e.astype(np.float32) for e in elements)
+    if form.satfinite:
+        elements = [np.clip(e, -(2**31), 2**31 - 1) for e in elements]
+    return tuple(accumulator.wrap(e.astype(np.int64).view(np.uint64)) for e in elements)
+
+
+@handles("nvvm.mma.sync")
+def _mma_sync(ex, op):
+    """``D = A B + C`` for each warp, with A (m x k, ``.row``), B (k x n, ``.col``) and C/D (m x n)
+    gathered from the lanes' registers by the PTX ISA fragment tables (`_a_place`, `_b_place`,
+    `_c_place`). Floating-point products and sums are exact (float64) and D is rounded once to
+    the accumulator type; s32 sums wrap, or saturate with ``satfinite``; tf32 operands drop their
+    low 13 mantissa bits.
+
+    Requires: every thread of the block active (mma.sync is a warp-wide ``.aligned`` instruction).
+    """
+    ex.require_all_active(op.name)
+    form = _mma_form(op)
+    sizes = list(op.attributes["operandSegmentSizes"])
+    values = ex.operands(op)
+    a_values, b_values, c_values = (
+        values[: sizes[0]],
+        values[sizes[0] : sizes[0] + sizes[1]],
+        values[sizes[0] + sizes[1] :],
+    )
+    integer = form.ptx_type in ("s8", "u8")
+    dtype = np.int64 if integer else np.float64
+    a = _fragment_matrix(
+        ex, [_register_elements(v, form.ptx_type) for v in a_values], _a_place(form.per_register), form.m, form.k, dtype
+    )
+    b = _fragment_matrix(
+        ex, [_register_elements(v, form.ptx_type) for v in b_values], _b_place(form.per_register), form.k, form.n, dtype
+    )
+    c_elements, halves = _accumulator_elements(c_values)
+    accumulator = elem_of(op.operands[-1].type)
+    if integer:
+        c_elements = [accumulator.signed(e) for e in c_elements]
+    c = _fragment_matrix(ex, c_elements, _c_place, form.m, form.n, dtype)
+    return [_mma_result(ex, form, np.matmul(a, b) + c, halves, accumulator)]
+
+
+# ---- cp.async
+
+
+def _elements_at(ex, op, buffers, addresses: np.ndarray, nbytes: int, what: str) -> tuple[Buffer, np.ndarray]:
+    """The one buffer of ``buffers`` that holds ``[address, address + nbytes)`` for every
+    address, and each address as an element offset into it."""
+    first = int(addresses[0])
+    found = [b for b in buffers if b.base_address <= first < b.base_address + len(b.data) * b.elem.mem_bytes]
+    if not found:
+        raise MemoryAccessError(f"{op.name}: {what} address {first} is in no {what} buffer")
+    buf = found[0]
+    end = buf.base_address + len(buf.data) * buf.elem.mem_bytes
+    outside = (addresses < buf.base_address) | (addresses + nbytes > end)
+    misaligned = (addresses - buf.base_address) % buf.elem.mem_bytes != 0
+    if outside.any() or misaligned.any():
+        t = int(np.argmax(outside | misaligned))
+        raise MemoryAccessError(
+            f"{op.name}: {what} address {int(addresses[t])} (copy {t}) is outside {buf.name} or between its elements"
+        )
+    return buf, (addresses - buf.base_address) // buf.elem.mem_bytes
+
+
+@handles("nvvm.cp.async.shared.global")
+def _cp_async(ex, op):
+    """Each active thread copies ``size`` bytes from global ``src`` to shared ``dst``; with a
+    ``cpSize`` operand only its first ``cpSize`` bytes are read and the rest are zeros (PTX's
+    ``src-size``, Triton's masked ``other = 0``). The global bytes are read now; the shared
+    bytes land only when a ``cp.async.wait.group`` retires the copy's group: until then any
+    access to them is a race (``*-before-async-wait``), and landing counts as a write by the
+    issuing warps in the interval of the wait."""
+    dst, src, *source_size = ex.operands(op)
+    size = ir.IntegerAttr(op.attributes["size"]).value
+    threads = ex.active.copy()
+    dst_buf, dst_start = _elements_at(ex, op, ex.shared, dst[threads].astype(np.int64), size, "workgroup")
+    elem_bytes = dst_buf.elem.mem_bytes
+    per_thread = size // elem_bytes
+    valid_bytes = np.full(int(threads.sum()), size, dtype=np.int64)
+    if source_size:
+        valid_bytes = np.minimum(np.asarray(source_size[0]).astype(np.int64)[threads], size)
+    valid = np.arange(per_thread) < (valid_bytes // elem_bytes)[:, None]
+    values = np.zeros((len(valid_bytes), per_thread), dtype=dst_buf.elem.storage)
+    reading = valid.any(axis=1)
+    if reading.any():
+        src_buf, src_start = _elements_at(
+            ex, op, ex.global_buffers, src[threads].astype(np.int64)[reading], int(valid_bytes[reading].max()), "global"
+        )
+        if src_buf.elem.mem_bytes != elem_bytes:
+            raise UnsupportedOp(f"{op.name} from {src_buf.elem.name} to {dst_buf.elem.name}: element sizes differ")
+        source = src_buf.data[np.minimum(src_start[:, None] + np.arange(per_thread), len(src_buf.data) - 1)]
+        values[reading] = np.where(valid[reading], source, values[reading])
+    copy = AsyncCopy(op, dst_buf, dst_start[:, None] + np.arange(per_thread), values, threads)
+    _mark_in_flight(ex, copy)
+    ex.async_copies.open.append(copy)
+    return []
+
+
+def _mark_in_flight(ex, copy: AsyncCopy) -> None:
+    warp_bits = np.left_shift(np.uint64(1), ex.warp_of_thread[copy.threads].astype(np.uint64))
+    per_thread = copy.offsets.shape[1]
+    np.bitwise_or.at(copy.buf.race_tracking().in_flight, copy.offsets.ravel(), np.repeat(warp_bits, per_thread))
+
+
+@handles("nvvm.cp.async.commit.group")
+def _cp_async_commit(ex, op):
+    """Close the open group (the copies since the last commit; possibly none)."""
+    ex.require_all_active(op.name)
+    ex.async_copies.groups.append(ex.async_copies.open)
+    ex.async_copies.open = []
+    return []
+
+
+@handles("nvvm.cp.async.wait.group")
+def _cp_async_wait(ex, op):
+    """Land every committed group except the ``n`` most recent, oldest first."""
+    ex.require_all_active(op.name)
+    keep = ir.IntegerAttr(op.attributes["n"]).value
+    groups = ex.async_copies.groups
+    landing, ex.async_copies.groups = (groups[:-keep], groups[-keep:]) if keep else (groups, [])
+    landed = [c for group in landing for c in group]
+    for copy in landed:
+        copy.buf.race_tracking().in_flight[copy.offsets.ravel()] = 0
+    for copy in [c for group in ex.async_copies.groups for c in group] + ex.async_copies.open:
+        _mark_in_flight(ex, copy)  # a later copy to the same bytes is still in flight
+    for copy in landed:
+        saved = ex.active
+        ex.active = copy.threads
+        try:
+            ex.track_write(copy.op, copy.buf, copy.offsets, copy.values)
+        finally:
+            ex.active = saved
+        copy.buf.data[copy.offsets] = copy.values
     return []

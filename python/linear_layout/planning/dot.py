@@ -1,0 +1,291 @@
+"""Planning a `tt.dot` on the FMA path (pure: never imports ``mlir``).
+
+Triton's FMA dot (``FMADotOpToLLVM``) keeps the whole K extent of its operands in every thread:
+A in ``#ttg.dot_op<{opIdx = 0, parent = #blocked}>`` holds, for each row ``m`` of the result the
+thread holds, every ``A[m, k]``; B likewise every ``B[k, n]``. Each result register ``r`` at
+``(m, n)`` is then a chain ``c = fma(A[m, k], B[k, n], c)`` for ``k = 0, 1, ..., K - 1`` in the
+thread's own registers, with no data exchange. :func:`plan_fma_dot` finds, from the three linear
+layouts, which A and B registers each step of each chain reads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.layout import LinearLayout
+from .layouts import PlannerError
+from .matrix import MatrixInstruction, MatrixSide, _phases_cost, _table  # the matrix planner's cost model
+
+__all__ = ["FmaDotPlan", "MmaDotPlan", "MmaStep", "plan_fma_dot", "plan_mma_dot", "plan_operand_ldmatrix"]
+
+
+@dataclass(frozen=True)
+class FmaDotPlan:
+    """Per result register ``r``: ``a_registers[r][k]`` and ``b_registers[r][k]`` are the A and B
+    registers that step ``k`` of its chain multiplies (the same in every thread)."""
+
+    a_registers: tuple[tuple[int, ...], ...]
+    b_registers: tuple[tuple[int, ...], ...]
+
+    @property
+    def k(self) -> int:
+        return len(self.a_registers[0]) if self.a_registers else 0
+
+
+def _by_thread(layout: LinearLayout) -> np.ndarray:
+    """(threads, registers, 2): the (row, column) of each register of each thread (lanes, warps
+    and blocks flattened into one thread index, register the fastest input)."""
+    table = layout.tabulate()
+    registers = layout.get_in_dim_size("register")
+    return table.reshape(-1, registers, table.shape[1])
+
+
+def _register_at(layout: LinearLayout, rows: int, cols: int) -> np.ndarray:
+    """(threads, rows, cols): the register of each thread holding each element, -1 where none."""
+    places = _by_thread(layout)
+    threads, registers, _ = places.shape
+    found = np.full((threads, rows, cols), -1, dtype=np.int64)
+    thread = np.repeat(np.arange(threads), registers)
+    register = np.tile(np.arange(registers), threads)
+    found[thread, places[:, :, 0].ravel(), places[:, :, 1].ravel()] = register
+    return found
+
+
+def _uniform_over_threads(needed: np.ndarray, operand: str) -> np.ndarray:
+    """``needed[0]`` when every thread uses the same registers; PlannerError otherwise."""
+    if (needed < 0).any():
+        raise PlannerError(f"the FMA dot needs elements of {operand} that the thread does not hold")
+    if (needed != needed[0]).any():
+        raise PlannerError(f"the FMA dot's {operand} registers differ between threads")
+    return needed[0]
+
+
+def plan_fma_dot(a: LinearLayout, b: LinearLayout, c: LinearLayout) -> FmaDotPlan:
+    """The registers of each FMA chain of ``C += A B`` (A: M x K, B: K x N, C: M x N; each layout's
+    outputs are ``(dim0, dim1)``, its inputs register, lane, warp, block, of one launch).
+
+    Requires: every thread holds, for each of its C elements ``(m, n)``, all of row ``m`` of A and
+    column ``n`` of B, in the same registers in every thread (Triton's dot operands of a
+    blocked parent); PlannerError otherwise.
+    Postcondition: ``A[a_registers[r][k]]`` is ``A[m, k]`` and ``B[b_registers[r][k]]`` is
+    ``B[k, n]`` in every thread, for C register ``r`` at ``(m, n)``.
+    """
+    m, k = a.get_out_dim_size("dim0"), a.get_out_dim_size("dim1")
+    n = b.get_out_dim_size("dim1")
+    if b.get_out_dim_size("dim0") != k or c.get_out_dim_size("dim0") != m or c.get_out_dim_size("dim1") != n:
+        raise PlannerError(
+            f"the dot's shapes do not match: A {m}x{k}, B {b.get_out_dim_size('dim0')}x{n}, "
+            f"C {c.get_out_dim_size('dim0')}x{c.get_out_dim_size('dim1')}"
+        )
+    a_at, b_at = _register_at(a, m, k), _register_at(b, k, n)
+    places = _by_thread(c)
+    threads = np.arange(places.shape[0])[:, None]
+    a_needed = a_at[threads, places[:, :, 0]]  # (threads, C registers, K)
+    b_needed = np.swapaxes(b_at, 1, 2)[threads, places[:, :, 1]]  # (threads, C registers, K)
+    a_registers = _uniform_over_threads(a_needed, "A")
+    b_registers = _uniform_over_threads(b_needed, "B")
+    return FmaDotPlan(
+        tuple(tuple(int(x) for x in row) for row in a_registers),
+        tuple(tuple(int(x) for x in row) for row in b_registers),
+    )
+
+
+# ---- mma.sync (#ttg.nvidia_mma version 2)
+
+#: multiplicand bits -> (k of one m16n8kK instruction, multiplicand elements per 32-bit register)
+MMA_SHAPES = {16: (16, 2), 32: (8, 1), 8: (32, 4)}
+_TILE_M, _TILE_N = 16, 8
+
+
+@dataclass(frozen=True)
+class MmaStep:
+    """One ``mma.sync.m16n8kK``: per lane, ``a[r]`` (4 registers) and ``b[r]`` (2) are the operand
+    registers packed into its 32-bit registers, ``per_register`` elements each; ``c`` (4) are the
+    accumulator registers it reads and writes, fragment element ``i`` first."""
+
+    a: tuple[tuple[int, ...], ...]
+    b: tuple[tuple[int, ...], ...]
+    c: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class MmaDotPlan:
+    """The ``mma.sync`` instructions of one dot, in Triton's order (per output tile, K steps in
+    order), and the instruction's ``k``."""
+
+    steps: tuple[MmaStep, ...]
+    k: int
+
+
+def _fragment_offsets(lanes: np.ndarray, per_register: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Offsets inside one instruction's tiles, per lane (PTX ISA fragment figures; see
+    simt/dialects/nvvm.py): A (lanes, 4, e, 2), B (lanes, 2, e, 2), C (lanes, 4, 2)."""
+    group, in_group = lanes // 4, lanes % 4
+    e = per_register
+    a = np.zeros((len(lanes), 4, e, 2), np.int64)
+    b = np.zeros((len(lanes), 2, e, 2), np.int64)
+    for r in range(4):
+        for j in range(e):
+            a[:, r, j] = np.stack([group + 8 * (r % 2), e * in_group + j + 4 * e * (r // 2)], 1)
+    for r in range(2):
+        for j in range(e):
+            b[:, r, j] = np.stack([e * in_group + j + 4 * e * r, group], 1)
+    c = np.stack([np.stack([group + 8 * (i // 2), 2 * in_group + i % 2], 1) for i in range(4)], 1)
+    return a, b, c
+
+
+def _registers_of(at: np.ndarray, threads: np.ndarray, places: np.ndarray, operand: str) -> np.ndarray:
+    """The register of each thread at ``places`` (threads, ..., 2), uniform over threads."""
+    found = at[threads.reshape((-1,) + (1,) * (places.ndim - 2)), places[..., 0], places[..., 1]]
+    return _uniform_over_threads(found, operand)
+
+
+def plan_mma_dot(
+    a: LinearLayout, b: LinearLayout, c: LinearLayout, multiplicand_bits: int, threads_per_warp: int = 32
+) -> MmaDotPlan:
+    """The ``mma.sync`` steps of ``C += A B`` with A, B in ``#ttg.dot_op`` of ``#ttg.nvidia_mma``
+    version 2 and C in the MMA layout (inputs register, lane, warp, block; outputs dim0, dim1).
+
+    Each 16 x 8 tile of C that a warp holds at its lane 0 register ``r0`` (an aligned tile
+    origin) is one chain of instructions over K in steps of the instruction's ``k``; each
+    instruction's operand registers are found where every lane's fragment elements (PTX ISA
+    figures) sit in that lane's registers.
+
+    Requires: multiplicand_bits in 8, 16, 32 (i8, f16/bf16, tf32); every lane holds its fragment
+    elements, in the same registers in every thread (PlannerError otherwise).
+    Postcondition: for every step and every thread, register ``step.a[r][j]`` of A holds the element
+    ``(row, k)`` that fragment register ``r``, element ``j`` of its lane is in the PTX ISA, likewise B
+    and C.
+    """
+    if multiplicand_bits not in MMA_SHAPES:
+        raise PlannerError(f"mma.sync multiplicands of {multiplicand_bits} bits: 8, 16 or 32 are supported")
+    k_step, per_register = MMA_SHAPES[multiplicand_bits]
+    m, k = a.get_out_dim_size("dim0"), a.get_out_dim_size("dim1")
+    n = b.get_out_dim_size("dim1")
+    if k % k_step or m % _TILE_M or n % _TILE_N:
+        raise PlannerError(f"a {m}x{k}x{n} dot is not made of m16n8k{k_step} tiles")
+    a_at, b_at, c_at = _register_at(a, m, k), _register_at(b, k, n), _register_at(c, m, n)
+    c_places = _by_thread(c)
+    threads = np.arange(c_places.shape[0])
+    lanes = threads % threads_per_warp
+    first_lane = threads - lanes
+    a_off, b_off, c_off = _fragment_offsets(lanes, per_register)
+    origins = [
+        r for r in range(c_places.shape[1]) if c_places[0, r, 0] % _TILE_M == 0 and c_places[0, r, 1] % _TILE_N == 0
+    ]
+    steps = []
+    for r0 in origins:
+        origin = c_places[first_lane, r0]  # (threads, 2): the tile's corner, for each thread's warp
+        c_regs = _registers_of(c_at, threads, origin[:, None, :] + c_off, "C")
+        for k0 in range(0, k, k_step):
+            a_places = (
+                a_off + np.array([0, k0]) + np.stack([origin[:, 0], np.zeros_like(origin[:, 0])], 1)[:, None, None]
+            )
+            b_places = (
+                b_off + np.array([k0, 0]) + np.stack([np.zeros_like(origin[:, 1]), origin[:, 1]], 1)[:, None, None]
+            )
+            a_regs = _registers_of(a_at, threads, a_places, "A")
+            b_regs = _registers_of(b_at, threads, b_places, "B")
+            steps.append(
+                MmaStep(
+                    tuple(tuple(int(x) for x in row) for row in a_regs),
+                    tuple(tuple(int(x) for x in row) for row in b_regs),
+                    tuple(int(x) for x in c_regs),
+                )
+            )
+    return MmaDotPlan(tuple(steps), k_step)
+
+
+# ---- ldmatrix for a dot operand loaded from a fixed shared layout (ttg.local_load)
+
+_ROW_ELEMENTS_B16 = 8  # one 16-byte row of an 8x8 b16 matrix
+_ROW_BYTES = 16
+
+
+def _offsets(layout: LinearLayout, dim: str) -> list[int]:
+    return [basis[0] for basis in dict(layout.bases).get(dim, ())]
+
+
+def plan_operand_ldmatrix(to_offset: LinearLayout, num_warps: int) -> MatrixSide | None:
+    """The ``ldmatrix`` side (`planning.matrix.MatrixSide`: every lane addresses a row at
+    ``address(lane, warp) ^ instruction.offset``) of a 16-bit ``ttg.local_load`` whose element offsets are
+    ``to_offset`` ((register, lane, warp[, block]) -> offset: the distributed layout composed with
+    the inverse of the fixed shared layout), or None where they do not fit.
+
+    Per the PTX ISA (see `planning.matrix`), lane bits 0, 1 and one register bit ``rho`` (the half of
+    a word) must step through the 8 elements of a 16-byte row: offsets ``rho, l0, l1 = 1, 2, 4``
+    (not transposed) or ``l2, l3, l4 = 1, 2, 4`` (``.trans``, the other three then address rows);
+    every other input must move by whole rows (multiples of 8). Up to two more register bits select
+    the matrices of one instruction (``x4``); the remaining registers are the instructions.
+
+    Requires: ``to_offset`` over register, lane, warp (block of size 1), 32 lanes.
+    Postcondition: loading each instruction's rows and unpacking its words puts every element in
+    the register ``to_offset`` names for it (the interpreter's ldmatrix checks this end to end).
+    """
+    registers, lanes, warps = (_offsets(to_offset, dim) for dim in ("register", "lane", "warp"))
+    if len(lanes) != 5 or _offsets(to_offset, "block"):
+        return None
+    for trans in (False, True):
+        plan = _ldmatrix_form(registers, lanes, warps, trans, to_offset.get_out_dim_size("offset"))
+        if plan is not None:
+            return _costed(plan, num_warps)
+    return None
+
+
+def _costed(form: tuple, num_warps: int) -> MatrixSide:
+    """The side with its wavefronts (one phase per matrix) and bytes, as `planning.matrix` counts them."""
+    trans, num, address, instructions = form
+    table = _table(address, 32, num_warps)[:, : _ROW_ELEMENTS_B16 * num]  # the lanes that supply rows
+    offsets = np.asarray([ins.offset for ins in instructions], dtype=np.int64)
+    addresses = (table[None] ^ offsets[:, None, None]) * 2
+    waves, ideal = _phases_cost(addresses.reshape(-1, _ROW_ELEMENTS_B16), _ROW_BYTES)
+    moved = len(instructions) * num * _ROW_ELEMENTS_B16 * _ROW_BYTES * len(table)
+    return MatrixSide("ldmatrix", trans, num, address, tuple(instructions), waves, ideal, moved)
+
+
+def _ldmatrix_form(registers: list[int], lanes: list[int], warps: list[int], trans: bool, offsets: int) -> tuple | None:
+    """(trans, num, address, instructions) when the offsets fit ``ldmatrix`` (``.trans``)."""
+    if not trans and 1 not in registers:
+        return None
+    rho = registers.index(1) if not trans else 0
+    if trans:  # contents (l2, l3, l4) = 1, 2, 4; rows (rho, l0, l1)
+        if lanes[2:] != [1, 2, 4]:
+            return None
+        rho_candidates = [k for k, o in enumerate(registers) if o and o % _ROW_ELEMENTS_B16 == 0]
+        if not rho_candidates:
+            return None
+        rho = rho_candidates[0]
+        rows = [registers[rho], lanes[0], lanes[1]]
+    else:
+        if lanes[:2] != [2, 4]:
+            return None
+        rows = lanes[2:]
+    used = {rho}
+    spare = [k for k, o in enumerate(registers) if k not in used and o % _ROW_ELEMENTS_B16 == 0]
+    if any(o % _ROW_ELEMENTS_B16 for o in rows + warps) or len(spare) + 1 != len(registers):
+        return None
+    matrix_bits = spare[:2]
+    rest = spare[2:]
+    matrix_offsets = [registers[k] for k in matrix_bits]
+    address = LinearLayout.from_bases(
+        [("lane", [[o] for o in rows + (matrix_offsets + [0, 0])[:2]]), ("warp", [[o] for o in warps])],
+        ["offset"],
+        [offsets],
+        require_surjective=False,
+    )
+    num = 1 << len(matrix_bits)
+    instructions = []
+    for index in range(1 << len(rest)):
+        base = sum(1 << rest[b] for b in range(len(rest)) if index >> b & 1)
+        offset = 0
+        for b in range(len(rest)):
+            if index >> b & 1:
+                offset ^= registers[rest[b]]
+        words = []
+        for i in range(num):
+            matrix = base | sum(1 << matrix_bits[b] for b in range(len(matrix_bits)) if i >> b & 1)
+            words.append((matrix, matrix | 1 << rho))
+        instructions.append(MatrixInstruction(0, tuple(words), offset))
+    return trans, num, address, tuple(instructions)

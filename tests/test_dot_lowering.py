@@ -1,0 +1,183 @@
+"""`tt.dot` on the FMA path (dot operands of a blocked parent), beyond the corpus runs of
+`test_kernel_lowering.py` (matmul_ieee at sm_80/sm_90 x 1/4/8 warps runs bit for bit like Triton's
+interpreter): the chains' registers, the barriers of shared buffers allocated inside the K loop,
+and the one-line errors of what is not lowered."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from linear_layout.core.layout import LinearLayout
+from linear_layout.planning.dot import plan_fma_dot
+from linear_layout.planning.layouts import PlannerError
+from linear_layout.tools.kernels import lower_ttgir
+from linear_layout.tools.opt import main
+
+TTGIR = Path(__file__).parent / "kernel_corpus" / "ttgir"
+
+
+def _layout(register: list, lane: list, out: tuple[int, int]) -> LinearLayout:
+    """A one-warp layout over (dim0, dim1) of sizes `out` with the given register and lane bases."""
+    return LinearLayout.from_bases(
+        [("register", register), ("lane", lane), ("warp", []), ("block", [])],
+        ["dim0", "dim1"],
+        list(out),
+    )
+
+
+def test_fma_plan_reads_row_m_of_a_and_column_n_of_b():
+    # C is 2 x 2 over 2 lanes (lane bit -> row) and 2 registers (register bit -> column); K = 4.
+    # A (2 x 4): lane -> row, registers -> k; B (4 x 2): registers 0..3 -> k, register bit 2 -> column.
+    a = _layout([[0, 1], [0, 2]], [[1, 0]], (2, 4))
+    b = _layout([[1, 0], [2, 0], [0, 1]], [[0, 0]], (4, 2))
+    c = _layout([[0, 1]], [[1, 0]], (2, 2))
+    plan = plan_fma_dot(a, b, c)
+    assert plan.k == 4
+    # C register 0 is (m, 0), register 1 is (m, 1): A registers k = 0..3 for both; B registers k, then 4 + k.
+    assert plan.a_registers == ((0, 1, 2, 3), (0, 1, 2, 3))
+    assert plan.b_registers == ((0, 1, 2, 3), (4, 5, 6, 7))
+
+
+def test_fma_plan_refuses_operands_spread_over_lanes_along_k():
+    a = _layout([[0, 1]], [[0, 2]], (1, 4))  # the lane holds half of K
+    b = _layout([[1, 0], [2, 0]], [[0, 0]], (4, 1))
+    c = _layout([], [[0, 0]], (1, 1))
+    with pytest.raises(PlannerError, match="elements of A that the thread does not hold"):
+        plan_fma_dot(a, b, c)
+
+
+def test_buffers_allocated_in_the_k_loop_get_the_back_edge_barrier():
+    """The next iteration's store into A's buffer follows this iteration's loads of it in other
+    warps: a barrier at the loop head (write after read over the back edge), and one between the
+    stores and the loads (read after write)."""
+    text = str(lower_ttgir((TTGIR / "matmul_ieee.sm80.w4.ttgir").read_text()))
+    body = text.split("scf.for", 1)[1]
+    loop = body[: body.index("scf.yield %", body.rindex("math.fma"))]
+    assert loop.count("gpu.barrier") == 2
+    first_barrier, first_store = loop.index("gpu.barrier"), loop.index("memref.store")
+    assert first_barrier < first_store, "the WAR barrier precedes the loop's first shared store"
+
+
+def test_fma_dot_count_is_one_fma_per_product():
+    text = str(lower_ttgir((TTGIR / "matmul_ieee.sm80.w4.ttgir").read_text()))
+    # 32 x 32 results over 128 threads = 8 per thread, each a chain of K = 16 steps.
+    assert text.count("math.fma") == 8 * 16
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    ("inputPrecision = tf32 :", "only inputPrecision = ieee is lowered"),
+])
+def test_what_the_fma_path_does_not_lower_is_one_line(tmp_path, capsys, edit, message):
+    text = (TTGIR / "matmul_ieee.sm80.w4.ttgir").read_text()
+    text = re.sub(r"(tt\.dot %[\w]+, %[\w]+, %[\w]+) :", rf"\1, {edit}", text, count=1)
+    path = tmp_path / "k.ttgir"
+    path.write_text(text)
+    out = tmp_path / "out.mlir"
+    status = main([str(path), "-p", "builtin.module(ll-lower)", "-o", str(out)])
+    errors = capsys.readouterr().err.strip().splitlines()
+    assert status == 1 and not out.exists() and len(errors) == 1
+    assert "error: 'tt.dot' on the FMA path" in errors[0] and message in errors[0]
+
+
+@pytest.mark.parametrize(("stem", "per_warp"), [("matmul_f16.sm80.w1", 16), ("matmul_f16.sm80.w4", 4)])
+def test_mma_dot_is_one_mma_sync_per_warp_tile_and_k_step(stem, per_warp):
+    # 32 x 32 x 32 in m16n8k16 steps: 2 x 4 tiles x 2 K steps = 16 instructions, over 1 or 2 x 2 warps.
+    text = str(lower_ttgir((TTGIR / f"{stem}.ttgir").read_text()))
+    assert text.count("nvvm.mma.sync") == per_warp
+    assert "#nvvm.shape<m = 16, n = 8, k = 16>" in text and "math.fma" not in text
+
+
+def test_mma_dot_ptx_has_tritons_mma_instruction():
+    from linear_layout.tools.kernels import ttgir_to_ptx
+
+    ptx = ttgir_to_ptx((TTGIR / "matmul_f16.sm80.w4.ttgir").read_text(), chip="sm_80")
+    assert ptx.count("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32") == 4
+
+
+def test_a_larger_tile_with_several_mma_tiles_per_warp_runs_like_tritons_interpreter():
+    """64 x 64 x 32 with 4 warps: each warp holds 2 x 4 tiles of 16 x 8 over 2 K steps (16 mma.sync),
+    compiled by Triton now (the corpus keeps 32 x 32 tiles), one block, bit for bit."""
+    import dataclasses
+    import sys
+
+    import numpy as np
+
+    pytest.importorskip("triton")
+    sys.path.insert(0, str(TTGIR.parent))
+    from corpus import case
+    from generate import compile_kernel
+    from oracle import run_triton_interpreter
+    from triton.backends.compiler import GPUTarget
+
+    from linear_layout.tools.kernels import run_triton_kernel
+
+    kernel = dataclasses.replace(case("matmul_f16"), constexprs={"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32, "PRECISION": None})
+    text, _ = compile_kernel(kernel, GPUTarget("cuda", 80, 32), 4)
+    module = lower_ttgir(text)
+    assert str(module).count("nvvm.mma.sync") == 16
+    launch = kernel.make_inputs(np.random.default_rng(5))
+    expected = run_triton_interpreter("matmul_f16", launch.args, (1, 1), kernel.constexprs)
+    args = [arg.copy() if isinstance(arg, np.ndarray) else arg for arg in launch.args]
+    report = run_triton_kernel(module, args, (1, 1))
+    np.testing.assert_array_equal(args[2], expected[2])
+    assert not report.races
+
+
+LDMATRIX_FILES = sorted(p for p in TTGIR.glob("matmul_*.ttgir") if p.stem.split(".")[0] in ("matmul_f16", "matmul_f16acc"))
+
+
+@pytest.mark.parametrize("path", LDMATRIX_FILES, ids=[p.stem for p in LDMATRIX_FILES])
+def test_dot_operands_load_with_ldmatrix_for_a_chip_and_run_like_tritons_interpreter(path):
+    """With the chip known (sm_80/sm_90), the f16 dot operands' ttg.local_load is ldmatrix, as in
+    Triton's PTX (x4 for A, x4.trans or x2.trans for B); the kernel still runs bit for bit."""
+    import sys
+
+    import numpy as np
+
+    pytest.importorskip("triton")
+    sys.path.insert(0, str(TTGIR.parent))
+    from corpus import case
+    from oracle import run_triton_interpreter
+
+    from linear_layout.tools.kernels import run_triton_kernel
+
+    name, chip = path.stem.split(".")[0], "sm_" + path.stem.split(".")[1][2:]
+    module = lower_ttgir(path.read_text(), chip=chip)
+    text = str(module)
+    assert text.count("nvvm.ldmatrix") >= 2 and "#nvvm.mma_layout<col>" in text  # B is transposed
+    kernel = case(name)
+    launch = kernel.make_inputs(np.random.default_rng(3))
+    expected = run_triton_interpreter(name, launch.args, launch.grid, kernel.constexprs)
+    args = [arg.copy() if isinstance(arg, np.ndarray) else arg for arg in launch.args]
+    report = run_triton_kernel(module, args, launch.grid)
+    np.testing.assert_array_equal(args[2], expected[2])
+    assert not report.races
+
+
+def _to_offset(registers: list[int], lanes: list[int], size: int = 256) -> LinearLayout:
+    return LinearLayout.from_bases(
+        [("register", [[o] for o in registers]), ("lane", [[o] for o in lanes]), ("warp", []), ("block", [])],
+        ["offset"],
+        [size],
+        require_surjective=False,
+    )
+
+
+def test_operand_ldmatrix_plan_reads_the_ptx_fragment_off_the_offsets():
+    from linear_layout.planning.dot import plan_operand_ldmatrix
+
+    # Register 0 and lanes 0, 1 step through a 16-byte row (offsets 1, 2, 4); lanes 2..4 pick rows
+    # (8, 16, 32); registers 1, 2 pick the four matrices (64, 128): one ldmatrix.x4, not transposed.
+    side = plan_operand_ldmatrix(_to_offset([1, 64, 128], [2, 4, 8, 16, 32]), 1)
+    assert side is not None and (side.trans, side.num, len(side.instructions)) == (False, 4, 1)
+    assert side.instructions[0].words == ((0, 1), (2, 3), (4, 5), (6, 7))
+    # Lane 8 i + r supplies row r of matrix i: rows from lanes 2..4, matrices from registers 1, 2.
+    assert [basis[0] for basis in dict(side.address.bases)["lane"]] == [8, 16, 32, 64, 128]
+    # Rows along the other dimension: lanes 2..4 step through the row, register 0 and lanes 0, 1 pick rows.
+    trans = plan_operand_ldmatrix(_to_offset([8, 64, 128], [16, 32, 1, 2, 4]), 1)
+    assert trans is not None and trans.trans and trans.num == 4
+    # A lane that moves by 3 elements fits neither form.
+    assert plan_operand_ldmatrix(_to_offset([1, 64, 128], [3, 4, 8, 16, 32]), 1) is None
