@@ -80,7 +80,8 @@ def _generic_linear(f: Fields, _: Pairs | None) -> Layout:
             f"#ttg.linear bases must all have the rank of the first one ({len(sample)}), got {list(wrong)}"
         )
     shape = box_sizes([b for bs in by_dim for b in bs], len(sample))
-    return DistributedLinearLayout(*by_dim, shape)
+    register, lane, warp, block = by_dim
+    return DistributedLinearLayout(register, lane, warp, block, shape)
 
 
 def _wmma(f: Fields, _: Pairs | None) -> Layout:
