@@ -31,8 +31,8 @@ def test_the_triton_benchmarks_print_no_leak_report(argv):
 
 def test_run_quietly_keeps_the_exit_status(tmp_path):
     script = tmp_path / "bench_x.py"
-    script.write_text("import sys\nsys.path.insert(0, %r)\nimport triton\nfrom quiet import run_quietly\n"
-                      "print('table')\nrun_quietly(lambda: 3)\n" % str(BENCHMARKS))
+    script.write_text(f"import sys\nsys.path.insert(0, {str(BENCHMARKS)!r})\nimport triton\n"
+                      "from quiet import run_quietly\nprint('table')\nrun_quietly(lambda: 3)\n")
     pytest.importorskip("triton")
     result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
     assert (result.returncode, result.stdout, "leaked" in result.stderr) == (3, "table\n", False)

@@ -175,7 +175,7 @@ def test_pass_object_added_by_itself(context):
     pm.run(eight.operation)
     checking = PassManager("builtin.module")
     get_pass("ll-verify")().add_to(checking)
-    with pytest.raises(ir.MLIRError, match="ttg.num-warps"):
+    with pytest.raises(ir.MLIRError, match=r"ttg\.num-warps"):
         checking.run(eight.operation)
 
 

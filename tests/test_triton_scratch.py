@@ -19,13 +19,13 @@ import pytest
 
 pytest.importorskip("triton")
 
-from linear_layout import plan_conversion  # noqa: E402
-from linear_layout.encodings import BlockedLayout  # noqa: E402
-from linear_layout.planning import triton_scratch_bytes  # noqa: E402
+from linear_layout import plan_conversion
+from linear_layout.encodings import BlockedLayout
+from linear_layout.planning import triton_scratch_bytes
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-import bench_codegen  # noqa: E402
-from test_conversion_plan import TRITON_SCRATCH  # noqa: E402
+import bench_codegen
+from test_conversion_plan import TRITON_SCRATCH
 
 pytestmark = pytest.mark.triton
 DTYPES = {8: "i8", 16: "f16", 32: "f32"}

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import reprlib
 from collections.abc import Iterable, Mapping, Set as AbstractSet
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -89,7 +89,7 @@ def require_bool(value: object, where: str, argument: str) -> bool:
     raise TypeError(f"{where}: argument '{argument}' must be a bool, {_got(value)}")
 
 
-def is_sequence(value: object) -> bool:
+def is_sequence(value: object) -> TypeGuard[Iterable[Any]]:
     """Whether ``value`` is an ordered collection of items: any iterable but a string, bytes, a
     mapping or a set (whose order is not the caller's)."""
     if type(value) is tuple or type(value) is list:
@@ -106,7 +106,7 @@ def require_sequence(value: object, where: str, argument: str, what: str) -> tup
         return value
     if not is_sequence(value):
         raise TypeError(f"{where}: argument '{argument}' must be a sequence of {what}, got {type_name(value)}")
-    return tuple(value)  # type: ignore[arg-type]
+    return tuple(value)
 
 
 def require_names(value: object, where: str, argument: str) -> tuple[str, ...]:

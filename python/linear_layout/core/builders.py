@@ -198,8 +198,9 @@ def _pack_segments(segments: Mapping[str, list[tuple[str, int, int]]], widths: M
 def _check_shape_names(layout: LinearLayout, shape: Mapping[str, int], where: str) -> None:
     """API boundary of ``ensure_layout_not_*``: ``shape`` maps every output name to an integer."""
     if not isinstance(shape, Mapping):
-        raise TypeError(f"{where}: argument 'shape' must be a mapping from output dimension names to sizes, "
-                        f"got {type_name(shape)}")
+        raise TypeError(
+            f"{where}: argument 'shape' must be a mapping from output dimension names to sizes, got {type_name(shape)}"
+        )
     for name, size in shape.items():
         require_name(name, where, "shape")
         require_int(size, where, "shape")

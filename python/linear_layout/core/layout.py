@@ -1485,7 +1485,9 @@ class LinearLayout:
         (('i', ((1,), (0,))),)
         """
         in_dim = require_name(in_dim, "LinearLayout.resize_in_dim", "in_dim")
-        n = _log2_exact(require_int(new_size, "LinearLayout.resize_in_dim", "new_size"), f"new size of {_short(in_dim)}")
+        n = _log2_exact(
+            require_int(new_size, "LinearLayout.resize_in_dim", "new_size"), f"new size of {_short(in_dim)}"
+        )
         found = self._in_slices().get(in_dim)
         if found is None:
             raise ValueError(f"resize_in_dim: {_short(in_dim)} is not an input dimension")

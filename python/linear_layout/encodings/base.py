@@ -530,7 +530,9 @@ def verify_module_sizes(
     """Check a distributed layout against a module's warp size, warp count and CTA count
     (Triton's module-level rule).  Raises EncodingError naming the mismatch."""
     if not isinstance(layout, DistributedLayout):
-        raise TypeError(f"verify_module_sizes: argument 'layout' must be a distributed encoding, got {type_name(layout)}")
+        raise TypeError(
+            f"verify_module_sizes: argument 'layout' must be a distributed encoding, got {type_name(layout)}"
+        )
     expected_sizes = (
         ("lane", integer("threads_per_warp", threads_per_warp)),
         ("warp", integer("num_warps", num_warps)),

@@ -70,7 +70,7 @@ def _linear(f: Fields, pairs: Pairs | None) -> Layout:
 
 def _generic_linear(f: Fields, _: Pairs | None) -> Layout:
     """``#ttg.generic_linear``: any surjective layout."""
-    by_dim = (f["register"], f["lane"], f["warp"], f["block"])
+    by_dim = tuple(basis_list(name, f[name]) for name in ("register", "lane", "warp", "block"))  # lists of lists
     sample = next((b for bs in by_dim for b in bs), None)
     if sample is None:
         raise EncodingError("a #ttg.linear layout needs at least one basis to know its rank")
@@ -80,7 +80,8 @@ def _generic_linear(f: Fields, _: Pairs | None) -> Layout:
             f"#ttg.linear bases must all have the rank of the first one ({len(sample)}), got {list(wrong)}"
         )
     shape = box_sizes([b for bs in by_dim for b in bs], len(sample))
-    return DistributedLinearLayout(*by_dim, shape)
+    register, lane, warp, block = by_dim
+    return DistributedLinearLayout(register, lane, warp, block, shape)
 
 
 def _wmma(f: Fields, _: Pairs | None) -> Layout:
@@ -88,7 +89,8 @@ def _wmma(f: Fields, _: Pairs | None) -> Layout:
     if not isinstance(cta, dict):
         raise EncodingError(f"#ttg.amd_wmma ctaLayout must be a dictionary, got {short(cta)}")
     _check_keys("#ttg.amd_wmma ctaLayout", cta, (), ("register", "warp"))
-    reg, warp, cga = tuple(cta.get("register", ())), tuple(cta.get("warp", ())), tuple(f.get("CGALayout", ()))
+    reg, warp = basis_list("register", cta.get("register", ())), basis_list("warp", cta.get("warp", ()))
+    cga = basis_list("CGALayout", f.get("CGALayout", ()))
     # Triton prints no `rank`; take it from any basis (Triton's own parser assumes 2 and so
     # cannot read back its rank-3 text).
     sample = next(iter(reg + warp + cga), None)
@@ -112,11 +114,11 @@ def _padded_shared(f: Fields, pairs: Pairs | None) -> Layout:
         offsets = padded_identity_offsets(f["shape"], f["order"])
         return PaddedSharedLayout(tuple(pairs or ()), offsets, (), f["shape"])
     _check_keys("#ttg.padded_shared", f, ("offset",), ("offset", "block"))
-    offsets, block = f["offset"], f.get("block", ())
+    offsets = basis_list("offset", f["offset"])  # lists of integers, before any is measured
     if not offsets or not offsets[0]:
         raise EncodingError("#ttg.padded_shared offset bases must not be empty")
     rank = len(offsets[0])  # every basis has the rank's entries: checked before sizing the box
-    offsets, block = basis_list("offset", offsets, rank), basis_list("block", block, rank)
+    offsets, block = basis_list("offset", offsets, rank), basis_list("block", f.get("block", ()), rank)
     shape = box_sizes(offsets + block, rank)
     return PaddedSharedLayout(tuple(pairs or ()), offsets, block, shape)
 

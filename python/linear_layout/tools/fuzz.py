@@ -559,9 +559,26 @@ _HW_LAYOUTS = (
 )
 _NAMES = ("'register'", "'lane'", "'warp'", "'block'", "'offset'", "'dim0'", "'dim1'", "'nope'", "''")
 _INDICES = (
-    "0", "1", "3", "-1", "4", "2**40", "-(2**70)", "np.int8(-1)", "np.uint64(2**63)", "np.int64(2)", "True", "1.0",
-    "np.array([0, 1])", "np.array([-1, 2])", "np.array([0, 2**40])", "np.array([], dtype=np.int64)",
-    "np.array([[0, 1], [1, 0]])", "np.array([1.5])", "np.array(2)", "np.array([2**63], dtype=np.uint64)",
+    "0",
+    "1",
+    "3",
+    "-1",
+    "4",
+    "2**40",
+    "-(2**70)",
+    "np.int8(-1)",
+    "np.uint64(2**63)",
+    "np.int64(2)",
+    "True",
+    "1.0",
+    "np.array([0, 1])",
+    "np.array([-1, 2])",
+    "np.array([0, 2**40])",
+    "np.array([], dtype=np.int64)",
+    "np.array([[0, 1], [1, 0]])",
+    "np.array([1.5])",
+    "np.array(2)",
+    "np.array([2**63], dtype=np.uint64)",
 )
 _ENCODING_VALUES = (
     "BlockedLayout((1, 4), (8, 4), (2, 1), (1, 0))",
@@ -571,11 +588,30 @@ _ENCODING_VALUES = (
     "NVMMASharedLayout(128, 16)",
 )
 _API_FUNCTIONS = (
-    "identity_standard_nd", "ensure_layout_not_larger_than", "ensure_layout_not_smaller_than", "zeros_like",
-    "standard_out_dim_names", "supremum", "format_hardware_view", "format_tensor_view", "verify_module_sizes",
-    "collect_aliases", "to_gluon", "bank_conflicts", "BlockedLayout", "SliceLayout", "DistributedLinearLayout",
-    "NVMMADistributedLayout", "DotOperandLayout", "AMDMFMALayout", "AMDWMMALayout", "SwizzledSharedLayout",
-    "AMDRotatingSharedLayout", "NVMMASharedLayout", "SharedLinearLayout", "PaddedSharedLayout",
+    "identity_standard_nd",
+    "ensure_layout_not_larger_than",
+    "ensure_layout_not_smaller_than",
+    "zeros_like",
+    "standard_out_dim_names",
+    "supremum",
+    "format_hardware_view",
+    "format_tensor_view",
+    "verify_module_sizes",
+    "collect_aliases",
+    "to_gluon",
+    "bank_conflicts",
+    "BlockedLayout",
+    "SliceLayout",
+    "DistributedLinearLayout",
+    "NVMMADistributedLayout",
+    "DotOperandLayout",
+    "AMDMFMALayout",
+    "AMDWMMALayout",
+    "SwizzledSharedLayout",
+    "AMDRotatingSharedLayout",
+    "NVMMASharedLayout",
+    "SharedLinearLayout",
+    "PaddedSharedLayout",
 )
 
 
@@ -585,8 +621,19 @@ def _argument(rng: random.Random) -> str:
     return rng.choice(pool)
 
 
-_SHAPE_VALUES = ("[32, 32]", "(16, 16)", "[64, 1048576]", "[2**20, 2**20]", "{'dim0': 4, 'dim1': 4}",
-                 "{'dim0': 2.0}", "{0: 4}", "[4, -4]", "frozenset({1, 2})", "np.array([16, 16])", "np.array(4)")
+_SHAPE_VALUES = (
+    "[32, 32]",
+    "(16, 16)",
+    "[64, 1048576]",
+    "[2**20, 2**20]",
+    "{'dim0': 4, 'dim1': 4}",
+    "{'dim0': 2.0}",
+    "{0: 4}",
+    "[4, -4]",
+    "frozenset({1, 2})",
+    "np.array([16, 16])",
+    "np.array(4)",
+)
 
 
 def _api_layout_call(rng: random.Random) -> str:
@@ -614,7 +661,9 @@ def _api_function_call(rng: random.Random) -> str:
     function = rng.choice(_API_FUNCTIONS)
     arguments = [_argument(rng) for _ in range(rng.choice((0, 1, 2, 3, 4)))]
     if arguments and rng.random() < 0.3:
-        arguments[-1] = f"{rng.choice(('shape', 'layout', 'order', 'rank', 'bitwidth', 'kind', 'nope'))}={arguments[-1]}"
+        arguments[-1] = (
+            f"{rng.choice(('shape', 'layout', 'order', 'rank', 'bitwidth', 'kind', 'nope'))}={arguments[-1]}"
+        )
     return f"{function}({', '.join(arguments)})"
 
 
