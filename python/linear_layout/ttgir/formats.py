@@ -218,6 +218,26 @@ _TABLE = (
     _f("tt.precise_sqrt", "$x attr-dict `:` type($x)", ["x"], result_rule="type-of:x"),
     _f("tt.mulhiui", "$x `,` $y attr-dict `:` type($x)", ["x", "y"], result_rule="type-of:x"),
     _f("tt.histogram", "$src (`,` $mask^)? attr-dict `:` type($src) `->` type($result)", ["src", "mask?"]),
+    _f("tt.approx_divf", "$x `,` $y attr-dict `:` type($x)", ["x", "y"], result_rule="type-of:x"),
+    _f("tt.unsplat", "$src attr-dict `:` type($src)", ["src"], result_rule="element-of:src"),
+    _f("tt.extern_elementwise", "$srcs attr-dict `:` functional-type", ["srcs*"]),
+    _f("tt.grid_dependency_wait", "attr-dict", (), ()),
+    _f("tt.grid_dependency_launch_dependents", "attr-dict", (), ()),
+    _f(
+        "tt.atomic_load",
+        "$sem `,` $scope `,` $ptr attr-dict `:` functional-type",
+        ["ptr"],
+        attributes={"sem": "enum:sem", "scope": "enum:scope"},
+    ),
+    _f(
+        "tt.atomic_store",
+        "$sem `,` $scope `,` $ptr `,` $val attr-dict `:` type($ptr)",
+        ["ptr", "val"],
+        (),
+        attributes={"sem": "enum:sem", "scope": "enum:scope"},
+    ),
+    _f("tt.map_elementwise", None, ["srcs*"], ("result*",)),
+    _f("tt.map_elementwise.return", "attr-dict $result `:` type($result)", ["result*"], ()),
     _f("tt.reduce", None, ["srcs*"], ("result*",)),
     _f("tt.scan", None, ["srcs*"], ("result*",)),
     _f("tt.reduce.return", "attr-dict $result `:` type($result)", ["result*"], ()),
@@ -297,6 +317,22 @@ _TABLE = (
         result_rule="token",
     ),
     _f("ttg.async_wait", "($asyncToken^)? attr-dict", ["asyncToken*"], ("retToken",), result_rule="token"),
+    _f("ttg.warp_id", "attr-dict", result_rule="fixed:i32"),
+    _f("ttg.global_scratch_alloc", "attr-dict `:` type($result)"),
+    _f("ttg.memdesc_reinterpret", "$src attr-dict `:` qualified(type($src)) `->` qualified(type($result))", ["src"]),
+    _f(
+        "ttg.local_gather",
+        "$src `[` $indices `]` attr-dict `:` qualified(type($src)) `,` type($indices) `->` type($result)",
+        ["src", "indices"],
+    ),
+    _f(
+        "ttg.local_scatter",
+        "$dst `[` $indices `]` `,` $values attr-dict `:` qualified(type($dst)) `,` type($indices) `,` type($values)",
+        ["dst", "values", "indices"],
+        (),
+    ),
+    _f("ttg.inline_asm", "$asm_string attr-dict $args `:` functional-type", ["args*"], ("result*",),
+       attributes={"asm_string": "plain"}),
     # ttng (TritonNvidiaGPUOps.td)
     _f("ttng.fence_async_shared", "attr-dict", (), ()),
     _f(
@@ -360,6 +396,9 @@ _TABLE = (
     ),
     _f("amdg.in_thread_transpose", _UNARY, ["src"]),
     _f("amdg.cond_barrier", "$pred attr-dict", ["pred"], ()),
+    # nvg (NVGPUOps.td)
+    _f("nvg.cluster_id", "attr-dict", result_rule="fixed:i32"),
+    _f("nvg.warp_group_barrier_id", "attr-dict", result_rule="fixed:i32"),
 )
 
 FORMATS: dict[str, OpFormat] = {entry.name: entry for entry in _TABLE}
