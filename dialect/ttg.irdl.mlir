@@ -195,6 +195,15 @@ irdl.dialect @ttg {
     irdl.results(result: variadic %result)
   }
 
+  irdl.operation @predicate_stage {
+    %iv = irdl.any
+    %ub = irdl.any
+    %step = irdl.any
+    %result = irdl.any
+    irdl.operands(iv: %iv, ub: %ub, step: %step)
+    irdl.results(result: %result)
+  }
+
   irdl.operation @memdesc_reshape {
     %src = irdl.any
     %result = irdl.any

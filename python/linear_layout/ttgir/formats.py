@@ -39,6 +39,7 @@ ENUMS: dict[str, dict[str, int]] = {
     "scope": {"gpu": 1, "cta": 2, "sys": 3},
     "cache": {"none": 1, "ca": 2, "cg": 3, "wb": 4, "cs": 5, "wt": 6, "cv": 7},
     "evict": {"normal": 1, "evict_first": 2, "evict_last": 3},
+    "reduce_kind": {"add": 1, "min": 2, "max": 3, "inc": 4, "dec": 5, "and": 6, "or": 7, "xor": 8},
     "precision": {"tf32": 0, "tf32x3": 1, "ieee": 2, "bf16x3": 3, "bf16x6": 4},
 }
 
@@ -275,6 +276,25 @@ _TABLE = (
         ["desc", "indices*", "src"],
         (),
     ),
+    _f(
+        "tt.descriptor_gather",
+        "$desc `[` $x_offsets `,` $y_offset `]` attr-dict `:` functional-type",
+        ["desc", "x_offsets", "y_offset"],
+    ),
+    _f(  # `type(operands)`, spelled operand by operand
+        "tt.descriptor_scatter",
+        "$desc `[` $x_offsets `,` $y_offset `]` `,` $src attr-dict "
+        "`:` type($desc) `,` type($x_offsets) `,` type($y_offset) `,` type($src)",
+        ["desc", "x_offsets", "y_offset", "src"],
+        (),
+    ),
+    _f(
+        "tt.descriptor_reduce",
+        "$kind `,` $desc `[` $indices `]` `,` $src attr-dict `:` qualified(type($desc)) `,` type($src)",
+        ["desc", "src", "indices*"],
+        (),
+        attributes={"kind": "enum:reduce_kind"},
+    ),
     # ttg (TritonGPUOps.td)
     _f("ttg.convert_layout", _UNARY, ["src"]),
     _f("ttg.barrier", "$addrSpace attr-dict", (), (), attributes={"addrSpace": "keyword"}),
@@ -333,7 +353,28 @@ _TABLE = (
     ),
     _f("ttg.inline_asm", "$asm_string attr-dict $args `:` functional-type", ["args*"], ("result*",),
        attributes={"asm_string": "plain"}),
+    _f(
+        "ttg.predicate_stage",
+        "$iv `,` $ub `,` $step `maxStage` $maxStage `stage` $stage attr-dict `:` type($iv) `->` type($result)",
+        ["iv", "ub", "step"],
+        attributes={"maxStage": "i32", "stage": "i32"},
+    ),
     # ttng (TritonNvidiaGPUOps.td)
+    _f(
+        "ttng.arrive_barrier",
+        "$alloc `,` $count (`,` $pred^)? attr-dict `:` qualified(type($alloc))",
+        ["alloc", "pred?"],
+        (),
+        attributes={"count": "i32"},
+    ),
+    _f("ttng.async_copy_mbarrier_arrive", "$barrier attr-dict `:` qualified(type($barrier))", ["barrier"], ()),
+    _f(
+        "ttng.clc_get_program_id",
+        "$clcResult `,` $dim attr-dict `:` type($clcResult) `->` type($result)",
+        ["clcResult"],
+        attributes={"dim": "enum:proc_id"},
+    ),
+    _f("ttng.clc_is_canceled", "$clcResult attr-dict `:` type($clcResult) `->` type($result)", ["clcResult"]),
     _f("ttng.fence_async_shared", "attr-dict", (), ()),
     _f(
         "ttng.warp_group_dot",
