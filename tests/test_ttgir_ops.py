@@ -64,12 +64,32 @@ SNIPPETS = {
     "nvg.cluster_id": '%0 = "nvg.cluster_id"() : () -> i32',
     "nvg.warp_group_barrier_id": '%0 = "nvg.warp_group_barrier_id"() : () -> i32',
 }
+# the same on an AMD target (wave64, gfx950)
+AMD_HEAD = (
+    HEAD.replace('"cuda:100"', '"hip:gfx950"')
+    .replace('"ttg.threads-per-warp" = 32', '"ttg.threads-per-warp" = 64')
+    .replace("threadsPerWarp = [1, 32]", "threadsPerWarp = [1, 64]")
+    .replace("threadsPerWarp = [32]", "threadsPerWarp = [64]")
+    .replace("%i128: i128)", "%bo: tensor<256xi32, #b1>, %bf: tensor<256xf32, #b1>)")
+)
+AMD_SNIPPETS = {
+    "amdg.extract_slice": '%0 = "amdg.extract_slice"(%big) {static_offsets = array<i64: 64, 0>} '
+    ": (tensor<128x32xf32, #blocked>) -> tensor<64x32xf32, #blocked>",
+    "amdg.concat": '%0 = "amdg.concat"(%big, %big) : (tensor<128x32xf32, #blocked>, tensor<128x32xf32, #blocked>) '
+    "-> tensor<256x32xf32, #blocked>",
+    "amdg.async_wait": '%0 = "amdg.async_wait"() {num_inst = 0 : i32} : () -> !ttg.async.token',
+    "amdg.init_barrier": _BAR + '"amdg.init_barrier"(%m) {count = 1 : i32} : (' + _BAR_T + ") -> ()",
+    "amdg.wait_barrier": _BAR + '"amdg.wait_barrier"(%m, %c) : (' + _BAR_T + ", i32) -> ()",
+    "amdg.arrive_barrier": _BAR + '%0 = "amdg.arrive_barrier"(%m) {count = 2 : i32} : (' + _BAR_T + ") -> i32",
+    "amdg.buffer_atomic_cas": '%0 = "amdg.buffer_atomic_cas"(%p, %bo, %bf, %bf) {sem = 4 : i32, scope = 1 : i32} '
+    ": (!tt.ptr<f32>, tensor<256xi32, #b1>, tensor<256xf32, #b1>, tensor<256xf32, #b1>) -> tensor<256xf32, #b1>",
+}
 # ops whose snippet is another op's (a terminator and its parent)
 SNIPPETS_OF = {"tt.map_elementwise.return": "tt.map_elementwise"}
 
 
-def _module(body: str) -> str:
-    return HEAD + "".join(f"    {line}\n" for line in body.splitlines()) + TAIL
+def _module(head: str, body: str) -> str:
+    return head + "".join(f"    {line}\n" for line in body.splitlines()) + TAIL
 
 
 @pytest.fixture(scope="module")
@@ -77,15 +97,17 @@ def printed() -> dict[str, tuple[str | None, str]]:
     pytest.importorskip("triton", reason="Triton's parser and printer are the reference")
     from triton_printer import triton_prints
 
-    names = sorted(SNIPPETS)
-    return dict(zip(names, triton_prints([_module(SNIPPETS[name]) for name in names])))
+    names = sorted(SNIPPETS) + sorted(AMD_SNIPPETS)
+    texts = [_module(HEAD, SNIPPETS[name]) for name in sorted(SNIPPETS)]
+    texts += [_module(AMD_HEAD, AMD_SNIPPETS[name]) for name in sorted(AMD_SNIPPETS)]
+    return dict(zip(names, triton_prints(texts)))
 
 
 def test_every_snippet_op_is_in_the_table():
-    assert (set(SNIPPETS) | set(SNIPPETS_OF)) <= set(FORMATS)
+    assert (set(SNIPPETS) | set(AMD_SNIPPETS) | set(SNIPPETS_OF)) <= set(FORMATS)
 
 
-@pytest.mark.parametrize("name", sorted(SNIPPETS))
+@pytest.mark.parametrize("name", sorted(SNIPPETS) + sorted(AMD_SNIPPETS))
 def test_op_round_trips_byte_exact_on_what_triton_prints(name, printed):
     text, errors = printed[name]
     assert text is not None, errors

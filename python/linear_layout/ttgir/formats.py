@@ -435,6 +435,30 @@ _TABLE = (
         memory=False,
         attributes={"atomic_rmw_op": "enum:rmw_op", "sem": "enum:sem", "scope": "enum:scope"},
     ),
+    _f(
+        "amdg.buffer_atomic_cas",
+        "$sem `,` $scope `,` $cmp `,` $val `,` $ptr `[` $offsets `]` (`stride` `=` $stride^)? attr-dict "
+        "`:` type($ptr) `->` type($result)",
+        ["ptr", "offsets", "cmp", "val", "stride?"],
+        attributes={"sem": "enum:sem", "scope": "enum:scope"},
+    ),
+    _f(
+        "amdg.extract_slice",
+        "$source $static_offsets attr-dict `:` type($source) `to` type($result)",
+        ["source"],
+        attributes={"static_offsets": "i64array"},
+    ),
+    _f("amdg.concat", "$sources attr-dict `:` type($sources) `->` type($result)", ["sources*"]),
+    _f("amdg.async_wait", "($asyncToken^)? attr-dict", ["asyncToken*"], ("retToken",), result_rule="token"),
+    _f("amdg.init_barrier", "$alloc `,` $count attr-dict `:` qualified(type($alloc))", ["alloc"], (),
+       attributes={"count": "i32"}),
+    _f("amdg.wait_barrier", "$alloc `,` $phase attr-dict `:` qualified(type($alloc))", ["alloc", "phase"], ()),
+    _f(
+        "amdg.arrive_barrier",
+        "$alloc `,` $count attr-dict `:` qualified(type($alloc)) `->` type($result)",
+        ["alloc"],
+        attributes={"count": "i32"},
+    ),
     _f("amdg.in_thread_transpose", _UNARY, ["src"]),
     _f("amdg.cond_barrier", "$pred attr-dict", ["pred"], ()),
     # nvg (NVGPUOps.td)
@@ -495,7 +519,7 @@ class _Cursor:
         index, depth = self.pos, 0
         while index < len(self.tokens):
             token = self.tokens[index]
-            if depth == 0 and index > self.pos and token.text in (",", "->", "*", "{", ")", "]"):
+            if depth == 0 and index > self.pos and token.text in (",", "->", "*", "{", ")", "]", "to"):
                 break
             if token.text in ("(", "[", "{", "<"):
                 depth += 1
@@ -571,6 +595,13 @@ def _parse_attribute(cursor: _Cursor, name: str, kind: str) -> str | None:
         return '"' + "|".join(words) + '"'
     if kind == "i32":
         return f"{cursor.take().text} : i32"
+    if kind == "i64array":  # `[0, 16]`: a DenseI64ArrayAttr in its short form
+        start = cursor.pos
+        while not cursor.at("]"):
+            cursor.take()
+        cursor.take()
+        inner = cursor.span(start, cursor.pos)[1:-1].strip()
+        return f"array<i64: {inner}>" if inner else "array<i64>"
     if kind == "i32list":
         numbers = []
         while cursor.at_kind("number"):
@@ -704,6 +735,8 @@ def _print_attribute(kind: str, value: str | None) -> str:
         return value.split(":")[0].strip()
     if kind == "i32list":
         return value[value.index(":") + 1 :].rstrip(">").strip()
+    if kind == "i64array":
+        return "[" + (value[value.index(":") + 1 :].rstrip(">").strip() if ":" in value else "") + "]"
     return value
 
 
