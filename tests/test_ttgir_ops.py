@@ -19,7 +19,7 @@ HEAD = """#blocked = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 
 #tm = #ttng.tensor_memory
 #smem = #ttg.shared_memory
 module attributes {"ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = 32 : i32, "ttg.num-ctas" = 1 : i32, ttg.target = "cuda:100"} {
-  tt.func @k(%p: !tt.ptr<f32>, %a: tensor<1xf32, #b1>, %f: f32, %c: i32, %d: i64, %x: tensor<8xi32, #b1>, %t: tensor<8x32xf32, #blocked>, %i1: i1, %desc: !tt.tensordesc<8x32xf32>, %desc1: !tt.tensordesc<1x32xf32>, %xi: tensor<8x32xi32, #blocked>, %big: tensor<128x32xf32, #blocked>, %pi: !tt.ptr<i32>, %i128: i128) {
+  tt.func @k(%p: !tt.ptr<f32>, %a: tensor<1xf32, #b1>, %f: f32, %c: i32, %d: i64, %x: tensor<8xi32, #b1>, %t: tensor<8x32xf32, #blocked>, %i1: i1, %desc: !tt.tensordesc<8x32xf32>, %desc1: !tt.tensordesc<1x32xf32>, %xi: tensor<8x32xi32, #blocked>, %big: tensor<128x32xf32, #blocked>, %pi: !tt.ptr<i32>, %i128: i128, %pi8: !tt.ptr<i8>) {
 """
 TAIL = "    tt.return\n  }\n}\n"
 _BAR = "%m = \"ttg.local_alloc\"() : () -> !ttg.memdesc<1xi64, #shared, #smem, mutable>\n"
@@ -31,6 +31,9 @@ _TILE_T = "!ttg.memdesc<8x32xf32, #shared2, #smem, mutable>"
 SNIPPETS = {
     "tt.unsplat": '%0 = "tt.unsplat"(%a) : (tensor<1xf32, #b1>) -> f32',
     "tt.approx_divf": '%0 = "tt.approx_divf"(%f, %f) : (f32, f32) -> f32',
+    "tt.atomic_poll": '%0 = "tt.atomic_poll"(%pi, %c) {sem = 2 : i32, scope = 1 : i32} : (!tt.ptr<i32>, i32) -> i1',
+    "tt.make_tensor_descriptor": '%0 = "tt.make_tensor_descriptor"(%p, %c, %c, %d, %d) : (!tt.ptr<f32>, i32, i32, '
+    "i64, i64) -> !tt.tensordesc<8x32xf32>",
     "tt.grid_dependency_wait": '"tt.grid_dependency_wait"() : () -> ()',
     "tt.grid_dependency_launch_dependents": '"tt.grid_dependency_launch_dependents"() : () -> ()',
     "tt.atomic_load": '%0 = "tt.atomic_load"(%p) {sem = 2 : i32, scope = 1 : i32} : (!tt.ptr<f32>) -> f32',
@@ -58,6 +61,8 @@ SNIPPETS = {
     "ttg.predicate_stage": '%0 = "ttg.predicate_stage"(%c, %c, %c) {stage = 0 : i32, maxStage = 1 : i32} '
     ": (i32, i32, i32) -> i1",
     "ttng.arrive_barrier": _BAR + '"ttng.arrive_barrier"(%m, %i1) {count = 1 : i32} : (' + _BAR_T + ", i1) -> ()",
+    "ttng.reinterpret_tensor_descriptor": '%0 = "ttng.reinterpret_tensor_descriptor"(%pi8) : (!tt.ptr<i8>) '
+    "-> !tt.tensordesc<8x32xf32>",
     "ttng.async_copy_mbarrier_arrive": _BAR + '"ttng.async_copy_mbarrier_arrive"(%m) : (' + _BAR_T + ") -> ()",
     "ttng.clc_get_program_id": '%0 = "ttng.clc_get_program_id"(%i128) {dim = 1 : i32} : (i128) -> i32',
     "ttng.clc_is_canceled": '%0 = "ttng.clc_is_canceled"(%i128) : (i128) -> i1',
@@ -70,7 +75,7 @@ AMD_HEAD = (
     .replace('"ttg.threads-per-warp" = 32', '"ttg.threads-per-warp" = 64')
     .replace("threadsPerWarp = [1, 32]", "threadsPerWarp = [1, 64]")
     .replace("threadsPerWarp = [32]", "threadsPerWarp = [64]")
-    .replace("%i128: i128)", "%bo: tensor<256xi32, #b1>, %bf: tensor<256xf32, #b1>)")
+    .replace("%pi8: !tt.ptr<i8>)", "%pi8: !tt.ptr<i8>, %bo: tensor<256xi32, #b1>, %bf: tensor<256xf32, #b1>)")
 )
 AMD_SNIPPETS = {
     "amdg.extract_slice": '%0 = "amdg.extract_slice"(%big) {static_offsets = array<i64: 64, 0>} '

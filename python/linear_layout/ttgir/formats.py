@@ -8,7 +8,8 @@ syntax into generic-form pieces (operands, types, attributes) and prints them ba
     $name                  an operand (ODS order in `operands`; `?` optional, `*` variadic) or an
                            attribute named in `attributes` (its kind says how it is spelled)
     type($n)               the type of operand or result n (a list for a variadic one)
-    qualified(type($n))    the same; `stripped(type($n))` prints a memdesc as `<...>`
+    qualified(type($n))    the same; `stripped(type($n))` prints a memdesc as `<...>`, and
+                           `stripped(type($n), !tt.ptr)` a type of that dialect prefix
     functional-type        `(operand types) -> result types`
     attr-dict              the remaining attributes, `{...}`
     ( ... )?               an optional group, present when its `^`-marked element is
@@ -48,7 +49,7 @@ ENUMS: dict[str, dict[str, int]] = {
 class _Element:
     kind: str  # literal, ref, type, ftype, attrdict, group
     text: str = ""
-    stripped: bool = False
+    stripped: str = ""  # the dialect prefix a type is printed without ("!ttg.memdesc")
     anchor: bool = False
     children: tuple[_Element, ...] = ()
 
@@ -84,7 +85,7 @@ class OpFormat:
 
 
 _FORMAT_TOKEN = re.compile(
-    r"`[^`]*`|\$\w+\^?|qualified\(type\(\$\w+\)\)\^?|stripped\(type\(\$\w+\)\)\^?"
+    r"`[^`]*`|\$\w+\^?|qualified\(type\(\$\w+\)\)\^?|stripped\(type\(\$\w+\)(?:,\s*![\w.]+)?\)\^?"
     r"|type\(\$\w+\)\^?|functional-type\([^)]*\)|attr-dict|\(|\)\??|\S+"
 )
 
@@ -113,7 +114,9 @@ def _compile(format_text: str) -> tuple[_Element, ...]:
             if token.startswith("$"):
                 stack[-1].append(_Element("ref", name, anchor=anchor))
             else:
-                stack[-1].append(_Element("type", name, stripped=token.startswith("stripped"), anchor=anchor))
+                prefix = re.search(r",\s*(![\w.]+)\)$", token)
+                stripped = (prefix.group(1) if prefix else "!ttg.memdesc") if token.startswith("stripped") else ""
+                stack[-1].append(_Element("type", name, stripped=stripped, anchor=anchor))
     return tuple(stack[0])
 
 
@@ -222,6 +225,18 @@ _TABLE = (
     _f("tt.approx_divf", "$x `,` $y attr-dict `:` type($x)", ["x", "y"], result_rule="type-of:x"),
     _f("tt.unsplat", "$src attr-dict `:` type($src)", ["src"], result_rule="element-of:src"),
     _f("tt.extern_elementwise", "$srcs attr-dict `:` functional-type", ["srcs*"]),
+    _f(
+        "tt.atomic_poll",
+        "$sem `,` $scope `,` $ptr `,` $expected attr-dict `:` type($ptr) `,` type($expected) `->` type($result)",
+        ["ptr", "expected"],
+        attributes={"sem": "enum:sem", "scope": "enum:scope"},
+    ),
+    _f(
+        "tt.make_tensor_descriptor",
+        "$base `,` `[` $shape `]` `,` `[` $strides `]` attr-dict "
+        "`:` stripped(type($base), !tt.ptr) `,` stripped(type($result), !tt.tensordesc)",
+        ["base", "shape*", "strides*"],
+    ),
     _f("tt.grid_dependency_wait", "attr-dict", (), ()),
     _f("tt.grid_dependency_launch_dependents", "attr-dict", (), ()),
     _f(
@@ -366,6 +381,11 @@ _TABLE = (
         ["alloc", "pred?"],
         (),
         attributes={"count": "i32"},
+    ),
+    _f(
+        "ttng.reinterpret_tensor_descriptor",
+        "$rawDesc attr-dict `:` qualified(type($rawDesc)) `to` qualified(type($result))",
+        ["rawDesc"],
     ),
     _f("ttng.async_copy_mbarrier_arrive", "$barrier attr-dict `:` qualified(type($barrier))", ["barrier"], ()),
     _f(
@@ -532,7 +552,7 @@ class _Cursor:
             raise self.error("expected a type")
         return index
 
-    def parse_type(self) -> str:
+    def parse_type(self, prefix: str = "!ttg.memdesc") -> str:
         start = self.pos
         first = self.peek()
         if first is None:
@@ -541,7 +561,7 @@ class _Cursor:
             raise self.error("expected a type, found '('")
         self.pos = self.type_end()
         text = self.span(start, self.pos)
-        return "!ttg.memdesc" + text if text.startswith("<") else text
+        return prefix + text if text.startswith("<") else text
 
     def parse_type_list(self) -> list[str]:
         types = [self.parse_type()]
@@ -671,7 +691,10 @@ def _parse_elements(elements, cursor: _Cursor, entry: OpFormat, parsed: Parsed) 
             _parse_ref(cursor, entry, element.text, parsed)
         elif element.kind == "type":
             variadic = entry.kind_of(element.text) == "variadic" or f"{element.text}*" in entry.results
-            parsed.types[element.text] = cursor.parse_type_list() if variadic else [cursor.parse_type()]
+            if variadic:
+                parsed.types[element.text] = cursor.parse_type_list()
+            else:
+                parsed.types[element.text] = [cursor.parse_type(element.stripped or "!ttg.memdesc")]
         elif element.kind == "ftype":
             _parse_functional(cursor, parsed)
         elif element.kind == "attrdict" and cursor.at("{"):
@@ -740,8 +763,8 @@ def _print_attribute(kind: str, value: str | None) -> str:
     return value
 
 
-def _strip_memdesc(type_text: str) -> str:
-    return type_text[len("!ttg.memdesc") :] if type_text.startswith("!ttg.memdesc<") else type_text
+def _strip_prefix(type_text: str, prefix: str) -> str:
+    return type_text[len(prefix) :] if type_text.startswith(prefix + "<") else type_text
 
 
 def _anchor_present(element: _Element, entry: OpFormat, op: GenericOp) -> bool:
@@ -771,7 +794,7 @@ def _print_elements(elements, entry: OpFormat, op: GenericOp, used: set[str], ou
         elif element.kind == "type":
             types = op.operand_types.get(element.text) or op.result_types.get(element.text) or []
             if element.stripped:
-                types = [_strip_memdesc(t) for t in types]
+                types = [_strip_prefix(t, element.stripped) for t in types]
             out.append(", ".join(types))
         elif element.kind == "ftype":
             results = op.all_result_types
@@ -788,17 +811,26 @@ class _Literal(str):
 
 
 def _join(pieces: list[str]) -> str:
-    """MLIR's spacing: no space before a one-character `<>(){}[],` literal, none after `<({[`."""
+    """MLIR's spacing (OpFormatGen): no space before a one-character `<>(){}[],` literal, unless
+    the literal before it was punctuation (then only `>)}],` go without one); none after `<({[`."""
     out = ""
     space_next = False
+    last_was_punctuation = False
     for piece in pieces:
         if not piece and not isinstance(piece, _Literal):
             continue
-        punctuation = isinstance(piece, _Literal) and len(piece) == 1 and piece in "<>(){}[],"
-        if out and space_next and not punctuation:
-            out += " "
+        if isinstance(piece, _Literal):
+            single = len(piece) == 1 or piece == "->"
+            tight = ">)}]," if last_was_punctuation else "<>(){}[],"
+            if out and space_next and not (single and piece[0] in tight):
+                out += " "
+            space_next = not (len(piece) == 1 and piece in "<({[")
+            last_was_punctuation = not (piece[0] == "_" or piece[0].isalpha())
+        else:
+            if out and space_next:
+                out += " "
+            space_next, last_was_punctuation = True, False
         out += piece
-        space_next = not (isinstance(piece, _Literal) and len(piece) == 1 and piece in "<({[")
     return out
 
 
