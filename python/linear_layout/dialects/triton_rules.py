@@ -18,6 +18,12 @@ type(s)`); an edited TTGIR that breaks one is refused here too, with the rule na
     ttg.memdesc_index   the result is the buffer without its leading dimension, with its
                     element type and encoding
     ttg.memdesc_trans   the result's shape is the buffer's in `order`
+    tt.reshape      (with or without allow_reorder/efficient_layout) the result layout is the source layout with its
+                    elements renumbered row-major into the result shape (inferReshapeOpEncoding)
+    tt.join         the result layout is the operands' with a new minor dimension of size 2 held
+                    by one register, in any register order (inferDefaultJoinOpEncoding)
+    tt.split        the source's last dimension (size 2) is held by one register, and each result
+                    is the source layout without it, in any register order (inferSplitOpEncoding)
 
 Each rule reads only the op's types and attributes (the verifier checks an op once per
 signature) and returns the broken rule's message, or None. An encoding that cannot be read is
@@ -167,6 +173,81 @@ def _memdesc_trans(op: ir.Operation) -> str | None:
     return None
 
 
+def _row_major_reshape(layout: LinearLayout, shape: list[int]) -> LinearLayout:
+    """`layout` with its output renumbered row-major into `shape` (dimensions `dim0`...): the
+    flattened index keeps its value, the last dimension the fastest (Triton's reshapeLayout)."""
+    names = [name for name, _ in layout.out_dims]
+    flat = layout.transpose_outs(list(reversed(names)))
+    new = [(f"dim{i}", size) for i, size in enumerate(shape)]
+    return flat.reshape_outs(list(reversed(new))).transpose_outs([name for name, _ in new])
+
+
+def _reshape(op: ir.Operation) -> str | None:
+    source, result = op.operands[0].type, op.results[0].type
+    if not (_layout_tensor(source) and _layout_tensor(result)):
+        return None
+    if layout_of(result) != _row_major_reshape(layout_of(source), list(result.shape)):
+        return (
+            "result layout is not the source layout renumbered row-major into the result shape "
+            "(Triton's inferReshapeOpEncoding)"
+        )
+    return None
+
+
+def _with_minor_register_dim(layout: LinearLayout) -> LinearLayout:
+    """`layout` with a new last output dimension of size 2, held by a new first register basis."""
+    rank = len(layout.out_dims)
+    bases = []
+    for name, vectors in layout.bases:
+        widened = [tuple(basis) + (0,) for basis in vectors]
+        if name == "register":
+            widened = [tuple([0] * rank + [1])] + widened
+        bases.append((name, widened))
+    if "register" not in [name for name, _ in layout.bases]:
+        bases.insert(0, ("register", [tuple([0] * rank + [1])]))
+    names = [name for name, _ in layout.out_dims] + [f"dim{rank}"]
+    sizes = [size for _, size in layout.out_dims] + [2]
+    return LinearLayout.from_bases(bases, names, sizes, require_surjective=False)
+
+
+def _same_up_to_register_order(first: LinearLayout, second: LinearLayout) -> bool:
+    """Whether the layouts differ at most in the order of their register bases (Triton accepts a
+    join whose result numbers its registers in another order)."""
+    if first.out_dims != second.out_dims:
+        return False
+    left, right = dict(first.bases), dict(second.bases)
+    if set(left) != set(right):
+        return False
+    return all(
+        sorted(left[name]) == sorted(right[name]) if name == "register" else left[name] == right[name] for name in left
+    )
+
+
+def _join(op: ir.Operation) -> str | None:
+    source, result = op.operands[0].type, op.results[0].type
+    if not (_layout_tensor(source) and _layout_tensor(result)):
+        return None
+    if not _same_up_to_register_order(layout_of(result), _with_minor_register_dim(layout_of(source))):
+        return (
+            "result layout is not the operands' layout with a new minor dimension held by one register "
+            "(Triton's inferDefaultJoinOpEncoding)"
+        )
+    return None
+
+
+def _split(op: ir.Operation) -> str | None:
+    source = op.operands[0].type
+    if not _layout_tensor(source) or not all(_layout_tensor(r.type) for r in op.results):
+        return None
+    for result in op.results:
+        if not _same_up_to_register_order(_with_minor_register_dim(layout_of(result.type)), layout_of(source)):
+            return (
+                "the source's last dimension must be held by one register and each result be the "
+                "source layout without it (Triton's inferSplitOpEncoding)"
+            )
+    return None
+
+
 TRITON_RULES: dict[str, Callable[[ir.Operation], str | None]] = {
     "tt.trans": _trans,
     "tt.expand_dims": _expand_dims,
@@ -176,6 +257,9 @@ TRITON_RULES: dict[str, Callable[[ir.Operation], str | None]] = {
     "tt.dot": _dot,
     "ttg.memdesc_index": _memdesc_index,
     "ttg.memdesc_trans": _memdesc_trans,
+    "tt.reshape": _reshape,
+    "tt.join": _join,
+    "tt.split": _split,
 }
 
 
