@@ -98,6 +98,46 @@ CASES = {
 }
 
 
+def _smem(shape: str, encoding: str, alloc: str = "") -> str:
+    return f"!ttg.memdesc<{shape}xf16, {encoding}, #ttg.shared_memory, mutable{', ' + alloc if alloc else ''}>"
+
+
+S_ROWS = "#ttg.swizzled_shared<{vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0]}>"
+S_COLS = "#ttg.swizzled_shared<{vec = 4, perPhase = 1, maxPhase = 8, order = [0, 1]}>"
+S_FLAT = "#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>"
+S_ROWS_PLAIN = "#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>"
+S_COLS_PLAIN = "#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0, 1]}>"
+
+
+
+def _memdesc_op(source: str, op: str, result: str) -> str:
+    return _module([], f"%a0 = ttg.local_alloc : () -> {source}\n    %0 = {op} : {source} -> {result}")
+
+
+_TRANS = "ttg.memdesc_trans %a0 {order = array<i32: 1, 0>}"
+CASES.update({
+    "memdesc_trans": (_memdesc_op(_smem("32x64", S_ROWS), _TRANS, _smem("64x32", S_COLS)), "inferTransOpEncoding"),
+    "memdesc_trans keeping the order": (_memdesc_op(_smem("32x64", S_ROWS), _TRANS, _smem("64x32", S_ROWS)),
+                                        "inferTransOpEncoding"),
+    "memdesc_reshape": (_memdesc_op(_smem("32x64", S_ROWS_PLAIN), "ttg.memdesc_reshape %a0", _smem("2048", S_FLAT)),
+                        "inferReshapeOpEncoding"),
+    "memdesc_reshape across the order": (
+        _memdesc_op(_smem("32x64", S_COLS_PLAIN), "ttg.memdesc_reshape %a0", _smem("2048", S_FLAT)),
+        "inferReshapeOpEncoding",
+    ),
+    "memdesc_subslice": (_memdesc_op(_smem("32x64", S_ROWS), "ttg.memdesc_subslice %a0[0, 32]",
+                                     _smem("32x32", S_ROWS, "32x64")), "memdesc_subslice"),
+    "memdesc_subslice of another encoding": (
+        _memdesc_op(_smem("32x64", S_ROWS), "ttg.memdesc_subslice %a0[0, 32]", _smem("32x32", S_COLS, "32x64")),
+        "memdesc_subslice",
+    ),
+    "memdesc_subslice out of the buffer": (
+        _memdesc_op(_smem("32x64", S_ROWS), "ttg.memdesc_subslice %a0[16, 32]", _smem("32x32", S_ROWS, "32x64")),
+        "leaves the buffer",
+    ),
+})
+
+
 def _our_errors(text: str) -> list[str]:
     try:
         module = parse_ttgir(text)
@@ -131,3 +171,4 @@ def test_both_verdicts_occur():
 
     verdicts = {printed is not None for printed, _errors in triton_prints([CASES[n][0] for n in sorted(CASES)])}
     assert verdicts == {True, False}
+

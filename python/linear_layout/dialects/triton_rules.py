@@ -17,7 +17,11 @@ type(s)`); an edited TTGIR that breaks one is refused here too, with the rule na
                     encoding, and c has the result's encoding
     ttg.memdesc_index   the result is the buffer without its leading dimension, with its
                     element type and encoding
-    ttg.memdesc_trans   the result's shape is the buffer's in `order`
+    ttg.memdesc_trans   the result's shape is the buffer's in `order`, its encoding the buffer's
+                    with its dimensions in `order` (as linear layouts)
+    ttg.memdesc_reshape the result's encoding is the buffer's renumbered row-major (as linear
+                    layouts), its element type the buffer's
+    ttg.memdesc_subslice the slice lies in the buffer and keeps its element type and encoding
     tt.reshape      (with or without allow_reorder/efficient_layout) the result layout is the source layout with its
                     elements renumbered row-major into the result shape (inferReshapeOpEncoding)
     tt.join         the result layout is the operands' with a new minor dimension of size 2 held
@@ -170,6 +174,51 @@ def _memdesc_trans(op: ir.Operation) -> str | None:
         return f"order {order} is not a permutation of the buffer's {len(source.shape)} dimensions"
     if list(result.shape) != [source.shape[o] for o in order]:
         return f"result shape {list(result.shape)} is not the buffer's shape {list(source.shape)} in order {order}"
+    if _shared_layout(result) != _permuted(_shared_layout(source), order):
+        return (
+            f"result encoding is not the buffer's with its dimensions in order {order} "
+            "(Triton's inferTransOpEncoding, compared as linear layouts)"
+        )
+    return None
+
+
+def _shared_layout(memdesc) -> LinearLayout:
+    return to_linear_layout(from_attribute(memdesc.encoding), list(memdesc.shape))
+
+
+def _memdescs(op: ir.Operation):
+    if not op.operands or not op.results or not (is_memdesc(op.operands[0].type) and is_memdesc(op.results[0].type)):
+        return None
+    return memdesc_of(op.operands[0].type), memdesc_of(op.results[0].type)
+
+
+def _memdesc_reshape(op: ir.Operation) -> str | None:
+    pair = _memdescs(op)
+    if pair is None:
+        return None
+    source, result = pair
+    if result.element_type != source.element_type:
+        return "result must keep the buffer's element type"
+    if _shared_layout(result) != _row_major_reshape(_shared_layout(source), list(result.shape)):
+        return (
+            "result encoding is not the buffer's renumbered row-major into the result shape "
+            "(Triton's inferReshapeOpEncoding, compared as linear layouts)"
+        )
+    return None
+
+
+def _memdesc_subslice(op: ir.Operation) -> str | None:
+    pair = _memdescs(op)
+    if pair is None or "offsets" not in op.attributes:
+        return None
+    source, result = pair
+    offsets = _integers(op.attributes["offsets"])
+    if len(offsets) != len(source.shape) or len(result.shape) != len(source.shape):
+        return f"offsets {offsets} and the result must have the buffer's rank {len(source.shape)}"
+    if any(o < 0 or o + r > s for o, r, s in zip(offsets, result.shape, source.shape)):
+        return f"the slice at offsets {offsets} of shape {list(result.shape)} leaves the buffer {list(source.shape)}"
+    if result.element_type != source.element_type or result.encoding != source.encoding:
+        return "result must keep the buffer's element type and encoding (Triton's memdesc_subslice)"
     return None
 
 
@@ -257,6 +306,8 @@ TRITON_RULES: dict[str, Callable[[ir.Operation], str | None]] = {
     "tt.dot": _dot,
     "ttg.memdesc_index": _memdesc_index,
     "ttg.memdesc_trans": _memdesc_trans,
+    "ttg.memdesc_reshape": _memdesc_reshape,
+    "ttg.memdesc_subslice": _memdesc_subslice,
     "tt.reshape": _reshape,
     "tt.join": _join,
     "tt.split": _split,
