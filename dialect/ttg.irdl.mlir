@@ -204,6 +204,15 @@ irdl.dialect @ttg {
     irdl.results(result: %result)
   }
 
+  irdl.operation @local_atomic_scatter_rmw {
+    %dst = irdl.any
+    %indices = irdl.any
+    %values = irdl.any
+    %result = irdl.any
+    irdl.operands(dst: %dst, indices: %indices, values: %values)
+    irdl.results(result: %result)
+  }
+
   irdl.operation @memdesc_reshape {
     %src = irdl.any
     %result = irdl.any

@@ -19,7 +19,7 @@ HEAD = """#blocked = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 
 #tm = #ttng.tensor_memory
 #smem = #ttg.shared_memory
 module attributes {"ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = 32 : i32, "ttg.num-ctas" = 1 : i32, ttg.target = "cuda:100"} {
-  tt.func @k(%p: !tt.ptr<f32>, %a: tensor<1xf32, #b1>, %f: f32, %c: i32, %d: i64, %x: tensor<8xi32, #b1>, %t: tensor<8x32xf32, #blocked>, %i1: i1, %desc: !tt.tensordesc<8x32xf32>, %desc1: !tt.tensordesc<1x32xf32>, %xi: tensor<8x32xi32, #blocked>, %big: tensor<128x32xf32, #blocked>, %pi: !tt.ptr<i32>, %i128: i128, %pi8: !tt.ptr<i8>) {
+  tt.func @k(%p: !tt.ptr<f32>, %a: tensor<1xf32, #b1>, %f: f32, %c: i32, %d: i64, %x: tensor<8xi32, #b1>, %t: tensor<8x32xf32, #blocked>, %i1: i1, %desc: !tt.tensordesc<8x32xf32>, %desc1: !tt.tensordesc<1x32xf32>, %xi: tensor<8x32xi32, #blocked>, %big: tensor<128x32xf32, #blocked>, %pi: !tt.ptr<i32>, %i128: i128, %pi8: !tt.ptr<i8>, %lp: !llvm.ptr<1>, %ls: !llvm.struct<(f32, f32)>) {
 """
 TAIL = "    tt.return\n  }\n}\n"
 _BAR = "%m = \"ttg.local_alloc\"() : () -> !ttg.memdesc<1xi64, #shared, #smem, mutable>\n"
@@ -66,6 +66,14 @@ SNIPPETS = {
     "ttng.async_copy_mbarrier_arrive": _BAR + '"ttng.async_copy_mbarrier_arrive"(%m) : (' + _BAR_T + ") -> ()",
     "ttng.clc_get_program_id": '%0 = "ttng.clc_get_program_id"(%i128) {dim = 1 : i32} : (i128) -> i32',
     "ttng.clc_is_canceled": '%0 = "ttng.clc_is_canceled"(%i128) : (i128) -> i1',
+    "nvg.ld_acquire": '%0 = "nvg.ld_acquire"(%lp) {sem = 2 : i32, scope = 1 : i32} : (!llvm.ptr<1>) -> i32',
+    "nvg.wgmma_wait_group": '%0 = "nvg.wgmma_wait_group"(%ls) {pendings = 1 : i32} : (!llvm.struct<(f32, f32)>) '
+    "-> !llvm.struct<(f32, f32)>",
+    "nvg.tensor_memory_base": '%0 = "nvg.tensor_memory_base"() : () -> !llvm.ptr<6>',
+    "ttg.local_atomic_scatter_rmw": '%m = "ttg.local_alloc"() : () -> !ttg.memdesc<8x32xi32, #shared2, #smem, mutable>\n'
+    '%0 = "ttg.local_atomic_scatter_rmw"(%m, %xi, %xi) {atomic_rmw_op = 4 : i32, axis = 0 : i32} : '
+    "(!ttg.memdesc<8x32xi32, #shared2, #smem, mutable>, tensor<8x32xi32, #blocked>, tensor<8x32xi32, #blocked>) "
+    "-> tensor<8x32xi32, #blocked>",
     "nvg.cluster_id": '%0 = "nvg.cluster_id"() : () -> i32',
     "nvg.warp_group_barrier_id": '%0 = "nvg.warp_group_barrier_id"() : () -> i32',
 }
@@ -75,7 +83,7 @@ AMD_HEAD = (
     .replace('"ttg.threads-per-warp" = 32', '"ttg.threads-per-warp" = 64')
     .replace("threadsPerWarp = [1, 32]", "threadsPerWarp = [1, 64]")
     .replace("threadsPerWarp = [32]", "threadsPerWarp = [64]")
-    .replace("%pi8: !tt.ptr<i8>)", "%pi8: !tt.ptr<i8>, %bo: tensor<256xi32, #b1>, %bf: tensor<256xf32, #b1>)")
+    .replace("%pi8: !tt.ptr<i8>, %lp: !llvm.ptr<1>, %ls: !llvm.struct<(f32, f32)>)", "%pi8: !tt.ptr<i8>, %bo: tensor<256xi32, #b1>, %bf: tensor<256xf32, #b1>)")
 )
 AMD_SNIPPETS = {
     "amdg.extract_slice": '%0 = "amdg.extract_slice"(%big) {static_offsets = array<i64: 64, 0>} '

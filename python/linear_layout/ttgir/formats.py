@@ -366,6 +366,12 @@ _TABLE = (
         ["dst", "values", "indices"],
         (),
     ),
+    _f(
+        "ttg.local_atomic_scatter_rmw",
+        "$atomic_rmw_op `,` $dst `[` $indices `]` `,` $values attr-dict `:` functional-type",
+        ["dst", "indices", "values"],
+        attributes={"atomic_rmw_op": "enum:rmw_op"},
+    ),
     _f("ttg.inline_asm", "$asm_string attr-dict $args `:` functional-type", ["args*"], ("result*",),
        attributes={"asm_string": "plain"}),
     _f(
@@ -483,6 +489,15 @@ _TABLE = (
     _f("amdg.cond_barrier", "$pred attr-dict", ["pred"], ()),
     # nvg (NVGPUOps.td)
     _f("nvg.cluster_id", "attr-dict", result_rule="fixed:i32"),
+    _f(
+        "nvg.ld_acquire",
+        "$sem `,` $scope `,` $addr (`,` $mask^)? attr-dict `:` functional-type",
+        ["addr", "mask?"],
+        attributes={"sem": "enum:sem", "scope": "enum:scope"},
+    ),
+    _f("nvg.wgmma_wait_group", "$input attr-dict `:` type($input)", ["input"], ("output",),
+       result_rule="same-as-operands"),
+    _f("nvg.tensor_memory_base", "attr-dict", result_rule="fixed:!llvm.ptr<6>"),
     _f("nvg.warp_group_barrier_id", "attr-dict", result_rule="fixed:i32"),
 )
 
