@@ -94,6 +94,10 @@ AMD_SNIPPETS = {
     "amdg.init_barrier": _BAR + '"amdg.init_barrier"(%m) {count = 1 : i32} : (' + _BAR_T + ") -> ()",
     "amdg.wait_barrier": _BAR + '"amdg.wait_barrier"(%m, %c) : (' + _BAR_T + ", i32) -> ()",
     "amdg.arrive_barrier": _BAR + '%0 = "amdg.arrive_barrier"(%m) {count = 2 : i32} : (' + _BAR_T + ") -> i32",
+    "amdg.async_copy_local_to_global": '%m = "ttg.local_alloc"() : () -> !ttg.memdesc<256xf32, #shared, #smem, mutable>\n'
+    '%0 = "amdg.async_copy_local_to_global"(%m, %bp) : (!ttg.memdesc<256xf32, #shared, #smem, mutable>, '
+    "tensor<256x!tt.ptr<f32>, #b1>) -> !ttg.async.token",
+    "amdg.async_copy_mbarrier_arrive": _BAR + '"amdg.async_copy_mbarrier_arrive"(%m) : (' + _BAR_T + ") -> ()",
     "amdg.buffer_atomic_cas": '%0 = "amdg.buffer_atomic_cas"(%p, %bo, %bf, %bf) {sem = 4 : i32, scope = 1 : i32} '
     ": (!tt.ptr<f32>, tensor<256xi32, #b1>, tensor<256xf32, #b1>, tensor<256xf32, #b1>) -> tensor<256xf32, #b1>",
 }

@@ -485,6 +485,14 @@ _TABLE = (
         ["alloc"],
         attributes={"count": "i32"},
     ),
+    _f(
+        "amdg.async_copy_local_to_global",
+        "$src `,` $dst attr-dict `:` qualified(type($src)) `->` type($dst)",
+        ["src", "dst"],
+        ("token",),
+        result_rule="token",
+    ),
+    _f("amdg.async_copy_mbarrier_arrive", "$barrier attr-dict `:` qualified(type($barrier))", ["barrier"], ()),
     _f("amdg.in_thread_transpose", _UNARY, ["src"]),
     _f("amdg.cond_barrier", "$pred attr-dict", ["pred"], ()),
     # nvg (NVGPUOps.td)
