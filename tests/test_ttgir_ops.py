@@ -83,7 +83,10 @@ AMD_HEAD = (
     .replace('"ttg.threads-per-warp" = 32', '"ttg.threads-per-warp" = 64')
     .replace("threadsPerWarp = [1, 32]", "threadsPerWarp = [1, 64]")
     .replace("threadsPerWarp = [32]", "threadsPerWarp = [64]")
-    .replace("%pi8: !tt.ptr<i8>, %lp: !llvm.ptr<1>, %ls: !llvm.struct<(f32, f32)>)", "%pi8: !tt.ptr<i8>, %bo: tensor<256xi32, #b1>, %bf: tensor<256xf32, #b1>)")
+    .replace(
+        "!llvm.struct<(f32, f32)>)",
+        "!llvm.struct<(f32, f32)>, %bo: tensor<256xi32, #b1>, %bf: tensor<256xf32, #b1>, %bp: tensor<256x!tt.ptr<f32>, #b1>)",
+    )
 )
 AMD_SNIPPETS = {
     "amdg.extract_slice": '%0 = "amdg.extract_slice"(%big) {static_offsets = array<i64: 64, 0>} '
