@@ -277,7 +277,7 @@ _TABLE = (
         (),
         attributes={"message": "plain"},
     ),
-    _f("tt.print", None, ["args*"], ()),
+    _f("tt.print", "$prefix attr-dict (`:` $args^ `:` type($args))?", ["args*"], (), attributes={"prefix": "plain"}),
     _f("tt.call", None, ["operands*"], ("result*",)),
     _f(
         "tt.descriptor_load",
