@@ -372,8 +372,13 @@ _TABLE = (
         ["dst", "indices", "values"],
         attributes={"atomic_rmw_op": "enum:rmw_op"},
     ),
-    _f("ttg.inline_asm", "$asm_string attr-dict $args `:` functional-type", ["args*"], ("result*",),
-       attributes={"asm_string": "plain"}),
+    _f(
+        "ttg.inline_asm",
+        "$asm_string attr-dict $args `:` functional-type",
+        ["args*"],
+        ("result*",),
+        attributes={"asm_string": "plain"},
+    ),
     _f(
         "ttg.predicate_stage",
         "$iv `,` $ub `,` $step `maxStage` $maxStage `stage` $stage attr-dict `:` type($iv) `->` type($result)",
@@ -476,8 +481,13 @@ _TABLE = (
     ),
     _f("amdg.concat", "$sources attr-dict `:` type($sources) `->` type($result)", ["sources*"]),
     _f("amdg.async_wait", "($asyncToken^)? attr-dict", ["asyncToken*"], ("retToken",), result_rule="token"),
-    _f("amdg.init_barrier", "$alloc `,` $count attr-dict `:` qualified(type($alloc))", ["alloc"], (),
-       attributes={"count": "i32"}),
+    _f(
+        "amdg.init_barrier",
+        "$alloc `,` $count attr-dict `:` qualified(type($alloc))",
+        ["alloc"],
+        (),
+        attributes={"count": "i32"},
+    ),
     _f("amdg.wait_barrier", "$alloc `,` $phase attr-dict `:` qualified(type($alloc))", ["alloc", "phase"], ()),
     _f(
         "amdg.arrive_barrier",
@@ -503,8 +513,13 @@ _TABLE = (
         ["addr", "mask?"],
         attributes={"sem": "enum:sem", "scope": "enum:scope"},
     ),
-    _f("nvg.wgmma_wait_group", "$input attr-dict `:` type($input)", ["input"], ("output",),
-       result_rule="same-as-operands"),
+    _f(
+        "nvg.wgmma_wait_group",
+        "$input attr-dict `:` type($input)",
+        ["input"],
+        ("output",),
+        result_rule="same-as-operands",
+    ),
     _f("nvg.tensor_memory_base", "attr-dict", result_rule="fixed:!llvm.ptr<6>"),
     _f("nvg.warp_group_barrier_id", "attr-dict", result_rule="fixed:i32"),
 )

@@ -35,7 +35,15 @@ from .syntax import (
     split_top_level,
     tokenize,
 )
-from .types import TypeTextError, expand_aliases, expand_opaque_aliases, element_type, i1_like, pointee_type, to_mlir_types
+from .types import (
+    TypeTextError,
+    expand_aliases,
+    expand_opaque_aliases,
+    element_type,
+    i1_like,
+    pointee_type,
+    to_mlir_types,
+)
 
 __all__ = ["TtgirError", "name_loop_arguments", "ttgir_to_mlir", "parse_ttgir", "ttgir_context"]
 
