@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from linear_layout.dialects.verifier import verify
-from linear_layout.ttgir import TtgirError, parse_ttgir
+from test_ttgir_edits import _our_errors
 
 
 def _blocked(spt, tpw, wpc, order):
@@ -136,14 +135,6 @@ CASES.update({
         "leaves the buffer",
     ),
 })
-
-
-def _our_errors(text: str) -> list[str]:
-    try:
-        module = parse_ttgir(text)
-    except TtgirError as error:
-        return [str(error)]
-    return [message for _location, message in verify(module)]
 
 
 @pytest.fixture(scope="module")
