@@ -153,6 +153,66 @@ irdl.dialect @ttg {
     irdl.results(result: %result)
   }
 
+  irdl.operation @warp_id {
+    %result = irdl.any
+    irdl.operands()
+    irdl.results(result: %result)
+  }
+
+  irdl.operation @global_scratch_alloc {
+    %result = irdl.any
+    irdl.operands()
+    irdl.results(result: %result)
+  }
+
+  irdl.operation @memdesc_reinterpret {
+    %src = irdl.any
+    %result = irdl.any
+    irdl.operands(src: %src)
+    irdl.results(result: %result)
+  }
+
+  irdl.operation @local_gather {
+    %src = irdl.any
+    %indices = irdl.any
+    %result = irdl.any
+    irdl.operands(src: %src, indices: %indices)
+    irdl.results(result: %result)
+  }
+
+  irdl.operation @local_scatter {
+    %dst = irdl.any
+    %values = irdl.any
+    %indices = irdl.any
+    irdl.operands(dst: %dst, values: %values, indices: %indices)
+    irdl.results()
+  }
+
+  irdl.operation @inline_asm {
+    %args = irdl.any
+    %result = irdl.any
+    irdl.operands(args: variadic %args)
+    irdl.results(result: variadic %result)
+  }
+
+  irdl.operation @predicate_stage {
+    %iv = irdl.any
+    %ub = irdl.any
+    %step = irdl.any
+    %result = irdl.any
+    irdl.operands(iv: %iv, ub: %ub, step: %step)
+    irdl.results(result: %result)
+  }
+
+  irdl.operation @local_atomic_scatter_rmw {
+    %dst = irdl.any
+    %indices = irdl.any
+    %values = irdl.any
+    %result = irdl.any
+    irdl.operands(dst: %dst, indices: %indices, values: %values)
+    irdl.results(result: %result)
+  }
+
   irdl.operation @memdesc_reshape {
     %src = irdl.any
     %result = irdl.any

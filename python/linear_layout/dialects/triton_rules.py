@@ -17,7 +17,17 @@ type(s)`); an edited TTGIR that breaks one is refused here too, with the rule na
                     encoding, and c has the result's encoding
     ttg.memdesc_index   the result is the buffer without its leading dimension, with its
                     element type and encoding
-    ttg.memdesc_trans   the result's shape is the buffer's in `order`
+    ttg.memdesc_trans   the result's shape is the buffer's in `order`, its encoding the buffer's
+                    with its dimensions in `order` (as linear layouts)
+    ttg.memdesc_reshape the result's encoding is the buffer's renumbered row-major (as linear
+                    layouts), its element type the buffer's
+    ttg.memdesc_subslice the slice lies in the buffer and keeps its element type and encoding
+    tt.reshape      (with or without allow_reorder/efficient_layout) the result layout is the source layout with its
+                    elements renumbered row-major into the result shape (inferReshapeOpEncoding)
+    tt.join         the result layout is the operands' with a new minor dimension of size 2 held
+                    by one register, in any register order (inferDefaultJoinOpEncoding)
+    tt.split        the source's last dimension (size 2) is held by one register, and each result
+                    is the source layout without it, in any register order (inferSplitOpEncoding)
 
 Each rule reads only the op's types and attributes (the verifier checks an op once per
 signature) and returns the broken rule's message, or None. An encoding that cannot be read is
@@ -164,6 +174,126 @@ def _memdesc_trans(op: ir.Operation) -> str | None:
         return f"order {order} is not a permutation of the buffer's {len(source.shape)} dimensions"
     if list(result.shape) != [source.shape[o] for o in order]:
         return f"result shape {list(result.shape)} is not the buffer's shape {list(source.shape)} in order {order}"
+    if _shared_layout(result) != _permuted(_shared_layout(source), order):
+        return (
+            f"result encoding is not the buffer's with its dimensions in order {order} "
+            "(Triton's inferTransOpEncoding, compared as linear layouts)"
+        )
+    return None
+
+
+def _shared_layout(memdesc) -> LinearLayout:
+    return to_linear_layout(from_attribute(memdesc.encoding), list(memdesc.shape))
+
+
+def _memdescs(op: ir.Operation):
+    if not op.operands or not op.results or not (is_memdesc(op.operands[0].type) and is_memdesc(op.results[0].type)):
+        return None
+    return memdesc_of(op.operands[0].type), memdesc_of(op.results[0].type)
+
+
+def _memdesc_reshape(op: ir.Operation) -> str | None:
+    pair = _memdescs(op)
+    if pair is None:
+        return None
+    source, result = pair
+    if result.element_type != source.element_type:
+        return "result must keep the buffer's element type"
+    if _shared_layout(result) != _row_major_reshape(_shared_layout(source), list(result.shape)):
+        return (
+            "result encoding is not the buffer's renumbered row-major into the result shape "
+            "(Triton's inferReshapeOpEncoding, compared as linear layouts)"
+        )
+    return None
+
+
+def _memdesc_subslice(op: ir.Operation) -> str | None:
+    pair = _memdescs(op)
+    if pair is None or "offsets" not in op.attributes:
+        return None
+    source, result = pair
+    offsets = _integers(op.attributes["offsets"])
+    if len(offsets) != len(source.shape) or len(result.shape) != len(source.shape):
+        return f"offsets {offsets} and the result must have the buffer's rank {len(source.shape)}"
+    if any(o < 0 or o + r > s for o, r, s in zip(offsets, result.shape, source.shape)):
+        return f"the slice at offsets {offsets} of shape {list(result.shape)} leaves the buffer {list(source.shape)}"
+    if result.element_type != source.element_type or result.encoding != source.encoding:
+        return "result must keep the buffer's element type and encoding (Triton's memdesc_subslice)"
+    return None
+
+
+def _row_major_reshape(layout: LinearLayout, shape: list[int]) -> LinearLayout:
+    """`layout` with its output renumbered row-major into `shape` (dimensions `dim0`...): the
+    flattened index keeps its value, the last dimension the fastest (Triton's reshapeLayout)."""
+    names = [name for name, _ in layout.out_dims]
+    flat = layout.transpose_outs(list(reversed(names)))
+    new = [(f"dim{i}", size) for i, size in enumerate(shape)]
+    return flat.reshape_outs(list(reversed(new))).transpose_outs([name for name, _ in new])
+
+
+def _reshape(op: ir.Operation) -> str | None:
+    source, result = op.operands[0].type, op.results[0].type
+    if not (_layout_tensor(source) and _layout_tensor(result)):
+        return None
+    if layout_of(result) != _row_major_reshape(layout_of(source), list(result.shape)):
+        return (
+            "result layout is not the source layout renumbered row-major into the result shape "
+            "(Triton's inferReshapeOpEncoding)"
+        )
+    return None
+
+
+def _with_minor_register_dim(layout: LinearLayout) -> LinearLayout:
+    """`layout` with a new last output dimension of size 2, held by a new first register basis."""
+    rank = len(layout.out_dims)
+    bases = []
+    for name, vectors in layout.bases:
+        widened = [tuple(basis) + (0,) for basis in vectors]
+        if name == "register":
+            widened = [tuple([0] * rank + [1])] + widened
+        bases.append((name, widened))
+    if "register" not in [name for name, _ in layout.bases]:
+        bases.insert(0, ("register", [tuple([0] * rank + [1])]))
+    names = [name for name, _ in layout.out_dims] + [f"dim{rank}"]
+    sizes = [size for _, size in layout.out_dims] + [2]
+    return LinearLayout.from_bases(bases, names, sizes, require_surjective=False)
+
+
+def _same_up_to_register_order(first: LinearLayout, second: LinearLayout) -> bool:
+    """Whether the layouts differ at most in the order of their register bases (Triton accepts a
+    join whose result numbers its registers in another order)."""
+    if first.out_dims != second.out_dims:
+        return False
+    left, right = dict(first.bases), dict(second.bases)
+    if set(left) != set(right):
+        return False
+    return all(
+        sorted(left[name]) == sorted(right[name]) if name == "register" else left[name] == right[name] for name in left
+    )
+
+
+def _join(op: ir.Operation) -> str | None:
+    source, result = op.operands[0].type, op.results[0].type
+    if not (_layout_tensor(source) and _layout_tensor(result)):
+        return None
+    if not _same_up_to_register_order(layout_of(result), _with_minor_register_dim(layout_of(source))):
+        return (
+            "result layout is not the operands' layout with a new minor dimension held by one register "
+            "(Triton's inferDefaultJoinOpEncoding)"
+        )
+    return None
+
+
+def _split(op: ir.Operation) -> str | None:
+    source = op.operands[0].type
+    if not _layout_tensor(source) or not all(_layout_tensor(r.type) for r in op.results):
+        return None
+    for result in op.results:
+        if not _same_up_to_register_order(_with_minor_register_dim(layout_of(result.type)), layout_of(source)):
+            return (
+                "the source's last dimension must be held by one register and each result be the "
+                "source layout without it (Triton's inferSplitOpEncoding)"
+            )
     return None
 
 
@@ -176,6 +306,11 @@ TRITON_RULES: dict[str, Callable[[ir.Operation], str | None]] = {
     "tt.dot": _dot,
     "ttg.memdesc_index": _memdesc_index,
     "ttg.memdesc_trans": _memdesc_trans,
+    "ttg.memdesc_reshape": _memdesc_reshape,
+    "ttg.memdesc_subslice": _memdesc_subslice,
+    "tt.reshape": _reshape,
+    "tt.join": _join,
+    "tt.split": _split,
 }
 
 

@@ -8,7 +8,8 @@ syntax into generic-form pieces (operands, types, attributes) and prints them ba
     $name                  an operand (ODS order in `operands`; `?` optional, `*` variadic) or an
                            attribute named in `attributes` (its kind says how it is spelled)
     type($n)               the type of operand or result n (a list for a variadic one)
-    qualified(type($n))    the same; `stripped(type($n))` prints a memdesc as `<...>`
+    qualified(type($n))    the same; `stripped(type($n))` prints a memdesc as `<...>`, and
+                           `stripped(type($n), !tt.ptr)` a type of that dialect prefix
     functional-type        `(operand types) -> result types`
     attr-dict              the remaining attributes, `{...}`
     ( ... )?               an optional group, present when its `^`-marked element is
@@ -39,6 +40,7 @@ ENUMS: dict[str, dict[str, int]] = {
     "scope": {"gpu": 1, "cta": 2, "sys": 3},
     "cache": {"none": 1, "ca": 2, "cg": 3, "wb": 4, "cs": 5, "wt": 6, "cv": 7},
     "evict": {"normal": 1, "evict_first": 2, "evict_last": 3},
+    "reduce_kind": {"add": 1, "min": 2, "max": 3, "inc": 4, "dec": 5, "and": 6, "or": 7, "xor": 8},
     "precision": {"tf32": 0, "tf32x3": 1, "ieee": 2, "bf16x3": 3, "bf16x6": 4},
 }
 
@@ -47,7 +49,7 @@ ENUMS: dict[str, dict[str, int]] = {
 class _Element:
     kind: str  # literal, ref, type, ftype, attrdict, group
     text: str = ""
-    stripped: bool = False
+    stripped: str = ""  # the dialect prefix a type is printed without ("!ttg.memdesc")
     anchor: bool = False
     children: tuple[_Element, ...] = ()
 
@@ -83,7 +85,7 @@ class OpFormat:
 
 
 _FORMAT_TOKEN = re.compile(
-    r"`[^`]*`|\$\w+\^?|qualified\(type\(\$\w+\)\)\^?|stripped\(type\(\$\w+\)\)\^?"
+    r"`[^`]*`|\$\w+\^?|qualified\(type\(\$\w+\)\)\^?|stripped\(type\(\$\w+\)(?:,\s*![\w.]+)?\)\^?"
     r"|type\(\$\w+\)\^?|functional-type\([^)]*\)|attr-dict|\(|\)\??|\S+"
 )
 
@@ -112,7 +114,9 @@ def _compile(format_text: str) -> tuple[_Element, ...]:
             if token.startswith("$"):
                 stack[-1].append(_Element("ref", name, anchor=anchor))
             else:
-                stack[-1].append(_Element("type", name, stripped=token.startswith("stripped"), anchor=anchor))
+                prefix = re.search(r",\s*(![\w.]+)\)$", token)
+                stripped = (prefix.group(1) if prefix else "!ttg.memdesc") if token.startswith("stripped") else ""
+                stack[-1].append(_Element("type", name, stripped=stripped, anchor=anchor))
     return tuple(stack[0])
 
 
@@ -218,6 +222,38 @@ _TABLE = (
     _f("tt.precise_sqrt", "$x attr-dict `:` type($x)", ["x"], result_rule="type-of:x"),
     _f("tt.mulhiui", "$x `,` $y attr-dict `:` type($x)", ["x", "y"], result_rule="type-of:x"),
     _f("tt.histogram", "$src (`,` $mask^)? attr-dict `:` type($src) `->` type($result)", ["src", "mask?"]),
+    _f("tt.approx_divf", "$x `,` $y attr-dict `:` type($x)", ["x", "y"], result_rule="type-of:x"),
+    _f("tt.unsplat", "$src attr-dict `:` type($src)", ["src"], result_rule="element-of:src"),
+    _f("tt.extern_elementwise", "$srcs attr-dict `:` functional-type", ["srcs*"]),
+    _f(
+        "tt.atomic_poll",
+        "$sem `,` $scope `,` $ptr `,` $expected attr-dict `:` type($ptr) `,` type($expected) `->` type($result)",
+        ["ptr", "expected"],
+        attributes={"sem": "enum:sem", "scope": "enum:scope"},
+    ),
+    _f(
+        "tt.make_tensor_descriptor",
+        "$base `,` `[` $shape `]` `,` `[` $strides `]` attr-dict "
+        "`:` stripped(type($base), !tt.ptr) `,` stripped(type($result), !tt.tensordesc)",
+        ["base", "shape*", "strides*"],
+    ),
+    _f("tt.grid_dependency_wait", "attr-dict", (), ()),
+    _f("tt.grid_dependency_launch_dependents", "attr-dict", (), ()),
+    _f(
+        "tt.atomic_load",
+        "$sem `,` $scope `,` $ptr attr-dict `:` functional-type",
+        ["ptr"],
+        attributes={"sem": "enum:sem", "scope": "enum:scope"},
+    ),
+    _f(
+        "tt.atomic_store",
+        "$sem `,` $scope `,` $ptr `,` $val attr-dict `:` type($ptr)",
+        ["ptr", "val"],
+        (),
+        attributes={"sem": "enum:sem", "scope": "enum:scope"},
+    ),
+    _f("tt.map_elementwise", None, ["srcs*"], ("result*",)),
+    _f("tt.map_elementwise.return", "attr-dict $result `:` type($result)", ["result*"], ()),
     _f("tt.reduce", None, ["srcs*"], ("result*",)),
     _f("tt.scan", None, ["srcs*"], ("result*",)),
     _f("tt.reduce.return", "attr-dict $result `:` type($result)", ["result*"], ()),
@@ -241,7 +277,7 @@ _TABLE = (
         (),
         attributes={"message": "plain"},
     ),
-    _f("tt.print", None, ["args*"], ()),
+    _f("tt.print", "$prefix attr-dict (`:` $args^ `:` type($args))?", ["args*"], (), attributes={"prefix": "plain"}),
     _f("tt.call", None, ["operands*"], ("result*",)),
     _f(
         "tt.descriptor_load",
@@ -254,6 +290,25 @@ _TABLE = (
         "$desc `[` $indices `]` `,` $src attr-dict `:` qualified(type($desc)) `,` type($src)",
         ["desc", "indices*", "src"],
         (),
+    ),
+    _f(
+        "tt.descriptor_gather",
+        "$desc `[` $x_offsets `,` $y_offset `]` attr-dict `:` functional-type",
+        ["desc", "x_offsets", "y_offset"],
+    ),
+    _f(  # `type(operands)`, spelled operand by operand
+        "tt.descriptor_scatter",
+        "$desc `[` $x_offsets `,` $y_offset `]` `,` $src attr-dict "
+        "`:` type($desc) `,` type($x_offsets) `,` type($y_offset) `,` type($src)",
+        ["desc", "x_offsets", "y_offset", "src"],
+        (),
+    ),
+    _f(
+        "tt.descriptor_reduce",
+        "$kind `,` $desc `[` $indices `]` `,` $src attr-dict `:` qualified(type($desc)) `,` type($src)",
+        ["desc", "src", "indices*"],
+        (),
+        attributes={"kind": "enum:reduce_kind"},
     ),
     # ttg (TritonGPUOps.td)
     _f("ttg.convert_layout", _UNARY, ["src"]),
@@ -297,7 +352,60 @@ _TABLE = (
         result_rule="token",
     ),
     _f("ttg.async_wait", "($asyncToken^)? attr-dict", ["asyncToken*"], ("retToken",), result_rule="token"),
+    _f("ttg.warp_id", "attr-dict", result_rule="fixed:i32"),
+    _f("ttg.global_scratch_alloc", "attr-dict `:` type($result)"),
+    _f("ttg.memdesc_reinterpret", "$src attr-dict `:` qualified(type($src)) `->` qualified(type($result))", ["src"]),
+    _f(
+        "ttg.local_gather",
+        "$src `[` $indices `]` attr-dict `:` qualified(type($src)) `,` type($indices) `->` type($result)",
+        ["src", "indices"],
+    ),
+    _f(
+        "ttg.local_scatter",
+        "$dst `[` $indices `]` `,` $values attr-dict `:` qualified(type($dst)) `,` type($indices) `,` type($values)",
+        ["dst", "values", "indices"],
+        (),
+    ),
+    _f(
+        "ttg.local_atomic_scatter_rmw",
+        "$atomic_rmw_op `,` $dst `[` $indices `]` `,` $values attr-dict `:` functional-type",
+        ["dst", "indices", "values"],
+        attributes={"atomic_rmw_op": "enum:rmw_op"},
+    ),
+    _f(
+        "ttg.inline_asm",
+        "$asm_string attr-dict $args `:` functional-type",
+        ["args*"],
+        ("result*",),
+        attributes={"asm_string": "plain"},
+    ),
+    _f(
+        "ttg.predicate_stage",
+        "$iv `,` $ub `,` $step `maxStage` $maxStage `stage` $stage attr-dict `:` type($iv) `->` type($result)",
+        ["iv", "ub", "step"],
+        attributes={"maxStage": "i32", "stage": "i32"},
+    ),
     # ttng (TritonNvidiaGPUOps.td)
+    _f(
+        "ttng.arrive_barrier",
+        "$alloc `,` $count (`,` $pred^)? attr-dict `:` qualified(type($alloc))",
+        ["alloc", "pred?"],
+        (),
+        attributes={"count": "i32"},
+    ),
+    _f(
+        "ttng.reinterpret_tensor_descriptor",
+        "$rawDesc attr-dict `:` qualified(type($rawDesc)) `to` qualified(type($result))",
+        ["rawDesc"],
+    ),
+    _f("ttng.async_copy_mbarrier_arrive", "$barrier attr-dict `:` qualified(type($barrier))", ["barrier"], ()),
+    _f(
+        "ttng.clc_get_program_id",
+        "$clcResult `,` $dim attr-dict `:` type($clcResult) `->` type($result)",
+        ["clcResult"],
+        attributes={"dim": "enum:proc_id"},
+    ),
+    _f("ttng.clc_is_canceled", "$clcResult attr-dict `:` type($clcResult) `->` type($result)", ["clcResult"]),
     _f("ttng.fence_async_shared", "attr-dict", (), ()),
     _f(
         "ttng.warp_group_dot",
@@ -358,8 +466,62 @@ _TABLE = (
         memory=False,
         attributes={"atomic_rmw_op": "enum:rmw_op", "sem": "enum:sem", "scope": "enum:scope"},
     ),
+    _f(
+        "amdg.buffer_atomic_cas",
+        "$sem `,` $scope `,` $cmp `,` $val `,` $ptr `[` $offsets `]` (`stride` `=` $stride^)? attr-dict "
+        "`:` type($ptr) `->` type($result)",
+        ["ptr", "offsets", "cmp", "val", "stride?"],
+        attributes={"sem": "enum:sem", "scope": "enum:scope"},
+    ),
+    _f(
+        "amdg.extract_slice",
+        "$source $static_offsets attr-dict `:` type($source) `to` type($result)",
+        ["source"],
+        attributes={"static_offsets": "i64array"},
+    ),
+    _f("amdg.concat", "$sources attr-dict `:` type($sources) `->` type($result)", ["sources*"]),
+    _f("amdg.async_wait", "($asyncToken^)? attr-dict", ["asyncToken*"], ("retToken",), result_rule="token"),
+    _f(
+        "amdg.init_barrier",
+        "$alloc `,` $count attr-dict `:` qualified(type($alloc))",
+        ["alloc"],
+        (),
+        attributes={"count": "i32"},
+    ),
+    _f("amdg.wait_barrier", "$alloc `,` $phase attr-dict `:` qualified(type($alloc))", ["alloc", "phase"], ()),
+    _f(
+        "amdg.arrive_barrier",
+        "$alloc `,` $count attr-dict `:` qualified(type($alloc)) `->` type($result)",
+        ["alloc"],
+        attributes={"count": "i32"},
+    ),
+    _f(
+        "amdg.async_copy_local_to_global",
+        "$src `,` $dst attr-dict `:` qualified(type($src)) `->` type($dst)",
+        ["src", "dst"],
+        ("token",),
+        result_rule="token",
+    ),
+    _f("amdg.async_copy_mbarrier_arrive", "$barrier attr-dict `:` qualified(type($barrier))", ["barrier"], ()),
     _f("amdg.in_thread_transpose", _UNARY, ["src"]),
     _f("amdg.cond_barrier", "$pred attr-dict", ["pred"], ()),
+    # nvg (NVGPUOps.td)
+    _f("nvg.cluster_id", "attr-dict", result_rule="fixed:i32"),
+    _f(
+        "nvg.ld_acquire",
+        "$sem `,` $scope `,` $addr (`,` $mask^)? attr-dict `:` functional-type",
+        ["addr", "mask?"],
+        attributes={"sem": "enum:sem", "scope": "enum:scope"},
+    ),
+    _f(
+        "nvg.wgmma_wait_group",
+        "$input attr-dict `:` type($input)",
+        ["input"],
+        ("output",),
+        result_rule="same-as-operands",
+    ),
+    _f("nvg.tensor_memory_base", "attr-dict", result_rule="fixed:!llvm.ptr<6>"),
+    _f("nvg.warp_group_barrier_id", "attr-dict", result_rule="fixed:i32"),
 )
 
 FORMATS: dict[str, OpFormat] = {entry.name: entry for entry in _TABLE}
@@ -415,7 +577,7 @@ class _Cursor:
         index, depth = self.pos, 0
         while index < len(self.tokens):
             token = self.tokens[index]
-            if depth == 0 and index > self.pos and token.text in (",", "->", "*", "{", ")", "]"):
+            if depth == 0 and index > self.pos and token.text in (",", "->", "*", "{", ")", "]", "to"):
                 break
             if token.text in ("(", "[", "{", "<"):
                 depth += 1
@@ -428,7 +590,7 @@ class _Cursor:
             raise self.error("expected a type")
         return index
 
-    def parse_type(self) -> str:
+    def parse_type(self, prefix: str = "!ttg.memdesc") -> str:
         start = self.pos
         first = self.peek()
         if first is None:
@@ -437,7 +599,7 @@ class _Cursor:
             raise self.error("expected a type, found '('")
         self.pos = self.type_end()
         text = self.span(start, self.pos)
-        return "!ttg.memdesc" + text if text.startswith("<") else text
+        return prefix + text if text.startswith("<") else text
 
     def parse_type_list(self) -> list[str]:
         types = [self.parse_type()]
@@ -491,6 +653,13 @@ def _parse_attribute(cursor: _Cursor, name: str, kind: str) -> str | None:
         return '"' + "|".join(words) + '"'
     if kind == "i32":
         return f"{cursor.take().text} : i32"
+    if kind == "i64array":  # `[0, 16]`: a DenseI64ArrayAttr in its short form
+        start = cursor.pos
+        while not cursor.at("]"):
+            cursor.take()
+        cursor.take()
+        inner = cursor.span(start, cursor.pos)[1:-1].strip()
+        return f"array<i64: {inner}>" if inner else "array<i64>"
     if kind == "i32list":
         numbers = []
         while cursor.at_kind("number"):
@@ -560,7 +729,10 @@ def _parse_elements(elements, cursor: _Cursor, entry: OpFormat, parsed: Parsed) 
             _parse_ref(cursor, entry, element.text, parsed)
         elif element.kind == "type":
             variadic = entry.kind_of(element.text) == "variadic" or f"{element.text}*" in entry.results
-            parsed.types[element.text] = cursor.parse_type_list() if variadic else [cursor.parse_type()]
+            if variadic:
+                parsed.types[element.text] = cursor.parse_type_list()
+            else:
+                parsed.types[element.text] = [cursor.parse_type(element.stripped or "!ttg.memdesc")]
         elif element.kind == "ftype":
             _parse_functional(cursor, parsed)
         elif element.kind == "attrdict" and cursor.at("{"):
@@ -624,11 +796,13 @@ def _print_attribute(kind: str, value: str | None) -> str:
         return value.split(":")[0].strip()
     if kind == "i32list":
         return value[value.index(":") + 1 :].rstrip(">").strip()
+    if kind == "i64array":
+        return "[" + (value[value.index(":") + 1 :].rstrip(">").strip() if ":" in value else "") + "]"
     return value
 
 
-def _strip_memdesc(type_text: str) -> str:
-    return type_text[len("!ttg.memdesc") :] if type_text.startswith("!ttg.memdesc<") else type_text
+def _strip_prefix(type_text: str, prefix: str) -> str:
+    return type_text[len(prefix) :] if type_text.startswith(prefix + "<") else type_text
 
 
 def _anchor_present(element: _Element, entry: OpFormat, op: GenericOp) -> bool:
@@ -658,7 +832,7 @@ def _print_elements(elements, entry: OpFormat, op: GenericOp, used: set[str], ou
         elif element.kind == "type":
             types = op.operand_types.get(element.text) or op.result_types.get(element.text) or []
             if element.stripped:
-                types = [_strip_memdesc(t) for t in types]
+                types = [_strip_prefix(t, element.stripped) for t in types]
             out.append(", ".join(types))
         elif element.kind == "ftype":
             results = op.all_result_types
@@ -675,17 +849,26 @@ class _Literal(str):
 
 
 def _join(pieces: list[str]) -> str:
-    """MLIR's spacing: no space before a one-character `<>(){}[],` literal, none after `<({[`."""
+    """MLIR's spacing (OpFormatGen): no space before a one-character `<>(){}[],` literal, unless
+    the literal before it was punctuation (then only `>)}],` go without one); none after `<({[`."""
     out = ""
     space_next = False
+    last_was_punctuation = False
     for piece in pieces:
         if not piece and not isinstance(piece, _Literal):
             continue
-        punctuation = isinstance(piece, _Literal) and len(piece) == 1 and piece in "<>(){}[],"
-        if out and space_next and not punctuation:
-            out += " "
+        if isinstance(piece, _Literal):
+            single = len(piece) == 1 or piece == "->"
+            tight = ">)}]," if last_was_punctuation else "<>(){}[],"
+            if out and space_next and not (single and piece[0] in tight):
+                out += " "
+            space_next = not (len(piece) == 1 and piece in "<({[")
+            last_was_punctuation = not (piece[0] == "_" or piece[0].isalpha())
+        else:
+            if out and space_next:
+                out += " "
+            space_next, last_was_punctuation = True, False
         out += piece
-        space_next = not (isinstance(piece, _Literal) and len(piece) == 1 and piece in "<({[")
     return out
 
 

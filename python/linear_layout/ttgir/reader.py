@@ -35,7 +35,15 @@ from .syntax import (
     split_top_level,
     tokenize,
 )
-from .types import TypeTextError, expand_aliases, expand_opaque_aliases, i1_like, pointee_type, to_mlir_types
+from .types import (
+    TypeTextError,
+    expand_aliases,
+    expand_opaque_aliases,
+    element_type,
+    i1_like,
+    pointee_type,
+    to_mlir_types,
+)
 
 __all__ = ["TtgirError", "name_loop_arguments", "ttgir_to_mlir", "parse_ttgir", "ttgir_context"]
 
@@ -259,6 +267,11 @@ class _Converter:
             return [self.mlir_text(t) for t in parsed.types.get(rule[8:], [])]
         if rule == "token":
             return ["!ttg.async_token"]
+        if rule.startswith("fixed:"):
+            return [rule[6:]] * op.result_count
+        if rule.startswith("element-of:"):
+            source = operands[entry.operand_names().index(rule[11:])]
+            return [element_type(self.type_of(source, op))]
         if rule == "same-as-operands":
             return list(operand_types)
         if rule == "same-as-first-result" and named:

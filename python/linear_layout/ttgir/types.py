@@ -22,6 +22,7 @@ __all__ = [
     "to_triton_types",
     "expand_aliases",
     "expand_opaque_aliases",
+    "element_type",
     "pointee_type",
     "i1_like",
     "TypeTextError",
@@ -186,6 +187,14 @@ def expand_opaque_aliases(text: str, aliases: dict[str, str]) -> str:
         out.append(expand(text[match.end() : close]))
         out.append(">")
         pos = close + 1
+
+
+def element_type(tensor_type: str) -> str:
+    """`tensor<1xf32, #b>` -> `f32` (the element type of a ranked tensor; a scalar is its own)."""
+    if not tensor_type.startswith("tensor<"):
+        return tensor_type
+    inner = split_parameters(tensor_type[len("tensor<") : _closing(tensor_type, len("tensor<") - 1)])[0]
+    return re.sub(r"^(?:\d+x)*", "", inner)
 
 
 def pointee_type(pointer_type: str) -> str:
