@@ -180,8 +180,7 @@ def _upstream_text(op: ir.Operation) -> str:
     returned = ", ".join("%r" if count == 1 else f"%r#{i}" for i in range(count))
     tail = f"func.return {returned} : {result_types}" if count else "func.return"
     return (
-        f"func.func private @foreign({signature}) -> ({result_types}) {{\n"
-        f"  {defined}{text} {op.location}\n  {tail}\n}}"
+        f"func.func private @foreign({signature}) -> ({result_types}) {{\n  {defined}{text} {op.location}\n  {tail}\n}}"
     )
 
 
@@ -192,7 +191,7 @@ def _parsed(op: ir.Operation) -> ir.Module:
     except ir.MLIRError as error:
         reason = _PARSER_PREFIX.sub("", str(error).splitlines()[-1].strip()) if str(error) else "parse error"
         raise MaterializeError(
-            op.location, f"'{op.name[len(FOREIGN_PREFIX):]}' as Triton wrote it is not understood by MLIR 22: {reason}"
+            op.location, f"'{op.name[len(FOREIGN_PREFIX) :]}' as Triton wrote it is not understood by MLIR 22: {reason}"
         ) from None
 
 
