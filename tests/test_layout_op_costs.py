@@ -7,6 +7,7 @@ The kernels' conversions are costed by their own plans (the report's rows) and a
 from __future__ import annotations
 
 import collections
+import re
 import sys
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from mlir import ir
 from linear_layout.passes import ll_to_simt
 from linear_layout.patterns import insert_barriers
 from linear_layout.tools.kernels import lower_ttgir, run_triton_kernel
+from linear_layout.tools.opt import main as opt_main
 from linear_layout.tools.report import report_ttgir
 
 CORPUS = Path(__file__).parent / "kernel_corpus"
@@ -116,3 +118,15 @@ def test_predicted_costs_match_the_interpreter(path, monkeypatch):
         assert measured.shared_bytes("store") == predicted["store_bytes"] * blocks
         if not predicted["data_dependent"]:
             assert measured.shared_bytes("load") == predicted["load_bytes"] * blocks
+
+
+@pytest.mark.parametrize("name", ["argmax.sm90.w8", "cumsum.sm80.w4", "gather.sm80.w4", "histogram.sm90.w1",
+                                  "scatter_add.sm80.w8"])
+def test_ll_explain_annotates_each_layout_op_with_the_reports_cost(name, tmp_path, capsys):
+    path = CORPUS / "ttgir" / f"{name}.ttgir"
+    report = report_ttgir(path.read_text())
+    assert opt_main(["-p", "builtin.module(ll-explain-conversions)", str(path)]) == 0
+    explained = re.findall(r'll\.explain = "([^"]*)"', capsys.readouterr().out)
+    assert len(explained) == len(report.rows) + len(report.others)  # each conversion, access and op
+    costs = iter(explained)  # the ops' summaries, in kernel order, among the conversions'
+    assert all(other.cost.summary() in costs for other in report.others) and report.others

@@ -20,25 +20,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mlir import ir
-
-from ..core.launch import pad_to_launch
 from ..core.layout import LinearLayout
-from ..ir.bridge import layout_of
-from ..patterns.vectors import element_bits
-from ..planning.layout_ops import (
-    OpCost,
-    atomic_cost,
-    gather_cost,
-    histogram_cost,
-    reduce_cost,
-    scan_cost,
-)
+from ..passes.ll_explain_conversions import LAYOUT_OPS as LISTED
+from ..passes.ll_explain_conversions import axis_of, predict
+from ..planning.layout_ops import OpCost
 
-__all__ = ["LISTED", "OtherOp", "along_axis", "describe", "no_layout_work", "predict"]
+__all__ = ["LISTED", "OtherOp", "along_axis", "axis_of", "describe", "no_layout_work", "predict"]
 
-#: The ops listed (in the order of the kernel) besides the costed rows.
-LISTED = ("tt.reduce", "tt.scan", "tt.gather", "tt.histogram", "tt.atomic_rmw", "tt.atomic_cas")
 
 
 @dataclass(frozen=True)
@@ -91,50 +79,6 @@ def describe(op: str, layout: LinearLayout | None, axis: int | None, cost: OpCos
         return f"{spread}; through shared memory; {cost.summary()}"
     across = "; then shared memory across the warps" if counts["warp"] > 1 else "; no shared memory"
     return f"{spread}; {_rounds(counts['lane'])} shuffle round(s){across}; {cost.summary()}"
-
-
-def _padded(value: ir.Value, num_warps: int, threads_per_warp: int) -> LinearLayout | None:
-    """The layout of ``value``'s tensor padded to the launch (None: a scalar)."""
-    if not isinstance(value.type, ir.RankedTensorType):
-        return None
-    return pad_to_launch(layout_of(value.type), threads_per_warp, num_warps)
-
-
-def predict(op: ir.Operation, num_warps: int, threads_per_warp: int) -> OpCost:
-    """The predicted cost of listed op ``op`` (``planning/layout_ops.py``).
-
-    Requires: ``op.name`` in :data:`LISTED`; its tensors have layouts (ValueError/TypeError
-    otherwise)."""
-
-    def padded(value: ir.Value) -> LinearLayout | None:
-        return _padded(value, num_warps, threads_per_warp)
-
-    operands = list(op.operands)
-    layout = padded(operands[0])
-    if op.name.startswith("tt.atomic"):
-        return atomic_cost(padded(op.results[0]) if op.results else layout)
-    if layout is None:
-        raise ValueError(f"{op.name} of a scalar")
-    if op.name == "tt.gather":
-        indices = padded(operands[1])
-        assert indices is not None
-        return gather_cost(layout, indices, element_bits(operands[0].type.element_type))
-    if op.name == "tt.histogram":
-        result = padded(op.results[0])
-        assert result is not None
-        return histogram_cost(layout, result)
-    axis = axis_of(op)
-    assert axis is not None
-    bits = [element_bits(v.type.element_type) for v in operands]
-    if op.name == "tt.scan":
-        return scan_cost(layout, axis, bits)
-    return reduce_cost(layout, axis, bits, padded(op.results[0]))
-
-
-def axis_of(op: ir.Operation) -> int | None:
-    """The op's ``axis`` attribute, or None."""
-    attributes = op.attributes
-    return ir.IntegerAttr(attributes["axis"]).value if "axis" in attributes else None
 
 
 def no_layout_work() -> str:
