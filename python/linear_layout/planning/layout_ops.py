@@ -26,6 +26,7 @@ ceil(loaded bytes / 128)`` (distinct bytes per warp access, summed). Shuffles ar
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 from dataclasses import dataclass
 
 from ..core.hardware import BANK_BYTES, NUM_BANKS, WAVEFRONT_BYTES, lane_phases
@@ -41,7 +42,7 @@ __all__ = [
     "scratch_bits",
 ]
 
-#: A warp access: per lane, the byte address (None: the lane does not access).
+#: A warp access: ``(warp, lane) -> byte address`` (every lane accesses).
 _Addresses = Callable[[int, int], int]
 
 
@@ -146,7 +147,7 @@ def _total(sides: Sequence[_Side]) -> _Side:
     return _Side(sum(s.wavefronts for s in sides), sum(s.ideal for s in sides), sum(s.bytes for s in sides))
 
 
-def _shared_cost(stores: Sequence[_Side], loads: Sequence[_Side], **fields) -> OpCost:
+def _shared_cost(stores: Sequence[_Side], loads: Sequence[_Side], **fields: Any) -> OpCost:
     store, load = _total(stores), _total(loads)
     return OpCost(
         store_wavefronts=store.wavefronts,
@@ -311,8 +312,12 @@ def histogram_cost(source: LinearLayout, result: LinearLayout) -> OpCost:
     elements = source.get_out_dim_size(source.get_out_dim_names()[0])
     stores = _stores_at_elements(source, 4, lambda element: element[0])
     warps = _Warps(result.get_in_dim_size("warp"), result.get_in_dim_size("lane"))
+
+    def slot_address(slot: int) -> _Addresses:
+        return lambda warp, lane: slot * 4  # every lane reads the loop's slot
+
     loads = [
-        _access(warps, lambda w, lane, slot=slot: slot * 4, 4, "load")
+        _access(warps, slot_address(slot), 4, "load")
         for _ in range(result.get_in_dim_size("register"))
         for slot in range(elements)
     ]
