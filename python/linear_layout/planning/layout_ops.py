@@ -64,6 +64,7 @@ class OpCost:
     load_bytes: int = 0
     atomics: int = 0
     data_dependent: bool = False
+    scalar: bool = False  # an atomic on a scalar: one for the program
 
     @property
     def wavefronts(self) -> int:
@@ -75,6 +76,8 @@ class OpCost:
 
     def summary(self) -> str:
         """One line: ``shuffles=.. scratch=..B barriers=.. wavefronts=.. (floor ..)``."""
+        if self.scalar:
+            return "one atomic for the program; no shuffle, no shared memory"
         if self.atomics:
             return f"{self.atomics} atomic(s) per thread; no shuffle, no shared memory"
         waves = f"wavefronts={self.wavefronts} (floor {self.floor}, ideal {self.ideal})"
@@ -325,5 +328,7 @@ def histogram_cost(source: LinearLayout, result: LinearLayout) -> OpCost:
 
 
 def atomic_cost(layout: LinearLayout | None) -> OpCost:
-    """One atomic per register a thread holds (one for a scalar operand)."""
-    return OpCost(atomics=layout.get_in_dim_size("register") if layout is not None else 1)
+    """One atomic per register a thread holds; one for the program on a scalar (``layout`` None)."""
+    if layout is None:
+        return OpCost(atomics=1, scalar=True)
+    return OpCost(atomics=layout.get_in_dim_size("register"))
