@@ -53,6 +53,7 @@ def _predicted(report):
         total["store_bytes"] += cost.store_bytes
         total["load_bytes"] += cost.load_bytes
         total["data_dependent"] += cost.data_dependent
+        total["atomics"] += cost.atomics
     return total
 
 
@@ -114,6 +115,9 @@ def test_predicted_costs_match_the_interpreter(path, monkeypatch):
     if not predicted["data_dependent"]:
         assert waves["load"] == predicted["load"] * blocks
         assert measured.ideal_wavefronts == predicted["ideal"] * blocks
+    # the interpreter runs each op once per block for all its threads: one atomic op per element
+    atomics = sum(n for name, n in measured.op_counts.items() if "atomic" in name)
+    assert atomics == predicted["atomics"] * blocks
     # the scratch: each workgroup buffer is some op's, the largest the largest op's (ops whose
     # scratch may overlap share one buffer, allocation.py)
     sizes = {buffer.data.nbytes for buffer in measured.workgroup_buffers}
