@@ -32,28 +32,23 @@ FILES = [CORPUS / "ttgir" / f"{name}.{chip}.w{warps}.ttgir" for name in KERNELS 
 
 
 def _predicted(report):
-    """Per CTA: shuffles (all warps), barriers, store/load wavefronts, ideal, store/load bytes."""
+    """Per CTA: shuffles (all warps), barriers, store/load wavefronts and their ideal, of the
+    conversions (the report's rows) and the listed ops; the listed ops' distinct bytes, atomics
+    and whether a load depends on the data."""
     total = collections.Counter()
-    for row in report.rows:
-        assert row.cost is not None, row.note
-        cost = row.cost
+    for item in (*report.rows, *report.others):
+        cost = item.cost
+        assert cost is not None, item
         total["shuffles"] += cost.shuffles * report.num_warps
         total["barriers"] += cost.barriers
         total["store"] += cost.store_wavefronts
         total["load"] += cost.load_wavefronts
         total["ideal"] += cost.ideal
     for other in report.others:
-        assert other.cost is not None, other.detail
-        cost = other.cost
-        total["shuffles"] += cost.shuffles * report.num_warps
-        total["barriers"] += cost.barriers
-        total["store"] += cost.store_wavefronts
-        total["load"] += cost.load_wavefronts
-        total["ideal"] += cost.ideal
-        total["store_bytes"] += cost.store_bytes
-        total["load_bytes"] += cost.load_bytes
-        total["data_dependent"] += cost.data_dependent
-        total["atomics"] += cost.atomics
+        total["store_bytes"] += other.cost.store_bytes
+        total["load_bytes"] += other.cost.load_bytes
+        total["data_dependent"] += other.cost.data_dependent
+        total["atomics"] += other.cost.atomics
     return total
 
 
