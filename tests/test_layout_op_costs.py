@@ -24,10 +24,10 @@ from linear_layout.tools.report import report_ttgir
 
 CORPUS = Path(__file__).parent / "kernel_corpus"
 #: Every corpus kernel with a listed op and no loop or branch around it (tile_loop's conversion
-#: runs once per iteration; the others run each op once per CTA).
+#: runs once per iteration; the others run each op once per CTA), on NVIDIA and on 64-lane AMD.
 KERNELS = ("softmax", "layernorm", "row_sum", "col_sum", "argmax", "cumsum", "cumsum_reverse", "gather",
            "histogram", "scatter_add")
-FILES = [CORPUS / "ttgir" / f"{name}.{chip}.w{warps}.ttgir" for name in KERNELS for chip in ("sm80", "sm90")
+FILES = [CORPUS / "ttgir" / f"{name}.{chip}.w{warps}.ttgir" for name in KERNELS for chip in ("sm80", "sm90", "gfx942")
          for warps in (1, 4, 8)]
 
 
@@ -99,9 +99,12 @@ def test_predicted_costs_match_the_interpreter(path, monkeypatch):
         waves[access.kind] += access.wavefronts
     if path.stem.startswith("argmax"):
         # argmax's indices are a broadcast row: its accumulators start equal, and CSE merges
-        # their first shuffles; the plan, from the layout alone, counts every one.
-        assert predicted["shuffles"] * blocks - 3 * report.num_warps * blocks <= measured.shuffles
-        assert measured.shuffles <= predicted["shuffles"] * blocks
+        # their first-round shuffles into one; the plan, from the layout alone, counts every one.
+        (reduce,) = report.others
+        rounds = int(re.search(r"(\d+) shuffle round", reduce.detail).group(1))
+        accumulators = reduce.cost.shuffles // (2 * rounds)  # two 32-bit operands
+        merged = (accumulators - 1) * report.num_warps * blocks
+        assert predicted["shuffles"] * blocks - merged <= measured.shuffles <= predicted["shuffles"] * blocks
     else:
         assert measured.shuffles == predicted["shuffles"] * blocks
     assert len(between_ops) == 1

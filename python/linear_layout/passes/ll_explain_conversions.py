@@ -37,7 +37,13 @@ ATTRIBUTE = "ll.explain"
 
 #: The layout work besides conversions and shared-memory accesses, annotated (and listed by
 #: ``linear-layout-report``) with its predicted cost: ``planning/layout_ops.py``.
-LAYOUT_OPS = ("tt.reduce", "tt.scan", "tt.gather", "tt.histogram", "tt.atomic_rmw", "tt.atomic_cas")
+LAYOUT_OPS = ("tt.reduce", "tt.scan", "tt.gather", "tt.histogram", "tt.atomic_rmw", "tt.atomic_cas",
+              "amdg.buffer_atomic_rmw")
+
+
+def is_atomic(name: str) -> bool:
+    """Whether layout op ``name`` is an atomic (one per element a thread holds)."""
+    return "atomic" in name
 
 
 def axis_of(op: ir.Operation) -> int | None:
@@ -64,7 +70,7 @@ def predict(op: ir.Operation, num_warps: int, threads_per_warp: int) -> OpCost:
 
     operands = list(op.operands)
     layout = padded(operands[0])
-    if op.name.startswith("tt.atomic"):
+    if is_atomic(op.name):
         return atomic_cost(padded(op.results[0]) if op.results else layout)
     if layout is None:
         raise ValueError(f"{op.name} of a scalar")

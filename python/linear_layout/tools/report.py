@@ -44,7 +44,7 @@ from ..ttgir.types import split_parameters
 from .cli import guarded_main
 from ..encodings import collect_aliases, parse_encoding
 from .report_html import report_page
-from .report_ops import LISTED, OtherOp, axis_of, describe, no_layout_work, predict
+from .report_ops import LISTED, OtherOp, axis_of, describe, is_atomic, no_layout_work, predict
 
 __all__ = ["Cost", "ReportRow", "KernelReport", "build_report", "report_ttgir", "format_text", "format_json", "main"]
 
@@ -326,7 +326,8 @@ def _spelling(tensor: ir.RankedTensorType, aliases: dict[str, str]) -> str:
 
 
 def _other_op(syntax_op: Op, op: ir.Operation, launch: _Launch, aliases: dict[str, str]) -> OtherOp:
-    operand = op.operands[0].type
+    # an atomic's layout is its result's (AMD's buffer atomic takes the pointer first)
+    operand = op.results[0].type if is_atomic(op.name) and len(op.results) else op.operands[0].type
     base = {"op": op.name, "mlir_line": syntax_op.line, "python": python_line(op.location)}
     tensor = operand if isinstance(operand, ir.RankedTensorType) else None
     layout_text = _spelling(tensor, aliases) if tensor is not None and tensor.encoding is not None else ""

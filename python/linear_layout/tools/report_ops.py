@@ -1,6 +1,7 @@
 """The layout work of a kernel besides its conversions and shared-memory accesses, listed by
 ``linear-layout-report`` with its predicted cost: ``tt.reduce``, ``tt.scan``, ``tt.gather``,
-``tt.histogram`` and the atomics (``tt.atomic_rmw``, ``tt.atomic_cas``).
+``tt.histogram`` and the atomics (``tt.atomic_rmw``, ``tt.atomic_cas``, AMD's
+``amdg.buffer_atomic_rmw``).
 
 For each the report says what the layouts tell (:func:`describe`) and what the op costs
 (:func:`predict`, by ``planning/layout_ops.py``, the decisions the SIMT patterns make):
@@ -22,10 +23,10 @@ from dataclasses import dataclass
 
 from ..core.layout import LinearLayout
 from ..passes.ll_explain_conversions import LAYOUT_OPS as LISTED
-from ..passes.ll_explain_conversions import axis_of, predict
+from ..passes.ll_explain_conversions import axis_of, is_atomic, predict
 from ..planning.layout_ops import OpCost
 
-__all__ = ["LISTED", "OtherOp", "along_axis", "axis_of", "describe", "no_layout_work", "predict"]
+__all__ = ["LISTED", "OtherOp", "along_axis", "axis_of", "describe", "is_atomic", "no_layout_work", "predict"]
 
 
 
@@ -69,7 +70,7 @@ def _rounds(lanes: int) -> int:
 def describe(op: str, layout: LinearLayout | None, axis: int | None, cost: OpCost) -> str:
     """What the layouts tell about ``op`` (see the module docstring) and its ``cost``;
     ``layout`` None: a scalar."""
-    if layout is None or op.startswith("tt.atomic") or axis is None:
+    if layout is None or is_atomic(op) or axis is None:
         return cost.summary()
     counts = along_axis(layout, axis)
     spread = (
