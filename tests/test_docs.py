@@ -24,6 +24,7 @@ DOCTEST_MODULES = (
     "linear_layout.core.builders",
     "linear_layout.core._packing",
     "linear_layout.core.gf2",
+    "linear_layout.planning.layout_ops",
 )
 
 # A fence opening at the start of a line: ```python, then the body, then a closing ```.

@@ -299,13 +299,13 @@ def _along(encoding_text: str, aliases: dict, shape: tuple[int, ...], axis: int)
 
 
 @pytest.mark.parametrize("kernel", ["layernorm.sm80", "attention_fwd.sm80", "attention_fwd.gfx942", "atomics.sm90"])
-def test_reductions_and_atomics_are_listed_with_what_the_layouts_tell(kernel):
+def test_reductions_and_atomics_are_listed_with_their_predicted_cost(kernel):
     text = (CORPUS / f"{kernel}.ttgir").read_text()
     report = report_ttgir(text, kernel=kernel)
     lines = text.splitlines()
     aliases = collect_aliases(text)
     expected = [n for n, line in enumerate(lines, start=1)
-                if re.search(r'"tt\.(reduce|scan|gather)"\(|tt\.atomic_(rmw|cas) ', line)]
+                if re.search(r'"tt\.(reduce|scan|gather|histogram)"\(|tt\.(atomic_(rmw|cas)|histogram) ', line)]
     assert [o.mlir_line for o in report.others] == expected and expected
     for other in report.others:
         assert other.op.split(".", 1)[1] in lines[other.mlir_line - 1]
@@ -317,8 +317,11 @@ def test_reductions_and_atomics_are_listed_with_what_the_layouts_tell(kernel):
                 f"axis {axis}: {counts['register']} register(s), {counts['lane']} lane(s), {counts['warp']} warp(s)"
                 f" along it; {rounds} shuffle round(s)")
             assert ("shared memory across the warps" in other.detail) == (counts["warp"] > 1)
+            assert other.cost is not None and (other.cost.barriers > 0) == (counts["warp"] > 1)
+            assert other.detail.endswith(other.cost.summary())
     text_report = format_text(report)
-    assert "other layout work (listed, not costed yet):" in text_report
+    assert "other layout work (predicted per CTA; shuffles per warp):" in text_report
+    assert "not costed" not in text_report
     assert all(o.line() in text_report for o in report.others)
     assert json.loads(format_json(report))["others"][0]["mlir_line"] == expected[0]
 

@@ -24,13 +24,72 @@ from ..ir.walk import walk
 from ..dialects import ops_of
 from ..dialects.ttg import ConvertLayoutOp, local_access_view, local_memdesc_type
 from ..ir.bridge import from_attribute, layout_of, memdesc_of
+from ..core.launch import pad_to_launch
+from ..core.layout import LinearLayout
 from ..planning import bank_conflicts, plan_conversion
+from ..planning.layout_ops import OpCost, atomic_cost, gather_cost, histogram_cost, reduce_cost, scan_cost
 from ..planning.floor import explain
 from ..patterns.vectors import element_bits
 from . import Pass
 from .ll_to_simt import ChipOption
 
 ATTRIBUTE = "ll.explain"
+
+#: The layout work besides conversions and shared-memory accesses, annotated (and listed by
+#: ``linear-layout-report``) with its predicted cost: ``planning/layout_ops.py``.
+LAYOUT_OPS = ("tt.reduce", "tt.scan", "tt.gather", "tt.histogram", "tt.atomic_rmw", "tt.atomic_cas",
+              "amdg.buffer_atomic_rmw")
+
+
+def is_atomic(name: str) -> bool:
+    """Whether layout op ``name`` is an atomic (one per element a thread holds)."""
+    return "atomic" in name
+
+
+def axis_of(op: ir.Operation) -> int | None:
+    """The op's ``axis`` attribute, or None."""
+    attributes = op.attributes
+    return ir.IntegerAttr(attributes["axis"]).value if "axis" in attributes else None
+
+
+def _padded(value: ir.Value, num_warps: int, threads_per_warp: int) -> LinearLayout | None:
+    """The layout of ``value``'s tensor padded to the launch (None: a scalar)."""
+    if not isinstance(value.type, ir.RankedTensorType):
+        return None
+    return pad_to_launch(layout_of(value.type), threads_per_warp, num_warps)
+
+
+def predict(op: ir.Operation, num_warps: int, threads_per_warp: int) -> OpCost:
+    """The predicted cost of layout op ``op`` (``planning/layout_ops.py``).
+
+    Requires: ``op.name`` in :data:`LAYOUT_OPS`; its tensors have layouts (ValueError/TypeError
+    otherwise)."""
+
+    def padded(value: ir.Value) -> LinearLayout | None:
+        return _padded(value, num_warps, threads_per_warp)
+
+    operands = list(op.operands)
+    layout = padded(operands[0])
+    if is_atomic(op.name):
+        return atomic_cost(padded(op.results[0]) if op.results else layout)
+    if layout is None:
+        raise ValueError(f"{op.name} of a scalar")
+    if op.name == "tt.gather":
+        indices = padded(operands[1])
+        assert indices is not None
+        return gather_cost(layout, indices, element_bits(operands[0].type.element_type))
+    if op.name == "tt.histogram":
+        result = padded(op.results[0])
+        assert result is not None
+        return histogram_cost(layout, result)
+    axis = axis_of(op)
+    assert axis is not None
+    bits = [element_bits(v.type.element_type) for v in operands]
+    if op.name == "tt.scan":
+        return scan_cost(layout, axis, bits)
+    return reduce_cost(layout, axis, bits, padded(op.results[0]))
+
+
 
 
 def _summary(op: ConvertLayoutOp, chip: str | None) -> str:
@@ -82,6 +141,40 @@ def _access_summary(op: ir.Operation) -> str:
     )
 
 
+def _layout_ops(op: ir.Operation) -> list[ir.Operation]:
+    """The :data:`LAYOUT_OPS` under ``op``, in walk order."""
+    found = []
+
+    def visit(child: ir.Operation) -> ir.WalkResult:
+        if child.name in LAYOUT_OPS:
+            found.append(child)
+        return ir.WalkResult.ADVANCE
+
+    walk(op, visit)
+    return found
+
+
+def _launch(op: ir.Operation) -> tuple[int, int]:
+    """(num_warps, threads_per_warp) of the module around ``op`` (Triton's defaults 4 and 32)."""
+    module = op
+    while module.name != "builtin.module" and module.parent is not None:
+        module = module.parent
+    attributes = module.attributes
+
+    def value(name: str, default: int) -> int:
+        return ir.IntegerAttr(attributes[name]).value if name in attributes else default
+
+    return value("ttg.num-warps", 4), value("ttg.threads-per-warp", 32)
+
+
+def _layout_op_summary(op: ir.Operation) -> str:
+    """The predicted cost of one layout op, or why it is not modelled."""
+    try:
+        return predict(op, *_launch(op)).summary()
+    except (TypeError, ValueError) as error:
+        return f"not modelled: {' '.join(str(error).split())}"
+
+
 @dataclasses.dataclass(frozen=True)
 class LLExplainConversions(ChipOption, Pass):
     argument = "ll-explain-conversions"
@@ -103,6 +196,8 @@ class LLExplainConversions(ChipOption, Pass):
             )
         for access in _local_accesses(op):
             access.attributes[ATTRIBUTE] = ir.StringAttr.get(_access_summary(access), context=op.context)
+        for layout_op in _layout_ops(op):
+            layout_op.attributes[ATTRIBUTE] = ir.StringAttr.get(_layout_op_summary(layout_op), context=op.context)
 
 
 PASS = LLExplainConversions

@@ -44,12 +44,13 @@ from ..ttgir.types import split_parameters
 from .cli import guarded_main
 from ..encodings import collect_aliases, parse_encoding
 from .report_html import report_page
-from .report_ops import LISTED, OtherOp, axis_of, describe, no_layout_work
+from .report_ops import LISTED, OtherOp, axis_of, describe, is_atomic, no_layout_work, predict
 
 __all__ = ["Cost", "ReportRow", "KernelReport", "build_report", "report_ttgir", "format_text", "format_json", "main"]
 
 REPORTED = ("ttg.convert_layout", "ttg.local_load", "ttg.local_store", "ttg.local_alloc")
-# tt.reduce, tt.scan, tt.gather and atomics are listed after the table: tools/report_ops.py
+# tt.reduce, tt.scan, tt.gather, tt.histogram and atomics are listed, costed, after the table:
+# tools/report_ops.py
 
 
 @dataclass(frozen=True)
@@ -325,18 +326,21 @@ def _spelling(tensor: ir.RankedTensorType, aliases: dict[str, str]) -> str:
 
 
 def _other_op(syntax_op: Op, op: ir.Operation, launch: _Launch, aliases: dict[str, str]) -> OtherOp:
-    operand = op.operands[0].type
+    # an atomic's layout is its result's (AMD's buffer atomic takes the pointer first)
+    operand = op.results[0].type if is_atomic(op.name) and len(op.results) else op.operands[0].type
     base = {"op": op.name, "mlir_line": syntax_op.line, "python": python_line(op.location)}
-    if not isinstance(operand, ir.RankedTensorType):
-        return OtherOp(**base, layout="", shape=(), detail=describe(op.name, None, None))
-    tensor = operand
-    layout_text = _spelling(tensor, aliases) if tensor.encoding is not None else ""
+    tensor = operand if isinstance(operand, ir.RankedTensorType) else None
+    layout_text = _spelling(tensor, aliases) if tensor is not None and tensor.encoding is not None else ""
+    shape = tuple(tensor.shape) if tensor is not None else ()
     try:
-        layout = pad_to_launch(layout_of(operand), launch.threads_per_warp, launch.num_warps)
-        detail = describe(op.name, layout, axis_of(op))
+        cost = predict(op, launch.num_warps, launch.threads_per_warp)
+        layout = None
+        if tensor is not None:
+            layout = pad_to_launch(layout_of(tensor), launch.threads_per_warp, launch.num_warps)
+        detail = describe(op.name, layout, axis_of(op), cost)
     except (ValueError, TypeError) as error:
-        detail = "not modelled: " + " ".join(str(error).split())
-    return OtherOp(**base, layout=layout_text, shape=tuple(tensor.shape), detail=detail)
+        return OtherOp(**base, layout=layout_text, shape=shape, detail="not modelled: " + " ".join(str(error).split()))
+    return OtherOp(**base, layout=layout_text, shape=shape, detail=detail, cost=cost)
 
 
 def _other_ops(module: ir.Module, ttgir: str, launch: _Launch) -> tuple[OtherOp, ...]:
@@ -417,7 +421,7 @@ def other_lines(report: KernelReport) -> list[str]:
     """The listed ops with what is known of them, or the line that says the kernel has no layout
     work (none when there are rows and nothing listed)."""
     if report.others:
-        return ["other layout work (listed, not costed yet):"] + [o.line() for o in report.others]
+        return ["other layout work (predicted per CTA; shuffles per warp):"] + [o.line() for o in report.others]
     return [] if report.rows else [no_layout_work()]
 
 

@@ -1,16 +1,17 @@
-"""The layout work of a kernel that ``linear-layout-report`` lists but does not cost yet:
-``tt.reduce``, ``tt.scan``, ``tt.gather`` and the atomics (``tt.atomic_rmw``, ``tt.atomic_cas``).
+"""The layout work of a kernel besides its conversions and shared-memory accesses, listed by
+``linear-layout-report`` with its predicted cost: ``tt.reduce``, ``tt.scan``, ``tt.gather``,
+``tt.histogram`` and the atomics (``tt.atomic_rmw``, ``tt.atomic_cas``, AMD's
+``amdg.buffer_atomic_rmw``).
 
-For each the report says what the layouts already tell (:func:`describe`):
+For each the report says what the layouts tell (:func:`describe`) and what the op costs
+(:func:`predict`, by ``planning/layout_ops.py``, the decisions the SIMT patterns make):
 
 * a reduction or scan along ``axis``: how many registers, lanes and warps of the operand's layout
-  lie along it -- Triton's lowering combines the registers in each thread, then
-  ``log2(lanes along it)`` butterfly shuffle rounds, then, when several warps lie along the axis,
-  an exchange through shared memory;
-* a gather along ``axis``: the same counts for the source; with one warp along the axis Triton
-  gathers inside the warp (shuffles), else through shared memory;
-* an atomic on a tensor: the elements each thread holds (one atomic instruction per element or
-  vector); on a scalar: one atomic for the program.
+  lie along it -- the registers combine in each thread, the lanes by ``shuffle xor`` rounds, and,
+  when several warps lie along the axis, the partials go through shared memory;
+* a gather: the source through shared memory (its load wavefronts depend on the indices);
+* a histogram: the operand through shared memory, every slot read back per result register;
+* an atomic on a tensor: the elements each thread holds (one atomic each); on a scalar: one.
 
 So a kernel whose only layout work is a reduction (softmax, layernorm) no longer shows an empty
 table without a word: the report lists these ops, and says so when a kernel has none at all.
@@ -20,14 +21,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mlir import ir
-
 from ..core.layout import LinearLayout
+from ..passes.ll_explain_conversions import LAYOUT_OPS as LISTED
+from ..passes.ll_explain_conversions import axis_of, is_atomic, predict
+from ..planning.layout_ops import OpCost
 
-__all__ = ["LISTED", "OtherOp", "along_axis", "describe", "no_layout_work"]
+__all__ = ["LISTED", "OtherOp", "along_axis", "axis_of", "describe", "is_atomic", "no_layout_work", "predict"]
 
-#: The ops listed (in the order of the kernel) besides the costed rows.
-LISTED = ("tt.reduce", "tt.scan", "tt.gather", "tt.atomic_rmw", "tt.atomic_cas")
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,7 @@ class OtherOp:
     layout: str
     shape: tuple[int, ...]
     detail: str
+    cost: OpCost | None = None  # None: not modelled (``detail`` says why)
 
     def line(self) -> str:
         shape = "x".join(map(str, self.shape)) or "scalar"
@@ -66,30 +67,19 @@ def _rounds(lanes: int) -> int:
     return lanes.bit_length() - 1
 
 
-def describe(op: str, layout: LinearLayout | None, axis: int | None) -> str:
-    """What the layouts tell about ``op`` (see the module docstring); ``layout`` None: a scalar."""
-    if layout is None:
-        return "one atomic for the program" if op.startswith("tt.atomic") else "a scalar operand"
-    if op.startswith("tt.atomic"):
-        registers = layout.get_in_dim_size("register")
-        return f"{registers} element(s) per thread, one atomic each (or per vector); not costed yet"
-    if axis is None:
-        return "no axis attribute; not costed yet"
+def describe(op: str, layout: LinearLayout | None, axis: int | None, cost: OpCost) -> str:
+    """What the layouts tell about ``op`` (see the module docstring) and its ``cost``;
+    ``layout`` None: a scalar."""
+    if layout is None or is_atomic(op) or axis is None:
+        return cost.summary()
     counts = along_axis(layout, axis)
     spread = (
         f"axis {axis}: {counts['register']} register(s), {counts['lane']} lane(s), {counts['warp']} warp(s) along it"
     )
     if op == "tt.gather":
-        where = "inside a warp (shuffles)" if counts["warp"] == 1 else "through shared memory (several warps)"
-        return f"{spread}; gathers {where}; not costed yet"
+        return f"{spread}; through shared memory; {cost.summary()}"
     across = "; then shared memory across the warps" if counts["warp"] > 1 else "; no shared memory"
-    return f"{spread}; {_rounds(counts['lane'])} shuffle round(s){across}; not costed yet"
-
-
-def axis_of(op: ir.Operation) -> int | None:
-    """The op's ``axis`` attribute, or None."""
-    attributes = op.attributes
-    return ir.IntegerAttr(attributes["axis"]).value if "axis" in attributes else None
+    return f"{spread}; {_rounds(counts['lane'])} shuffle round(s){across}; {cost.summary()}"
 
 
 def no_layout_work() -> str:
