@@ -162,6 +162,24 @@ def scalar_if_kernel(x_ptr, out_ptr, n, flip, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, x, mask=mask)
 
 
+@triton.jit
+def float_ops_kernel(x_ptr, y_ptr, u_ptr, out_ptr, clip_ptr, half_ptr, hi_ptr, n, BLOCK: tl.constexpr):
+    """Triton's own elementwise ops: tt.clampf (both NaN modes), tt.precise_divf, tt.precise_sqrt,
+    tt.fp_to_fp (rtz to f16) and tt.mulhiui."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=1.0)
+    y = tl.load(y_ptr + offs, mask=mask, other=1.0)
+    u = tl.load(u_ptr + offs, mask=mask, other=0)
+    c = tl.clamp(x, -3.0, 5.0)
+    q = tl.math.div_rn(x, y)
+    s = tl.math.sqrt_rn(y * y + 2.0)
+    tl.store(out_ptr + offs, c + q + s, mask=mask)
+    tl.store(clip_ptr + offs, tl.clamp(x, -3.0, 5.0, propagate_nan=tl.PropagateNan.ALL), mask=mask)
+    tl.store(half_ptr + offs, x.to(tl.float16, fp_downcast_rounding="rtz"), mask=mask)
+    tl.store(hi_ptr + offs, tl.umulhi(u, u), mask=mask)
+
+
 @dataclass(frozen=True)
 class Launch:
     """One launch: `args` in signature order (numpy arrays for pointers, Python numbers for
@@ -280,6 +298,17 @@ def _scalar_if(flip: int):
     return make
 
 
+def _float_ops(rng):
+    """x: thirds (inexact in f16, so rtz differs from rtne) with NaNs; y: nonzero; u: full 32 bits."""
+    n = 1000
+    x = (_ints(rng, n, np.float32, -30, 30) / np.float32(3)).astype(np.float32)
+    x[::97] = np.nan
+    y = _ints(rng, n, np.float32, 1, 9) * rng.choice(np.array([-1, 1], np.float32), n)
+    u = rng.integers(0, 2**32, size=n, dtype=np.uint64).astype(np.uint32)
+    outs = (np.zeros(n, np.float32), np.zeros(n, np.float32), np.zeros(n, np.float16), np.zeros(n, np.uint32))
+    return Launch((x, y, u, *outs, n), (-(-n // 256),), ("out_ptr", "clip_ptr", "half_ptr", "hi_ptr"))
+
+
 _ROWS = {"x_ptr": "*fp32", "out_ptr": "*fp32", "M": "i32", "N": "i32", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr"}
 _ROWS_I32 = {**_ROWS, "x_ptr": "*i32", "out_ptr": "*i32"}
 
@@ -319,6 +348,10 @@ CASES: tuple[KernelCase, ...] = (
     KernelCase("scalar_if", scalar_if_kernel,
                {"x_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "flip": "i32", "BLOCK": "constexpr"},
                {"BLOCK": 256}, _scalar_if(3)),
+    KernelCase("float_ops", float_ops_kernel,
+               {"x_ptr": "*fp32", "y_ptr": "*fp32", "u_ptr": "*u32", "out_ptr": "*fp32", "clip_ptr": "*fp32",
+                "half_ptr": "*fp16", "hi_ptr": "*u32", "n": "i32", "BLOCK": "constexpr"},
+               {"BLOCK": 256}, _float_ops),
 )
 
 _BY_NAME = {kernel.name: kernel for kernel in CASES}
