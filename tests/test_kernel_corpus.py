@@ -52,6 +52,7 @@ REFERENCES = {
     "scatter_add": lambda a: np.bincount(a[1], weights=a[0], minlength=a[2].size),
     "tile_loop": lambda a: a[0].sum(axis=1),
     "scalar_if": lambda a: -a[0] if a[3] > 0 else a[0] * 2,
+    "shape_ops": lambda a: np.concatenate([np.stack([a[0], a[1]], axis=1).reshape(-1) - 1, 6 * a[0] - 3 * a[1] + 1]),
     "float_ops": lambda a: np.fmin(np.fmax(a[0], -3), 5) + a[0] / a[1] + np.sqrt(a[1] * a[1] + np.float32(2)),
 }
 

@@ -180,6 +180,26 @@ def float_ops_kernel(x_ptr, y_ptr, u_ptr, out_ptr, clip_ptr, half_ptr, hi_ptr, n
     tl.store(hi_ptr + offs, tl.umulhi(u, u), mask=mask)
 
 
+@triton.jit
+def shape_ops_kernel(x_ptr, y_ptr, out_ptr, sums_ptr, n, BLOCK: tl.constexpr):
+    """Shape ops as register renamings: tt.join, tt.split, tt.reshape (row-major, and
+    allow_reorder), tt.cat (can_reorder: its order is unspecified, so only its sum is stored)."""
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0)
+    y = tl.load(y_ptr + offs, mask=mask, other=0)
+    j = tl.join(x, y)
+    a, b = tl.split(j * 3 + 1)
+    r = tl.reshape(j, (2 * BLOCK,))
+    o2 = pid * 2 * BLOCK + tl.arange(0, 2 * BLOCK)
+    tl.store(out_ptr + o2, r - 1, mask=o2 < 2 * n)
+    tl.store(out_ptr + 2 * n + offs, a * 2 - b, mask=mask)
+    s = tl.sum(tl.reshape(j * j, (2 * BLOCK,), can_reorder=True), axis=0)
+    total = s + tl.sum(tl.cat(x, y * 5, can_reorder=True), axis=0)
+    tl.store(sums_ptr + offs, tl.zeros_like(x) + total, mask=mask)  # the block's sum at each place
+
+
 @dataclass(frozen=True)
 class Launch:
     """One launch: `args` in signature order (numpy arrays for pointers, Python numbers for
@@ -309,6 +329,13 @@ def _float_ops(rng):
     return Launch((x, y, u, *outs, n), (-(-n // 256),), ("out_ptr", "clip_ptr", "half_ptr", "hi_ptr"))
 
 
+def _shape_ops(rng):
+    n = 1000
+    x, y = _ints(rng, n, np.int32, -100, 100), _ints(rng, n, np.int32, -100, 100)
+    grid = -(-n // 256)
+    return Launch((x, y, np.zeros(3 * n, np.int32), np.zeros(n, np.int32), n), (grid,), ("out_ptr", "sums_ptr"))
+
+
 _ROWS = {"x_ptr": "*fp32", "out_ptr": "*fp32", "M": "i32", "N": "i32", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr"}
 _ROWS_I32 = {**_ROWS, "x_ptr": "*i32", "out_ptr": "*i32"}
 
@@ -352,6 +379,9 @@ CASES: tuple[KernelCase, ...] = (
                {"x_ptr": "*fp32", "y_ptr": "*fp32", "u_ptr": "*u32", "out_ptr": "*fp32", "clip_ptr": "*fp32",
                 "half_ptr": "*fp16", "hi_ptr": "*u32", "n": "i32", "BLOCK": "constexpr"},
                {"BLOCK": 256}, _float_ops),
+    KernelCase("shape_ops", shape_ops_kernel,
+               {"x_ptr": "*i32", "y_ptr": "*i32", "out_ptr": "*i32", "sums_ptr": "*i32", "n": "i32",
+                "BLOCK": "constexpr"}, {"BLOCK": 256}, _shape_ops),
 )
 
 _BY_NAME = {kernel.name: kernel for kernel in CASES}
