@@ -35,6 +35,18 @@ def _reference_softmax(x):
     return num / num.sum(axis=1, keepdims=True)
 
 
+def _reference_while_loop(x, rounds, block=256):
+    """Triton's `//` rounds toward zero (C division), numpy's toward minus infinity."""
+    out = np.empty_like(x)
+    for pid, start in enumerate(range(0, x.size, block)):
+        acc = x[start : start + block].astype(np.int64)
+        steps = 0
+        while steps < rounds + pid % 3:
+            acc, steps = np.trunc(acc / 2).astype(np.int64) + x[start : start + block], steps + 1
+        out[start : start + block] = acc * 100 + steps
+    return out
+
+
 #: Plain numpy for each kernel: its output array from the launch's arguments.
 REFERENCES = {
     "vadd": lambda a: a[0] + a[1],
@@ -53,6 +65,7 @@ REFERENCES = {
     "tile_loop": lambda a: a[0].sum(axis=1),
     "scalar_if": lambda a: -a[0] if a[3] > 0 else a[0] * 2,
     "shape_ops": lambda a: np.concatenate([np.stack([a[0], a[1]], axis=1).reshape(-1) - 1, 6 * a[0] - 3 * a[1] + 1]),
+    "while_loop": lambda a: _reference_while_loop(a[0], a[3]),
     "float_ops": lambda a: np.fmin(np.fmax(a[0], -3), 5) + a[0] / a[1] + np.sqrt(a[1] * a[1] + np.float32(2)),
 }
 

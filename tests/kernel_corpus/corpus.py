@@ -200,6 +200,21 @@ def shape_ops_kernel(x_ptr, y_ptr, out_ptr, sums_ptr, n, BLOCK: tl.constexpr):
     tl.store(sums_ptr + offs, tl.zeros_like(x) + total, mask=mask)  # the block's sum at each place
 
 
+@triton.jit
+def while_loop_kernel(x_ptr, out_ptr, n, rounds, BLOCK: tl.constexpr):
+    """scf.while carrying a tensor and a scalar: each block its own number of rounds."""
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0)
+    acc = x
+    steps = 0
+    while steps < rounds + pid % 3:
+        acc = acc // 2 + x
+        steps += 1
+    tl.store(out_ptr + offs, acc * 100 + steps, mask=mask)
+
+
 @dataclass(frozen=True)
 class Launch:
     """One launch: `args` in signature order (numpy arrays for pointers, Python numbers for
@@ -336,6 +351,12 @@ def _shape_ops(rng):
     return Launch((x, y, np.zeros(3 * n, np.int32), np.zeros(n, np.int32), n), (grid,), ("out_ptr", "sums_ptr"))
 
 
+def _while_loop(rng):
+    n = 1000
+    x = rng.integers(-1000, 1000, size=n).astype(np.int32)
+    return Launch((x, np.zeros_like(x), n, 2), (-(-n // 256),), ("out_ptr",))
+
+
 _ROWS = {"x_ptr": "*fp32", "out_ptr": "*fp32", "M": "i32", "N": "i32", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr"}
 _ROWS_I32 = {**_ROWS, "x_ptr": "*i32", "out_ptr": "*i32"}
 
@@ -382,6 +403,8 @@ CASES: tuple[KernelCase, ...] = (
     KernelCase("shape_ops", shape_ops_kernel,
                {"x_ptr": "*i32", "y_ptr": "*i32", "out_ptr": "*i32", "sums_ptr": "*i32", "n": "i32",
                 "BLOCK": "constexpr"}, {"BLOCK": 256}, _shape_ops),
+    KernelCase("while_loop", while_loop_kernel, {"x_ptr": "*i32", "out_ptr": "*i32", "n": "i32", "rounds": "i32",
+                                                     "BLOCK": "constexpr"}, {"BLOCK": 256}, _while_loop),
 )
 
 _BY_NAME = {kernel.name: kernel for kernel in CASES}

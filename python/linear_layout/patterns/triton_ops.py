@@ -110,7 +110,7 @@ def _check_ops(kernel: ir.Operation, chip: str | None) -> list[tuple[ir.Location
     problems: list[tuple[ir.Location, str]] = []
 
     def visit(op: ir.Operation) -> ir.WalkResult:
-        if op == kernel or op.name in ("scf.yield", "tt.return"):
+        if op == kernel or op.name in ("scf.yield", "scf.condition", "tt.return"):
             return ir.WalkResult.ADVANCE  # the outline's and the region patterns' own
         try:
             check_op(op.opview, launch)
