@@ -66,6 +66,7 @@ REFERENCES = {
     "scalar_if": lambda a: -a[0] if a[3] > 0 else a[0] * 2,
     "shape_ops": lambda a: np.concatenate([np.stack([a[0], a[1]], axis=1).reshape(-1) - 1, 6 * a[0] - 3 * a[1] + 1]),
     "while_loop": lambda a: _reference_while_loop(a[0], a[3]),
+    "device_assert": lambda a: a[0] * 2,
     "float_ops": lambda a: np.fmin(np.fmax(a[0], -3), 5) + a[0] / a[1] + np.sqrt(a[1] * a[1] + np.float32(2)),
 }
 

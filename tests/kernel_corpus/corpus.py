@@ -215,6 +215,16 @@ def while_loop_kernel(x_ptr, out_ptr, n, rounds, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, acc * 100 + steps, mask=mask)
 
 
+@triton.jit
+def device_assert_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """tt.assert (compiled with debug=True: Triton adds its own overflow asserts too)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0)
+    tl.device_assert(x < 100, "x out of range")
+    tl.store(out_ptr + offs, x * 2, mask=mask)
+
+
 @dataclass(frozen=True)
 class Launch:
     """One launch: `args` in signature order (numpy arrays for pointers, Python numbers for
@@ -357,6 +367,12 @@ def _while_loop(rng):
     return Launch((x, np.zeros_like(x), n, 2), (-(-n // 256),), ("out_ptr",))
 
 
+def _device_assert(rng):
+    n = 1000
+    x = _ints(rng, n, np.int32, -100, 100)
+    return Launch((x, np.zeros_like(x), n), (-(-n // 256),), ("out_ptr",))
+
+
 _ROWS = {"x_ptr": "*fp32", "out_ptr": "*fp32", "M": "i32", "N": "i32", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr"}
 _ROWS_I32 = {**_ROWS, "x_ptr": "*i32", "out_ptr": "*i32"}
 
@@ -405,6 +421,9 @@ CASES: tuple[KernelCase, ...] = (
                 "BLOCK": "constexpr"}, {"BLOCK": 256}, _shape_ops),
     KernelCase("while_loop", while_loop_kernel, {"x_ptr": "*i32", "out_ptr": "*i32", "n": "i32", "rounds": "i32",
                                                      "BLOCK": "constexpr"}, {"BLOCK": 256}, _while_loop),
+    KernelCase("device_assert", device_assert_kernel,
+               {"x_ptr": "*i32", "out_ptr": "*i32", "n": "i32", "BLOCK": "constexpr"}, {"BLOCK": 256}, _device_assert,
+               options={"debug": True}),
 )
 
 _BY_NAME = {kernel.name: kernel for kernel in CASES}

@@ -1,5 +1,6 @@
 """SIMT patterns of structured control flow that carries tensors: `scf.if`, `scf.for` and
-`scf.while` (whose `scf.condition` passes per-thread values on like `scf.yield`).
+`scf.while` (whose `scf.condition` passes per-thread values on like `scf.yield`); and `tt.assert`,
+dropped (no instruction, as Triton without `debug`).
 
 A tensor result, loop-carried value or yielded value becomes its per-thread vector (as every
 tensor of a kernel); the op is rebuilt with those types, its blocks' operations move into the new
@@ -17,7 +18,7 @@ from .common import cast_to
 from .kernel import Launch, vector_type
 from .simt_pattern import SimtPattern
 
-__all__ = ["SCF_FOR", "SCF_IF", "SCF_WHILE", "lowered_type"]
+__all__ = ["ASSERT", "SCF_FOR", "SCF_IF", "SCF_WHILE", "lowered_type"]
 
 
 def lowered_type(t: ir.Type, launch: Launch) -> ir.Type:
@@ -102,3 +103,19 @@ def _while_carries_tensors(op: ir.OpView) -> bool:
 SCF_IF = SimtPattern(("scf.if",), _check, _emit_if, matches=_carries_tensors)
 SCF_FOR = SimtPattern(("scf.for",), _check, _emit_for, matches=_carries_tensors)
 SCF_WHILE = SimtPattern(("scf.while",), _check, _emit_while, matches=_while_carries_tensors)
+
+
+# ---------------------------------------------------------------------------- tt.assert
+
+
+def _no_check(op: ir.OpView, launch: Launch) -> None:
+    return None
+
+
+def _drop_assert(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
+    """`tt.assert` is dropped: no instruction, as Triton itself compiles it without `debug`
+    (with `debug` Triton prints and traps; the stock pipeline has no device printf to match)."""
+    return []
+
+
+ASSERT = SimtPattern(("tt.assert",), _no_check, _drop_assert)
