@@ -67,6 +67,7 @@ REFERENCES = {
     "shape_ops": lambda a: np.concatenate([np.stack([a[0], a[1]], axis=1).reshape(-1) - 1, 6 * a[0] - 3 * a[1] + 1]),
     "while_loop": lambda a: _reference_while_loop(a[0], a[3]),
     "device_assert": lambda a: a[0] * 2,
+    "atomic_cas": lambda a: np.where(a[0] == a[1] % 3, a[1], a[0]),
     "float_ops": lambda a: np.fmin(np.fmax(a[0], -3), 5) + a[0] / a[1] + np.sqrt(a[1] * a[1] + np.float32(2)),
 }
 

@@ -225,6 +225,16 @@ def device_assert_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, x * 2, mask=mask)
 
 
+@triton.jit
+def atomic_cas_kernel(flags_ptr, x_ptr, old_ptr, BLOCK: tl.constexpr):
+    """tt.atomic_cas (it has no mask: the length is a multiple of BLOCK): each flag swapped for
+    x where it equals x % 3, the old flags kept."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    old = tl.atomic_cas(flags_ptr + offs, x % 3, x)
+    tl.store(old_ptr + offs, old)
+
+
 @dataclass(frozen=True)
 class Launch:
     """One launch: `args` in signature order (numpy arrays for pointers, Python numbers for
@@ -373,6 +383,14 @@ def _device_assert(rng):
     return Launch((x, np.zeros_like(x), n), (-(-n // 256),), ("out_ptr",))
 
 
+def _atomic_cas(rng):
+    n = 1024
+    return Launch(
+        (rng.integers(0, 3, size=n).astype(np.int32), _ints(rng, n, np.int32, 0, 100), np.zeros(n, np.int32)),
+        (n // 512,), ("flags_ptr", "old_ptr"),
+    )
+
+
 _ROWS = {"x_ptr": "*fp32", "out_ptr": "*fp32", "M": "i32", "N": "i32", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr"}
 _ROWS_I32 = {**_ROWS, "x_ptr": "*i32", "out_ptr": "*i32"}
 
@@ -424,6 +442,9 @@ CASES: tuple[KernelCase, ...] = (
     KernelCase("device_assert", device_assert_kernel,
                {"x_ptr": "*i32", "out_ptr": "*i32", "n": "i32", "BLOCK": "constexpr"}, {"BLOCK": 256}, _device_assert,
                options={"debug": True}),
+    KernelCase("atomic_cas", atomic_cas_kernel,
+               {"flags_ptr": "*i32", "x_ptr": "*i32", "old_ptr": "*i32", "BLOCK": "constexpr"}, {"BLOCK": 512},
+               _atomic_cas),
 )
 
 _BY_NAME = {kernel.name: kernel for kernel in CASES}

@@ -98,11 +98,12 @@ def triton_kernel_launch(kernel: ir.Operation, chip: str | None = None) -> Launc
 class AccessOperands:
     """The operands of a global access, whichever op makes it: `pointer` (a tensor of pointers,
     or for AMD's buffer ops the scalar base), `offsets` (buffer ops: the i32 element offsets from
-    the base), `value` (stored or combined), `mask` and `other` (None: absent)."""
+    the base), `value` (stored or combined), `compare` (`tt.atomic_cas`), `mask` and `other` (None: absent)."""
 
     pointer: ir.Value
     offsets: ir.Value | None = None
     value: ir.Value | None = None
+    compare: ir.Value | None = None
     mask: ir.Value | None = None
     other: ir.Value | None = None
 
@@ -112,6 +113,7 @@ _ACCESS_OPS = {
     "tt.load": ("pointer", "mask?", "other?"),
     "tt.store": ("pointer", "value", "mask?"),
     "tt.atomic_rmw": ("pointer", "value", "mask?"),
+    "tt.atomic_cas": ("pointer", "compare", "value"),
     "amdg.buffer_load": ("pointer", "offsets", "stride?", "mask?", "other?"),
     "amdg.buffer_store": ("value", "pointer", "offsets", "stride?", "mask?"),
     "amdg.buffer_atomic_rmw": ("pointer", "offsets", "value", "stride?", "mask?"),
