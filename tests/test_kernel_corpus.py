@@ -68,6 +68,7 @@ REFERENCES = {
     "while_loop": lambda a: _reference_while_loop(a[0], a[3]),
     "device_assert": lambda a: a[0] * 2,
     "atomic_cas": lambda a: np.where(a[0] == a[1] % 3, a[1], a[0]),
+    "call": lambda a: a[0] + 2 * a[2] + 1,
     "float_ops": lambda a: np.fmin(np.fmax(a[0], -3), 5) + a[0] / a[1] + np.sqrt(a[1] * a[1] + np.float32(2)),
 }
 

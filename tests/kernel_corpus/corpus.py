@@ -235,6 +235,21 @@ def atomic_cas_kernel(flags_ptr, x_ptr, old_ptr, BLOCK: tl.constexpr):
     tl.store(old_ptr + offs, old)
 
 
+@triton.jit(noinline=True)
+def _block_start(pid, block, skew):
+    """A helper Triton keeps as a function (noinline: tt.call), on scalars."""
+    return pid * block + skew
+
+
+@triton.jit
+def call_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """tt.call of a noinline helper (inlined by the lowering), called twice."""
+    offs = _block_start(tl.program_id(0), BLOCK, 0) + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0)
+    tl.store(out_ptr + offs, x + _block_start(n, 2, 1), mask=mask)
+
+
 @dataclass(frozen=True)
 class Launch:
     """One launch: `args` in signature order (numpy arrays for pointers, Python numbers for
@@ -445,6 +460,8 @@ CASES: tuple[KernelCase, ...] = (
     KernelCase("atomic_cas", atomic_cas_kernel,
                {"flags_ptr": "*i32", "x_ptr": "*i32", "old_ptr": "*i32", "BLOCK": "constexpr"}, {"BLOCK": 512},
                _atomic_cas),
+    KernelCase("call", call_kernel, {"x_ptr": "*i32", "out_ptr": "*i32", "n": "i32", "BLOCK": "constexpr"},
+               {"BLOCK": 256}, _device_assert),
 )
 
 _BY_NAME = {kernel.name: kernel for kernel in CASES}
