@@ -61,11 +61,17 @@ def _check_join(op: ir.OpView, launch: Launch) -> list[int]:
     return _renaming(op, launch, op.operation.results[0], _unjoin)
 
 
+def _half(k: int) -> Projection:
+    """`tt.split`'s result k: element i is the operand's (i, k)."""
+
+    def project(index: Index) -> tuple[int, Index]:
+        return 0, (*index, k)
+
+    return project
+
+
 def _check_split(op: ir.OpView, launch: Launch) -> list[list[int]]:
-    return [
-        _renaming(op, launch, result, lambda index, k=k: (0, (*index, k)))
-        for k, result in enumerate(op.operation.results)
-    ]
+    return [_renaming(op, launch, result, _half(k)) for k, result in enumerate(op.operation.results)]
 
 
 def _emit_split(op: ir.OpView, launch: Launch, renamings: list[list[int]]) -> list[ir.Value]:

@@ -74,7 +74,7 @@ def _scf_while(ex, op):
     """The `before` region on the carried values; the threads whose `scf.condition` is false
     leave with its other operands as results, the others run `after` and go round again."""
     carried = ex.operands(op)
-    results: list | None = None
+    results = None
     running = ex.active
     while True:
         cond, *passed = ex.run_masked(op.regions[0], running, carried)
