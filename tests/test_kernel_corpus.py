@@ -20,7 +20,7 @@ from corpus import CASES, case
 from generate import CHIPS, FIGURES, HIP_CHIPS, NUM_WARPS, OUT, stem
 from oracle import NumpyTensor, run_triton_interpreter
 
-from linear_layout.ttgir import parse_ttgir
+from linear_layout.ttgir import parse_ttgir, print_ttgir
 
 
 def _reference_layernorm(x, w, b, eps):
@@ -33,6 +33,18 @@ def _reference_layernorm(x, w, b, eps):
 def _reference_softmax(x):
     num = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
     return num / num.sum(axis=1, keepdims=True)
+
+
+def _reference_while_loop(x, rounds, block=256):
+    """Triton's `//` rounds toward zero (C division), numpy's toward minus infinity."""
+    out = np.empty_like(x)
+    for pid, start in enumerate(range(0, x.size, block)):
+        acc = x[start : start + block].astype(np.int64)
+        steps = 0
+        while steps < rounds + pid % 3:
+            acc, steps = np.trunc(acc / 2).astype(np.int64) + x[start : start + block], steps + 1
+        out[start : start + block] = acc * 100 + steps
+    return out
 
 
 #: Plain numpy for each kernel: its output array from the launch's arguments.
@@ -60,6 +72,12 @@ REFERENCES = {
     "matmul_f16acc": lambda a: _int_matmul(a[0], a[1]),
     "matmul_batched": lambda a: _int_matmul(a[0], a[1]),
     "matmul_epilogue": lambda a: np.maximum(_int_matmul(a[0], a[1]) + a[2].astype(np.int64), 0),
+    "shape_ops": lambda a: np.concatenate([np.stack([a[0], a[1]], axis=1).reshape(-1) - 1, 6 * a[0] - 3 * a[1] + 1]),
+    "while_loop": lambda a: _reference_while_loop(a[0], a[3]),
+    "device_assert": lambda a: a[0] * 2,
+    "atomic_cas": lambda a: np.where(a[0] == a[1] % 3, a[1], a[0]),
+    "call": lambda a: a[0] + 2 * a[2] + 1,
+    "float_ops": lambda a: np.fmin(np.fmax(a[0], -3), 5) + a[0] / a[1] + np.sqrt(a[1] * a[1] + np.float32(2)),
 }
 
 
@@ -136,3 +154,14 @@ def test_stored_ttgir_and_tritons_figures_hold_only_the_corpus():
     hip = {stem(k.name, chip, w) for k in CASES if k.hip for chip in HIP_CHIPS for w in NUM_WARPS}
     assert {path.stem for path in OUT.glob("*.ttgir")} == cuda | hip
     assert set(json.loads(FIGURES.read_text())) == cuda  # Triton's PTX: cuda only
+
+
+@pytest.mark.parametrize("chip", [*CHIPS, *HIP_CHIPS])
+def test_stored_ttgir_of_the_new_ops_round_trips_byte_exact(chip):
+    """`tt.call` (read in Triton's custom syntax) and the other ops of the newer corpus kernels
+    are written back as Triton printed them (not shape_ops nor while_loop: the writer names
+    `tt.split`'s two results `%2:2` where Triton wrote `%outLHS, %outRHS`, and `scf.while`'s
+    arguments `%arg4` where Triton wrote `%acc`)."""
+    for name in ("call", "float_ops", "atomic_cas", "device_assert"):
+        text = (OUT / f"{stem(name, chip, 4)}.ttgir").read_text()
+        assert print_ttgir(parse_ttgir(text)) == text

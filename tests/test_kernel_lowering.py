@@ -30,7 +30,7 @@ TRITON_PTX = json.loads((CORPUS / "triton_ptx.json").read_text())
 
 #: Every file of the corpus lowers (cuda sm_80/sm_90 and 64-lane gfx942, whose softmax,
 #: layernorm and histogram use AMD's buffer ops); the one-line errors are checked on the older
-#: TTGIR corpus (tests/ttgir_corpus: matmuls and attention, TMA copies, atomic_cas).
+#: TTGIR corpus (tests/ttgir_corpus: matmuls and attention, TMA copies).
 RUNS = FILES
 OTHER_TTGIR = sorted((Path(__file__).parent / "ttgir_corpus").glob("*.sm[89]0.ttgir"))
 #: The ulp bound where the arithmetic is not exact (exp, division, sqrt, sums of non-integers in

@@ -212,6 +212,94 @@ def matmul_batched_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
     tl.store(c_ptr + batch * M * N + rows[:, None] * N + cols[None, :], acc, mask=mask)
 
 
+@triton.jit
+def float_ops_kernel(x_ptr, y_ptr, u_ptr, out_ptr, clip_ptr, half_ptr, hi_ptr, n, BLOCK: tl.constexpr):
+    """Triton's own elementwise ops: tt.clampf (both NaN modes), tt.precise_divf, tt.precise_sqrt,
+    tt.fp_to_fp (rtz to f16) and tt.mulhiui."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=1.0)
+    y = tl.load(y_ptr + offs, mask=mask, other=1.0)
+    u = tl.load(u_ptr + offs, mask=mask, other=0)
+    c = tl.clamp(x, -3.0, 5.0)
+    q = tl.math.div_rn(x, y)
+    s = tl.math.sqrt_rn(y * y + 2.0)
+    tl.store(out_ptr + offs, c + q + s, mask=mask)
+    tl.store(clip_ptr + offs, tl.clamp(x, -3.0, 5.0, propagate_nan=tl.PropagateNan.ALL), mask=mask)
+    tl.store(half_ptr + offs, x.to(tl.float16, fp_downcast_rounding="rtz"), mask=mask)
+    tl.store(hi_ptr + offs, tl.umulhi(u, u), mask=mask)
+
+
+@triton.jit
+def shape_ops_kernel(x_ptr, y_ptr, out_ptr, sums_ptr, n, BLOCK: tl.constexpr):
+    """Shape ops as register renamings: tt.join, tt.split, tt.reshape (row-major, and
+    allow_reorder), tt.cat (can_reorder: its order is unspecified, so only its sum is stored)."""
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0)
+    y = tl.load(y_ptr + offs, mask=mask, other=0)
+    j = tl.join(x, y)
+    a, b = tl.split(j * 3 + 1)
+    r = tl.reshape(j, (2 * BLOCK,))
+    o2 = pid * 2 * BLOCK + tl.arange(0, 2 * BLOCK)
+    tl.store(out_ptr + o2, r - 1, mask=o2 < 2 * n)
+    tl.store(out_ptr + 2 * n + offs, a * 2 - b, mask=mask)
+    s = tl.sum(tl.reshape(j * j, (2 * BLOCK,), can_reorder=True), axis=0)
+    total = s + tl.sum(tl.cat(x, y * 5, can_reorder=True), axis=0)
+    tl.store(sums_ptr + offs, tl.zeros_like(x) + total, mask=mask)  # the block's sum at each place
+
+
+@triton.jit
+def while_loop_kernel(x_ptr, out_ptr, n, rounds, BLOCK: tl.constexpr):
+    """scf.while carrying a tensor and a scalar: each block its own number of rounds."""
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0)
+    acc = x
+    steps = 0
+    while steps < rounds + pid % 3:
+        acc = acc // 2 + x
+        steps += 1
+    tl.store(out_ptr + offs, acc * 100 + steps, mask=mask)
+
+
+@triton.jit
+def device_assert_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """tt.assert (compiled with debug=True: Triton adds its own overflow asserts too)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0)
+    tl.device_assert(x < 100, "x out of range")
+    tl.store(out_ptr + offs, x * 2, mask=mask)
+
+
+@triton.jit
+def atomic_cas_kernel(flags_ptr, x_ptr, old_ptr, BLOCK: tl.constexpr):
+    """tt.atomic_cas (it has no mask: the length is a multiple of BLOCK): each flag swapped for
+    x where it equals x % 3, the old flags kept."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    old = tl.atomic_cas(flags_ptr + offs, x % 3, x)
+    tl.store(old_ptr + offs, old)
+
+
+@triton.jit(noinline=True)
+def _block_start(pid, block, skew):
+    """A helper Triton keeps as a function (noinline: tt.call), on scalars."""
+    return pid * block + skew
+
+
+@triton.jit
+def call_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """tt.call of a noinline helper (inlined by the lowering), called twice."""
+    offs = _block_start(tl.program_id(0), BLOCK, 0) + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0)
+    tl.store(out_ptr + offs, x + _block_start(n, 2, 1), mask=mask)
+
+
 @dataclass(frozen=True)
 class Launch:
     """One launch: `args` in signature order (numpy arrays for pointers, Python numbers for
@@ -363,6 +451,45 @@ def _matmul_batched(rng):
 _MATMUL = {"a_ptr": "*fp32", "b_ptr": "*fp32", "c_ptr": "*fp32", "M": "i32", "N": "i32", "K": "i32",
            "BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "BLOCK_K": "constexpr", "PRECISION": "constexpr"}
 
+
+def _float_ops(rng):
+    """x: thirds (inexact in f16, so rtz differs from rtne) with NaNs; y: nonzero; u: full 32 bits."""
+    n = 1000
+    x = (_ints(rng, n, np.float32, -30, 30) / np.float32(3)).astype(np.float32)
+    x[::97] = np.nan
+    y = _ints(rng, n, np.float32, 1, 9) * rng.choice(np.array([-1, 1], np.float32), n)
+    u = rng.integers(0, 2**32, size=n, dtype=np.uint64).astype(np.uint32)
+    outs = (np.zeros(n, np.float32), np.zeros(n, np.float32), np.zeros(n, np.float16), np.zeros(n, np.uint32))
+    return Launch((x, y, u, *outs, n), (-(-n // 256),), ("out_ptr", "clip_ptr", "half_ptr", "hi_ptr"))
+
+
+def _shape_ops(rng):
+    n = 1000
+    x, y = _ints(rng, n, np.int32, -100, 100), _ints(rng, n, np.int32, -100, 100)
+    grid = -(-n // 256)
+    return Launch((x, y, np.zeros(3 * n, np.int32), np.zeros(n, np.int32), n), (grid,), ("out_ptr", "sums_ptr"))
+
+
+def _while_loop(rng):
+    n = 1000
+    x = rng.integers(-1000, 1000, size=n).astype(np.int32)
+    return Launch((x, np.zeros_like(x), n, 2), (-(-n // 256),), ("out_ptr",))
+
+
+def _device_assert(rng):
+    n = 1000
+    x = _ints(rng, n, np.int32, -100, 100)
+    return Launch((x, np.zeros_like(x), n), (-(-n // 256),), ("out_ptr",))
+
+
+def _atomic_cas(rng):
+    n = 1024
+    return Launch(
+        (rng.integers(0, 3, size=n).astype(np.int32), _ints(rng, n, np.int32, 0, 100), np.zeros(n, np.int32)),
+        (n // 512,), ("flags_ptr", "old_ptr"),
+    )
+
+
 _ROWS = {"x_ptr": "*fp32", "out_ptr": "*fp32", "M": "i32", "N": "i32", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr"}
 _ROWS_I32 = {**_ROWS, "x_ptr": "*i32", "out_ptr": "*i32"}
 
@@ -428,6 +555,23 @@ CASES: tuple[KernelCase, ...] = (
                {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32}, _matmul_batched, options={"num_stages": 1}, hip=False),
     KernelCase("matmul_ieee", matmul_kernel, _MATMUL, {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 16, "PRECISION": "ieee"},
                _matmul(np.float32), options={"num_stages": 1}, hip=False),
+    KernelCase("float_ops", float_ops_kernel,
+               {"x_ptr": "*fp32", "y_ptr": "*fp32", "u_ptr": "*u32", "out_ptr": "*fp32", "clip_ptr": "*fp32",
+                "half_ptr": "*fp16", "hi_ptr": "*u32", "n": "i32", "BLOCK": "constexpr"},
+               {"BLOCK": 256}, _float_ops),
+    KernelCase("shape_ops", shape_ops_kernel,
+               {"x_ptr": "*i32", "y_ptr": "*i32", "out_ptr": "*i32", "sums_ptr": "*i32", "n": "i32",
+                "BLOCK": "constexpr"}, {"BLOCK": 256}, _shape_ops),
+    KernelCase("while_loop", while_loop_kernel, {"x_ptr": "*i32", "out_ptr": "*i32", "n": "i32", "rounds": "i32",
+                                                     "BLOCK": "constexpr"}, {"BLOCK": 256}, _while_loop),
+    KernelCase("device_assert", device_assert_kernel,
+               {"x_ptr": "*i32", "out_ptr": "*i32", "n": "i32", "BLOCK": "constexpr"}, {"BLOCK": 256}, _device_assert,
+               options={"debug": True}),
+    KernelCase("atomic_cas", atomic_cas_kernel,
+               {"flags_ptr": "*i32", "x_ptr": "*i32", "old_ptr": "*i32", "BLOCK": "constexpr"}, {"BLOCK": 512},
+               _atomic_cas),
+    KernelCase("call", call_kernel, {"x_ptr": "*i32", "out_ptr": "*i32", "n": "i32", "BLOCK": "constexpr"},
+               {"BLOCK": 256}, _device_assert),
 )
 
 _BY_NAME = {kernel.name: kernel for kernel in CASES}

@@ -45,7 +45,7 @@ class TorchDtype:
     @classmethod
     def of(cls, dtype: np.dtype) -> TorchDtype:
         names = {"float32": "float32", "float16": "float16", "float64": "float64", "int8": "int8",
-                 "int16": "int16", "int32": "int32", "int64": "int64", "uint8": "uint8", "bool": "bool"}
+                 "int16": "int16", "int32": "int32", "int64": "int64", "uint8": "uint8", "uint32": "uint32", "bool": "bool"}
         name = names[np.dtype(dtype).name]
         return cls._BY_NUMPY.setdefault(name, cls(name))
 

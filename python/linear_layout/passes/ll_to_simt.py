@@ -46,6 +46,7 @@ from ..patterns.kernel import PatternRun
 from ..patterns.legality import check_function, function_launch
 from ..patterns.outline import kernel_functions, outline_kernel
 from ..patterns.to_simt import populate_to_simt_patterns
+from ..patterns.calls import inline_calls
 from ..patterns.triton_kernel import annotate_accesses, outline_triton_kernel, triton_kernel_launch
 from ..patterns.triton_ops import check_triton_kernels, triton_kernels
 from ..ttgir.foreign import materialize
@@ -110,7 +111,9 @@ def lower_to_simt(root: ir.Operation, chip: str | None = None) -> list[tuple[ir.
 
 
 def lower_checked(root: ir.Operation, chip: str | None = None) -> None:
-    """Steps 2-6 on every function under `root` (after `problems` found none)."""
+    """Steps 2-6 on every function under `root` (after `problems` found none), its `tt.call`s
+    inlined first."""
+    inline_calls(root)
     patterns = RewritePatternSet(root.context)
     run = populate_to_simt_patterns(patterns, target=chip)
     frozen = patterns.freeze()

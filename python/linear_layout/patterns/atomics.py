@@ -1,4 +1,6 @@
-"""`tt.atomic_rmw` on a tensor of pointers in SIMT form: one `memref.atomic_rmw` per element.
+"""`tt.atomic_rmw` and `tt.atomic_cas` on a tensor of pointers in SIMT form: one
+`memref.atomic_rmw` (a `memref.generic_atomic_rmw` that swaps where the element equals the
+compared value, for `tt.atomic_cas`) per element.
 
 Each element is updated once, by one thread: the layout's free variables (`get_free_variable_masks`:
 registers, lanes and warps that only hold copies) are skipped, the registers by number and the
@@ -22,7 +24,7 @@ from .kernel import KernelBuilder, Launch, LoweringError, hardware_layout
 from .simt_pattern import SimtPattern
 from .triton_kernel import access_memory, access_operands, check_access, element_offsets, lowered_operand
 
-__all__ = ["ATOMIC_RMW", "atomic_kind"]
+__all__ = ["ATOMIC_CAS", "ATOMIC_RMW", "atomic_kind"]
 
 #: Triton's `RMWOp` values (`formats.ENUMS["rmw_op"]`) -> the `arith.AtomicRMWKind` for integer
 #: and for float elements (None: no such atomic).
@@ -59,6 +61,35 @@ def _check(op: ir.OpView, launch: Launch) -> AtomicRMWKind:
 
 
 def _emit(op: ir.OpView, launch: Launch, kind: AtomicRMWKind) -> list[ir.Value]:
+    return _per_element(
+        op, launch, lambda value, compare, memory, index: memref.atomic_rmw(kind, value, memory, [index])
+    )
+
+
+def _compare_and_swap(value: ir.Value, compare: ir.Value, memory: ir.Value, index: ir.Value) -> ir.Value:
+    """`memref.generic_atomic_rmw` writing `value` where the element equals `compare` (bitwise
+    for floats, as `cmpxchg`), returning the element's old value."""
+    element = value.type
+    rmw = memref.GenericAtomicRMWOp(element, memory, [index])
+    block = rmw.atomic_body.blocks.append(element)
+    with ir.InsertionPoint(block):
+        current = block.arguments[0]
+        if isinstance(element, ir.IntegerType):
+            equal = arith.cmpi(arith.CmpIPredicate.eq, current, compare)
+        else:
+            bits = ir.IntegerType.get_signless(ir.FloatType(element).width)
+            equal = arith.cmpi(arith.CmpIPredicate.eq, arith.bitcast(bits, current), arith.bitcast(bits, compare))
+        memref.atomic_yield(arith.select(equal, value, current))
+    return rmw.result
+
+
+def _emit_cas(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
+    return _per_element(op, launch, _compare_and_swap)
+
+
+def _per_element(op: ir.OpView, launch: Launch, update) -> list[ir.Value]:
+    """`update(value, compare, memory, index) -> old` once per distinct element of the op's
+    value (copies skipped by the layout's free variables), under its mask; the old values."""
     operation = op.operation
     operands = access_operands(operation)
     assert operands.value is not None  # checked by _check
@@ -71,6 +102,7 @@ def _emit(op: ir.OpView, launch: Launch, kind: AtomicRMWKind) -> list[ir.Value]:
     memory, _ = access_memory(op)
     offsets = element_offsets(operands, launch)
     values = cast_to(operands.value, lowered_type(value_type, launch))
+    compares = lowered_operand(operands.compare, launch)
     mask = lowered_operand(operands.mask, launch)
     zero = arith.constant(element, ir.IntegerAttr.get(element, 0) if isinstance(element, ir.IntegerType) else 0.0)
     olds: dict[int, ir.Value] = {}
@@ -84,12 +116,13 @@ def _emit(op: ir.OpView, launch: Launch, kind: AtomicRMWKind) -> list[ir.Value]:
             condition = own if condition is None else arith.andi(condition, own)
         index = vector.extract(offsets, [], [register])
         value = vector.extract(values, [], [register])
+        compare = None if compares is None else vector.extract(compares, [], [register])
         if condition is None:
-            olds[register] = memref.atomic_rmw(kind, value, memory, [index])
+            olds[register] = update(value, compare, memory, index)
             continue
         if_op = scf.IfOp(condition, [element], has_else=True)
         with ir.InsertionPoint(if_op.then_block):
-            scf.yield_([memref.atomic_rmw(kind, value, memory, [index])])
+            scf.yield_([update(value, compare, memory, index)])
         with ir.InsertionPoint(if_op.else_block):
             scf.yield_([zero])
         olds[register] = if_op.results[0]
@@ -99,4 +132,12 @@ def _emit(op: ir.OpView, launch: Launch, kind: AtomicRMWKind) -> list[ir.Value]:
     return [cast_to(vector.from_elements(target, [olds[r & ~register_mask] for r in range(registers)]), result.type)]
 
 
+def _check_cas(op: ir.OpView, launch: Launch) -> None:
+    check_access(op, launch)
+    value = access_operands(op.operation).value
+    if value is None or not isinstance(value.type, ir.RankedTensorType):
+        raise LoweringError("tt.atomic_cas on a scalar pointer has no lowering")
+
+
 ATOMIC_RMW = SimtPattern(("tt.atomic_rmw", "amdg.buffer_atomic_rmw"), _check, _emit)
+ATOMIC_CAS = SimtPattern(("tt.atomic_cas",), _check_cas, _emit_cas)

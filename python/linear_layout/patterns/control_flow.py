@@ -1,4 +1,6 @@
-"""SIMT patterns of structured control flow that carries tensors: `scf.if` and `scf.for`.
+"""SIMT patterns of structured control flow that carries tensors: `scf.if`, `scf.for` and
+`scf.while` (whose `scf.condition` passes per-thread values on like `scf.yield`); and `tt.assert`,
+dropped (no instruction, as Triton without `debug`).
 
 A tensor result, loop-carried value or yielded value becomes its per-thread vector (as every
 tensor of a kernel); the op is rebuilt with those types, its blocks' operations move into the new
@@ -16,7 +18,7 @@ from .common import cast_to
 from .kernel import Launch, vector_type
 from .simt_pattern import SimtPattern
 
-__all__ = ["SCF_FOR", "SCF_IF", "lowered_type"]
+__all__ = ["ASSERT", "SCF_FOR", "SCF_IF", "SCF_WHILE", "lowered_type"]
 
 
 def lowered_type(t: ir.Type, launch: Launch) -> ir.Type:
@@ -36,7 +38,7 @@ def _check(op: ir.OpView, launch: Launch) -> None:
 
 def _move_block(old: ir.Block, new: ir.Block, replacements: list[ir.Value], launch: Launch) -> None:
     """Move the operations of `old` to the end of `new`, its arguments replaced, and rewrite its
-    `scf.yield` to yield per-thread values."""
+    `scf.yield` (or `scf.condition`) to pass per-thread values on."""
     for argument, value in zip(old.arguments, replacements):
         argument.replace_all_uses_with(value)
     ip = ir.InsertionPoint(new)
@@ -44,7 +46,11 @@ def _move_block(old: ir.Block, new: ir.Block, replacements: list[ir.Value], laun
         ip.insert(op.operation.detach_from_parent())
     terminator = list(new.operations)[-1]
     with ir.InsertionPoint(terminator), terminator.location:
-        scf.yield_([cast_to(v, lowered_type(v.type, launch)) for v in terminator.operands])
+        values = [cast_to(v, lowered_type(v.type, launch)) for v in terminator.operands]
+        if terminator.name == "scf.condition":
+            scf.condition(values[0], values[1:])
+        else:
+            scf.yield_(values)
     terminator.operation.erase()
 
 
@@ -72,5 +78,44 @@ def _emit_for(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
     return [cast_to(value, old.type) for value, old in zip(new.results, operation.results)]
 
 
+def _rebuilt_block(old: ir.Block, region: ir.Region, launch: Launch) -> None:
+    """A block of `region` with the per-thread types of `old`'s arguments, holding its ops."""
+    types = [lowered_type(a.type, launch) for a in old.arguments]
+    new = region.blocks.append(*types, arg_locs=[a.location for a in old.arguments])
+    with ir.InsertionPoint(new), ir.Location.unknown():
+        replacements = [cast_to(a, o.type) for a, o in zip(new.arguments, old.arguments)]
+    _move_block(old, new, replacements, launch)
+
+
+def _emit_while(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
+    operation = op.operation
+    results = [lowered_type(r.type, launch) for r in operation.results]
+    new = scf.WhileOp(results, [cast_to(v, lowered_type(v.type, launch)) for v in operation.operands])
+    for k in range(2):
+        _rebuilt_block(operation.regions[k].blocks[0], new.regions[k], launch)
+    return [cast_to(value, old.type) for value, old in zip(new.results, operation.results)]
+
+
+def _while_carries_tensors(op: ir.OpView) -> bool:
+    return _carries_tensors(op) or any(isinstance(v.type, ir.RankedTensorType) for v in op.operation.operands)
+
+
 SCF_IF = SimtPattern(("scf.if",), _check, _emit_if, matches=_carries_tensors)
 SCF_FOR = SimtPattern(("scf.for",), _check, _emit_for, matches=_carries_tensors)
+SCF_WHILE = SimtPattern(("scf.while",), _check, _emit_while, matches=_while_carries_tensors)
+
+
+# ---------------------------------------------------------------------------- tt.assert
+
+
+def _no_check(op: ir.OpView, launch: Launch) -> None:
+    return None
+
+
+def _drop_assert(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
+    """`tt.assert` is dropped: no instruction, as Triton itself compiles it without `debug`
+    (with `debug` Triton prints and traps; the stock pipeline has no device printf to match)."""
+    return []
+
+
+ASSERT = SimtPattern(("tt.assert",), _no_check, _drop_assert)

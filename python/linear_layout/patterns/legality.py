@@ -58,8 +58,10 @@ def check_op(op: ir.OpView, launch: Launch) -> None:
     if pattern is not None:
         pattern.check(op, launch)
     elif on_tensors(op):
-        supported = ", ".join(p.describe() for p in SIMT_PATTERNS)
-        raise LoweringError(f"'{op.operation.name}' on tensors cannot be lowered to SIMT form (supported: {supported})")
+        raise LoweringError(
+            f"'{op.operation.name}' on tensors cannot be lowered to SIMT form: none of the {len(SIMT_PATTERNS)} "
+            "registered patterns claims it (docs/triton-kernels.md, 'What lowers today')"
+        )
     elif len(op.regions):
         raise LoweringError(f"'{op.operation.name}' has regions; control flow cannot be lowered to SIMT form yet")
 

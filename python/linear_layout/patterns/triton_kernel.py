@@ -61,6 +61,8 @@ __all__ = [
     "check_access",
     "check_accesses",
     "outline_triton_kernel",
+    "register_renaming",
+    "shuffled",
     "triton_kernel_launch",
 ]
 
@@ -96,11 +98,12 @@ def triton_kernel_launch(kernel: ir.Operation, chip: str | None = None) -> Launc
 class AccessOperands:
     """The operands of a global access, whichever op makes it: `pointer` (a tensor of pointers,
     or for AMD's buffer ops the scalar base), `offsets` (buffer ops: the i32 element offsets from
-    the base), `value` (stored or combined), `mask` and `other` (None: absent)."""
+    the base), `value` (stored or combined), `compare` (`tt.atomic_cas`), `mask` and `other` (None: absent)."""
 
     pointer: ir.Value
     offsets: ir.Value | None = None
     value: ir.Value | None = None
+    compare: ir.Value | None = None
     mask: ir.Value | None = None
     other: ir.Value | None = None
 
@@ -110,6 +113,7 @@ _ACCESS_OPS = {
     "tt.load": ("pointer", "mask?", "other?"),
     "tt.store": ("pointer", "value", "mask?"),
     "tt.atomic_rmw": ("pointer", "value", "mask?"),
+    "tt.atomic_cas": ("pointer", "compare", "value"),
     "amdg.buffer_load": ("pointer", "offsets", "stride?", "mask?", "other?"),
     "amdg.buffer_store": ("value", "pointer", "offsets", "stride?", "mask?"),
     "amdg.buffer_atomic_rmw": ("pointer", "offsets", "value", "stride?", "mask?"),
@@ -448,22 +452,36 @@ def _coordinates(layout: LinearLayout, inputs: dict[str, int]) -> tuple[int, ...
     return tuple(values[dim] for dim in layout.get_out_dim_names())
 
 
-def register_renaming(source: LinearLayout, result: LinearLayout, project) -> list[int]:
-    """For each register of `result`, the register of `source` holding (in the same thread) the
-    element `project` maps its element to; LoweringError when the threads' parts differ (the op
-    would move data between threads: a layout conversion).
+def _xor(a: tuple[int, tuple[int, ...]], b: tuple[int, tuple[int, ...]]) -> tuple[int, tuple[int, ...]]:
+    return a[0] ^ b[0], tuple(x ^ y for x, y in zip(a[1], b[1]))
 
-    Formula: for every lane/warp/block basis b, project(result(b)) == source(b); then register r
-    of `result` is the register r' with source(r') == project(result(r))."""
+
+def register_renaming(sources: list[LinearLayout], result: LinearLayout, project) -> list[int]:
+    """For each register of `result`, the register holding (in the same thread) the element
+    `project` maps its element to, among the registers of all `sources` in order (operand k's
+    register r is number `r + registers of the operands before k`); LoweringError when the
+    threads' parts differ (the op would move data between threads: a layout conversion).
+
+    `project(index) -> (k, operand index)`: the operand and its element of a result element, an
+    affine map over GF(2) (`tt.split`'s second result adds a constant).
+    Formula: for every lane/warp/block basis b and every operand k, project(result(b)) ^
+    project(0) == (0, source_k(b)) (the thread part selects no operand); then register r of
+    `result` is the register r' of operand k with source_k(r') == index, (k, index) =
+    project(result(r))."""
+    origin = project(_coordinates(result, {}))
     for dim in _THREAD_DIMS:
         if not result.has_in_dim(dim):
             continue
         for bit in range(result.get_in_dim_size_log2(dim)):
-            if project(_coordinates(result, {dim: 1 << bit})) != _coordinates(source, {dim: 1 << bit}):
+            moved = _xor(project(_coordinates(result, {dim: 1 << bit})), origin)
+            if any(moved != (0, _coordinates(source, {dim: 1 << bit})) for source in sources):
                 raise LoweringError(f"the {dim}s hold different elements before and after: not a register renaming")
-    held: dict[tuple[int, ...], int] = {}
-    for register in range(source.get_in_dim_size("register")):
-        held.setdefault(_coordinates(source, {"register": register}), register)
+    held: dict[tuple[int, tuple[int, ...]], int] = {}
+    first = 0
+    for k, source in enumerate(sources):
+        for register in range(source.get_in_dim_size("register")):
+            held.setdefault((k, _coordinates(source, {"register": register})), first + register)
+        first += source.get_in_dim_size("register")
     renaming = []
     for register in range(result.get_in_dim_size("register")):
         target = project(_coordinates(result, {"register": register}))
@@ -471,6 +489,15 @@ def register_renaming(source: LinearLayout, result: LinearLayout, project) -> li
             raise LoweringError("an element of the result is in no register of the operand's thread")
         renaming.append(held[target])
     return renaming
+
+
+def shuffled(operands: list[ir.Value], renaming: list[int]) -> ir.Value:
+    """The registers `renaming` of the concatenated per-thread vectors `operands` (one or two):
+    no instruction when it is the identity of one operand, else one `vector.shuffle`."""
+    first = operands[0]
+    if len(operands) == 1 and renaming == list(range(ir.VectorType(first.type).shape[0])):
+        return first
+    return vector.shuffle(first, operands[-1], renaming)
 
 
 def _projection(op: ir.OpView):
@@ -498,7 +525,8 @@ def _check_renaming(op: ir.OpView, launch: Launch) -> list[int]:
     operation = op.operation
     source = hardware_layout(operation.operands[0].type, launch)
     result = hardware_layout(operation.results[0].type, launch)
-    return register_renaming(source, result, _projection(op))
+    project = _projection(op)
+    return register_renaming([source], result, lambda index: (0, project(index)))
 
 
 def _emit_renaming(op: ir.OpView, launch: Launch, renaming: list[int]) -> list[ir.Value]:
@@ -506,9 +534,7 @@ def _emit_renaming(op: ir.OpView, launch: Launch, renaming: list[int]) -> list[i
     is the identity, else one `vector.shuffle`."""
     operation = op.operation
     value = cast_to(operation.operands[0], _vector_of(operation.operands[0].type, launch))
-    if renaming != list(range(ir.VectorType(value.type).shape[0])):
-        value = vector.shuffle(value, value, renaming)
-    return [cast_to(value, operation.results[0].type)]
+    return [cast_to(shuffled([value], renaming), operation.results[0].type)]
 
 
 def _no_plan(op: ir.OpView, launch: Launch) -> None:

@@ -38,8 +38,9 @@ def _is_triton_name(name: str) -> bool:
     return name.split(".", 1)[0] in TRITON_OP_DIALECTS
 
 
-#: Ops lowered with the op that holds them: the kernel outline's and the combine regions'.
-LOWERED_WITH_PARENT = frozenset({"tt.func", "tt.return", "tt.reduce.return", "tt.scan.return"})
+#: Ops lowered with the op that holds them: the kernel outline's and the combine regions'; and
+#: `tt.call`, inlined before anything is checked (`calls.inline_calls`).
+LOWERED_WITH_PARENT = frozenset({"tt.func", "tt.return", "tt.reduce.return", "tt.scan.return", "tt.call"})
 
 #: Triton ops with a lowering inside a `tt.func` kernel: `LOWERED_WITH_PARENT` and those with a
 #: pattern in the one registry (`to_simt.SIMT_PATTERNS`).
@@ -110,7 +111,7 @@ def _check_ops(kernel: ir.Operation, chip: str | None) -> list[tuple[ir.Location
     problems: list[tuple[ir.Location, str]] = []
 
     def visit(op: ir.Operation) -> ir.WalkResult:
-        if op == kernel or op.name in ("scf.yield", "tt.return"):
+        if op == kernel or op.name in ("scf.yield", "scf.condition", "tt.return"):
             return ir.WalkResult.ADVANCE  # the outline's and the region patterns' own
         try:
             check_op(op.opview, launch)

@@ -278,7 +278,13 @@ _TABLE = (
         attributes={"message": "plain"},
     ),
     _f("tt.print", "$prefix attr-dict (`:` $args^ `:` type($args))?", ["args*"], (), attributes={"prefix": "plain"}),
-    _f("tt.call", None, ["operands*"], ("result*",)),
+    _f(
+        "tt.call",
+        "$callee `(` $operands `)` attr-dict `:` functional-type($operands, results)",
+        ["operands*"],
+        ("result*",),
+        attributes={"callee": "plain"},
+    ),
     _f(
         "tt.descriptor_load",
         "$desc `[` $indices `]` " + _MEMORY + " attr-dict `:` qualified(type($desc)) `->` type($result)",

@@ -1,7 +1,7 @@
 """The `llvm` ops: pointers into workgroup memory.
 
 Ops: inttoptr (to ``!llvm.ptr<1>`` and ``!llvm.ptr<3>``) ptrtoint getelementptr (one index into a scalar type)
-extractvalue (one position) bitcast.
+extractvalue (one position) bitcast, inline_asm (exactly the PTX strings of `INLINE_ASM`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import mlir.ir as ir
 from ...ir.upstream import llvm_pointer_space
 from ..elements import elem_of, result_elem
 from ..errors import UnsupportedOp
-from ..machine import bitcast, handles, register
+from ..machine import bitcast, float_op, handles, register
 
 _GEP_DYNAMIC_INDEX = -(2**31)  # llvm.getelementptr rawConstantIndices entry meaning "dynamic"
 
@@ -65,3 +65,20 @@ def _extractvalue(ex, op):
 
 
 register("llvm.bitcast", bitcast)
+
+
+#: The `llvm.inline_asm` strings the interpreter runs (the lowering emits only these), each with
+#: its constraints and what it computes on its operands.
+INLINE_ASM = {
+    ("sqrt.rn.f32 $0, $1;", "=f,f"): np.sqrt,  # IEEE-rounded, as numpy's float32 sqrt
+}
+
+
+@handles("llvm.inline_asm")
+def _inline_asm(ex, op):
+    asm = ir.StringAttr(op.attributes["asm_string"]).value
+    constraints = ir.StringAttr(op.attributes["constraints"]).value
+    compute = INLINE_ASM.get((asm, constraints))
+    if compute is None:
+        raise UnsupportedOp(f"llvm.inline_asm {asm!r} ({constraints!r}) is not one the interpreter runs")
+    return float_op(compute)(ex, op)

@@ -3,7 +3,8 @@
 Ops: load store, alloc (workgroup memory only), extract_aligned_pointer_as_index (the buffer's
 byte address; global arguments sit at ``memory.GLOBAL_BASE_ADDRESS`` on), view (of ``gpu.dynamic_shared_memory`` only, at a
 uniform byte shift, to a static shape), atomic_rmw (global memory only: one read-modify-write
-per active thread, in thread order, returning the old values).
+per active thread, in thread order, returning the old values), generic_atomic_rmw (the same, its
+region run for one thread at a time) atomic_yield.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import numpy as np
 from mlir.dialects.arith import AtomicRMWKind
 
 from ..errors import UnsupportedOp
-from ..machine import handles, location_of
+from ..machine import handles, location_of, terminator
 from ..memory import DynamicSharedMemory, memory_space
 
 
@@ -114,3 +115,26 @@ def _memref_atomic_rmw(ex, op):
             result = combine(convert(old[thread : thread + 1]), convert(new[thread : thread + 1]))
         buf.data[place] = elem.wrap(result)[0]
     return [elem.wrap(old)]
+
+
+@handles("memref.generic_atomic_rmw")
+def _memref_generic_atomic_rmw(ex, op):
+    """One read-modify-write per active thread, in thread order, on global memory: the region
+    runs on the element for that thread alone; each thread gets the value it replaced."""
+    buf, *indices = ex.operands(op)
+    if buf.space != "global":
+        raise UnsupportedOp("memref.generic_atomic_rmw on workgroup memory")
+    offsets = ex.element_offsets(buf, indices, ())
+    elem = buf.elem
+    old = np.zeros(ex.num_threads, dtype=buf.data.dtype)
+    for thread in np.flatnonzero(ex.active):
+        place = int(offsets[thread])
+        old[thread] = buf.data[place]
+        alone = np.zeros_like(ex.active)
+        alone[thread] = True
+        (new,) = ex.run_masked(op.regions[0], alone, [old.copy()])
+        buf.data[place] = elem.wrap(new)[thread]
+    return [elem.wrap(old)]
+
+
+terminator("memref.atomic_yield")

@@ -1,6 +1,6 @@
 """The `scf` ops: `scf.if` and `scf.for` under the active-thread mask.
 
-Ops: for (iter_args, signed or ``unsigned`` compare) if yield.
+Ops: for (iter_args, signed or ``unsigned`` compare) if while condition yield.
 """
 
 from __future__ import annotations
@@ -61,4 +61,29 @@ def _scf_for(ex, op):
         iv = np.where(running, elem.wrap(elem.unsigned(iv) + elem.unsigned(step)), iv)
 
 
-terminator("scf.yield")
+def _where(mask: np.ndarray, new: list, old: list) -> list:
+    """Per thread: `new` where `mask`, else `old` (values other than arrays: `new`)."""
+    return [
+        np.where(mask.reshape((-1,) + (1,) * (n.ndim - 1)), n, o) if isinstance(n, np.ndarray) else n
+        for n, o in zip(new, old)
+    ]
+
+
+@handles("scf.while")
+def _scf_while(ex, op):
+    """The `before` region on the carried values; the threads whose `scf.condition` is false
+    leave with its other operands as results, the others run `after` and go round again."""
+    carried = ex.operands(op)
+    results = None
+    running = ex.active
+    while True:
+        cond, *passed = ex.run_masked(op.regions[0], running, carried)
+        going = running & (np.asarray(cond) != 0)
+        results = passed if results is None else _where(running & ~going, passed, results)
+        running = going
+        if not running.any():
+            return results
+        carried = _where(running, ex.run_masked(op.regions[1], running, passed), carried)
+
+
+terminator("scf.yield", "scf.condition")

@@ -1,7 +1,7 @@
 """The `vector` ops: per-thread vectors (a value is `(threads, *shape)`).
 
-Ops: load store extract insert (static or dynamic positions) broadcast shuffle from_elements
-bitcast (MLIR 22 has no ``vector.splat``: use broadcast).
+Ops: load store extract insert (static or dynamic positions) broadcast shuffle interleave
+deinterleave from_elements bitcast (MLIR 22 has no ``vector.splat``: use broadcast).
 """
 
 from __future__ import annotations
@@ -84,6 +84,21 @@ def _vector_shuffle(ex, op):
     out = both[:, np.where(mask == POISON_INDEX, 0, mask)]
     poison = (mask == POISON_INDEX).reshape((1, -1) + (1,) * (out.ndim - 2))
     return [np.where(poison, result_elem(op).garbage(out.shape), out)]
+
+
+@handles("vector.interleave")
+def _vector_interleave(ex, op):
+    """Along the innermost dimension: a[0], b[0], a[1], b[1], ..."""
+    a, b = ex.operands(op)
+    both = np.stack([a, b], axis=-1)
+    return [both.reshape(both.shape[:-2] + (-1,))]
+
+
+@handles("vector.deinterleave")
+def _vector_deinterleave(ex, op):
+    """Along the innermost dimension: the even elements, and the odd ones."""
+    (x,) = ex.operands(op)
+    return [x[..., 0::2], x[..., 1::2]]
 
 
 @handles("vector.from_elements")
