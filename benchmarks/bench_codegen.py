@@ -52,9 +52,9 @@ from mlir import ir
 from linear_layout.encodings import BlockedLayout, DotOperandLayout, NVMMADistributedLayout, SliceLayout
 from linear_layout.ir import load_dialects
 from linear_layout.passes import build_pass_manager
+from linear_layout.planning import matrix as matrix_planning
 from linear_layout.planning import plan_conversion, triton_scratch_bytes
 from linear_layout.planning.floor import floor_of
-from linear_layout.planning import matrix as matrix_planning
 from linear_layout.planning.matrix import plan_matrix_conversion
 from linear_layout.simt import run_kernel
 from lowering_cases import kernel_text, random_input

@@ -148,4 +148,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from quiet import run_quietly
+
+    run_quietly(main)

@@ -36,9 +36,9 @@ checks the PTX has its entry point and prints what it would run; `--cpu-only` fo
 from __future__ import annotations
 
 import argparse
-import os
 import ctypes
 import ctypes.util
+import os
 import re
 import subprocess
 import sys
@@ -51,6 +51,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 import bench_codegen
+
 from lowering_cases import kernel_text
 
 #: The most static shared memory a module may declare, and the dynamic size a launch may use

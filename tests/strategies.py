@@ -15,8 +15,8 @@ layouts.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from hypothesis import strategies as st
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import pickle
 
 import numpy as np
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 import strategies as S
 from linear_layout import LinearLayout

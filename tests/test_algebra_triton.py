@@ -22,7 +22,8 @@ import pytest
 
 TL = pytest.importorskip("triton.tools").LinearLayout
 
-from hypothesis import given, strategies as st  # noqa: E402
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
 import strategies as S  # noqa: E402
 from linear_layout import LinearLayout  # noqa: E402

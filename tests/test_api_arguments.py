@@ -19,10 +19,12 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import linear_layout
-from linear_layout import LinearLayout, encodings as E, planning
+from linear_layout import LinearLayout, planning
+from linear_layout import encodings as E
 from linear_layout.core import layout as core_layout
 
 LL = LinearLayout

@@ -8,7 +8,8 @@ ExecutionEngine on the CPU, and run on sampled hardware indices; the results mus
 import ctypes
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 ir = pytest.importorskip("mlir.ir")
 from mlir.dialects import arith, func  # noqa: E402

@@ -24,7 +24,8 @@ def test_the_triton_benchmarks_print_no_leak_report(argv):
     result = subprocess.run([sys.executable, str(BENCHMARKS / argv[0]), *argv[1:]], capture_output=True, text=True,
                             timeout=600, cwd=BENCHMARKS.parent)
     assert result.returncode == 0, result.stderr[-2000:]
-    assert len(result.stdout.splitlines()) > 3  # the table was printed
+    rows = [line for line in result.stdout.splitlines() if any(ch.isdigit() for ch in line)]
+    assert len(rows) >= 2, result.stdout  # the table was printed: at least two rows of figures
     assert "leaked" not in result.stdout + result.stderr
     assert result.stderr.strip() == "", result.stderr[-2000:]
 

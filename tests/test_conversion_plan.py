@@ -7,16 +7,23 @@ import dataclasses
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 import linear_layout
 import linear_layout.planning as planning
 from linear_layout import LinearLayout
+from linear_layout.encodings import BlockedLayout as B
+from linear_layout.encodings import DotOperandLayout, NVMMADistributedLayout, SliceLayout, SwizzledSharedLayout
+from linear_layout.planning import (
+    PlannerError,
+    bank_conflicts,
+    plan_conversion,
+    plan_local_access,
+    triton_scratch_bytes,
+)
 from linear_layout.planning import plan as plan_module
 from linear_layout.planning.in_warp import InWarpRefusal, in_warp_rounds, warp_decomposition
-from linear_layout.planning import PlannerError, bank_conflicts, plan_conversion, plan_local_access, triton_scratch_bytes
-from linear_layout.encodings import (BlockedLayout as B, DotOperandLayout, NVMMADistributedLayout, SliceLayout,
-                                     SwizzledSharedLayout)
 
 simt = pytest.importorskip("linear_layout.simt.interpreter")
 

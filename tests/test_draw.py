@@ -17,15 +17,16 @@ import zlib
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from linear_layout import LinearLayout, bank_conflicts, plan_conversion
 from linear_layout import encodings as E
-from linear_layout.encodings.amd import WMMA_INSTR_SHAPES, WMMA_K_WIDTHS
 from linear_layout.draw import Picture, draw_conversion, draw_layout, draw_shared
 from linear_layout.draw.conversion import conversion_rounds
 from linear_layout.draw.grids import MAX_CELLS
 from linear_layout.draw.palette import index_colour, rgb
+from linear_layout.encodings.amd import WMMA_INSTR_SHAPES, WMMA_K_WIDTHS
 from strategies import DISTRIBUTED_INS, cga_layouts, layouts, pow2, split_bits
 
 SVG = "{http://www.w3.org/2000/svg}"

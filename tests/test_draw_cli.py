@@ -12,9 +12,8 @@ from pathlib import Path
 import pytest
 
 from linear_layout import bank_conflicts, plan_conversion
-from linear_layout.encodings import SharedLayout
+from linear_layout.encodings import SharedLayout, collect_aliases
 from linear_layout.tools.draw import main
-from linear_layout.encodings import collect_aliases
 from linear_layout.tools.kernel_line import kernel_lines, line_at, read_kernel_line
 
 BLOCKED = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>"

@@ -10,8 +10,8 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
-from linear_layout import plan_conversion
 from linear_layout import encodings as E
+from linear_layout import plan_conversion
 from linear_layout.draw import draw_compare, draw_conversion, draw_layout
 from linear_layout.draw.palette import HIGHLIGHT
 from linear_layout.tools.draw import main

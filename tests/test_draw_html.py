@@ -14,10 +14,10 @@ import pytest
 import resvg_py
 
 from linear_layout import plan_conversion
-from linear_layout.encodings import parse_encoding
 from linear_layout.draw import PageRow, conversion_rows, draw_layout, html_page
 from linear_layout.draw.grids import PAGE_LIMITS
 from linear_layout.draw.html import CONVERSION_COLUMNS
+from linear_layout.encodings import parse_encoding
 
 BLOCKED = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>"
 TRANSPOSED = "#ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>"

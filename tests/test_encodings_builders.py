@@ -16,7 +16,6 @@ import pytest
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
-from strategies import rank as independent_rank  # noqa: E402
 
 from linear_layout import LinearLayout  # noqa: E402
 from linear_layout import encodings as E  # noqa: E402
@@ -26,6 +25,7 @@ from linear_layout.core.layout import (  # noqa: E402
     identity_standard_nd,
     product_1d,
 )
+from strategies import rank as independent_rank  # noqa: E402
 
 # ---------------------------------------------------------------- product_1d
 

@@ -16,7 +16,8 @@ import pytest
 
 pytest.importorskip("triton")
 hypothesis = pytest.importorskip("hypothesis")
-from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
 from linear_layout import encodings as E  # noqa: E402
 from linear_layout.encodings import to_gluon  # noqa: E402

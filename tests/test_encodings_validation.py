@@ -7,7 +7,8 @@ types, huge shapes, deep nesting; and the alias tables of issue 12.
 
 import hypothesis
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from linear_layout import encodings as E
 from linear_layout.core.limits import MAX_NESTING_DEPTH, LimitError, check_text_limits

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from mlir import ir
 
 from linear_layout import LinearLayout
@@ -19,7 +18,6 @@ from linear_layout.passes import build_pass_manager
 from linear_layout.planning import plan_conversion
 from linear_layout.planning.floor import access_bytes, floor_of, floor_wavefronts
 from linear_layout.simt import run_kernel
-
 from lowering_cases import kernel_text, random_case, random_input
 
 BITS = {"f32": 32, "f16": 16, "i8": 8}

@@ -26,7 +26,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from mlir import ir
 
 from linear_layout.core.hardware import WAVEFRONT_BYTES
@@ -36,7 +35,6 @@ from linear_layout.passes import build_pass_manager
 from linear_layout.planning import plan_conversion
 from linear_layout.planning.floor import floor_of, floor_wavefronts
 from linear_layout.simt import run_kernel
-
 from lowering_cases import kernel_text, random_input
 
 SMEM = "#gpu.address_space<workgroup>"

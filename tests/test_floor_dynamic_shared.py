@@ -15,10 +15,8 @@ import re
 
 import numpy as np
 import pytest
-
 from mlir import ir
 
-from test_lowering_ptx import ptx_of
 from linear_layout.core.hardware import MAX_STATIC_SHARED_BYTES
 from linear_layout.encodings import BlockedLayout, NVMMADistributedLayout
 from linear_layout.ir import load_dialects
@@ -26,8 +24,8 @@ from linear_layout.passes import build_pass_manager
 from linear_layout.patterns.dynamic_shared_memory import dynamic_shared_bytes, place_shared_memory
 from linear_layout.simt import run_kernel
 from linear_layout.simt.interpreter import UnsupportedOp
-
 from lowering_cases import kernel_text, random_input
+from test_lowering_ptx import ptx_of
 
 ROW_F32 = BlockedLayout((1, 4), (8, 4), (8, 1), (1, 0))  # bench_codegen's "transpose 128x128 f32 w8"
 COL_F32 = BlockedLayout((4, 1), (4, 8), (1, 8), (0, 1))

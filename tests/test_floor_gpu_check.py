@@ -13,6 +13,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 import gpu_check
+
 from linear_layout.encodings import BlockedLayout
 
 CASE = ("transpose 64x64 f16 w4", BlockedLayout((1, 4), (4, 8), (4, 1), (1, 0)),

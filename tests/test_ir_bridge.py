@@ -8,16 +8,23 @@ import gc
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
 from mlir import ir
 from mlir.passmanager import PassManager
 
 from linear_layout import LinearLayout
 from linear_layout.dialects import verify
-from linear_layout.ir import (cache_info, dialect_file, format_ll_layout, from_attribute, layout_of,
-                              load_dialects, memdesc_of, print_module, to_attribute)
+from linear_layout.ir import (
+    cache_info,
+    dialect_file,
+    format_ll_layout,
+    from_attribute,
+    layout_of,
+    load_dialects,
+    memdesc_of,
+    print_module,
+    to_attribute,
+)
 from linear_layout.passes import PipelineError, build_pass_manager, get_pass, pass_names
-
 from strategies import layouts
 
 BLOCKED = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>"

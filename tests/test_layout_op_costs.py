@@ -13,7 +13,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from mlir import ir
 
 from linear_layout.passes import ll_to_simt

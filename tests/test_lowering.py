@@ -13,8 +13,8 @@ import collections
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
-
+from hypothesis import given
+from hypothesis import strategies as st
 from mlir import ir
 
 from linear_layout import LinearLayout
@@ -23,7 +23,6 @@ from linear_layout.ir.bridge import layout_of
 from linear_layout.passes import build_pass_manager
 from linear_layout.planning import plan_conversion
 from linear_layout.simt import run_kernel
-
 from lowering_cases import kernel_text, random_case, random_input
 
 

@@ -16,9 +16,8 @@ from pathlib import Path
 import pytest
 from mlir import ir
 
-from linear_layout.passes import emit_ptx
 from linear_layout.ir import load_dialects
-from linear_layout.passes import build_pass_manager
+from linear_layout.passes import build_pass_manager, emit_ptx
 
 ROOT = Path(__file__).resolve().parents[1]
 LIT_DIR = ROOT / "tests" / "lit" / "lowering"

@@ -14,18 +14,16 @@ import re
 
 import numpy as np
 import pytest
-
 from mlir import ir
 
-from test_lowering_ptx import ptx_of
 from linear_layout.encodings import BlockedLayout, DotOperandLayout, NVMMADistributedLayout
 from linear_layout.ir import load_dialects
 from linear_layout.passes import PipelineError, build_pass_manager
 from linear_layout.planning import plan_conversion
 from linear_layout.simt import run_kernel
-
 from lowering_cases import kernel_text
 from matrix_kernels import random_pair
+from test_lowering_ptx import ptx_of
 
 DTYPES = {8: ("i8", np.uint8), 16: ("f16", np.float16), 32: ("f32", np.float32)}
 ROW = BlockedLayout((1, 4), (4, 8), (4, 1), (1, 0))

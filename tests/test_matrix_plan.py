@@ -12,14 +12,14 @@ import collections
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from linear_layout.encodings import BlockedLayout, DotOperandLayout, NVMMADistributedLayout
-from linear_layout.planning.matrix import MatrixSide, chip_capability, matrix_instructions, plan_matrix_conversion
 from linear_layout.planning import plan_conversion, triton_scratch_bytes
 from linear_layout.planning.floor import floor_of
+from linear_layout.planning.matrix import MatrixSide, chip_capability, matrix_instructions, plan_matrix_conversion
 from linear_layout.simt import run_kernel
-
 from matrix_kernels import plan_kernel, random_pair, thread_values
 
 DTYPES = {8: "i8", 16: "f16", 32: "f32"}

@@ -29,11 +29,10 @@ from linear_layout.encodings import BlockedLayout, NVMMADistributedLayout
 from linear_layout.planning import Rejection, Strategy, plan_conversion, triton_scratch_bytes
 from linear_layout.planning.floor import floor_of
 from linear_layout.planning.layouts import as_hardware_layout, flat_columns
-from linear_layout.planning.plan import NOTHING_TO_PACK
 from linear_layout.planning.packed import Swap, plan_packed, swap, word_options
+from linear_layout.planning.plan import NOTHING_TO_PACK
 from linear_layout.planning.shared import plan_shared
 from linear_layout.simt import run_kernel
-
 from lowering_cases import kernel_text, random_case, random_input
 from test_conversion_plan import _elements, _simulate, conversions
 from test_lowering import lower

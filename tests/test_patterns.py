@@ -26,11 +26,15 @@ from linear_layout.dialects import LayoutOp, ll, load_dialects, ttg
 from linear_layout.encodings import BlockedLayout
 from linear_layout.ir import format_ll_layout, to_attribute
 from linear_layout.passes import PipelineError, build_pass_manager, get_pass, pass_names
-from linear_layout.patterns import (allocate_shared_memory, insert_barriers, outline_kernel,
-                                    populate_lower_apply_patterns, populate_to_simt_patterns)
+from linear_layout.patterns import (
+    allocate_shared_memory,
+    insert_barriers,
+    outline_kernel,
+    populate_lower_apply_patterns,
+    populate_to_simt_patterns,
+)
 from linear_layout.patterns.legality import function_launch
 from linear_layout.simt import run_kernel
-
 from lowering_cases import kernel_text, random_input
 
 ROW = BlockedLayout((1, 4), (4, 8), (4, 1), (1, 0))

@@ -25,7 +25,6 @@ from linear_layout.ir.bridge import format_ll_layout
 from linear_layout.simt import interpreter as simt_interpreter
 from linear_layout.simt import run_kernel
 from linear_layout.tools.report import KernelReport, format_json, format_text, main, report_ttgir
-
 from lowering_cases import DTYPE_OF_BITS, ELEMENT_DTYPES, assert_placed_as_the_encoding_says, kernel_text, random_input
 from test_lowering import lower
 

@@ -22,12 +22,18 @@ import random
 import numpy as np
 import pytest
 
-from linear_layout.planning import bank_conflicts, plan_conversion
-from linear_layout.encodings import (BlockedLayout, DotOperandLayout, NVMMADistributedLayout, NVMMASharedLayout,
-                                     SharedLinearLayout, SliceLayout, SwizzledSharedLayout)
-from linear_layout.simt import run_kernel
 from linear_layout.core.launch import pad_to_launch
-
+from linear_layout.encodings import (
+    BlockedLayout,
+    DotOperandLayout,
+    NVMMADistributedLayout,
+    NVMMASharedLayout,
+    SharedLinearLayout,
+    SliceLayout,
+    SwizzledSharedLayout,
+)
+from linear_layout.planning import bank_conflicts, plan_conversion
+from linear_layout.simt import run_kernel
 from lowering_cases import assert_placed_as_the_encoding_says, kernel_text, random_case, random_input
 from test_lowering import lower
 

@@ -25,6 +25,7 @@ from linear_layout.planning import triton_scratch_bytes
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import bench_codegen
+
 from test_conversion_plan import TRITON_SCRATCH
 
 pytestmark = pytest.mark.triton

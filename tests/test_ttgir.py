@@ -16,7 +16,6 @@ from mlir import ir
 
 from linear_layout.ttgir import FORMATS, TtgirError, parse_ttgir, print_ttgir
 from linear_layout.ttgir.formats import TRITON_DIALECTS
-
 from test_ttgir_ops import AMD_SNIPPETS, SNIPPETS, SNIPPETS_OF
 from ttgir_compile import COMPILES, assembly
 

@@ -11,7 +11,6 @@ import pytest
 
 from linear_layout.tools.opt import main
 from linear_layout.tools.report import report_ttgir
-
 from ttgir_compile import COMPILES, assembly
 
 CORPUS = Path(__file__).parent / "ttgir_corpus"

@@ -14,7 +14,6 @@ import pytest
 
 from linear_layout.dialects.verifier import verify
 from linear_layout.ttgir import TtgirError, parse_ttgir
-
 from ttgir_compile import COMPILES
 
 CORPUS = Path(__file__).parent / "ttgir_corpus"

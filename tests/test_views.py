@@ -8,7 +8,8 @@ coordinates need two or three digits of alignment.
 """
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from linear_layout import LinearLayout
 from linear_layout.core.views import distributed_view, shared_view

@@ -20,7 +20,6 @@ from linear_layout import LinearLayout, bank_conflicts, plan_conversion
 from linear_layout.core.hardware import lane_phases, phase_lane_basis
 from linear_layout.ir.bridge import format_ll_layout
 from linear_layout.simt import run_kernel
-
 from lowering_cases import assert_placed_as_the_encoding_says, kernel_text, random_case, random_input
 from test_lowering import lower
 

@@ -4,6 +4,8 @@ The layers (see docs/architecture.md): ``core`` (the GF(2) algebra), ``encodings
 (all pure: numpy only, never ``mlir``), then ``ir``/``dialects``/``patterns``/``passes``, ``simt`` and ``tools``.
 """
 
+# Pictures (pure); importing them registers the Jupyter display of layouts, encodings and plans.
+from . import draw  # noqa: F401
 from .core.layout import (
     ColumnAction,
     LinearLayout,
@@ -14,11 +16,7 @@ from .core.layout import (
     supremum,
     zeros_like,
 )
-
 from .planning import bank_conflicts, plan_conversion
-
-# Pictures (pure); importing them registers the Jupyter display of layouts, encodings and plans.
-from . import draw  # noqa: F401
 
 __version__ = "0.1.0"
 

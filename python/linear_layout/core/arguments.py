@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import math
 import reprlib
-from collections.abc import Iterable, Mapping, Set as AbstractSet
+from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from typing import Any, TypeGuard
 
 import numpy as np

@@ -18,10 +18,11 @@ import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from ._packing import UNITS, BoundedCache, field_moves_mover, supremum as _supremum, units
-from .limits import check_materialised
+from ._packing import UNITS, BoundedCache, field_moves_mover, units
+from ._packing import supremum as _supremum
 from .arguments import require_bool, require_int, require_ints, require_name, require_names, type_name
 from .layout import LinearLayout, _check_names, _join_dims, _log2_exact, _short
+from .limits import check_materialised
 
 __all__ = [
     "standard_out_dim_names",

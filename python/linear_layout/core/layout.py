@@ -63,8 +63,8 @@ import numpy as np
 
 from . import display
 from ._packing import BoundedCache, field_moves_mover, support, units
-from ._packing import supremum as _supremum
 from ._packing import join_dims as _join_dims
+from ._packing import supremum as _supremum
 from .arguments import (
     check_index_array,
     index_out_of_range,
@@ -75,10 +75,15 @@ from .arguments import (
     require_name,
     require_names,
     require_optional_name,
+)
+from .arguments import (
     short as _short,
+)
+from .arguments import (
     type_name as _type_name,
 )
-from .gf2 import EchelonBasis, pivot_columns, rank as gf2_rank
+from .gf2 import EchelonBasis, pivot_columns
+from .gf2 import rank as gf2_rank
 from .limits import check_materialised
 from .views import distributed_view, shared_view
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 from typing import Generic, TypeVar, overload
 
 from mlir import ir
-from ..ir.walk import walk
 from mlir._mlir_libs import _mlir as _cext
+
+from ..ir.walk import walk
 
 __all__ = [
     "LayoutOp",

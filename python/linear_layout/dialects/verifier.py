@@ -20,13 +20,13 @@ import re
 from dataclasses import dataclass, replace
 
 from mlir import ir
-from ..ir.walk import walk
 
 from ..core.layout import LinearLayout
 from ..encodings import ENCODING_NAMES, SharedLayout, parse_encoding, to_linear_layout
 from ..ir._dialects import context_state
 from ..ir.bridge import from_attribute, layout_of, memdesc_of, type_pointer
 from ..ir.text import is_memdesc
+from ..ir.walk import walk
 from ._base import LayoutOp
 from .triton_rules import triton_rule_problem
 from .types import is_layout_tensor, kind_of

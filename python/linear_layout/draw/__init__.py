@@ -21,13 +21,13 @@ Importing this package registers the Jupyter display of LinearLayouts, encodings
 plans (:mod:`linear_layout.core.display`).
 """
 
-from .layout import draw_layout
-from .conversion import draw_conversion
-from .compare import draw_compare
-from .shared import draw_shared
-from .html import PageRow, conversion_rows, html_page
-from .picture import Picture
 from . import display  # noqa: F401  (registers the Jupyter renderers)
+from .compare import draw_compare
+from .conversion import draw_conversion
+from .html import PageRow, conversion_rows, html_page
+from .layout import draw_layout
+from .picture import Picture
+from .shared import draw_shared
 
 __all__ = [
     "PageRow",

@@ -23,9 +23,9 @@ Every field of the plan this module reads is read once, by :func:`plan_fields`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
-from collections.abc import Sequence
 
 import numpy as np
 

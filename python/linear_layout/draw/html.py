@@ -21,9 +21,9 @@ inline SVG, drawn once. It reads at 1,400 px:
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
-from collections.abc import Sequence
 
 from ..planning import plan_conversion
 from .conversion import draw_conversion

@@ -18,8 +18,8 @@ from pathlib import Path
 from .model import LegendEntry, Panel
 from .raster import render_png
 from .svg import render_svg
-from .tikz import render_tikz
 from .terminal import render_terminal
+from .tikz import render_tikz
 
 __all__ = ["Picture"]
 

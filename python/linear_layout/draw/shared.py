@@ -18,8 +18,8 @@ wavefronts, counted from the addresses (:mod:`linear_layout.draw.phases`), next 
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

@@ -31,8 +31,8 @@ from .base import (
     ints,
     listed_dims,
     matrix_order,
-    store_fields,
     standard_factors,
+    store_fields,
     times,
     zeroed_along,
 )

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..core import display
+from ..core.arguments import is_sequence, short
 from ..core.hardware import HW_DIMS, SHARED_DIMS
 from ..core.layout import (
     LinearLayout,
@@ -29,7 +30,6 @@ from ..core.layout import (
     product_1d,
     standard_out_dim_names,
 )
-from ..core.arguments import is_sequence, short
 from ..core.limits import MAX_ELEMENTS, LimitError
 
 __all__ = [

@@ -26,15 +26,15 @@ from .base import (
     check_order,
     check_pow2,
     check_shape,
-    non_unit_basis,
     combine_cta_cga,
     dim_names,
     fmt,
+    int_fields,
     integer,
     ints,
-    int_fields,
-    store_fields,
+    non_unit_basis,
     standard_factors,
+    store_fields,
     type_name,
 )
 

@@ -14,8 +14,8 @@ from .base import (
     combine_cta_cga,
     integer,
     is_pow2,
-    store_fields,
     standard_factors,
+    store_fields,
     type_name,
     zeroed_along,
 )

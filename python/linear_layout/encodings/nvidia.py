@@ -25,8 +25,8 @@ from .base import (
     int_fields,
     listed_dims,
     matrix_order,
-    store_fields,
     standard_factors,
+    store_fields,
 )
 
 if TYPE_CHECKING:  # annotations only

@@ -32,8 +32,8 @@ from .base import (
     is_pow2,
     listed_dims,
     log2,
-    store_fields,
     shape_per_cta,
+    store_fields,
 )
 
 __all__ = [

@@ -19,17 +19,17 @@ from __future__ import annotations
 import dataclasses
 
 from mlir import ir
-from ..ir.walk import walk
 
+from ..core.launch import pad_to_launch
+from ..core.layout import LinearLayout
 from ..dialects import ops_of
 from ..dialects.ttg import ConvertLayoutOp, local_access_view, local_memdesc_type
 from ..ir.bridge import from_attribute, layout_of, memdesc_of
-from ..core.launch import pad_to_launch
-from ..core.layout import LinearLayout
-from ..planning import bank_conflicts, plan_conversion
-from ..planning.layout_ops import OpCost, atomic_cost, gather_cost, histogram_cost, reduce_cost, scan_cost
-from ..planning.floor import explain
+from ..ir.walk import walk
 from ..patterns.vectors import element_bits
+from ..planning import bank_conflicts, plan_conversion
+from ..planning.floor import explain
+from ..planning.layout_ops import OpCost, atomic_cost, gather_cost, histogram_cost, reduce_cost, scan_cost
 from . import Pass
 from .ll_to_simt import ChipOption
 
@@ -37,8 +37,15 @@ ATTRIBUTE = "ll.explain"
 
 #: The layout work besides conversions and shared-memory accesses, annotated (and listed by
 #: ``linear-layout-report``) with its predicted cost: ``planning/layout_ops.py``.
-LAYOUT_OPS = ("tt.reduce", "tt.scan", "tt.gather", "tt.histogram", "tt.atomic_rmw", "tt.atomic_cas",
-              "amdg.buffer_atomic_rmw")
+LAYOUT_OPS = (
+    "tt.reduce",
+    "tt.scan",
+    "tt.gather",
+    "tt.histogram",
+    "tt.atomic_rmw",
+    "tt.atomic_cas",
+    "amdg.buffer_atomic_rmw",
+)
 
 
 def is_atomic(name: str) -> bool:
@@ -88,8 +95,6 @@ def predict(op: ir.Operation, num_warps: int, threads_per_warp: int) -> OpCost:
     if op.name == "tt.scan":
         return scan_cost(layout, axis, bits)
     return reduce_cost(layout, axis, bits, padded(op.results[0]))
-
-
 
 
 def _summary(op: ConvertLayoutOp, chip: str | None) -> str:

@@ -23,7 +23,6 @@ from collections.abc import Callable
 from functools import partial
 
 from mlir import ir
-from ..ir.walk import walk
 
 from ..core.hardware import HW_DIMS
 from ..core.layout import LinearLayout
@@ -31,6 +30,7 @@ from ..dialects.ttg import memdesc_type
 from ..encodings import DistributedLinearLayout, PaddedSharedLayout, SharedLinearLayout, to_linear_layout
 from ..ir.bridge import attribute_kind, from_attribute, layout_of, memdesc_of, to_attribute
 from ..ir.text import is_memdesc, retyped_dense
+from ..ir.walk import walk
 from ..ttgir.foreign import foreign_problems, materialize
 from . import Pass
 

@@ -41,12 +41,12 @@ from mlir.rewrite import FrozenRewritePatternSet, RewritePatternSet, walk_and_ap
 from ..core.targets import TargetError, nvptx_target
 from ..patterns.allocation import allocate_shared_memory, shared_uses
 from ..patterns.barriers import insert_barriers
+from ..patterns.calls import inline_calls
 from ..patterns.dynamic_shared_memory import place_shared_memory
 from ..patterns.kernel import PatternRun
 from ..patterns.legality import check_function, function_launch
 from ..patterns.outline import kernel_functions, outline_kernel
 from ..patterns.to_simt import populate_to_simt_patterns
-from ..patterns.calls import inline_calls
 from ..patterns.triton_kernel import annotate_accesses, outline_triton_kernel, triton_kernel_launch
 from ..patterns.triton_ops import check_triton_kernels, triton_kernels
 from ..ttgir.foreign import materialize

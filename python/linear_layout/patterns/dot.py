@@ -21,8 +21,8 @@ from .common import cast_to
 from .kernel import KernelBuilder, Launch, LoweringError, hardware_layout, vector_type
 from .matrix_memory import _ldmatrix, _Rows, _Word, _Words  # the matrix conversions' emitters, shared
 from .shared_memory import assemble, buffer_of, shared_buffer_of
-from .vectors import element_bits
 from .simt_pattern import SimtPattern
+from .vectors import element_bits
 
 __all__ = ["DOT", "operand_ldmatrix_load"]
 

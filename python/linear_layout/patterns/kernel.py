@@ -13,9 +13,9 @@ one and its patterns' callbacks close over it; it reaches the checks and emitter
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 from collections.abc import Callable, Hashable, Iterator
-import dataclasses
 from dataclasses import dataclass
 from typing import TypeVar, cast
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from mlir import ir
 from mlir.dialects import arith, gpu
-from ..ir.walk import walk
 
+from ..ir.walk import walk
 from .kernel import Launch, emit_thread_indices
 
 __all__ = ["kernel_functions", "outline_kernel"]

@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from mlir import ir
-from ..ir.text import type_kind
 from mlir.dialects import arith, vector
+
+from ..ir.text import type_kind
 
 __all__ = [
     "concat",

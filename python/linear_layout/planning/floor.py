@@ -66,7 +66,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, overload
 
 from ..core.gf2 import rank
-from ..core.hardware import BANK_BYTES, WAVEFRONT_BYTES, WARP_SIZE
+from ..core.hardware import BANK_BYTES, WARP_SIZE, WAVEFRONT_BYTES
 from ..core.layout import LinearLayout
 from .shared import Access, SharedPlan
 

@@ -26,8 +26,8 @@ ceil(loaded bytes / 128)`` (distinct bytes per warp access, summed). Shuffles ar
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 from dataclasses import dataclass
+from typing import Any
 
 from ..core.hardware import BANK_BYTES, NUM_BANKS, WAVEFRONT_BYTES, lane_phases
 from ..core.layout import LinearLayout
@@ -174,9 +174,7 @@ def _accumulators(layout: LinearLayout, axis: int) -> int:
     return len({e[:axis] + e[axis + 1 :] for e in elements})
 
 
-def reduce_cost(
-    layout: LinearLayout, axis: int, operand_bits: Sequence[int], result: LinearLayout | None
-) -> OpCost:
+def reduce_cost(layout: LinearLayout, axis: int, operand_bits: Sequence[int], result: LinearLayout | None) -> OpCost:
     """The cost of a ``tt.reduce`` of operands of widths ``operand_bits`` laid out by
     ``layout`` (padded to the launch) along ``axis``, into ``result`` (None: a scalar).
 
@@ -285,7 +283,9 @@ def _prod(sizes: Sequence[int]) -> int:
     return total
 
 
-def _stores_at_elements(layout: LinearLayout, element_bytes: int, place: Callable[[tuple[int, ...]], int]) -> list[_Side]:
+def _stores_at_elements(
+    layout: LinearLayout, element_bytes: int, place: Callable[[tuple[int, ...]], int]
+) -> list[_Side]:
     warps = _Warps(layout.get_in_dim_size("warp"), layout.get_in_dim_size("lane"))
     sides = []
     for register in range(layout.get_in_dim_size("register")):
@@ -304,9 +304,7 @@ def gather_cost(source: LinearLayout, indices: LinearLayout, source_bits: int) -
     element_bytes = max(1, source_bits // 8)
     shape = _shape(source)
     stores = _stores_at_elements(source, element_bytes, lambda element: _flat(element, shape))
-    return _shared_cost(
-        stores, [], barriers=1, scratch_bytes=_prod(shape) * element_bytes, data_dependent=True
-    )
+    return _shared_cost(stores, [], barriers=1, scratch_bytes=_prod(shape) * element_bytes, data_dependent=True)
 
 
 def histogram_cost(source: LinearLayout, result: LinearLayout) -> OpCost:

@@ -84,6 +84,7 @@ from ..core import display
 from ..core.arguments import require_bool
 from ..core.hardware import MAX_REGISTERS_PER_THREAD
 from ..core.layout import LinearLayout
+from .floor import FloorReport, floor_of
 from .in_warp import (
     InWarpPlan,
     InWarpRefusal,
@@ -94,7 +95,6 @@ from .in_warp import (
     register_maps,
     warp_decomposition,
 )
-from .floor import FloorReport, floor_of
 from .layouts import LayoutLike, PlannerError, as_hardware_layout
 from .matrix import MatrixPlan, choose_matrix_plan, matrix_instructions
 from .packed import PackedExchange, plan_packed

@@ -5,9 +5,8 @@ from __future__ import annotations
 import dataclasses
 import functools
 
-import numpy as np
-
 import mlir.ir as ir
+import numpy as np
 
 from .errors import UnsupportedOp
 

@@ -132,9 +132,8 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
 import mlir.ir as ir
+import numpy as np
 
 from . import dialects  # noqa: F401  (registers every op handler)
 from .banks import bank_wavefronts as _wavefronts  # noqa: F401  (the name the bank-model tests use)

@@ -12,9 +12,8 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
-
 import mlir.ir as ir
+import numpy as np
 
 from ..ir.upstream import location_text
 from .banks import bank_wavefronts, distinct_elements, instruction_bytes, sector_counts

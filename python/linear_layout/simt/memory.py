@@ -5,9 +5,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-import numpy as np
-
 import mlir.ir as ir
+import numpy as np
 
 from ..ir.upstream import memory_space_name
 from .elements import Elem

@@ -55,8 +55,9 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import LinearLayout
 from .. import __all__ as _PUBLIC_NAMES
-from .. import LinearLayout, encodings as _encodings
+from .. import encodings as _encodings
 from . import draw, opt, report
 
 __all__ = ["Case", "Finding", "FuzzReport", "classify", "generate_cases", "main", "run_cases"]

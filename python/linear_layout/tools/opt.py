@@ -20,12 +20,12 @@ from importlib.metadata import PackageNotFoundError, version
 
 from mlir import ir
 
-from .cli import guarded_main
 from ..core.limits import LimitError, check_text_limits
 from ..core.targets import NvptxTarget, TargetError, nvptx_target, ptx_features
 from ..ir import DIALECTS, dialect_file, load_dialects, print_module
 from ..passes import PipelineError, build_pass_manager, emit_ptx, get_pass, parse_pipeline, pass_names
 from ..ttgir import TtgirError, name_loop_arguments, print_ttgir, ttgir_to_mlir
+from .cli import guarded_main
 
 __all__ = ["main"]
 

@@ -27,12 +27,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mlir import ir
-from ..ir.walk import walk
 
+from ..core.launch import pad_to_launch
 from ..core.layout import LinearLayout
 from ..dialects.ttg import LocalView, local_access_view, local_memdesc_type
+from ..encodings import collect_aliases, parse_encoding
 from ..ir.bridge import from_attribute, layout_of, memdesc_of
-from ..core.launch import pad_to_launch
+from ..ir.walk import walk
 from ..patterns.vectors import element_bits
 from ..planning import PlannerError, Strategy, bank_conflicts, plan_conversion, plan_local_access
 from ..planning.banks import access_layouts
@@ -42,7 +43,6 @@ from ..ttgir.formats import FORMATS, parse_custom
 from ..ttgir.syntax import Op, Region, TtgirSyntaxError, parse_file
 from ..ttgir.types import split_parameters
 from .cli import guarded_main
-from ..encodings import collect_aliases, parse_encoding
 from .report_html import report_page
 from .report_ops import LISTED, OtherOp, axis_of, describe, is_atomic, no_layout_work, predict
 

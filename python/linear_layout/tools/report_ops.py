@@ -29,7 +29,6 @@ from ..planning.layout_ops import OpCost
 __all__ = ["LISTED", "OtherOp", "along_axis", "axis_of", "describe", "is_atomic", "no_layout_work", "predict"]
 
 
-
 @dataclass(frozen=True)
 class OtherOp:
     """One listed op: its kernel line, Python line, name, operand layout (as the kernel spells

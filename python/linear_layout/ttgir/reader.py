@@ -37,9 +37,9 @@ from .syntax import (
 )
 from .types import (
     TypeTextError,
+    element_type,
     expand_aliases,
     expand_opaque_aliases,
-    element_type,
     i1_like,
     pointee_type,
     to_mlir_types,

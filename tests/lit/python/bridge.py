@@ -5,8 +5,8 @@ from mlir import ir
 from mlir.dialects import func
 
 from linear_layout import LinearLayout
-from linear_layout.encodings import parse_encoding
 from linear_layout.dialects import ll, ttg, verify
+from linear_layout.encodings import parse_encoding
 from linear_layout.ir import cache_info, from_attribute, layout_of, load_dialects, print_module, to_attribute
 
 with ir.Context() as ctx, ir.Location.unknown():

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import numpy as np
-
 import mlir.ir as ir
+import numpy as np
 
 from ...ir.upstream import dense_text
 from ..elements import Elem, elem_of, result_elem, vector_shape

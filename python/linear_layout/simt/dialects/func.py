@@ -7,5 +7,4 @@ from __future__ import annotations
 
 from ..machine import terminator
 
-
 terminator("func.return")

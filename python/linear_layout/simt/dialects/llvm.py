@@ -6,9 +6,8 @@ extractvalue (one position) bitcast, inline_asm (exactly the PTX strings of `INL
 
 from __future__ import annotations
 
-import numpy as np
-
 import mlir.ir as ir
+import numpy as np
 
 from ...ir.upstream import llvm_pointer_space
 from ..elements import elem_of, result_elem

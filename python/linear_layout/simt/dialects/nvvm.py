@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import dataclasses
 
+import mlir.ir as ir
 import numpy as np
 
-import mlir.ir as ir
-
 from ...ir.upstream import matrix_attributes, mma_attributes
-from ..elements import elem_of
 from ..banks import bank_wavefronts, distinct_elements
+from ..elements import elem_of
 from ..errors import MemoryAccessError, UnsupportedOp
 from ..machine import AsyncCopy, handles, linear_block, location_of
 from ..memory import Buffer
