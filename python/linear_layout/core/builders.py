@@ -20,7 +20,15 @@ from typing import Any
 
 from ._packing import UNITS, BoundedCache, field_moves_mover, units
 from ._packing import supremum as _supremum
-from .arguments import require_bool, require_int, require_ints, require_name, require_names, type_name
+from .arguments import (
+    require_bool,
+    require_int,
+    require_ints,
+    require_name,
+    require_names,
+    require_sequence,
+    type_name,
+)
 from .layout import LinearLayout, _check_names, _join_dims, _log2_exact, _short
 from .limits import check_materialised
 
@@ -119,7 +127,7 @@ def product_1d(factors: Iterable[Sequence[Any]]) -> LinearLayout:
     """
     widths: dict[str, int] = {}  # out_dim -> its bits so far
     segments: dict[str, list[tuple[str, int, int]]] = {}  # in_dim -> (out_dim, first bit or -1: zeros, count)
-    for factor in factors:
+    for factor in require_sequence(factors, "product_1d", "factors", "(size, in_dim, out_dim[, stride]) factors"):
         k = len(factor) if type(factor) is tuple else 0
         size = factor[0] if k else None
         if type(size) is int and size > 0 and not size & (size - 1) and (k == 3 or (k == 4 and factor[3] == 0)):

@@ -58,6 +58,7 @@ import numpy as np
 from .. import LinearLayout
 from .. import __all__ as _PUBLIC_NAMES
 from .. import encodings as _encodings
+from ..core import builders as _builders
 from . import draw, opt, report
 
 __all__ = ["Case", "Finding", "FuzzReport", "classify", "generate_cases", "main", "run_cases"]
@@ -588,31 +589,22 @@ _ENCODING_VALUES = (
     "SwizzledSharedLayout(2, 1, 4, (1, 0))",
     "NVMMASharedLayout(128, 16)",
 )
+# The public functions and the concrete encoding classes, read from their modules (not a hand list).
 _API_FUNCTIONS = (
-    "identity_standard_nd",
-    "ensure_layout_not_larger_than",
-    "ensure_layout_not_smaller_than",
-    "zeros_like",
-    "standard_out_dim_names",
-    "supremum",
+    *_builders.__all__,
     "format_hardware_view",
     "format_tensor_view",
     "verify_module_sizes",
     "collect_aliases",
     "to_gluon",
     "bank_conflicts",
-    "BlockedLayout",
-    "SliceLayout",
-    "DistributedLinearLayout",
-    "NVMMADistributedLayout",
-    "DotOperandLayout",
-    "AMDMFMALayout",
-    "AMDWMMALayout",
-    "SwizzledSharedLayout",
-    "AMDRotatingSharedLayout",
-    "NVMMASharedLayout",
-    "SharedLinearLayout",
-    "PaddedSharedLayout",
+    *(
+        name
+        for name in _encodings.__all__
+        if isinstance(cls := getattr(_encodings, name), type)
+        and issubclass(cls, (_encodings.DistributedLayout, _encodings.SharedLayout))
+        and cls not in (_encodings.DistributedLayout, _encodings.SharedLayout)
+    ),
 )
 
 
@@ -817,6 +809,7 @@ def _api_namespace() -> dict:
     package = sys.modules[__package__.rpartition(".")[0]]  # linear_layout: its public API
     namespace = {name: getattr(package, name) for name in _PUBLIC_NAMES}
     namespace.update({name: getattr(_encodings, name) for name in _encodings.__all__})
+    namespace.update({name: getattr(_builders, name) for name in _builders.__all__})
     namespace.update({"np": np, "deep": _deep})
     return namespace
 
