@@ -58,6 +58,15 @@ def _integers(attr: ir.Attribute) -> list[int]:
     return [int(v) for v in attr]
 
 
+def _permutation_problem(order: list[int], source: list[int], result: list[int], owner: str) -> str | None:
+    """Why `order` is not a permutation of the `source` shape giving `result` (`owner`: "the source", ...)."""
+    if sorted(order) != list(range(len(source))):
+        return f"order {order} is not a permutation of {owner}'s {len(source)} dimensions"
+    if result != [source[o] for o in order]:
+        return f"result shape {result} is not {owner}'s shape {source} in order {order}"
+    return None
+
+
 def _permuted(layout: LinearLayout, order: list[int]) -> LinearLayout:
     """`layout` with output dimension i taken from its dimension order[i] (`tt.trans`)."""
     names = [name for name, _ in layout.out_dims]
@@ -71,10 +80,9 @@ def _trans(op: ir.Operation) -> str | None:
     if not (_layout_tensor(source) and _layout_tensor(result)) or "order" not in op.attributes:
         return None
     order = _integers(op.attributes["order"])
-    if sorted(order) != list(range(len(order))) or len(order) != source.rank:
-        return f"order {order} is not a permutation of the source's {source.rank} dimensions"
-    if list(result.shape) != [source.shape[o] for o in order]:
-        return f"result shape {list(result.shape)} is not the source shape {list(source.shape)} in order {order}"
+    problem = _permutation_problem(order, list(source.shape), list(result.shape), "the source")
+    if problem is not None:
+        return problem
     if layout_of(result) != _permuted(layout_of(source), order):
         return (
             f"result layout is not the source layout with its dimensions in order {order} "
@@ -170,10 +178,9 @@ def _memdesc_trans(op: ir.Operation) -> str | None:
         return None
     source, result = memdesc_of(op.operands[0].type), memdesc_of(op.results[0].type)
     order = _integers(op.attributes["order"])
-    if sorted(order) != list(range(len(source.shape))):
-        return f"order {order} is not a permutation of the buffer's {len(source.shape)} dimensions"
-    if list(result.shape) != [source.shape[o] for o in order]:
-        return f"result shape {list(result.shape)} is not the buffer's shape {list(source.shape)} in order {order}"
+    problem = _permutation_problem(order, list(source.shape), list(result.shape), "the buffer")
+    if problem is not None:
+        return problem
     if _shared_layout(result) != _permuted(_shared_layout(source), order):
         return (
             f"result encoding is not the buffer's with its dimensions in order {order} "
