@@ -26,7 +26,6 @@ from mlir import ir
 
 from ..core.hardware import HW_DIMS
 from ..core.layout import LinearLayout
-from ..dialects.ttg import memdesc_type
 from ..encodings import DistributedLinearLayout, PaddedSharedLayout, SharedLinearLayout, to_linear_layout
 from ..ir.bridge import attribute_kind, from_attribute, layout_of, memdesc_of, to_attribute
 from ..ir.text import is_memdesc, memdesc_parameters, retyped_dense
