@@ -65,3 +65,34 @@ def test_what_is_not_lowered_is_one_line_naming_the_op_not_the_memdesc_type(tmp_
     assert status == 1 and not out.exists() and len(errors) == 1, errors
     assert re.match(r"corpus\.py:\d+:\d+: error: 'ttg\.[a-z_]+' has no lowering to SIMT form", errors[0]), errors
     assert "cannot linearize" not in errors[0]
+
+
+def test_local_dealloc_lowers_to_nothing_and_the_kernel_still_runs_like_tritons_interpreter():
+    """The num_stages = 1 f16 matmul (its buffers allocated in the K loop) with a
+    `ttg.local_dealloc` of each buffer after its ldmatrix load, as Triton's pipeliner writes them:
+    the deallocs lower to nothing, and the kernel runs bit for bit, without races."""
+    pytest.importorskip("triton")
+    import numpy as np
+
+    sys.path.insert(0, str(CORPUS))
+    from corpus import case
+    from oracle import run_triton_interpreter
+
+    from linear_layout.tools.kernels import lower_ttgir, run_triton_kernel
+
+    text = (CORPUS / "ttgir" / "matmul_f16.sm80.w4.ttgir").read_text()
+    text, count = re.subn(
+        r"( *)(%\w+) = ttg\.local_load (%\w+) : (!ttg\.memdesc<[^>]*>) -> .*\n",
+        lambda m: f"{m.group(0)}{m.group(1)}ttg.local_dealloc {m.group(3)} : {m.group(4)}\n",
+        text,
+    )
+    assert count == 2
+    module = lower_ttgir(text, chip="sm_80")
+    assert "local_dealloc" not in str(module)
+    kernel = case("matmul_f16")
+    launch = kernel.make_inputs(np.random.default_rng(5))
+    expected = run_triton_interpreter("matmul_f16", launch.args, launch.grid, kernel.constexprs)
+    args = [arg.copy() if isinstance(arg, np.ndarray) else arg for arg in launch.args]
+    report = run_triton_kernel(module, args, launch.grid)
+    np.testing.assert_array_equal(args[2], expected[2])
+    assert not report.races
