@@ -25,7 +25,7 @@ from ..core.layout import LinearLayout
 from ..encodings import ENCODING_NAMES, SharedLayout, parse_encoding, to_linear_layout
 from ..ir._dialects import context_state
 from ..ir.bridge import from_attribute, layout_of, memdesc_of, type_pointer
-from ..ir.text import is_memdesc
+from ..ir.text import is_memdesc, memdesc_parameters
 from ..ir.walk import walk
 from ._base import LayoutOp
 from .triton_rules import triton_rule_problem
@@ -168,9 +168,10 @@ def _memdesc_problem(t: ir.Type) -> str | None:
         return _invalid(kind, error)
     if not _is_shared(encoding):
         return f"!ttg.memdesc needs a shared-memory encoding, got the distributed {kind}"
-    shape = list(memdesc.shape)
-    if not isinstance(encoding, LinearLayout) and 0 < encoding.rank < len(shape):
-        shape = shape[len(shape) - encoding.rank :]  # Triton's leading buffer dimensions (multi-buffering)
+    shape = list(memdesc_parameters(t).allocation)  # a subslice view is laid out as its buffer
+    rank = len(encoding.out_dims) if isinstance(encoding, LinearLayout) else encoding.rank
+    if 0 < rank < len(shape):
+        shape = shape[len(shape) - rank :]  # Triton's leading buffer dimensions (multi-buffering)
     return _shape_problem(encoding, kind, shape, f"!ttg.memdesc of shape {list(memdesc.shape)}")
 
 

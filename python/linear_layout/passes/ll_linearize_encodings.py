@@ -26,10 +26,9 @@ from mlir import ir
 
 from ..core.hardware import HW_DIMS
 from ..core.layout import LinearLayout
-from ..dialects.ttg import memdesc_type
 from ..encodings import DistributedLinearLayout, PaddedSharedLayout, SharedLinearLayout, to_linear_layout
 from ..ir.bridge import attribute_kind, from_attribute, layout_of, memdesc_of, to_attribute
-from ..ir.text import is_memdesc, retyped_dense
+from ..ir.text import is_memdesc, memdesc_parameters, retyped_dense
 from ..ir.walk import walk
 from ..ttgir.foreign import foreign_problems, materialize
 from . import Pass
@@ -100,7 +99,8 @@ class _Converter:
             encoding = from_attribute(memdesc.encoding)
             if isinstance(encoding, PaddedSharedLayout | LinearLayout):
                 return None
-            layout = to_linear_layout(encoding, list(memdesc.shape))
+            tile = buffer_tile(t, encoding)
+            layout = to_linear_layout(encoding, tile)
         except (TypeError, ValueError) as error:
             raise _Unsupported(f"cannot linearize {t}: {error}") from None
         bases = dict(layout.bases)
@@ -110,11 +110,25 @@ class _Converter:
         new_encoding = to_attribute(linear, t.context)
         if new_encoding == memdesc.encoding:
             return None
-        if to_linear_layout(linear, list(memdesc.shape)) != layout:
+        if to_linear_layout(linear, tile) != layout:
             raise _Unsupported(f"internal error: the linear form of {t} changes its layout")
-        return memdesc_type(
-            memdesc.shape, memdesc.element_type, new_encoding, mutable=memdesc.mutable, context=t.context
-        )
+        params = memdesc_parameters(t)  # the encoding is the type's third parameter: shape and element precede it
+        return ir.Type.parse(str(t).replace(params.encoding, str(new_encoding), 1), t.context)
+
+
+def buffer_tile(t: ir.Type, encoding: object) -> list[int]:
+    """The shape an encoding lays out in a memdesc: Triton's `toLinearLayout(MemDescType)`, the
+    trailing dims of the allocation shape, as many as the encoding has.
+
+    A multi-buffered allocation (`!ttg.memdesc<2x32x32xf16, #shared>` with a rank-2 encoding) has
+    leading buffer dims that `ttg.memdesc_index` selects; a subslice view
+    (`!ttg.memdesc<32x16xf16, #shared, #smem, mutable, 32x32>`) keeps its buffer's allocation
+    shape. Each of the family thus gets the same linear encoding, as `ttg.memdesc_index` and
+    `ttg.memdesc_subslice` require. Example: `2x32x32` under `#ttg.swizzled_shared` -> [32, 32].
+    """
+    params = memdesc_parameters(t)
+    rank = getattr(encoding, "rank", len(params.allocation))
+    return list(params.allocation[len(params.allocation) - rank :])
 
 
 class _Changes:

@@ -1,4 +1,4 @@
-"""`ttg.local_alloc` / `ttg.local_store` / `ttg.local_load` in SIMT form.
+"""`ttg.local_alloc` / `ttg.local_store` / `ttg.local_load` / `ttg.local_dealloc` in SIMT form.
 
 A buffer with an explicit shared encoding is a workgroup attribution of the kernel (its
 `ll.workgroup_buffer`); the accesses are those of `plan_local_access` (offsets
@@ -29,7 +29,7 @@ from .shared_memory import (
 from .simt_pattern import Access, BufferAccess, Scratch, SharedUse, SimtPattern
 from .vectors import element_bits
 
-__all__ = ["LOCAL_ALLOC", "LOCAL_LOAD", "LOCAL_STORE", "local_access"]
+__all__ = ["LOCAL_ALLOC", "LOCAL_DEALLOC", "LOCAL_LOAD", "LOCAL_STORE", "local_access"]
 
 
 def local_access(op: ir.OpView, tensor_type: ir.RankedTensorType, memdesc_type: ir.Type, kind: str, launch: Launch):
@@ -121,3 +121,17 @@ def _load_use(op: LocalLoadOp, launch: Launch, plan: None) -> SharedUse:
 LOCAL_ALLOC = SimtPattern((LocalAllocOp,), _check_alloc, _emit_alloc, shared=_alloc_use)
 LOCAL_STORE = SimtPattern((LocalStoreOp,), _check_store, _emit_local_store, shared=_store_use)
 LOCAL_LOAD = SimtPattern((LocalLoadOp,), _check_load, _emit_load, shared=_load_use)
+
+
+def _check_dealloc(op: ir.OpView, launch: Launch) -> None:
+    _check_buffer(op.operation.operands[0])
+
+
+def _emit_dealloc(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
+    """Nothing: each `ttg.local_alloc` has a workgroup buffer of its own for the whole kernel
+    (`allocation.py`), so ending its life frees nothing that another buffer would reuse. Triton's
+    Membar places no barrier at a dealloc either (it reads and writes nothing)."""
+    return []
+
+
+LOCAL_DEALLOC = SimtPattern(("ttg.local_dealloc",), _check_dealloc, _emit_dealloc)

@@ -1,0 +1,98 @@
+"""The software-pipelined matmuls Triton emits with `num_stages` >= 2 (issue 19 item 3): multi-
+buffered `ttg.local_alloc`s, `ttg.memdesc_index`/`ttg.memdesc_subslice` views and cp.async
+copies. Their TTGIR is compiled here by Triton 3.9 (about a second; no GPU) from the corpus's
+matmul kernel with a K (48) and N (48) whose rows Triton can copy 16 bytes at a time."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import sys
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from linear_layout.passes.ll_linearize_encodings import PASS as LINEARIZE
+from linear_layout.tools.opt import main
+from linear_layout.ttgir.reader import parse_ttgir
+
+CORPUS = Path(__file__).parent / "kernel_corpus"
+
+
+@cache
+def pipelined_matmul(num_stages: int) -> str:
+    """Triton's TTGIR of the corpus's f16 matmul (sm_80, 4 warps) pipelined over `num_stages`."""
+    pytest.importorskip("triton")
+    import numpy as np
+
+    sys.path.insert(0, str(CORPUS))
+    import generate
+    from corpus import _matmul, case
+
+    kernel = dataclasses.replace(
+        case("matmul_f16"), make_inputs=_matmul(np.float16, n=48, k=48), options={"num_stages": num_stages}
+    )
+    text, _ = generate.compile_kernel(kernel, generate.CHIPS["sm80"], 4)
+    assert "ttg.async_copy_global_to_local" in text and "ttg.memdesc_index" in text
+    return text
+
+
+def _encodings(text: str, op: str) -> set[str]:
+    return set(re.findall(rf'"{op}"\(.*?#ttg\.shared_linear<(.*?)>, #ttg\.shared_memory', text))
+
+
+@pytest.mark.parametrize("num_stages", [2, 3])
+def test_multi_buffered_buffers_and_their_views_linearize_to_one_encoding(num_stages):
+    """The allocation (`N x 32 x 32`, a rank-2 encoding on its trailing dims), each buffer it
+    indexes and each subslice view (laid out on its allocation shape) get the same
+    #ttg.shared_linear, as ttg.memdesc_index and ttg.memdesc_subslice require."""
+    module = parse_ttgir(pipelined_matmul(num_stages))
+    LINEARIZE().apply(module.operation)
+    assert module.operation.verify()
+    text = module.operation.get_asm(print_generic_op_form=True)
+    allocs = _encodings(text, "ttg.local_alloc")
+    assert len(allocs) == 1 and "swizzled_shared" not in text
+    assert _encodings(text, "ttg.memdesc_index") == allocs == _encodings(text, "ttg.memdesc_subslice")
+
+
+def test_what_is_not_lowered_is_one_line_naming_the_op_not_the_memdesc_type(tmp_path, capsys):
+    path = tmp_path / "k.ttgir"
+    path.write_text(pipelined_matmul(2))
+    out = tmp_path / "out.mlir"
+    status = main([str(path), "-p", "builtin.module(ll-lower)", "-o", str(out)])
+    errors = capsys.readouterr().err.strip().splitlines()
+    assert status == 1 and not out.exists() and len(errors) == 1, errors
+    assert re.match(r"corpus\.py:\d+:\d+: error: 'ttg\.[a-z_]+' has no lowering to SIMT form", errors[0]), errors
+    assert "cannot linearize" not in errors[0]
+
+
+def test_local_dealloc_lowers_to_nothing_and_the_kernel_still_runs_like_tritons_interpreter():
+    """The num_stages = 1 f16 matmul (its buffers allocated in the K loop) with a
+    `ttg.local_dealloc` of each buffer after its ldmatrix load, as Triton's pipeliner writes them:
+    the deallocs lower to nothing, and the kernel runs bit for bit, without races."""
+    pytest.importorskip("triton")
+    import numpy as np
+
+    sys.path.insert(0, str(CORPUS))
+    from corpus import case
+    from oracle import run_triton_interpreter
+
+    from linear_layout.tools.kernels import lower_ttgir, run_triton_kernel
+
+    text = (CORPUS / "ttgir" / "matmul_f16.sm80.w4.ttgir").read_text()
+    text, count = re.subn(
+        r"( *)(%\w+) = ttg\.local_load (%\w+) : (!ttg\.memdesc<[^>]*>) -> .*\n",
+        lambda m: f"{m.group(0)}{m.group(1)}ttg.local_dealloc {m.group(3)} : {m.group(4)}\n",
+        text,
+    )
+    assert count == 2
+    module = lower_ttgir(text, chip="sm_80")
+    assert "local_dealloc" not in str(module)
+    kernel = case("matmul_f16")
+    launch = kernel.make_inputs(np.random.default_rng(5))
+    expected = run_triton_interpreter("matmul_f16", launch.args, launch.grid, kernel.constexprs)
+    args = [arg.copy() if isinstance(arg, np.ndarray) else arg for arg in launch.args]
+    report = run_triton_kernel(module, args, launch.grid)
+    np.testing.assert_array_equal(args[2], expected[2])
+    assert not report.races
