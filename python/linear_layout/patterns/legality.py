@@ -11,7 +11,7 @@ from ..ir.bridge import layout_of
 from ..ir.text import type_kind
 from .kernel import MAX_THREADS_PER_BLOCK, Launch, LoweringError, launch_attributes
 from .tensor_ops import on_tensors
-from .to_simt import SIMT_PATTERNS, pattern_of
+from .to_simt import pattern_of
 from .vectors import element_bits
 
 __all__ = ["SUPPORTED_ELEMENT_TYPES", "check_function", "check_op", "function_launch"]
@@ -59,8 +59,8 @@ def check_op(op: ir.OpView, launch: Launch) -> None:
         pattern.check(op, launch)
     elif on_tensors(op):
         raise LoweringError(
-            f"'{op.operation.name}' on tensors cannot be lowered to SIMT form: none of the {len(SIMT_PATTERNS)} "
-            "registered patterns claims it (docs/triton-kernels.md, 'What lowers today')"
+            f"'{op.operation.name}' on tensors cannot be lowered to SIMT form: no registered "
+            "pattern claims it (docs/triton-kernels.md, 'What lowers today')"
         )
     elif len(op.regions):
         raise LoweringError(f"'{op.operation.name}' has regions; control flow cannot be lowered to SIMT form yet")
