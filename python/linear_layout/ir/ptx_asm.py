@@ -1,0 +1,79 @@
+"""The PTX text of predicated global accesses, one place for the lowering that emits it in
+`llvm.inline_asm` and the SIMT interpreter that runs exactly these strings.
+
+A masked `tt.load`/`tt.store` of `words` words of `bits` bits each (the access width the axis
+info gives, as Triton packs it: 32-bit words, or 64-bit for 64-bit elements) is one predicated
+instruction without a branch, as Triton's `LoadStoreOpToLLVM`:
+
+- load: ``mov.b32 $k, <other or 0>;`` per word, then ``@$p ld.global.v4.b32 { $0, .. }, [ $a + 0 ];``
+  (operands: the words out, the predicate, the address, the `other` words if any);
+- store: ``@$p st.global.v4.b32 [ $a + 0 ], { $0, .. };`` (operands: the words, the predicate, the
+  address).
+
+Example: ``predicated_store(1, 32)`` is ``("@$1 st.global.b32 [ $2 + 0 ], { $0 };", "r,b,l")``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: Words per access and bits per word the predicated accesses come in.
+WORD_COUNTS = (1, 2, 4)
+WORD_BITS = (32, 64)
+_CODE = {32: "r", 64: "l"}
+
+
+@dataclass(frozen=True)
+class PredicatedAccess:
+    """One predicated global access: `kind` "load" or "store", `words` x `bits`, and for a load
+    whether `other` words are operands (else the predicated-off words are 0)."""
+
+    kind: str
+    words: int
+    bits: int
+    with_other: bool = False
+
+
+def _instruction(kind: str, words: int, bits: int) -> str:
+    vector = f".v{words}" if words > 1 else ""
+    return f"{'ld' if kind == 'load' else 'st'}.global{vector}.b{bits}"
+
+
+def _registers(first: int, words: int) -> str:
+    return "{ " + ", ".join(f"${first + k}" for k in range(words)) + " }"
+
+
+def predicated_load(words: int, bits: int, with_other: bool) -> tuple[str, str]:
+    """(asm, constraints) of a predicated load; operands: predicate $words, address $words+1,
+    other words from $words+2."""
+    code = _CODE[bits]
+    moves = [f"mov.b{bits} ${k}, {f'${words + 2 + k}' if with_other else '0'};" for k in range(words)]
+    load = f"@${words} {_instruction('load', words, bits)} {_registers(0, words)}, [ ${words + 1} + 0 ];"
+    constraints = [f"={code}"] * words + ["b", "l"] + ([code] * words if with_other else [])
+    return "\n\t".join([*moves, load]), ",".join(constraints)
+
+
+def predicated_store(words: int, bits: int) -> tuple[str, str]:
+    """(asm, constraints) of a predicated store; operands: the words, predicate $words, address
+    $words+1."""
+    store = f"@${words} {_instruction('store', words, bits)} [ ${words + 1} + 0 ], {_registers(0, words)};"
+    return store, ",".join([_CODE[bits]] * words + ["b", "l"])
+
+
+def asm_of(access: PredicatedAccess) -> tuple[str, str]:
+    if access.kind == "load":
+        return predicated_load(access.words, access.bits, access.with_other)
+    return predicated_store(access.words, access.bits)
+
+
+#: Every predicated access the lowering can emit, by its (asm, constraints).
+PREDICATED_ACCESSES: dict[tuple[str, str], PredicatedAccess] = {
+    asm_of(access): access
+    for words in WORD_COUNTS
+    for bits in WORD_BITS
+    for access in (
+        PredicatedAccess("load", words, bits, False),
+        PredicatedAccess("load", words, bits, True),
+        PredicatedAccess("store", words, bits),
+    )
+}
