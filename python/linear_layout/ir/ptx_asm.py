@@ -2,7 +2,8 @@
 `llvm.inline_asm` and the SIMT interpreter that runs exactly these strings.
 
 A masked `tt.load`/`tt.store` of `words` words of `bits` bits each (the access width the axis
-info gives, as Triton packs it: 32-bit words, or 64-bit for 64-bit elements) is one predicated
+info gives, as Triton packs it: 32-bit words, 64-bit for 64-bit elements, one 16-bit word
+for a 16-bit access) is one predicated
 instruction without a branch, as Triton's `LoadStoreOpToLLVM`:
 
 - load: ``mov.b32 $k, <other or 0>;`` per word, then ``@$p ld.global.v4.b32 { $0, .. }, [ $a + 0 ];``
@@ -19,8 +20,8 @@ from dataclasses import dataclass
 
 #: Words per access and bits per word the predicated accesses come in.
 WORD_COUNTS = (1, 2, 4)
-WORD_BITS = (32, 64)
-_CODE = {32: "r", 64: "l"}
+WORD_BITS = (16, 32, 64)
+_CODE = {16: "h", 32: "r", 64: "l"}
 
 
 @dataclass(frozen=True)
