@@ -32,9 +32,9 @@ from mlir import ir
 from mlir.dialects import arith, gpu, llvm, memref, scf, vector
 
 from ..core.layout import LinearLayout
+from ..ir.ptx_asm import WORD_BITS, WORD_COUNTS, predicated_load, predicated_store
 from ..ir.text import pointee_type as pointee_of
 from ..ir.text import type_kind
-from ..ir.ptx_asm import WORD_BITS, WORD_COUNTS, predicated_load, predicated_store
 from .axis_info import analyze_axis_info
 from .common import CAST, cast_to
 from .control_flow import lowered_type

@@ -113,12 +113,16 @@ def _predicated_access(ex, op, access: PredicatedAccess):
         misaligned = on & (addresses % nbytes != 0)
         if misaligned.any():
             t = int(np.argmax(misaligned))
-            raise MemoryAccessError(f"{op.name}: thread {t} accesses address {int(addresses[t])}, not a multiple of {nbytes}")
+            raise MemoryAccessError(
+                f"{op.name}: thread {t} accesses address {int(addresses[t])}, not a multiple of {nbytes}"
+            )
         buf, offsets[on] = _elements_at(ex, op, ex.global_buffers, addresses[on], nbytes, "global")
     if access.kind == "store":
         if buf is not None:
             stored = np.stack([word_elem.to_bits(v) for v in values[:words]], axis=1)
-            _with_active(ex, on, lambda: ex.access(op, "store", buf, [offsets], _vshape(buf, nbytes), _from_words(buf, stored)))
+            _with_active(
+                ex, on, lambda: ex.access(op, "store", buf, [offsets], _vshape(buf, nbytes), _from_words(buf, stored))
+            )
         return []
     fill = values[2:] if access.with_other else [np.zeros(ex.num_threads, dtype=np.uint64)] * words
     result = np.stack([word_elem.to_bits(word_elem.wrap(v)) for v in fill], axis=1)
