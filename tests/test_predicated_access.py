@@ -80,7 +80,7 @@ def test_predicated_on_lanes_keep_bounds_and_alignment_checks():
 
 
 def test_every_predicated_access_is_named_by_its_kind_width_and_predicate():
-    assert len(PREDICATED_ACCESSES) == 3 * 3 * 3  # load, load with other, store x 1/2/4 words x 16/32/64 bits
+    assert len(PREDICATED_ACCESSES) == 3 * 3 * 4  # load, load with other, store x 1/2/4 words x 8/16/32/64 bits
     for (asm, constraints), access in PREDICATED_ACCESSES.items():
         operation = "ld" if access.kind == "load" else "st"
         assert f"{operation}.global" in asm and f".b{access.bits}" in asm and "@$" in asm

@@ -2,8 +2,8 @@
 `llvm.inline_asm` and the SIMT interpreter that runs exactly these strings.
 
 A masked `tt.load`/`tt.store` of `words` words of `bits` bits each (the access width the axis
-info gives, as Triton packs it: 32-bit words, 64-bit for 64-bit elements, one 16-bit word
-for a 16-bit access) is one predicated
+info gives, as Triton packs it: 32-bit words, 64-bit for 64-bit elements, one 16- or 8-bit
+word for a 16- or 8-bit access) is one predicated
 instruction without a branch, as Triton's `LoadStoreOpToLLVM`:
 
 - load: ``mov.b32 $k, <other or 0>;`` per word, then ``@$p ld.global.v4.b32 { $0, .. }, [ $a + 0 ];``
@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 #: Words per access and bits per word the predicated accesses come in.
 WORD_COUNTS = (1, 2, 4)
-WORD_BITS = (16, 32, 64)
-_CODE = {16: "h", 32: "r", 64: "l"}
+WORD_BITS = (8, 16, 32, 64)
+_CODE = {8: "c", 16: "h", 32: "r", 64: "l"}  # an 8-bit word lives in a 16-bit register
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,8 @@ def predicated_load(words: int, bits: int, with_other: bool) -> tuple[str, str]:
     """(asm, constraints) of a predicated load; operands: predicate $words, address $words+1,
     other words from $words+2."""
     code = _CODE[bits]
-    moves = [f"mov.b{bits} ${k}, {f'${words + 2 + k}' if with_other else '0'};" for k in range(words)]
+    move = max(16, bits)  # PTX has no 8-bit mov: the register is 16 bits
+    moves = [f"mov.b{move} ${k}, {f'${words + 2 + k}' if with_other else '0'};" for k in range(words)]
     load = f"@${words} {_instruction('load', words, bits)} {_registers(0, words)}, [ ${words + 1} + 0 ];"
     constraints = [f"={code}"] * words + ["b", "l"] + ([code] * words if with_other else [])
     return "\n\t".join([*moves, load]), ",".join(constraints)

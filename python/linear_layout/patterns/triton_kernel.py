@@ -20,8 +20,7 @@ a lowering error. Each access of `vec` registers is one `vector.load`/`vector.st
 `alignment = vec * element bytes`. Under a mask (uniform over the `vec` registers: the axis
 info's constancy) it is one predicated `ld.global`/`st.global` of the same width in
 `llvm.inline_asm` (`ir/ptx_asm.py`, as Triton's: no branch), and a masked-off load yields `other`
-(zero when the op has none), so no masked-off address is touched; an access of 8 bits or of sub-byte
-elements stays a `vector.load`/`vector.store` in an `scf.if`.
+(zero when the op has none), so no masked-off address is touched; an access of sub-byte elements stays a `vector.load`/`vector.store` in an `scf.if`.
 """
 
 from __future__ import annotations
@@ -419,8 +418,8 @@ def _emit_load(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
 
 def _word_bits(element: ir.Type, vec: int) -> int | None:
     """Bits per word of a predicated access of `vec` elements, as Triton packs them (32-bit
-    words, 64-bit for 64-bit elements, one 16-bit word for 16 bits); None when the access has
-    no predicated form (8 bits, sub-byte or non-scalar elements).
+    words, 64-bit for 64-bit elements, one 16- or 8-bit word below 32 bits); None when the
+    access has no predicated form (sub-byte or non-scalar elements).
 
     Formula: min(vec * width, max(32, width)). Example: f16 x 8 -> 32 (four words)."""
     if not isinstance(element, (ir.IntegerType, ir.FloatType)) or element.width % 8:
