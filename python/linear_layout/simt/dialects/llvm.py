@@ -15,7 +15,7 @@ from ...ir.upstream import llvm_pointer_space
 from ..elements import elem_of, result_elem
 from ..errors import MemoryAccessError, UnsupportedOp
 from ..machine import bitcast, float_op, handles, register
-from .nvvm import _elements_at
+from ..memory import elements_at
 
 _GEP_DYNAMIC_INDEX = -(2**31)  # llvm.getelementptr rawConstantIndices entry meaning "dynamic"
 
@@ -116,7 +116,7 @@ def _predicated_access(ex, op, access: PredicatedAccess):
             raise MemoryAccessError(
                 f"{op.name}: thread {t} accesses address {int(addresses[t])}, not a multiple of {nbytes}"
             )
-        buf, offsets[on] = _elements_at(ex, op, ex.global_buffers, addresses[on], nbytes, "global")
+        buf, offsets[on] = elements_at(ex, op, ex.global_buffers, addresses[on], nbytes, "global")
     if access.kind == "store":
         if buf is not None:
             stored = np.stack([word_elem.to_bits(v) for v in values[:words]], axis=1)
