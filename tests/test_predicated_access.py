@@ -5,12 +5,15 @@ its bounds and alignment checks on them."""
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from linear_layout.ir.ptx_asm import PREDICATED_ACCESSES, predicated_load, predicated_store
+from linear_layout.ir.ptx_asm import FORMS, PREDICATED_ACCESSES, predicated_load, predicated_store
 from linear_layout.simt.errors import MemoryAccessError
 from linear_layout.simt.interpreter import run_kernel
 from linear_layout.tools.kernels import lower_ttgir, ttgir_to_ptx
@@ -80,7 +83,7 @@ def test_predicated_on_lanes_keep_bounds_and_alignment_checks():
 
 
 def test_every_predicated_access_is_named_by_its_kind_width_and_predicate():
-    assert len(PREDICATED_ACCESSES) == 3 * 3 * 4  # load, load with other, store x 1/2/4 words x 8/16/32/64 bits
+    assert len(PREDICATED_ACCESSES) == 3 * len(FORMS)  # load, load with other, store of each width
     for (asm, constraints), access in PREDICATED_ACCESSES.items():
         operation = "ld" if access.kind == "load" else "st"
         assert f"{operation}.global" in asm and f".b{access.bits}" in asm and "@$" in asm
@@ -94,3 +97,48 @@ def test_a_masked_kernel_lowers_without_branches():
     assert "scf.if" not in lowered and lowered.count("llvm.inline_asm") == 6  # 2 x 2 loads, 2 stores
     ptx = ttgir_to_ptx(text, chip="sm_80")
     assert "bra" not in ptx and ptx.count("@%p") == 6
+
+
+def _ptxas() -> Path | None:
+    import triton
+
+    path = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "ptxas"
+    return path if path.exists() else None
+
+
+def _instantiated(asm: str, constraints: str) -> str:
+    """`asm` with each operand `$k` a register of its constraint's class (the predicate %p1)."""
+    classes = {"c": "%rs", "h": "%rs", "r": "%r", "l": "%rd", "b": "%p"}
+    registers = [
+        "%p1" if code.lstrip("=") == "b" else f"{classes[code.lstrip('=')]}{k + 2}"
+        for k, code in enumerate(constraints.split(","))
+    ]
+    return re.sub(r"\$(\d+)", lambda match: registers[int(match.group(1))], asm)
+
+
+def test_ptxas_accepts_every_predicated_access():
+    """Triton's own ptxas assembles each string of the closed set (all in one sm_80 kernel)."""
+    ptxas = _ptxas()
+    if ptxas is None:
+        pytest.skip("Triton's bundled ptxas is not installed")
+    body = "\n".join(_instantiated(asm, constraints) for asm, constraints in PREDICATED_ACCESSES)
+    ptx = f"""
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 a)
+{{
+    .reg .pred %p<2>;
+    .reg .b16 %rs<16>;
+    .reg .b32 %r<16>;
+    .reg .b64 %rd<16>;
+    ld.param.u64 %rd1, [a];
+    setp.ne.u64 %p1, %rd1, 0;
+{body}
+    ret;
+}}
+"""
+    result = subprocess.run(
+        [str(ptxas), "-arch=sm_80", "-", "-o", os.devnull], input=ptx, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-#: Words per access and bits per word the predicated accesses come in.
-WORD_COUNTS = (1, 2, 4)
-WORD_BITS = (8, 16, 32, 64)
+#: The (words, bits per word) the predicated accesses come in: at most 128 bits (the widest
+#: access before sm_100), several words only of 32 or 64 bits (Triton's packing).
+FORMS = ((1, 8), (1, 16), (1, 32), (2, 32), (4, 32), (1, 64), (2, 64))
 _CODE = {8: "c", 16: "h", 32: "r", 64: "l"}  # an 8-bit word lives in a 16-bit register
 
 
@@ -71,8 +71,7 @@ def asm_of(access: PredicatedAccess) -> tuple[str, str]:
 #: Every predicated access the lowering can emit, by its (asm, constraints).
 PREDICATED_ACCESSES: dict[tuple[str, str], PredicatedAccess] = {
     asm_of(access): access
-    for words in WORD_COUNTS
-    for bits in WORD_BITS
+    for words, bits in FORMS
     for access in (
         PredicatedAccess("load", words, bits, False),
         PredicatedAccess("load", words, bits, True),

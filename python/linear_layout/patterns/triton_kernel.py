@@ -31,7 +31,7 @@ from mlir import ir
 from mlir.dialects import arith, gpu, llvm, memref, scf, vector
 
 from ..core.layout import LinearLayout
-from ..ir.ptx_asm import WORD_BITS, WORD_COUNTS, predicated_load, predicated_store
+from ..ir.ptx_asm import FORMS, predicated_load, predicated_store
 from ..ir.text import pointee_type as pointee_of
 from ..ir.text import type_kind
 from .axis_info import analyze_axis_info
@@ -426,7 +426,7 @@ def _word_bits(element: ir.Type, vec: int) -> int | None:
         return None
     total = vec * element.width
     bits = min(total, max(32, element.width))
-    if bits not in WORD_BITS or total % bits or total // bits not in WORD_COUNTS:
+    if total % bits or (total // bits, bits) not in FORMS:
         return None
     return bits
 
