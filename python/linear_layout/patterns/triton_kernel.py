@@ -17,9 +17,10 @@ argument an access goes through is found before anything is rewritten (`ll.point
 on each `tt.load`/`tt.store`), with the access width from the axis-info analysis (`ll.vector`):
 a pointer of unknown provenance (a `select` between two arguments, a loop-carried pointer) is
 a lowering error. Each access of `vec` registers is one `vector.load`/`vector.store` with
-`alignment = vec * element bytes`; under a mask (uniform over the `vec` registers: the axis
-info's constancy) it sits in an `scf.if`, and a masked-off load yields `other` (zero when the
-op has none), so no masked-off address is touched.
+`alignment = vec * element bytes`. Under a mask (uniform over the `vec` registers: the axis
+info's constancy) it is one predicated `ld.global`/`st.global` of the same width in
+`llvm.inline_asm` (`ir/ptx_asm.py`, as Triton's: no branch), and a masked-off load yields `other`
+(zero when the op has none), so no masked-off address is touched; an access of sub-byte elements stays a `vector.load`/`vector.store` in an `scf.if`.
 """
 
 from __future__ import annotations
@@ -27,9 +28,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mlir import ir
-from mlir.dialects import arith, gpu, scf, vector
+from mlir.dialects import arith, gpu, llvm, memref, scf, vector
 
 from ..core.layout import LinearLayout
+from ..ir.ptx_asm import FORMS, predicated_load, predicated_store
 from ..ir.text import pointee_type as pointee_of
 from ..ir.text import type_kind
 from .axis_info import analyze_axis_info
@@ -389,11 +391,18 @@ def _emit_load(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
     offsets = element_offsets(operands, launch)
     mask, other = lowered_operand(operands.mask, launch), lowered_operand(operands.other, launch)
     piece_type = ir.VectorType.get([vec], element)
+    bits = _word_bits(element, vec) if mask is not None else None
+    base = _base_address(memory) if bits is not None else None
     pieces = []
     for first in range(0, registers, vec):
         index = vector.extract(offsets, [], [first])
         condition = vector.extract(mask, [], [first]) if mask is not None else None
         registers_here = list(range(first, first + vec))
+        if bits is not None and condition is not None and base is not None:
+            others = vector.shuffle(other, other, registers_here) if other is not None else None
+            address = _address(base, index, element)
+            pieces.append(_predicated_load(condition, address, others, piece_type, bits))
+            continue
 
         def load(index=index) -> ir.Value:
             return vector.load(piece_type, memory, [index], alignment=vec * _element_bytes(element))
@@ -405,6 +414,62 @@ def _emit_load(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
 
         pieces.append(_guarded(condition, load, fallback, piece_type))
     return [cast_to(_concat(pieces, element), t)]
+
+
+def _word_bits(element: ir.Type, vec: int) -> int | None:
+    """Bits per word of a predicated access of `vec` elements, as Triton packs them (32-bit
+    words, 64-bit for 64-bit elements, one 16- or 8-bit word below 32 bits); None when the
+    access has no predicated form (sub-byte or non-scalar elements).
+
+    Formula: min(vec * width, max(32, width)). Example: f16 x 8 -> 32 (four words)."""
+    if not isinstance(element, (ir.IntegerType, ir.FloatType)) or element.width % 8:
+        return None
+    total = vec * element.width
+    bits = min(total, max(32, element.width))
+    if total % bits or (total // bits, bits) not in FORMS:
+        return None
+    return bits
+
+
+def _base_address(memory: ir.Value) -> ir.Value:
+    return memref.extract_aligned_pointer_as_index(memory)
+
+
+def _address(base: ir.Value, index: ir.Value, element: ir.Type) -> ir.Value:
+    """The 64-bit global byte address of element `index` of the argument at `base`."""
+    size = arith.constant(ir.IndexType.get(), _element_bytes(element))
+    return arith.index_cast(ir.IntegerType.get_signless(64), arith.addi(base, arith.muli(index, size)))
+
+
+def _words(piece: ir.Value, bits: int) -> list[ir.Value]:
+    """The `bits`-bit words of the vector `piece` (a bitcast, then one extract per word)."""
+    width = ir.VectorType(piece.type).shape[0] * ir.VectorType(piece.type).element_type.width
+    word = ir.IntegerType.get_signless(bits)
+    packed = vector.bitcast(ir.VectorType.get([width // bits], word), piece)
+    return [vector.extract(packed, [], [k]) for k in range(width // bits)]
+
+
+def _predicated_load(
+    condition: ir.Value, address: ir.Value, others: ir.Value | None, piece_type: ir.Type, bits: int
+) -> ir.Value:
+    """One predicated `ld.global` of `piece_type` at `address`; `others` (or 0) where off."""
+    piece = ir.VectorType(piece_type)
+    words = piece.shape[0] * piece.element_type.width // bits
+    word = ir.IntegerType.get_signless(bits)
+    other_words = _words(others, bits) if others is not None else []
+    asm, constraints = predicated_load(words, bits, others is not None)
+    result = word if words == 1 else llvm.StructType.get_literal([word] * words)
+    loaded = llvm.inline_asm(result, [condition, address, *other_words], asm, constraints)
+    values = [loaded] if words == 1 else [llvm.extractvalue(word, loaded, [k]) for k in range(words)]
+    packed = vector.from_elements(ir.VectorType.get([words], word), values)
+    return vector.bitcast(piece_type, packed)
+
+
+def _predicated_store(condition: ir.Value, address: ir.Value, piece: ir.Value, bits: int) -> None:
+    """One predicated `st.global` of the vector `piece` at `address`."""
+    words = _words(piece, bits)
+    asm, constraints = predicated_store(len(words), bits)
+    llvm.inline_asm(None, [*words, condition, address], asm, constraints, has_side_effects=True)
 
 
 def _zero(element: ir.Type) -> ir.Attribute:
@@ -430,10 +495,15 @@ def _emit_store(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
     offsets = element_offsets(operands, launch)
     value = cast_to(operands.value, _vector_of(value_type, launch))
     mask = lowered_operand(operands.mask, launch)
+    bits = _word_bits(element, vec) if mask is not None else None
+    base = _base_address(memory) if bits is not None else None
     for first in range(0, registers, vec):
         index = vector.extract(offsets, [], [first])
         condition = vector.extract(mask, [], [first]) if mask is not None else None
         piece = value if vec == registers else vector.shuffle(value, value, list(range(first, first + vec)))
+        if bits is not None and condition is not None and base is not None:
+            _predicated_store(condition, _address(base, index, element), piece, bits)
+            continue
 
         def store(index=index, piece=piece) -> None:
             vector.store(piece, memory, [index], alignment=vec * _element_bytes(element))

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..ir.upstream import memory_space_name
 from .elements import Elem
-from .errors import SimtError, UnsupportedOp
+from .errors import MemoryAccessError, SimtError, UnsupportedOp
 
 __all__ = [
     "GLOBAL_ARGUMENT_SPAN",
@@ -114,3 +114,22 @@ class DynamicSharedMemory:
     ``base_address`` on; only ``memref.view`` reads it."""
 
     base_address: int
+
+
+def elements_at(ex, op, buffers, addresses: np.ndarray, nbytes: int, what: str) -> tuple[Buffer, np.ndarray]:
+    """The one buffer of ``buffers`` that holds ``[address, address + nbytes)`` for every
+    address, and each address as an element offset into it."""
+    first = int(addresses[0])
+    found = [b for b in buffers if b.base_address <= first < b.base_address + len(b.data) * b.elem.mem_bytes]
+    if not found:
+        raise MemoryAccessError(f"{op.name}: {what} address {first} is in no {what} buffer")
+    buf = found[0]
+    end = buf.base_address + len(buf.data) * buf.elem.mem_bytes
+    outside = (addresses < buf.base_address) | (addresses + nbytes > end)
+    misaligned = (addresses - buf.base_address) % buf.elem.mem_bytes != 0
+    if outside.any() or misaligned.any():
+        t = int(np.argmax(outside | misaligned))
+        raise MemoryAccessError(
+            f"{op.name}: {what} address {int(addresses[t])} (copy {t}) is outside {buf.name} or between its elements"
+        )
+    return buf, (addresses - buf.base_address) // buf.elem.mem_bytes

@@ -1,7 +1,8 @@
 """The `llvm` ops: pointers into workgroup memory.
 
 Ops: inttoptr (to ``!llvm.ptr<1>`` and ``!llvm.ptr<3>``) ptrtoint getelementptr (one index into a scalar type)
-extractvalue (one position) bitcast, inline_asm (exactly the PTX strings of `INLINE_ASM`).
+extractvalue (one position) bitcast, inline_asm (exactly the PTX strings of `INLINE_ASM`, and the
+predicated global loads and stores of `ir/ptx_asm.py`).
 """
 
 from __future__ import annotations
@@ -9,10 +10,12 @@ from __future__ import annotations
 import mlir.ir as ir
 import numpy as np
 
+from ...ir.ptx_asm import PREDICATED_ACCESSES, PredicatedAccess
 from ...ir.upstream import llvm_pointer_space
 from ..elements import elem_of, result_elem
-from ..errors import UnsupportedOp
+from ..errors import MemoryAccessError, UnsupportedOp
 from ..machine import bitcast, float_op, handles, register
+from ..memory import elements_at
 
 _GEP_DYNAMIC_INDEX = -(2**31)  # llvm.getelementptr rawConstantIndices entry meaning "dynamic"
 
@@ -77,7 +80,75 @@ INLINE_ASM = {
 def _inline_asm(ex, op):
     asm = ir.StringAttr(op.attributes["asm_string"]).value
     constraints = ir.StringAttr(op.attributes["constraints"]).value
+    access = PREDICATED_ACCESSES.get((asm, constraints))
+    if access is not None:
+        return _predicated_access(ex, op, access)
     compute = INLINE_ASM.get((asm, constraints))
     if compute is None:
         raise UnsupportedOp(f"llvm.inline_asm {asm!r} ({constraints!r}) is not one the interpreter runs")
     return float_op(compute)(ex, op)
+
+
+def _predicated_access(ex, op, access: PredicatedAccess):
+    """A predicated `ld.global`/`st.global` of `access.words` words: only the active threads
+    whose predicate is set touch memory, through the global buffer holding their addresses,
+    with the same bounds check and accounting as a `vector.load`/`vector.store` and a check
+    that each address is aligned to the access width; a predicated-off load gives its `other`
+    words (or 0).
+
+    Requires: the addresses of the predicated-on threads lie in one global buffer, at a
+    multiple of ``words * bits / 8`` bytes.
+    Postcondition: a load returns its words (a tuple for a struct of several)."""
+    values = ex.operands(op)
+    words = access.words
+    first = words if access.kind == "store" else 0  # a store's operands start with its words
+    predicate, address = values[first], values[first + 1]
+    on = ex.active & np.asarray(predicate).astype(bool)
+    word_elem = elem_of(ir.IntegerType.get_signless(access.bits))
+    nbytes = words * access.bits // 8
+    offsets = np.zeros(ex.num_threads, dtype=np.int64)
+    buf = None
+    if on.any():
+        addresses = np.asarray(address).astype(np.int64)
+        misaligned = on & (addresses % nbytes != 0)
+        if misaligned.any():
+            t = int(np.argmax(misaligned))
+            raise MemoryAccessError(
+                f"{op.name}: thread {t} accesses address {int(addresses[t])}, not a multiple of {nbytes}"
+            )
+        buf, offsets[on] = elements_at(ex, op, ex.global_buffers, addresses[on], nbytes, "global")
+    if access.kind == "store":
+        if buf is not None:
+            stored = np.stack([word_elem.to_bits(v) for v in values[:words]], axis=1)
+            _with_active(
+                ex, on, lambda: ex.access(op, "store", buf, [offsets], _vshape(buf, nbytes), _from_words(buf, stored))
+            )
+        return []
+    fill = values[2:] if access.with_other else [np.zeros(ex.num_threads, dtype=np.uint64)] * words
+    result = np.stack([word_elem.to_bits(word_elem.wrap(v)) for v in fill], axis=1)
+    if buf is not None:
+        loaded = _with_active(ex, on, lambda: ex.access(op, "load", buf, [offsets], _vshape(buf, nbytes)))
+        bits = np.ascontiguousarray(buf.elem.to_bits(loaded)).view(word_elem.bits_dtype).reshape(ex.num_threads, words)
+        result = np.where(on[:, None], bits, result)
+    out = [word_elem.from_bits(result[:, k]) for k in range(words)]
+    return [out[0] if words == 1 else tuple(out)]
+
+
+def _vshape(buf, nbytes: int) -> tuple[int, ...]:
+    return (nbytes // buf.elem.mem_bytes,)
+
+
+def _from_words(buf, words: np.ndarray) -> np.ndarray:
+    """(threads, words) word bits as (threads, elements) values of the buffer's element type."""
+    elements = np.ascontiguousarray(words).view(buf.elem.bits_dtype).reshape(words.shape[0], -1)
+    return buf.elem.from_bits(elements)
+
+
+def _with_active(ex, active: np.ndarray, run):
+    """`run()` with only the threads `active` executing."""
+    saved = ex.active
+    ex.active = active
+    try:
+        return run()
+    finally:
+        ex.active = saved

@@ -19,7 +19,7 @@ from ..banks import bank_wavefronts, distinct_elements
 from ..elements import elem_of
 from ..errors import MemoryAccessError, UnsupportedOp
 from ..machine import AsyncCopy, handles, linear_block, location_of
-from ..memory import Buffer
+from ..memory import Buffer, elements_at
 from ..report import SharedAccess
 
 MATRIX_ROW_BYTES = 16  # one row of an 8x8 b16 matrix (ldmatrix/stmatrix)
@@ -342,25 +342,6 @@ def _mma_sync(ex, op):
 # ---- cp.async
 
 
-def _elements_at(ex, op, buffers, addresses: np.ndarray, nbytes: int, what: str) -> tuple[Buffer, np.ndarray]:
-    """The one buffer of ``buffers`` that holds ``[address, address + nbytes)`` for every
-    address, and each address as an element offset into it."""
-    first = int(addresses[0])
-    found = [b for b in buffers if b.base_address <= first < b.base_address + len(b.data) * b.elem.mem_bytes]
-    if not found:
-        raise MemoryAccessError(f"{op.name}: {what} address {first} is in no {what} buffer")
-    buf = found[0]
-    end = buf.base_address + len(buf.data) * buf.elem.mem_bytes
-    outside = (addresses < buf.base_address) | (addresses + nbytes > end)
-    misaligned = (addresses - buf.base_address) % buf.elem.mem_bytes != 0
-    if outside.any() or misaligned.any():
-        t = int(np.argmax(outside | misaligned))
-        raise MemoryAccessError(
-            f"{op.name}: {what} address {int(addresses[t])} (copy {t}) is outside {buf.name} or between its elements"
-        )
-    return buf, (addresses - buf.base_address) // buf.elem.mem_bytes
-
-
 @handles("nvvm.cp.async.shared.global")
 def _cp_async(ex, op):
     """Each active thread copies ``size`` bytes from global ``src`` to shared ``dst``; with a
@@ -372,7 +353,7 @@ def _cp_async(ex, op):
     dst, src, *source_size = ex.operands(op)
     size = ir.IntegerAttr(op.attributes["size"]).value
     threads = ex.active.copy()
-    dst_buf, dst_start = _elements_at(ex, op, ex.shared, dst[threads].astype(np.int64), size, "workgroup")
+    dst_buf, dst_start = elements_at(ex, op, ex.shared, dst[threads].astype(np.int64), size, "workgroup")
     elem_bytes = dst_buf.elem.mem_bytes
     per_thread = size // elem_bytes
     valid_bytes = np.full(int(threads.sum()), size, dtype=np.int64)
@@ -382,7 +363,7 @@ def _cp_async(ex, op):
     values = np.zeros((len(valid_bytes), per_thread), dtype=dst_buf.elem.storage)
     reading = valid.any(axis=1)
     if reading.any():
-        src_buf, src_start = _elements_at(
+        src_buf, src_start = elements_at(
             ex, op, ex.global_buffers, src[threads].astype(np.int64)[reading], int(valid_bytes[reading].max()), "global"
         )
         if src_buf.elem.mem_bytes != elem_bytes:

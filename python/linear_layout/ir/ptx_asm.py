@@ -1,0 +1,80 @@
+"""The PTX text of predicated global accesses, one place for the lowering that emits it in
+`llvm.inline_asm` and the SIMT interpreter that runs exactly these strings.
+
+A masked `tt.load`/`tt.store` of `words` words of `bits` bits each (the access width the axis
+info gives, as Triton packs it: 32-bit words, 64-bit for 64-bit elements, one 16- or 8-bit
+word for a 16- or 8-bit access) is one predicated
+instruction without a branch, as Triton's `LoadStoreOpToLLVM`:
+
+- load: ``mov.b32 $k, <other or 0>;`` per word, then ``@$p ld.global.v4.b32 { $0, .. }, [ $a + 0 ];``
+  (operands: the words out, the predicate, the address, the `other` words if any);
+- store: ``@$p st.global.v4.b32 [ $a + 0 ], { $0, .. };`` (operands: the words, the predicate, the
+  address).
+
+Example: ``predicated_store(1, 32)`` is ``("@$1 st.global.b32 [ $2 + 0 ], { $0 };", "r,b,l")``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: The (words, bits per word) the predicated accesses come in: at most 128 bits (the widest
+#: access before sm_100), several words only of 32 or 64 bits (Triton's packing).
+FORMS = ((1, 8), (1, 16), (1, 32), (2, 32), (4, 32), (1, 64), (2, 64))
+_CODE = {8: "c", 16: "h", 32: "r", 64: "l"}  # an 8-bit word lives in a 16-bit register
+
+
+@dataclass(frozen=True)
+class PredicatedAccess:
+    """One predicated global access: `kind` "load" or "store", `words` x `bits`, and for a load
+    whether `other` words are operands (else the predicated-off words are 0)."""
+
+    kind: str
+    words: int
+    bits: int
+    with_other: bool = False
+
+
+def _instruction(kind: str, words: int, bits: int) -> str:
+    vector = f".v{words}" if words > 1 else ""
+    return f"{'ld' if kind == 'load' else 'st'}.global{vector}.b{bits}"
+
+
+def _registers(first: int, words: int) -> str:
+    return "{ " + ", ".join(f"${first + k}" for k in range(words)) + " }"
+
+
+def predicated_load(words: int, bits: int, with_other: bool) -> tuple[str, str]:
+    """(asm, constraints) of a predicated load; operands: predicate $words, address $words+1,
+    other words from $words+2."""
+    code = _CODE[bits]
+    move = max(16, bits)  # PTX has no 8-bit mov: the register is 16 bits
+    moves = [f"mov.b{move} ${k}, {f'${words + 2 + k}' if with_other else '0'};" for k in range(words)]
+    load = f"@${words} {_instruction('load', words, bits)} {_registers(0, words)}, [ ${words + 1} + 0 ];"
+    constraints = [f"={code}"] * words + ["b", "l"] + ([code] * words if with_other else [])
+    return "\n\t".join([*moves, load]), ",".join(constraints)
+
+
+def predicated_store(words: int, bits: int) -> tuple[str, str]:
+    """(asm, constraints) of a predicated store; operands: the words, predicate $words, address
+    $words+1."""
+    store = f"@${words} {_instruction('store', words, bits)} [ ${words + 1} + 0 ], {_registers(0, words)};"
+    return store, ",".join([_CODE[bits]] * words + ["b", "l"])
+
+
+def asm_of(access: PredicatedAccess) -> tuple[str, str]:
+    if access.kind == "load":
+        return predicated_load(access.words, access.bits, access.with_other)
+    return predicated_store(access.words, access.bits)
+
+
+#: Every predicated access the lowering can emit, by its (asm, constraints).
+PREDICATED_ACCESSES: dict[tuple[str, str], PredicatedAccess] = {
+    asm_of(access): access
+    for words, bits in FORMS
+    for access in (
+        PredicatedAccess("load", words, bits, False),
+        PredicatedAccess("load", words, bits, True),
+        PredicatedAccess("store", words, bits),
+    )
+}
