@@ -27,7 +27,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from ..core.hardware import BANK_BYTES, NUM_BANKS, WAVEFRONT_BYTES, lane_phases
 from ..core.layout import LinearLayout
@@ -150,15 +149,26 @@ def _total(sides: Sequence[_Side]) -> _Side:
     return _Side(sum(s.wavefronts for s in sides), sum(s.ideal for s in sides), sum(s.bytes for s in sides))
 
 
-def _shared_cost(stores: Sequence[_Side], loads: Sequence[_Side], **fields: Any) -> OpCost:
+def _shared_cost(
+    stores: Sequence[_Side],
+    loads: Sequence[_Side],
+    *,
+    barriers: int,
+    scratch_bytes: int,
+    shuffles: int = 0,
+    data_dependent: bool = False,
+) -> OpCost:
     store, load = _total(stores), _total(loads)
     return OpCost(
+        shuffles=shuffles,
+        barriers=barriers,
+        scratch_bytes=scratch_bytes,
+        data_dependent=data_dependent,
         store_wavefronts=store.wavefronts,
         load_wavefronts=load.wavefronts,
         ideal=store.ideal + load.ideal,
         store_bytes=store.bytes,
         load_bytes=load.bytes,
-        **fields,
     )
 
 
