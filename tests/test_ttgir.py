@@ -206,13 +206,38 @@ def test_every_table_op_is_registered_by_triton():
     assert set(FORMATS) <= registered_ops()
 
 
-@pytest.mark.xfail(strict=True, reason="issue 20: the table covers 109 of Triton 3.9's 157 ops (tt, ttg, ttng, amdg, nvg)")
-def test_the_table_covers_every_op_triton_registers():
+# The ops of Triton 3.9's dialects not yet in the table (issue 20, item 1), by why. The test below
+# fails when Triton registers an op outside the table and this list, and when an op here joins the
+# table (then it leaves this list): the gap is measured against Triton's own registry, never hidden.
+NOT_YET_IN_THE_TABLE = {
+    # dotted names and region terminators, which IRDL cannot declare
+    "ttg.mask", "ttg.mask.return", "ttg.warp_return", "ttg.warp_specialize", "ttg.warp_specialize.partitions",
+    "ttg.warp_yield",
+    # tensor memory (sm_100): our memdesc type accepts only #ttg.shared_memory
+    "ttng.tc_gen5_commit", "ttng.tc_gen5_mma", "ttng.tc_gen5_mma_scaled", "ttng.tmem_alloc", "ttng.tmem_copy",
+    "ttng.tmem_load", "ttng.tmem_store", "ttng.tmem_subslice", "ttng.tmem_wait",
+    # Triton prints it with a double space that its own format string does not have
+    "amdg.buffer_load_to_local",
+    # not yet probed against Triton's printer
+    "amdg.async_tdm_copy_global_to_local", "amdg.async_tdm_copy_local_to_global",
+    "amdg.async_tdm_fused_copy_global_to_local", "amdg.async_tdm_gather", "amdg.async_tdm_intrinsic_wait",
+    "amdg.async_tdm_scatter", "amdg.async_tdm_wait", "amdg.cluster_barrier_arrive", "amdg.cluster_barrier_wait",
+    "amdg.local_load_packed_transposed", "amdg.masked_load", "amdg.masked_store", "amdg.scaled_downcast_fp4",
+    "amdg.scaled_downcast_fp8", "amdg.scaled_upcast_fp4", "amdg.scaled_upcast_fp8", "amdg.tdm_prefetch",
+    "amdg.update_tensor_descriptor", "nvg.wgmma", "tt.dot_scaled", "ttg.fp4_to_fp", "ttng.async_shared_store",
+    "ttng.async_tma_gather", "ttng.async_tma_reduce", "ttng.async_tma_scatter", "ttng.clc_load_result",
+    "ttng.clc_try_cancel", "ttng.clc_try_cancel_sync", "ttng.cluster_barrier",
+    "ttng.fence_mbarrier_init_release_cluster", "ttng.packed_arith", "ttng.tensormap_create",
+}  # fmt: skip
+
+
+def test_the_table_covers_every_op_triton_registers_but_the_named_gaps():
     pytest.importorskip("triton", reason="Triton's registered operations are the reference")
     from triton_ops import TRITON_OP_DIALECTS, registered_ops
 
     assert set(TRITON_DIALECTS) == set(TRITON_OP_DIALECTS)
-    assert sorted(registered_ops() - set(FORMATS)) == []
+    registered = registered_ops()
+    assert sorted(registered - set(FORMATS)) == sorted(NOT_YET_IN_THE_TABLE)
 
 
 def test_every_table_op_with_a_format_round_trips_in_a_compiled_kernel():
