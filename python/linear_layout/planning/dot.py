@@ -14,11 +14,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.hardware import WAVEFRONT_BYTES
 from ..core.layout import LinearLayout
 from .layouts import PlannerError
 from .matrix import MatrixInstruction, MatrixSide, _phases_cost, _table  # the matrix planner's cost model
 
-__all__ = ["FmaDotPlan", "MmaDotPlan", "MmaStep", "plan_fma_dot", "plan_mma_dot", "plan_operand_ldmatrix"]
+__all__ = [
+    "MMA_TYPES",
+    "DotCost",
+    "FmaDotPlan",
+    "MmaDotPlan",
+    "MmaStep",
+    "dot_cost",
+    "plan_fma_dot",
+    "plan_mma_dot",
+    "plan_operand_ldmatrix",
+]
 
 
 @dataclass(frozen=True)
@@ -289,3 +300,88 @@ def _ldmatrix_form(registers: list[int], lanes: list[int], warps: list[int], tra
             words.append((matrix, matrix | 1 << rho))
         instructions.append(MatrixInstruction(0, tuple(words), offset))
     return trans, num, address, tuple(instructions)
+
+
+# ---- the predicted cost of one dot (the report's row)
+
+#: A/B element type (as MLIR prints it) -> (the PTX multiplicand type of mma.sync, its bits).
+MMA_TYPES = {"f16": ("f16", 16), "bf16": ("bf16", 16), "f32": ("tf32", 32), "i8": ("s8", 8)}
+
+
+@dataclass(frozen=True)
+class DotCost:
+    """The predicted cost of one ``tt.dot``: ``mma`` (``mma.sync`` per warp, of shape ``path``),
+    ``fma`` (``fma`` per thread on the FMA path), ``ldmatrix`` (per warp, loading the operands
+    that come from shared memory through ``ldmatrix``), the shared-memory ``wavefronts`` of those
+    ldmatrix per CTA, their per-access minimum ``ideal`` and the bandwidth ``floor`` (distinct
+    bytes / 128). Counts per warp are the instructions of the kernel's code, as in its PTX."""
+
+    path: str  # "mma.sync m16n8k16" or "fma"
+    mma: int = 0
+    fma: int = 0
+    ldmatrix: int = 0
+    wavefronts: int = 0
+    ideal: int = 0
+    floor: int = 0
+
+    @property
+    def instructions(self) -> int:
+        """The dot's matrix and FMA instructions of one warp: mma.sync + ldmatrix + fma."""
+        return self.mma + self.ldmatrix + self.fma
+
+    def summary(self) -> str:
+        """One line: ``mma.sync m16n8k16: 8 mma, 3 ldmatrix per warp; wavefronts=24 (floor 24, ideal 24)``."""
+        counts = f"{self.fma} fma per thread" if self.path == "fma" else f"{self.mma} mma"
+        if self.path != "fma":
+            counts += f", {self.ldmatrix} ldmatrix per warp"
+        waves = f"wavefronts={self.wavefronts} (floor {self.floor}, ideal {self.ideal})" if self.ldmatrix else ""
+        return f"{self.path}: {counts}; {self.instructions} instruction(s)" + (f"; {waves}" if waves else "")
+
+
+def dot_cost(
+    a: LinearLayout,
+    b: LinearLayout,
+    c: LinearLayout,
+    element: str,
+    threads_per_warp: int = 32,
+    operand_loads: tuple[MatrixSide | None, ...] = (),
+    mma: bool = True,
+) -> DotCost | None:
+    """The cost of ``C = A B + C`` with operand layouts ``a``, ``b`` and result ``c`` (as for
+    :func:`plan_fma_dot`), multiplicands of type ``element`` (``f16``, ``bf16``, ``f32``, ``i8``),
+    and ``operand_loads``: the ldmatrix sides (:func:`plan_operand_ldmatrix`) of the operands
+    loaded from shared memory, None for the others. The path is the lowering's: FMA when every
+    thread holds its operands along K, else ``mma.sync`` (``#ttg.nvidia_mma`` version 2), or None
+    when ``mma`` is False (a target without mma.sync: AMD's MFMA/WMMA dots are not lowered).
+
+    Requires: the layouts fit one of the two paths (PlannerError otherwise).
+    Postcondition: ``mma`` and ``fma`` are the instructions the lowering emits per warp and per
+    thread; ``ldmatrix``, ``wavefronts`` and ``floor`` sum over ``operand_loads``.
+
+    >>> from linear_layout.core.layout import LinearLayout
+    >>> one = LinearLayout.from_bases([("register", [[0, 1]]), ("lane", []), ("warp", []), ("block", [])],
+    ...                               ["dim0", "dim1"], [1, 2])
+    >>> column = LinearLayout.from_bases([("register", [[1, 0]]), ("lane", []), ("warp", []), ("block", [])],
+    ...                                  ["dim0", "dim1"], [2, 1])
+    >>> scalar = LinearLayout.from_bases([("register", []), ("lane", []), ("warp", []), ("block", [])],
+    ...                                  ["dim0", "dim1"], [1, 1])
+    >>> dot_cost(one, column, scalar, "f32").summary()
+    'fma: 2 fma per thread; 2 instruction(s)'
+    """
+    loads = [side for side in operand_loads if side is not None]
+    shared = {
+        "ldmatrix": sum(len(side.instructions) for side in loads),
+        "wavefronts": sum(side.wavefronts for side in loads),
+        "ideal": sum(side.ideal_wavefronts for side in loads),
+        "floor": sum(-(-side.bytes // WAVEFRONT_BYTES) for side in loads),
+    }
+    try:
+        fma = plan_fma_dot(a, b, c)
+        return DotCost("fma", fma=len(fma.a_registers) * fma.k)
+    except PlannerError as fma_error:
+        if not mma:
+            return None
+        if element not in MMA_TYPES:
+            raise PlannerError(f"{fma_error}; no mma.sync for {element} operands") from None
+    plan = plan_mma_dot(a, b, c, MMA_TYPES[element][1], threads_per_warp)
+    return DotCost(f"mma.sync m16n8k{plan.k}", mma=len(plan.steps), **shared)
