@@ -158,6 +158,7 @@ def test_dot_operands_load_with_ldmatrix_for_a_chip_and_run_like_tritons_interpr
 
 
 def _to_offset(registers: list[int], lanes: list[int], size: int = 256) -> LinearLayout:
+    """(register, lane, warp, block) -> offset with these register and lane offsets, one warp."""
     return LinearLayout.from_bases(
         [("register", [[o] for o in registers]), ("lane", [[o] for o in lanes]), ("warp", []), ("block", [])],
         ["offset"],
@@ -181,3 +182,56 @@ def test_operand_ldmatrix_plan_reads_the_ptx_fragment_off_the_offsets():
     assert trans is not None and trans.trans and trans.num == 4
     # A lane that moves by 3 elements fits neither form.
     assert plan_operand_ldmatrix(_to_offset([1, 64, 128], [3, 4, 8, 16, 32]), 1) is None
+
+
+def test_operand_ldmatrix_of_32_and_8_bit_elements_reads_words_of_one_and_four_registers():
+    """tf32 and i8 A operands (Triton loads them with ``ldmatrix .b16``, never ``.trans``): a lane
+    gets word q = lane % 4 of row lane / 4, a word being one f32 element or four i8 ones."""
+    from linear_layout.planning.dot import plan_operand_ldmatrix
+
+    # f32: lanes 0, 1 step the four words of a 16-byte row (1, 2), lanes 2..4 the rows (4, 8, 16),
+    # registers 0, 1 the matrices (32, 64): one x4 whose words are single registers.
+    side = plan_operand_ldmatrix(_to_offset([32, 64], [1, 2, 4, 8, 16], 128), 1, 32)
+    assert side is not None and (side.trans, side.num, len(side.instructions)) == (False, 4, 1)
+    assert side.instructions[0].words == ((0,), (1,), (2,), (3,))
+    assert [basis[0] for basis in dict(side.address.bases)["lane"]] == [4, 8, 16, 32, 64]
+    # i8: registers 0, 1 step a word's four bytes (1, 2), lanes 0, 1 the words (4, 8), lanes 2..4
+    # the 16-byte rows (16, 32, 64), registers 2, 3 the matrices (128, 256).
+    side = plan_operand_ldmatrix(_to_offset([1, 2, 128, 256], [4, 8, 16, 32, 64], 512), 1, 8)
+    assert side is not None and (side.trans, side.num) == (False, 4)
+    assert side.instructions[0].words == ((0, 1, 2, 3), (4, 5, 6, 7), (8, 9, 10, 11), (12, 13, 14, 15))
+    # The transposed form (lanes 2..4 along the row) is 16-bit only, as in Triton: a 32-bit B-like
+    # operand is left to plain shared loads.
+    assert plan_operand_ldmatrix(_to_offset([8, 64, 128], [16, 32, 1, 2, 4]), 1, 16) is not None
+    assert plan_operand_ldmatrix(_to_offset([8, 64, 128], [16, 32, 1, 2, 4]), 1, 32) is None
+
+
+NARROW_FILES = sorted(p for p in TTGIR.glob("matmul_*.ttgir") if p.stem.split(".")[0] in ("matmul_tf32", "matmul_i8"))
+
+
+@pytest.mark.parametrize("path", NARROW_FILES[::2], ids=[p.stem for p in NARROW_FILES[::2]])
+def test_tf32_and_i8_a_operands_load_with_ldmatrix_and_run_like_tritons_interpreter(path):
+    """Triton's PTX loads the A operand of tf32 and i8 dots with ``ldmatrix.x4`` (.b16, not
+    transposed) and B with plain ``ld.shared``: so does the lowering, bit for bit."""
+    import sys
+
+    import numpy as np
+
+    pytest.importorskip("triton")
+    sys.path.insert(0, str(TTGIR.parent))
+    from corpus import case
+    from oracle import run_triton_interpreter
+
+    from linear_layout.tools.kernels import run_triton_kernel
+
+    name, chip = path.stem.split(".")[0], "sm_" + path.stem.split(".")[1][2:]
+    module = lower_ttgir(path.read_text(), chip=chip)
+    loads = re.findall(r"nvvm\.ldmatrix[^\n]*", str(module))
+    assert loads and all("#nvvm.mma_layout<row>" in line for line in loads)  # never .trans
+    kernel = case(name)
+    launch = kernel.make_inputs(np.random.default_rng(4))
+    expected = run_triton_interpreter(name, launch.args, launch.grid, kernel.constexprs)
+    args = [arg.copy() if isinstance(arg, np.ndarray) else arg for arg in launch.args]
+    report = run_triton_kernel(module, args, launch.grid)
+    np.testing.assert_array_equal(args[2], expected[2])
+    assert not report.races

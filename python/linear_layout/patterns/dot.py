@@ -186,17 +186,18 @@ def operand_ldmatrix_side(
     result: LinearLayout, memdesc_type: ir.Type, element: ir.Type, num_warps: int, chip: str | None
 ) -> MatrixSide | None:
     """The ``ldmatrix`` side of a ``ttg.local_load`` of a dot operand (`planning.dot.plan_operand_ldmatrix`:
-    Triton's choice), or None where the chip has no ldmatrix, the elements are not 16-bit or the
-    element offsets do not fit. ``result``: the loaded tensor's layout padded to the launch;
+    Triton's choice: 16-bit operands, and the A operand of tf32 and i8 dots), or None where the chip
+    has no ldmatrix, the elements are not 8, 16 or 32-bit or the element offsets do not fit. ``result``: the loaded tensor's layout padded to the launch;
     ``memdesc_type``: the buffer it reads. The lowering and the report both ask this."""
-    if "ldmatrix" not in matrix_instructions(chip) or element_bits(element) != 16:
+    bits = element_bits(element)
+    if "ldmatrix" not in matrix_instructions(chip) or bits not in (8, 16, 32):
         return None
     to_offset = result.invert_and_compose(shared_buffer_of(memdesc_type).layout)
-    return plan_operand_ldmatrix(to_offset, num_warps or 1)
+    return plan_operand_ldmatrix(to_offset, num_warps or 1, bits)
 
 
 def operand_ldmatrix_load(op: ir.OpView, launch: Launch) -> ir.Value | None:
-    """A ``ttg.local_load`` of 16-bit data as ``nvvm.ldmatrix`` where the chip has it and the
+    """A ``ttg.local_load`` of a dot operand as ``nvvm.ldmatrix`` where the chip has it and the
     element offsets fit (:func:`operand_ldmatrix_side`); the loaded per-thread vector, or None
     (the caller uses plain shared loads)."""
     result_type = op.operation.results[0].type

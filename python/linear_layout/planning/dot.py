@@ -211,71 +211,89 @@ def plan_mma_dot(
 
 # ---- ldmatrix for a dot operand loaded from a fixed shared layout (ttg.local_load)
 
-_ROW_ELEMENTS_B16 = 8  # one 16-byte row of an 8x8 b16 matrix
+_MATRIX_ROWS = 8  # an 8x8 b16 matrix: 8 rows of 16 bytes, one phase of shared memory
 _ROW_BYTES = 16
+_WORD_BITS = 32  # each lane receives one 32-bit word per matrix
 
 
 def _offsets(layout: LinearLayout, dim: str) -> list[int]:
     return [basis[0] for basis in dict(layout.bases).get(dim, ())]
 
 
-def plan_operand_ldmatrix(to_offset: LinearLayout, num_warps: int) -> MatrixSide | None:
+def plan_operand_ldmatrix(to_offset: LinearLayout, num_warps: int, element_bits: int = 16) -> MatrixSide | None:
     """The ``ldmatrix`` side (`planning.matrix.MatrixSide`: every lane addresses a row at
-    ``address(lane, warp) ^ instruction.offset``) of a 16-bit ``ttg.local_load`` whose element offsets are
+    ``address(lane, warp) ^ instruction.offset``) of a ``ttg.local_load`` of ``element_bits``-bit
+    data (16; 32 and 8 as Triton loads tf32 and i8 A operands) whose element offsets are
     ``to_offset`` ((register, lane, warp[, block]) -> offset: the distributed layout composed with
     the inverse of the fixed shared layout), or None where they do not fit.
 
-    Per the PTX ISA (see `planning.matrix`), lane bits 0, 1 and one register bit ``rho`` (the half of
-    a word) must step through the 8 elements of a 16-byte row: offsets ``rho, l0, l1 = 1, 2, 4``
-    (not transposed) or ``l2, l3, l4 = 1, 2, 4`` (``.trans``, the other three then address rows);
-    every other input must move by whole rows (multiples of 8). Up to two more register bits select
+    Per the PTX ISA (see `planning.matrix`), ``ldmatrix .b16`` gives lane ``4 r + q`` word ``q`` of
+    row ``r`` of each matrix, a row being 16 bytes, ``e = 32 / element_bits`` elements a word. Not
+    transposed, the register bits inside a word step its elements (offsets ``1, .., e / 2``: one
+    bit for 16-bit data, two for 8-bit, none for 32-bit) and lane bits 0, 1 the words
+    (offsets ``e, 2 e``); ``.trans`` (16-bit only, as Triton) has lanes 2..4 step through the row
+    (offsets ``1, 2, 4``) and one register bit and lanes 0, 1 address rows. Every other input
+    must move by whole rows (multiples of ``4 e`` elements). Up to two more register bits select
     the matrices of one instruction (``x4``); the remaining registers are the instructions.
 
-    Requires: ``to_offset`` over register, lane, warp (block of size 1), 32 lanes.
+    Requires: ``to_offset`` over register, lane, warp (block of size 1), 32 lanes; element_bits
+    in 8, 16, 32.
     Postcondition: loading each instruction's rows and unpacking its words puts every element in
     the register ``to_offset`` names for it (the interpreter's ldmatrix checks this end to end).
     """
     registers, lanes, warps = (_offsets(to_offset, dim) for dim in ("register", "lane", "warp"))
-    if len(lanes) != 5 or _offsets(to_offset, "block"):
+    if len(lanes) != 5 or _offsets(to_offset, "block") or element_bits not in (8, 16, 32):
         return None
-    for trans in (False, True):
-        plan = _ldmatrix_form(registers, lanes, warps, trans, to_offset.get_out_dim_size("offset"))
+    for trans in (False, True) if element_bits == 16 else (False,):
+        plan = _ldmatrix_form(registers, lanes, warps, trans, to_offset.get_out_dim_size("offset"), element_bits)
         if plan is not None:
-            return _costed(plan, num_warps)
+            return _costed(plan, num_warps, element_bits // 8)
     return None
 
 
-def _costed(form: tuple, num_warps: int) -> MatrixSide:
+def _costed(form: tuple, num_warps: int, element_bytes: int) -> MatrixSide:
     """The side with its wavefronts (one phase per matrix) and bytes, as `planning.matrix` counts them."""
     trans, num, address, instructions = form
-    table = _table(address, 32, num_warps)[:, : _ROW_ELEMENTS_B16 * num]  # the lanes that supply rows
+    table = _table(address, 32, num_warps)[:, : _MATRIX_ROWS * num]  # the lanes that supply rows
     offsets = np.asarray([ins.offset for ins in instructions], dtype=np.int64)
-    addresses = (table[None] ^ offsets[:, None, None]) * 2
-    waves, ideal = _phases_cost(addresses.reshape(-1, _ROW_ELEMENTS_B16), _ROW_BYTES)
-    moved = len(instructions) * num * _ROW_ELEMENTS_B16 * _ROW_BYTES * len(table)
+    addresses = (table[None] ^ offsets[:, None, None]) * element_bytes
+    waves, ideal = _phases_cost(addresses.reshape(-1, _MATRIX_ROWS), _ROW_BYTES)
+    moved = len(instructions) * num * _MATRIX_ROWS * _ROW_BYTES * len(table)
     return MatrixSide("ldmatrix", trans, num, address, tuple(instructions), waves, ideal, moved)
 
 
-def _ldmatrix_form(registers: list[int], lanes: list[int], warps: list[int], trans: bool, offsets: int) -> tuple | None:
+def _in_word(registers: list[int], per_word: int) -> list[int] | None:
+    """The register bits stepping through a word's elements (offsets 1, 2, ..), or None."""
+    steps = []
+    for offset in (1 << k for k in range(per_word.bit_length() - 1)):
+        if offset not in registers:
+            return None
+        steps.append(registers.index(offset))
+    return steps
+
+
+def _ldmatrix_form(
+    registers: list[int], lanes: list[int], warps: list[int], trans: bool, offsets: int, element_bits: int = 16
+) -> tuple | None:
     """(trans, num, address, instructions) when the offsets fit ``ldmatrix`` (``.trans``)."""
-    if not trans and 1 not in registers:
-        return None
-    rho = registers.index(1) if not trans else 0
-    if trans:  # contents (l2, l3, l4) = 1, 2, 4; rows (rho, l0, l1)
+    per_word = _WORD_BITS // element_bits
+    row_elements = _ROW_BYTES * 8 // element_bits
+    if trans:  # contents (l2, l3, l4) = 1, 2, 4; rows (rho, l0, l1); 16-bit only
         if lanes[2:] != [1, 2, 4]:
             return None
-        rho_candidates = [k for k, o in enumerate(registers) if o and o % _ROW_ELEMENTS_B16 == 0]
+        rho_candidates = [k for k, o in enumerate(registers) if o and o % row_elements == 0]
         if not rho_candidates:
             return None
-        rho = rho_candidates[0]
-        rows = [registers[rho], lanes[0], lanes[1]]
+        word = [rho_candidates[0]]
+        rows = [registers[word[0]], lanes[0], lanes[1]]
     else:
-        if lanes[:2] != [2, 4]:
+        found = _in_word(registers, per_word)
+        if found is None or lanes[:2] != [per_word, 2 * per_word]:
             return None
+        word = found
         rows = lanes[2:]
-    used = {rho}
-    spare = [k for k, o in enumerate(registers) if k not in used and o % _ROW_ELEMENTS_B16 == 0]
-    if any(o % _ROW_ELEMENTS_B16 for o in rows + warps) or len(spare) + 1 != len(registers):
+    spare = [k for k, o in enumerate(registers) if k not in word and o % row_elements == 0]
+    if any(o % row_elements for o in rows + warps) or len(spare) + len(word) != len(registers):
         return None
     matrix_bits = spare[:2]
     rest = spare[2:]
@@ -297,9 +315,15 @@ def _ldmatrix_form(registers: list[int], lanes: list[int], warps: list[int], tra
         words = []
         for i in range(num):
             matrix = base | sum(1 << matrix_bits[b] for b in range(len(matrix_bits)) if i >> b & 1)
-            words.append((matrix, matrix | 1 << rho))
+            words.append(_word_registers(matrix, word))
         instructions.append(MatrixInstruction(0, tuple(words), offset))
     return trans, num, address, tuple(instructions)
+
+
+def _word_registers(matrix: int, word: list[int]) -> tuple[int, ...]:
+    """The registers of one word, its lowest element first: ``matrix`` with each combination of
+    the in-word register bits ``word`` (bit ``b`` of the element index sets register bit ``word[b]``)."""
+    return tuple(matrix | sum(1 << word[b] for b in range(len(word)) if j >> b & 1) for j in range(1 << len(word)))
 
 
 # ---- the predicted cost of one dot (the report's row)
