@@ -235,3 +235,46 @@ def test_tf32_and_i8_a_operands_load_with_ldmatrix_and_run_like_tritons_interpre
     report = run_triton_kernel(module, args, launch.grid)
     np.testing.assert_array_equal(args[2], expected[2])
     assert not report.races
+
+
+def test_tf32_dot_truncates_its_operands_as_the_hardware_and_stays_within_the_bound_of_tritons_interpreter(
+    monkeypatch,
+):
+    """Triton 3.9 passes the f32 bits of a tf32 dot straight to ``mma.sync .tf32`` (its PTX has no
+    ``cvt.rna.tf32.f32``), and the instruction reads only tf32's 10 mantissa bits: so does the
+    lowering, and on data that tf32 does not represent the result is the product of the
+    truncated operands (summed exactly, rounded to f32 once per instruction). Triton's interpreter
+    multiplies in full f32; the two stay within the documented bound
+    ``|ours - Triton's| <= (2^-9 + K 2^-23) sum_k |a_ik| |b_kj|``."""
+    import sys
+
+    import numpy as np
+
+    triton = pytest.importorskip("triton")
+    sys.path.insert(0, str(TTGIR.parent))
+    from corpus import case
+    from oracle import run_triton_interpreter
+    from triton.backends.compiler import GPUTarget
+
+    from linear_layout.tools.kernels import run_triton_kernel, ttgir_to_ptx
+
+    monkeypatch.setenv("TRITON_DEFAULT_FP_FUSION", "1")  # Triton 3.9's default, stated
+    path = TTGIR / "matmul_tf32.sm80.w4.ttgir"
+    theirs = triton.compile(str(path), target=GPUTarget("cuda", 80, 32)).asm["ptx"]
+    ours = ttgir_to_ptx(path.read_text(), chip="sm_80")
+    assert "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" in theirs and "cvt.rna" not in theirs
+    assert "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" in ours and "cvt.rna" not in ours
+    kernel = case("matmul_tf32")
+    m, n, k = 37, 45, 40
+    rng = np.random.default_rng(9)
+    a, b = rng.standard_normal((m, k)).astype(np.float32), rng.standard_normal((k, n)).astype(np.float32)
+    args = [a, b, np.zeros((m, n), np.float32), m, n, k]
+    grid = (2, 2)
+    expected = run_triton_interpreter("matmul_tf32", tuple(args), grid, kernel.constexprs)[2]
+    report = run_triton_kernel(lower_ttgir(path.read_text(), chip="sm_80"), args, grid)
+    assert not report.races
+    truncated = [(x.view(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32).astype(np.float64) for x in (a, b)]
+    magnitude = np.abs(a).astype(np.float64) @ np.abs(b).astype(np.float64)
+    assert np.all(np.abs(args[2] - truncated[0] @ truncated[1]) <= k * 2.0**-24 * magnitude)
+    assert np.all(np.abs(args[2] - expected) <= (2.0**-9 + k * 2.0**-23) * magnitude)
+    assert np.any(args[2] != expected)  # tf32, not f32: the truncation shows on this data
