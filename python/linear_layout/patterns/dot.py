@@ -28,8 +28,8 @@ from ..planning.layouts import PlannerError
 from ..planning.matrix import MatrixSide, matrix_instructions
 from .common import cast_to
 from .kernel import KernelBuilder, Launch, LoweringError, hardware_layout, vector_type
-from .matrix_memory import _ldmatrix, _Rows, _Word, _Words  # the matrix conversions' emitters, shared
-from .shared_memory import assemble, buffer_of, shared_buffer_of
+from .matrix_memory import MatrixRows, assemble_matrix, load_matrix
+from .shared_memory import buffer_of, shared_buffer_of
 from .simt_pattern import SimtPattern
 from .vectors import element_bits
 
@@ -208,7 +208,6 @@ def operand_ldmatrix_load(op: ir.OpView, launch: Launch) -> ir.Value | None:
     if side is None:
         return None
     builder = KernelBuilder(op, launch)
-    rows = _Rows(builder, buffer_of(memdesc), side, element)
-    pieces = [piece for ins in side.instructions for piece in _ldmatrix(rows, ins)]
-    words = tuple(_Word(registers) for ins in side.instructions for registers in ins.words)
-    return assemble(_Words(len(words[0].registers), words), pieces, element, builder.vector_type(result_type))
+    rows = MatrixRows(builder, buffer_of(memdesc), side, element)
+    pieces = [piece for ins in side.instructions for piece in load_matrix(rows, ins)]
+    return assemble_matrix(side, pieces, element, builder.vector_type(result_type))

@@ -17,7 +17,7 @@ import numpy as np
 from ..core.hardware import WAVEFRONT_BYTES
 from ..core.layout import LinearLayout
 from .layouts import PlannerError
-from .matrix import MatrixInstruction, MatrixSide, _phases_cost, _table  # the matrix planner's cost model
+from .matrix import MatrixInstruction, MatrixSide, matrix_rows_cost
 
 __all__ = [
     "MMA_TYPES",
@@ -211,8 +211,7 @@ def plan_mma_dot(
 
 # ---- ldmatrix for a dot operand loaded from a fixed shared layout (ttg.local_load)
 
-_MATRIX_ROWS = 8  # an 8x8 b16 matrix: 8 rows of 16 bytes, one phase of shared memory
-_ROW_BYTES = 16
+_ROW_BYTES = 16  # a row of an 8x8 b16 matrix
 _WORD_BITS = 32  # each lane receives one 32-bit word per matrix
 
 
@@ -254,11 +253,8 @@ def plan_operand_ldmatrix(to_offset: LinearLayout, num_warps: int, element_bits:
 def _costed(form: tuple, num_warps: int, element_bytes: int) -> MatrixSide:
     """The side with its wavefronts (one phase per matrix) and bytes, as `planning.matrix` counts them."""
     trans, num, address, instructions = form
-    table = _table(address, 32, num_warps)[:, : _MATRIX_ROWS * num]  # the lanes that supply rows
-    offsets = np.asarray([ins.offset for ins in instructions], dtype=np.int64)
-    addresses = (table[None] ^ offsets[:, None, None]) * element_bytes
-    waves, ideal = _phases_cost(addresses.reshape(-1, _MATRIX_ROWS), _ROW_BYTES)
-    moved = len(instructions) * num * _MATRIX_ROWS * _ROW_BYTES * len(table)
+    offsets = [ins.offset for ins in instructions]
+    waves, ideal, moved = matrix_rows_cost(address, offsets, num, num_warps, element_bytes)
     return MatrixSide("ldmatrix", trans, num, address, tuple(instructions), waves, ideal, moved)
 
 
