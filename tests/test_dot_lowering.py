@@ -278,3 +278,29 @@ def test_tf32_dot_truncates_its_operands_as_the_hardware_and_stays_within_the_bo
     assert np.all(np.abs(args[2] - truncated[0] @ truncated[1]) <= k * 2.0**-24 * magnitude)
     assert np.all(np.abs(args[2] - expected) <= (2.0**-9 + k * 2.0**-23) * magnitude)
     assert np.any(args[2] != expected)  # tf32, not f32: the truncation shows on this data
+
+
+@pytest.mark.parametrize("stem", ["attention.sm80.w4", "attention.sm90.w4"])
+def test_attention_compiles_with_the_stock_pipeline_to_tritons_matrix_instructions(stem, monkeypatch):
+    """Flash attention through `ll-lower{chip}` and the stock NVVM pipeline: as many mma.sync and
+    ldmatrix (of each form) as Triton's own PTX of the same TTGIR (P V is an mma.sync whose A
+    operand, P, comes from registers: no ldmatrix for it, in either). (With 8 warps at sm_90,
+    Triton's epilogue conversion of the accumulator also takes stmatrix and one ldmatrix.x2,
+    where ours stores and loads with st/ld.shared: the conversion planner's choice, not the dot's.)"""
+    import collections
+
+    triton = pytest.importorskip("triton")
+    from triton.backends.compiler import GPUTarget
+
+    from linear_layout.tools.kernels import ttgir_to_ptx
+
+    monkeypatch.setenv("TRITON_DEFAULT_FP_FUSION", "1")  # Triton 3.9's default, stated
+    path = TTGIR / f"{stem}.ttgir"
+    capability = int(stem.split(".")[1][2:])
+    theirs = triton.compile(str(path), target=GPUTarget("cuda", capability, 32)).asm["ptx"]
+    ours = ttgir_to_ptx(path.read_text(), chip=f"sm_{capability}")
+
+    def matrix_ops(ptx: str) -> collections.Counter:
+        return collections.Counter(re.findall(r"\b(mma\.sync\.aligned\.\S+|ldmatrix\.\S+)\s", ptx))
+
+    assert matrix_ops(ours) == matrix_ops(theirs) and sum(matrix_ops(ours).values()) > 0
