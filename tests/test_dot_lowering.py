@@ -133,6 +133,16 @@ LDMATRIX_FILES = sorted(p for p in TTGIR.glob("matmul_*.ttgir") if p.stem.split(
 def test_dot_operands_load_with_ldmatrix_for_a_chip_and_run_like_tritons_interpreter(path):
     """With the chip known (sm_80/sm_90), the f16 dot operands' ttg.local_load is ldmatrix, as in
     Triton's PTX (x4 for A, x4.trans or x2.trans for B); the kernel still runs bit for bit."""
+    chip = "sm_" + path.stem.split(".")[1][2:]
+    module = lower_ttgir(path.read_text(), chip=chip)
+    text = str(module)
+    assert text.count("nvvm.ldmatrix") >= 2 and "#nvvm.mma_layout<col>" in text  # B is transposed
+    _assert_runs_like_tritons_interpreter(path.stem.split(".")[0], module, seed=3)
+
+
+def _assert_runs_like_tritons_interpreter(name: str, module, seed: int) -> None:
+    """The lowered corpus matmul `name` over its whole grid: C bit for bit as Triton's
+    interpreter leaves it on the same inputs, and no race."""
     import sys
 
     import numpy as np
@@ -144,12 +154,8 @@ def test_dot_operands_load_with_ldmatrix_for_a_chip_and_run_like_tritons_interpr
 
     from linear_layout.tools.kernels import run_triton_kernel
 
-    name, chip = path.stem.split(".")[0], "sm_" + path.stem.split(".")[1][2:]
-    module = lower_ttgir(path.read_text(), chip=chip)
-    text = str(module)
-    assert text.count("nvvm.ldmatrix") >= 2 and "#nvvm.mma_layout<col>" in text  # B is transposed
     kernel = case(name)
-    launch = kernel.make_inputs(np.random.default_rng(3))
+    launch = kernel.make_inputs(np.random.default_rng(seed))
     expected = run_triton_interpreter(name, launch.args, launch.grid, kernel.constexprs)
     args = [arg.copy() if isinstance(arg, np.ndarray) else arg for arg in launch.args]
     report = run_triton_kernel(module, args, launch.grid)
@@ -213,28 +219,11 @@ NARROW_FILES = sorted(p for p in TTGIR.glob("matmul_*.ttgir") if p.stem.split(".
 def test_tf32_and_i8_a_operands_load_with_ldmatrix_and_run_like_tritons_interpreter(path):
     """Triton's PTX loads the A operand of tf32 and i8 dots with ``ldmatrix.x4`` (.b16, not
     transposed) and B with plain ``ld.shared``: so does the lowering, bit for bit."""
-    import sys
-
-    import numpy as np
-
-    pytest.importorskip("triton")
-    sys.path.insert(0, str(TTGIR.parent))
-    from corpus import case
-    from oracle import run_triton_interpreter
-
-    from linear_layout.tools.kernels import run_triton_kernel
-
-    name, chip = path.stem.split(".")[0], "sm_" + path.stem.split(".")[1][2:]
+    chip = "sm_" + path.stem.split(".")[1][2:]
     module = lower_ttgir(path.read_text(), chip=chip)
     loads = re.findall(r"nvvm\.ldmatrix[^\n]*", str(module))
     assert loads and all("#nvvm.mma_layout<row>" in line for line in loads)  # never .trans
-    kernel = case(name)
-    launch = kernel.make_inputs(np.random.default_rng(4))
-    expected = run_triton_interpreter(name, launch.args, launch.grid, kernel.constexprs)
-    args = [arg.copy() if isinstance(arg, np.ndarray) else arg for arg in launch.args]
-    report = run_triton_kernel(module, args, launch.grid)
-    np.testing.assert_array_equal(args[2], expected[2])
-    assert not report.races
+    _assert_runs_like_tritons_interpreter(path.stem.split(".")[0], module, seed=4)
 
 
 def test_tf32_dot_truncates_its_operands_as_the_hardware_and_stays_within_the_bound_of_tritons_interpreter(
