@@ -149,9 +149,12 @@ def predict_dot(op: ir.Operation, num_warps: int, threads_per_warp: int, chip: s
     if op.name != "tt.dot":
         raise ValueError(f"{op.name} (wgmma, #ttg.nvidia_mma version 3) is not lowered")
     a, b = op.operands[0], op.operands[1]
-    layouts = [pad_to_launch(layout_of(v.type), threads_per_warp, num_warps) for v in (a, b, op.results[0])]
-    sides = tuple(_operand_side(v, layout, num_warps, chip) for v, layout in zip((a, b), layouts))
-    cost = dot_cost(*layouts, str(a.type.element_type), threads_per_warp, sides, mma=chip is not None)
+    a_layout, b_layout, c_layout = (
+        pad_to_launch(layout_of(v.type), threads_per_warp, num_warps) for v in (a, b, op.results[0])
+    )
+    sides = (_operand_side(a, a_layout, num_warps, chip), _operand_side(b, b_layout, num_warps, chip))
+    element = str(a.type.element_type)
+    cost = dot_cost(a_layout, b_layout, c_layout, element, threads_per_warp, sides, mma=chip is not None)
     if cost is None:
         raise ValueError("a dot off the FMA path for a target that is not NVIDIA's (MFMA/WMMA) is not lowered")
     return cost
