@@ -73,6 +73,22 @@ def _uniform_over_threads(needed: np.ndarray, operand: str) -> np.ndarray:
     return needed[0]
 
 
+def _dot_shape(a: LinearLayout, b: LinearLayout, c: LinearLayout) -> tuple[int, int, int]:
+    """(M, K, N) of ``C = A B``: A M x K, B K x N, C M x N over (dim0, dim1); PlannerError for
+    other ranks or shapes that do not match."""
+    for name, layout in (("A", a), ("B", b), ("C", c)):
+        if [dim for dim, _ in layout.out_dims] != ["dim0", "dim1"]:
+            raise PlannerError(f"the dot's {name} is not a matrix over (dim0, dim1): {[d for d, _ in layout.out_dims]}")
+    m, k = a.get_out_dim_size("dim0"), a.get_out_dim_size("dim1")
+    n = b.get_out_dim_size("dim1")
+    if b.get_out_dim_size("dim0") != k or c.get_out_dim_size("dim0") != m or c.get_out_dim_size("dim1") != n:
+        raise PlannerError(
+            f"the dot's shapes do not match: A {m}x{k}, B {b.get_out_dim_size('dim0')}x{n}, "
+            f"C {c.get_out_dim_size('dim0')}x{c.get_out_dim_size('dim1')}"
+        )
+    return m, k, n
+
+
 def plan_fma_dot(a: LinearLayout, b: LinearLayout, c: LinearLayout) -> FmaDotPlan:
     """The registers of each FMA chain of ``C += A B`` (A: M x K, B: K x N, C: M x N; each layout's
     outputs are ``(dim0, dim1)``, its inputs register, lane, warp, block, of one launch).
@@ -83,13 +99,7 @@ def plan_fma_dot(a: LinearLayout, b: LinearLayout, c: LinearLayout) -> FmaDotPla
     Postcondition: ``A[a_registers[r][k]]`` is ``A[m, k]`` and ``B[b_registers[r][k]]`` is
     ``B[k, n]`` in every thread, for C register ``r`` at ``(m, n)``.
     """
-    m, k = a.get_out_dim_size("dim0"), a.get_out_dim_size("dim1")
-    n = b.get_out_dim_size("dim1")
-    if b.get_out_dim_size("dim0") != k or c.get_out_dim_size("dim0") != m or c.get_out_dim_size("dim1") != n:
-        raise PlannerError(
-            f"the dot's shapes do not match: A {m}x{k}, B {b.get_out_dim_size('dim0')}x{n}, "
-            f"C {c.get_out_dim_size('dim0')}x{c.get_out_dim_size('dim1')}"
-        )
+    m, k, n = _dot_shape(a, b, c)
     a_at, b_at = _register_at(a, m, k), _register_at(b, k, n)
     places = _by_thread(c)
     threads = np.arange(places.shape[0])[:, None]
@@ -173,8 +183,7 @@ def plan_mma_dot(
     if multiplicand_bits not in MMA_SHAPES:
         raise PlannerError(f"mma.sync multiplicands of {multiplicand_bits} bits: 8, 16 or 32 are supported")
     k_step, per_register = MMA_SHAPES[multiplicand_bits]
-    m, k = a.get_out_dim_size("dim0"), a.get_out_dim_size("dim1")
-    n = b.get_out_dim_size("dim1")
+    m, k, n = _dot_shape(a, b, c)
     if k % k_step or m % _TILE_M or n % _TILE_N:
         raise PlannerError(f"a {m}x{k}x{n} dot is not made of m16n8k{k_step} tiles")
     a_at, b_at, c_at = _register_at(a, m, k), _register_at(b, k, n), _register_at(c, m, n)
