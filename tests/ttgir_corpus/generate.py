@@ -212,6 +212,25 @@ def misc_ops_kernel(x_ptr, y_ptr, i_ptr, out_ptr, hist_ptr, BLOCK: tl.constexpr)
     tl.store(out_ptr + BLOCK + tl.arange(0, 2 * BLOCK), tl.cat(a, c, can_reorder=True))
 
 
+@triton.jit
+def tma_matmul_kernel(a_desc, b_desc, c_desc, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                      BLOCK_K: tl.constexpr, WARP_SPECIALIZE: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in tl.range(0, K, BLOCK_K, warp_specialize=WARP_SPECIALIZE):
+        a = a_desc.load([pid_m * BLOCK_M, k])
+        b = b_desc.load([pid_n * BLOCK_N, k])
+        acc = tl.dot(a, b.T, acc)
+    c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(tl.float16))
+
+
+# targets only the kernels that name them are compiled for
+EXTRA_TARGETS = {
+    "sm100": GPUTarget("cuda", 100, 32),
+}
+
+
 @dataclass(frozen=True)
 class Kernel:
     name: str
@@ -283,6 +302,15 @@ KERNELS = (
     Kernel("misc_ops", misc_ops_kernel,
            {"x_ptr": "*fp32", "y_ptr": "*fp32", "i_ptr": "*i32", "out_ptr": "*fp32", "hist_ptr": "*i32",
             "BLOCK": "constexpr"}, {"BLOCK": 256}, {"num_warps": 4, "debug": True}, targets=("sm90", "gfx942")),
+    # sm_100: tcgen05 (ttng.tc_gen5_mma, ttng.tmem_*) from tl.dot on TMA descriptors, and the same
+    # loop warp-specialized (ttg.warp_specialize, its partitions and terminators)
+    *(Kernel(name, tma_matmul_kernel,
+             {"a_desc": "tensordesc<fp16[128, 64]>", "b_desc": "tensordesc<fp16[128, 64]>",
+              "c_desc": "tensordesc<fp16[128, 128]>", "K": "i32", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr",
+              "BLOCK_K": "constexpr", "WARP_SPECIALIZE": "constexpr"},
+             {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "WARP_SPECIALIZE": ws},
+             {"num_warps": 4, "num_stages": 3}, targets=("sm100",))
+      for name, ws in (("tcgen05_matmul", False), ("warp_specialize", True))),
 )
 
 
@@ -311,7 +339,7 @@ def main(argv: list[str]) -> int:
     failures = 0
     for kernel in KERNELS:
         for target_name in kernel.targets:
-            target = TARGETS[target_name]
+            target = {**TARGETS, **EXTRA_TARGETS}[target_name]
             stem = f"{kernel.name}.{target_name}"
             if only and kernel.name not in only and stem not in only:
                 continue

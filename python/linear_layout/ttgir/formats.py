@@ -12,6 +12,11 @@ syntax into generic-form pieces (operands, types, attributes) and prints them ba
                            `stripped(type($n), !tt.ptr)` a type of that dialect prefix
     functional-type        `(operand types) -> result types`
     attr-dict              the remaining attributes, `{...}`
+    custom<Token>($dep, $token)
+                           Triton's optional async token, glued to the value before it:
+                           `[%dep]` (`[]` without a dep) exactly when the op has the `$token` result
+    custom<BarriersAndPreds>($barriers, $preds)
+                           `, %barrier[%pred]` per barrier, glued to the value before it
     ( ... )?               an optional group, present when its `^`-marked element is
 
 Operand types are not in most formats: the reader takes them from the values' definitions.
@@ -42,6 +47,7 @@ ENUMS: dict[str, dict[str, int]] = {
     "evict": {"normal": 1, "evict_first": 2, "evict_last": 3},
     "reduce_kind": {"add": 1, "min": 2, "max": 3, "inc": 4, "dec": 5, "and": 6, "or": 7, "xor": 8},
     "precision": {"tf32": 0, "tf32x3": 1, "ieee": 2, "bf16x3": 3, "bf16x6": 4},
+    "tmem_wait": {"load": 0, "store": 1},
 }
 
 
@@ -83,9 +89,17 @@ class OpFormat:
     def needs_segments(self) -> bool:
         return sum(1 for o in self.operands if o[-1] in "?*") > 1
 
+    def result_names(self) -> tuple[str, ...]:
+        return tuple(r.rstrip("?*") for r in self.results)
+
+    def needs_result_segments(self) -> bool:
+        """Whether the op has more than one optional or variadic result (Triton's
+        `AttrSizedResultSegments`: generic form carries `resultSegmentSizes`)."""
+        return sum(1 for r in self.results if r[-1] in "?*") > 1
+
 
 _FORMAT_TOKEN = re.compile(
-    r"`[^`]*`|\$\w+\^?|qualified\(type\(\$\w+\)\)\^?|stripped\(type\(\$\w+\)(?:,\s*![\w.]+)?\)\^?"
+    r"`[^`]*`|custom<\w+>\([^)]*\)|\$\w+\^?|qualified\(type\(\$\w+\)\)\^?|stripped\(type\(\$\w+\)(?:,\s*![\w.]+)?\)\^?"
     r"|type\(\$\w+\)\^?|functional-type\([^)]*\)|attr-dict|\(|\)\??|\S+"
 )
 
@@ -104,6 +118,10 @@ def _compile(format_text: str) -> tuple[_Element, ...]:
             stack[-1].append(_Element("attrdict"))
         elif token.startswith("functional-type"):
             stack[-1].append(_Element("ftype"))
+        elif token.startswith("custom<"):  # custom<Token>($dep), custom<BarriersAndPreds>($b, $p)
+            kind = token[7 : token.index(">")]
+            names = tuple(_Element("ref", n) for n in re.findall(r"\$(\w+)", token))
+            stack[-1].append(_Element(f"custom:{kind}", children=names))
         else:
             anchor = token.endswith("^")
             token = token.rstrip("^")
@@ -462,6 +480,43 @@ _TABLE = (
     ),
     _f("ttng.async_tma_store_wait", "attr-dict", (), ()),
     _f("ttng.tensormap_fenceproxy_acquire", "$desc_ptr attr-dict `:` qualified(type($desc_ptr))", ["desc_ptr"], ()),
+    # ttng tensor memory (sm_100): the memdesc of `#ttng.tensor_memory` is an opaque type (`types`)
+    _f("ttng.tmem_alloc", "($src^)? attr-dict `:` functional-type", ["src?"], ("result", "token?")),
+    _f(
+        "ttng.tmem_load",
+        "$src custom<Token>($dep, $token) attr-dict `:` qualified(type($src)) `->` type($result) (`,` type($red)^)?",
+        ["src", "dep?"],
+        ("result", "token?", "red?"),
+    ),
+    _f(
+        "ttng.tmem_store",
+        "$src `,` $dst custom<Token>($dep, $token) `,` $pred attr-dict `:` type($src) `->` qualified(type($dst))",
+        ["dst", "dep?", "src", "pred"],
+        ("token?",),
+    ),
+    _f("ttng.tmem_subslice", "$src attr-dict `:` qualified(type($src)) `->` qualified(type($result))", ["src"]),
+    _f(  # `qualified(type(operands))`, spelled operand by operand
+        "ttng.tmem_copy",
+        "$src `,` $dst attr-dict `:` qualified(type($src)) `,` qualified(type($dst))",
+        ["src", "dst"],
+        (),
+    ),
+    _f("ttng.tmem_wait", "$kind attr-dict", (), (), attributes={"kind": "enum:tmem_wait"}),
+    _f(
+        "ttng.tc_gen5_mma",
+        "$a `,` $b `,` $d custom<Token>($acc_dep, $token) `,` $useD `,` $pred "
+        "custom<BarriersAndPreds>($barriers, $barrier_preds) attr-dict `:` qualified(type($a)) `,` "
+        "qualified(type($b)) `,` qualified(type($d)) (`,` qualified(type($barriers))^)?",
+        ["a", "b", "d", "acc_dep?", "useD", "pred", "barriers*", "barrier_preds*"],
+        ("token?",),
+    ),
+    _f(
+        "ttng.tc_gen5_commit",
+        "$barrier (`,` $pred^)? (`descs` $descs^)? attr-dict `:` qualified(type($barrier)) "
+        "(`,` qualified(type($descs))^)?",
+        ["barrier", "pred?", "descs*"],
+        (),
+    ),
     # amdg (TritonAMDGPUOps.td)
     _buffer_op("amdg.buffer_load", "", ["ptr", "offsets", "stride?", "mask?", "other?"], other=True),
     _buffer_op("amdg.buffer_store", "$value `,` ", ["value", "ptr", "offsets", "stride?", "mask?"], typed="value"),
@@ -721,6 +776,47 @@ def _parse_functional(cursor: _Cursor, parsed: Parsed) -> None:
     parsed.functional = (operand_types, results)
 
 
+def _parse_token(cursor: _Cursor, element: _Element, parsed: Parsed) -> None:
+    """`[%dep]`, `[]` or nothing: the token result exists exactly when the brackets do."""
+    if not cursor.at("["):
+        return
+    cursor.pos += 1
+    dep, token = (child.text for child in element.children)
+    if cursor.at_kind("value"):
+        parsed.operands[dep] = [cursor.take().text]
+    if not cursor.at("]"):
+        raise cursor.error("expected ']' closing the async token")
+    cursor.pos += 1
+    parsed.types[token] = ["!ttg.async.token"]
+
+
+def _parse_barriers(cursor: _Cursor, element: _Element, parsed: Parsed) -> None:
+    """`, %barrier[%pred]`, repeated."""
+    barriers, predicates = (child.text for child in element.children)
+    parsed.operands[barriers], parsed.operands[predicates] = [], []
+    while cursor.at(",") and cursor.pos + 2 < len(cursor.tokens) and cursor.tokens[cursor.pos + 2].text == "[":
+        cursor.pos += 1
+        parsed.operands[barriers].append(cursor.take().text)
+        cursor.pos += 1
+        if not cursor.at_kind("value"):
+            raise cursor.error("expected the predicate of a barrier")
+        parsed.operands[predicates].append(cursor.take().text)
+        if not cursor.at("]"):
+            raise cursor.error("expected ']' after a barrier's predicate")
+        cursor.pos += 1
+
+
+def result_segments(entry: OpFormat, parsed: Parsed, result_count: int) -> str | None:
+    """`resultSegmentSizes` of an op whose format has several optional results (its first
+    results are the format's required ones)."""
+    if not entry.needs_result_segments():
+        return None
+    sizes = [len(parsed.types.get(name, [])) if raw[-1] in "?*" else 1 for raw, name in zip(entry.results, entry.result_names())]
+    if sum(sizes) != result_count:
+        return None
+    return f"array<i32: {', '.join(map(str, sizes))}>"
+
+
 def _parse_elements(elements, cursor: _Cursor, entry: OpFormat, parsed: Parsed) -> None:
     for element in elements:
         if element.kind == "group":
@@ -741,6 +837,10 @@ def _parse_elements(elements, cursor: _Cursor, entry: OpFormat, parsed: Parsed) 
                 parsed.types[element.text] = [cursor.parse_type(element.stripped or "!ttg.memdesc")]
         elif element.kind == "ftype":
             _parse_functional(cursor, parsed)
+        elif element.kind == "custom:Token":
+            _parse_token(cursor, element, parsed)
+        elif element.kind == "custom:BarriersAndPreds":
+            _parse_barriers(cursor, element, parsed)
         elif element.kind == "attrdict" and cursor.at("{"):
             open_index = cursor.pos
             depth, index = 0, open_index
@@ -844,10 +944,25 @@ def _print_elements(elements, entry: OpFormat, op: GenericOp, used: set[str], ou
             results = op.all_result_types
             shown = results[0] if len(results) == 1 else f"({', '.join(results)})"
             out.append(f"({', '.join(op.all_operand_types)}) -> {shown}")
+        elif element.kind.startswith("custom:"):
+            glued = _print_custom_element(element, op)
+            if glued:
+                out[-1] = out[-1] + glued
         elif element.kind == "attrdict":
-            rest = [(k, v) for k, v in op.attributes.items() if k not in used and k != "operandSegmentSizes"]
+            rest = [(k, v) for k, v in op.attributes.items() if k not in used and k not in _SEGMENTS]
             if rest:
                 out.append("{" + ", ".join(k if v is None else f"{k} = {v}" for k, v in rest) + "}")
+
+
+_SEGMENTS = ("operandSegmentSizes", "resultSegmentSizes")
+
+
+def _print_custom_element(element: _Element, op: GenericOp) -> str:
+    first, second = (child.text for child in element.children)
+    if element.kind == "custom:Token":
+        return f"[{', '.join(op.operands.get(first, []))}]" if op.result_types.get(second) else ""
+    pairs = zip(op.operands.get(first, []), op.operands.get(second, []))
+    return "".join(f", {barrier}[{predicate}]" for barrier, predicate in pairs)
 
 
 class _Literal(str):

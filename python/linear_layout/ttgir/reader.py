@@ -23,7 +23,7 @@ from ..core.limits import LimitError, check_text_limits
 from ..dialects.verifier import FACT_ATTRIBUTES, LaunchFacts, encoding_text_problem
 from ..ir import load_dialects
 from .foreign import FOREIGN_PREFIX, is_foreign, opaque_syntax, syntax_attribute
-from .formats import FORMATS, TRITON_DIALECTS, OpFormat, parse_custom
+from .formats import FORMATS, TRITON_DIALECTS, OpFormat, parse_custom, result_segments
 from .syntax import (
     AliasDef,
     Op,
@@ -90,7 +90,7 @@ class _Converter:
         self.types: dict[str, str] = {}
 
     def mlir_text(self, text: str) -> str:
-        return to_mlir_types(expand_opaque_aliases(text, self.aliases))
+        return expand_opaque_aliases(to_mlir_types(text), self.aliases)
 
     # -- values ---------------------------------------------------------------------------------
     def define(self, op: Op, result_types: list[str]) -> None:
@@ -238,6 +238,9 @@ class _Converter:
         attributes = [(k, None if v is None else self.mlir_text(v)) for k, v in parsed.attributes]
         if entry.needs_segments():
             attributes.append(("operandSegmentSizes", f"array<i32: {', '.join(map(str, sizes))}>"))
+        result_sizes = result_segments(entry, parsed, len(result_types))
+        if result_sizes:
+            attributes.append(("resultSegmentSizes", result_sizes))
         attribute_text = ", ".join(k if v in (None, "unit") else f"{k} = {v}" for k, v in attributes)
         results = ", ".join(result_types)
         shown = results if len(result_types) == 1 else f"({results})"
@@ -253,7 +256,7 @@ class _Converter:
             return []
         if parsed.functional is not None:
             return [self.mlir_text(t) for t in parsed.functional[1]]
-        named = [t for r in entry.results for t in parsed.types.get(r.rstrip("*"), [])]
+        named = [t for r in entry.result_names() for t in parsed.types.get(r, [])]
         if named and entry.result_rule != "same-as-first-result":
             return [self.mlir_text(t) for t in named]
         rule = entry.result_rule

@@ -118,26 +118,34 @@ def _distribute(entry: OpFormat, values: list, sizes: list[int] | None) -> dict[
     return out
 
 
-def _result_types_by_name(entry: OpFormat, types: list[str]) -> dict[str, list[str]]:
+def _result_types_by_name(entry: OpFormat, types: list[str], sizes: list[int] | None = None) -> dict[str, list[str]]:
+    names = entry.result_names()
+    if sizes is not None:  # `resultSegmentSizes`
+        starts = [sum(sizes[:index]) for index in range(len(sizes))]
+        return {name: types[start : start + size] for name, start, size in zip(names, starts, sizes)}
     if len(entry.results) == 1 or any(r.endswith("*") for r in entry.results):
-        return {entry.results[0].rstrip("*"): types} if entry.results else {}
-    return {name: [t] for name, t in zip(entry.results, types)}
+        return {names[0]: types} if entry.results else {}
+    return {name: [t] for name, t in zip(names, types)}
+
+
+def _segment_sizes(attributes: dict, key: str) -> list[int] | None:
+    text = attributes.get(key)
+    if text is None:
+        return None
+    return [int(v) for v in text[text.index(":") + 1 :].rstrip(">").split(",") if v.strip()]
 
 
 def _custom_line(source: str, op: Op, entry: OpFormat) -> str:
     operands, properties, attributes, operand_types, result_types = _generic_parts(source, op)
     merged = dict(properties)
     merged.update(attributes)
-    sizes = None
-    if "operandSegmentSizes" in merged:
-        text = merged["operandSegmentSizes"]
-        sizes = [int(v) for v in text[text.index(":") + 1 :].rstrip(">").split(",") if v.strip()]
+    sizes = _segment_sizes(merged, "operandSegmentSizes")
     operand_types = [to_triton_types(t) for t in operand_types]
     result_types = [to_triton_types(t) for t in result_types]
     generic = GenericOp(
         operands=_distribute(entry, operands, sizes),
         operand_types=_distribute(entry, operand_types, sizes),
-        result_types=_result_types_by_name(entry, result_types),
+        result_types=_result_types_by_name(entry, result_types, _segment_sizes(merged, "resultSegmentSizes")),
         all_operand_types=operand_types,
         all_result_types=result_types,
         attributes={k: (None if v is None else to_triton_types(v)) for k, v in merged.items()},
@@ -245,7 +253,32 @@ def mlir_to_ttgir(asm: str) -> str:
         else:
             seen_op = True
             writer.write_op(item, 0)
-    return _mlir_alias_order(add_aliases(triton_key_order("\n".join(leading + writer.lines + trailing) + "\n")))
+    text = _tensor_memory_aliases(triton_key_order("\n".join(leading + writer.lines + trailing) + "\n"))
+    return _mlir_alias_order(add_aliases(text))
+
+
+# Triton's aliases of its tensor-memory encodings, which sit inside the opaque
+# `!ttng.tensor_memdesc<...>` text, so MLIR never sees (nor aliases) them.
+_TENSOR_MEMORY_ENCODING = re.compile(r"#ttng\.(tensor_memory_encoding|tensor_memory_scales_encoding)<[^<>]*>")
+_TENSOR_MEMORY_ALIAS = {"tensor_memory_encoding": "tmem", "tensor_memory_scales_encoding": "tmem_scales"}
+
+
+def _tensor_memory_aliases(text: str) -> str:
+    """`text` with each tensor-memory encoding replaced by its alias (`#tmem`, `#tmem1`,
+    `#tmem_scales`, numbered in the order of first use), the definitions put in front."""
+    alias_of: dict[str, str] = {}
+    counts: dict[str, int] = {}
+
+    def replace(match: re.Match) -> str:
+        if match.group() not in alias_of:
+            base = _TENSOR_MEMORY_ALIAS[match.group(1)]
+            count = counts.get(base, 0)
+            counts[base] = count + 1
+            alias_of[match.group()] = f"#{base}{count or ''}"
+        return alias_of[match.group()]
+
+    body = _TENSOR_MEMORY_ENCODING.sub(replace, text)
+    return "".join(f"{alias} = {definition}\n" for definition, alias in alias_of.items()) + body
 
 
 _ALIAS_LINE = re.compile(r"#([\w$-]+) = ")
