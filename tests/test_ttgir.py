@@ -210,12 +210,10 @@ def test_every_table_op_is_registered_by_triton():
 # fails when Triton registers an op outside the table and this list, and when an op here joins the
 # table (then it leaves this list): the gap is measured against Triton's own registry, never hidden.
 NOT_YET_IN_THE_TABLE = {
-    # dotted names and region terminators, which IRDL cannot declare
-    "ttg.mask", "ttg.mask.return", "ttg.warp_return", "ttg.warp_specialize", "ttg.warp_specialize.partitions",
-    "ttg.warp_yield",
-    # tensor memory (sm_100): our memdesc type accepts only #ttg.shared_memory
-    "ttng.tc_gen5_commit", "ttng.tc_gen5_mma", "ttng.tc_gen5_mma_scaled", "ttng.tmem_alloc", "ttng.tmem_copy",
-    "ttng.tmem_load", "ttng.tmem_store", "ttng.tmem_subslice", "ttng.tmem_wait",
+    # a region terminated by ttg.mask.return (AMD pipelining): not probed against Triton's printer yet
+    "ttg.mask", "ttg.mask.return",
+    # scaled tcgen05 (tl.dot_scaled at sm_100): not probed yet
+    "ttng.tc_gen5_mma_scaled",
     # Triton prints it with a double space that its own format string does not have
     "amdg.buffer_load_to_local",
     # not yet probed against Triton's printer
@@ -225,9 +223,9 @@ NOT_YET_IN_THE_TABLE = {
     "amdg.local_load_packed_transposed", "amdg.masked_load", "amdg.masked_store", "amdg.scaled_downcast_fp4",
     "amdg.scaled_downcast_fp8", "amdg.scaled_upcast_fp4", "amdg.scaled_upcast_fp8", "amdg.tdm_prefetch",
     "amdg.update_tensor_descriptor", "nvg.wgmma", "tt.dot_scaled", "ttg.fp4_to_fp", "ttng.async_shared_store",
-    "ttng.async_tma_gather", "ttng.async_tma_reduce", "ttng.async_tma_scatter", "ttng.clc_load_result",
-    "ttng.clc_try_cancel", "ttng.clc_try_cancel_sync", "ttng.cluster_barrier",
-    "ttng.fence_mbarrier_init_release_cluster", "ttng.packed_arith", "ttng.tensormap_create",
+    "ttng.async_tma_gather", "ttng.async_tma_reduce", "ttng.async_tma_scatter",
+    "ttng.clc_try_cancel_sync", "ttng.cluster_barrier",
+    "ttng.fence_mbarrier_init_release_cluster", "ttng.packed_arith",
 }  # fmt: skip
 
 

@@ -409,6 +409,12 @@ _TABLE = (
         ["iv", "ub", "step"],
         attributes={"maxStage": "i32", "stage": "i32"},
     ),
+    # `ttg.warp_specialize` spans regions with keywords between them: `warp_specialize` reads and
+    # writes it; its partitions op only exists in generic form (Triton prints it inside the parent)
+    _f("ttg.warp_specialize", "custom:warp_specialize", ["explicitCaptures*"], ("result*",)),
+    _f("ttg.warp_specialize.partitions", None, (), ()),
+    _f("ttg.warp_yield", "($values^)? attr-dict (`:` type($values)^)?", ["values*"], ()),
+    _f("ttg.warp_return", "attr-dict", (), ()),
     # ttng (TritonNvidiaGPUOps.td)
     _f(
         "ttng.arrive_barrier",
@@ -479,6 +485,20 @@ _TABLE = (
         (),
     ),
     _f("ttng.async_tma_store_wait", "attr-dict", (), ()),
+    _f(
+        "ttng.clc_try_cancel",
+        "$result `,` $mbarrier attr-dict `:` qualified(type($result)) `,` qualified(type($mbarrier))",
+        ["result", "mbarrier"],
+        (),
+    ),
+    _f("ttng.clc_load_result", "$src attr-dict `:` qualified(type($src)) `->` type($clcResult)", ["src"], ("clcResult",)),
+    _f(
+        "ttng.tensormap_create",
+        "$desc_ptr `,` $global_address `,` `[` $box_dim `]` `,` `[` $global_dim `]` `,` `[` $global_stride `]` "
+        "`,` `[` $element_stride `]` attr-dict `:` functional-type",
+        ["desc_ptr", "global_address", "box_dim*", "global_dim*", "global_stride*", "element_stride*"],
+        (),
+    ),
     _f("ttng.tensormap_fenceproxy_acquire", "$desc_ptr attr-dict `:` qualified(type($desc_ptr))", ["desc_ptr"], ()),
     # ttng tensor memory (sm_100): the memdesc of `#ttng.tensor_memory` is an opaque type (`types`)
     _f("ttng.tmem_alloc", "($src^)? attr-dict `:` functional-type", ["src?"], ("result", "token?")),

@@ -22,6 +22,7 @@ from mlir import ir
 from ..core.limits import LimitError, check_text_limits
 from ..dialects.verifier import FACT_ATTRIBUTES, LaunchFacts, encoding_text_problem
 from ..ir import load_dialects
+from . import warp_specialize
 from .foreign import FOREIGN_PREFIX, is_foreign, opaque_syntax, syntax_attribute
 from .formats import FORMATS, TRITON_DIALECTS, OpFormat, parse_custom, result_segments
 from .syntax import (
@@ -134,6 +135,12 @@ class _Converter:
         if op.generic or not triton:
             self.pass_through(op)
             return
+        if op.name == warp_specialize.NAME:  # several regions with keywords between them
+            try:
+                warp_specialize.read(self, op)
+            except TtgirSyntaxError as error:
+                raise TtgirError(error.bare, error.line, error.column) from None
+            return
         entry = FORMATS[op.name]
         if entry.format == "custom:func":
             self.convert_func(op)
@@ -210,7 +217,9 @@ class _Converter:
         colon = _last_top_level(tokens, ":")
         iv_type = "index"
         if colon is not None and (_last_top_level(tokens, "->") or -1) < colon:
-            iv_type = self.source[tokens[colon + 1].start : tokens[-1].end]
+            # up to the body's `{` (attributes after the body, `{tt.warp_specialize}`, are not it)
+            type_end = max(i for i, t in enumerate(tokens) if t.line == tokens[colon].line)
+            iv_type = self.source[tokens[colon + 1].start : tokens[type_end].end]
         induction, *iter_args = _loop_argument_names(op)
         self.types[induction] = iv_type
         result_types = [
@@ -245,7 +254,7 @@ class _Converter:
         results = ", ".join(result_types)
         shown = results if len(result_types) == 1 else f"({results})"
         text = (
-            f'{self.results_text(op)}"{op.name}"({", ".join(operands)})'
+            f'{self.results_text(op)}"{warp_specialize.mlir_name(op.name)}"({", ".join(operands)})'
             + (f" {{{attribute_text}}}" if attribute_text else "")
             + f" : ({', '.join(operand_types)}) -> {shown}"
         )

@@ -13,6 +13,7 @@ import re
 from mlir import ir
 
 from ..ir import add_aliases
+from . import warp_specialize
 from .foreign import FOREIGN_PREFIX, SYNTAX_ATTRIBUTE, restore_text
 from .formats import FORMATS, GenericOp, OpFormat, print_custom
 from .reader import _last_top_level, _matching_index, _type_list
@@ -171,6 +172,9 @@ class _Writer:
         if op.generic and entry is not None and entry.format == "custom:func":
             self.write_func(op, indent)
             return
+        if op.generic and op.name == warp_specialize.NAME:
+            warp_specialize.write(self, op, indent, _generic_parts(self.source, op), _results(op))
+            return
         if op.generic and op.name.startswith(FOREIGN_PREFIX):
             operands, _properties, attributes, _types, _result_types = _generic_parts(self.source, op)
             line = _results(op) + restore_text(op.name, dict(attributes)[SYNTAX_ATTRIBUTE] or "", operands)
@@ -242,6 +246,7 @@ def _array_entries(text: str | None) -> list[str]:
 
 def mlir_to_ttgir(asm: str) -> str:
     """TTGIR text for MLIR's printed form of a module (with locations)."""
+    asm = warp_specialize.triton_names(asm)
     parsed = parse_file(asm)
     writer = _Writer(asm)
     trailing: list[str] = []
