@@ -491,7 +491,12 @@ _TABLE = (
         ["result", "mbarrier"],
         (),
     ),
-    _f("ttng.clc_load_result", "$src attr-dict `:` qualified(type($src)) `->` type($clcResult)", ["src"], ("clcResult",)),
+    _f(
+        "ttng.clc_load_result",
+        "$src attr-dict `:` qualified(type($src)) `->` type($clcResult)",
+        ["src"],
+        ("clcResult",),
+    ),
     _f(
         "ttng.tensormap_create",
         "$desc_ptr `,` $global_address `,` `[` $box_dim `]` `,` `[` $global_dim `]` `,` `[` $global_stride `]` "
@@ -831,7 +836,10 @@ def result_segments(entry: OpFormat, parsed: Parsed, result_count: int) -> str |
     results are the format's required ones)."""
     if not entry.needs_result_segments():
         return None
-    sizes = [len(parsed.types.get(name, [])) if raw[-1] in "?*" else 1 for raw, name in zip(entry.results, entry.result_names())]
+    sizes = [
+        len(parsed.types.get(name, [])) if raw[-1] in "?*" else 1
+        for raw, name in zip(entry.results, entry.result_names())
+    ]
     if sum(sizes) != result_count:
         return None
     return f"array<i32: {', '.join(map(str, sizes))}>"
