@@ -107,6 +107,12 @@ MALFORMED = {
                         "  }\n}\n", "undefined value %x"),
     "bad enum": ("module {\n  tt.func @k() {\n    %0 = tt.get_program_id w : i32\n    tt.return\n  }\n}\n",
                  "unknown axis 'w'"),
+    "warp_specialize without default": ("module {\n  tt.func @k() {\n    ttg.warp_specialize()\n"
+                                        "    partition0() num_warps(4) {\n      ttg.warp_return\n    } : () -> ()\n"
+                                        "    tt.return\n  }\n}\n", "expected 'default'"),
+    "partition without num_warps": ("module {\n  tt.func @k() {\n    ttg.warp_specialize()\n    default {\n"
+                                    "      ttg.warp_yield\n    }\n    partition0() {\n      ttg.warp_return\n"
+                                    "    } : () -> ()\n    tt.return\n  }\n}\n", "expected 'num_warps'"),
 }
 
 
@@ -266,3 +272,25 @@ def _ops(text):
                         yield from walk(block.ops)
 
     return walk(parse_file(text).items)
+
+
+def test_warp_specialize_and_tensor_memory_are_kept_in_mlir():
+    """The warp-specialized sm_100 kernel: `ttg.warp_specialize` and its terminators are ops of
+    `ttg_unregistered` (IRDL's `ttg` rejects undeclared ops), partitions hold their arguments,
+    and a tensor-memory memdesc is the opaque `!ttng.tensor_memdesc`, never the IRDL memdesc."""
+    module = parse_ttgir((CORPUS / "warp_specialize.sm100.ttgir").read_text())
+    ops: dict[str, ir.Operation] = {}
+
+    def visit(op):
+        ops.setdefault(op.name, op)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    assert {"ttg_unregistered.warp_specialize", "ttg_unregistered.warp_specialize.partitions",
+            "ttg_unregistered.warp_yield", "ttg_unregistered.warp_return"} <= set(ops)
+    specialize = ops["ttg_unregistered.warp_specialize"]
+    partitions = ops["ttg_unregistered.warp_specialize.partitions"]
+    assert str(specialize.attributes["partitionNumWarps"]) == "array<i32: 1, 2>"
+    assert [len(region.blocks[0].arguments) for region in partitions.regions] == [len(specialize.operands)] * 2
+    allocated = str(ops["ttng.tmem_alloc"].results[0].type)
+    assert allocated.startswith("!ttng.tensor_memdesc<1x128x128xf32, #ttng.tensor_memory_encoding<")
