@@ -225,9 +225,66 @@ def tma_matmul_kernel(a_desc, b_desc, c_desc, K, BLOCK_M: tl.constexpr, BLOCK_N:
     c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(tl.float16))
 
 
+@triton.jit
+def dot_scaled_kernel(a_ptr, as_ptr, b_ptr, bs_ptr, c_ptr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                      BLOCK_K: tl.constexpr):
+    offs_m = tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    offs_s = tl.arange(0, BLOCK_K // 32)
+    a = tl.load(a_ptr + offs_m[:, None] * BLOCK_K + offs_k[None, :])
+    b = tl.load(b_ptr + offs_k[:, None] * BLOCK_N + offs_n[None, :])
+    a_s = tl.load(as_ptr + offs_m[:, None] * (BLOCK_K // 32) + offs_s[None, :])
+    b_s = tl.load(bs_ptr + offs_n[:, None] * (BLOCK_K // 32) + offs_s[None, :])
+    c = tl.dot_scaled(a, a_s, "e4m3", b, b_s, "e4m3")
+    tl.store(c_ptr + offs_m[:, None] * BLOCK_N + offs_n[None, :], c)
+
+
+# Gluon kernels: ops that only Gluon's explicit-layout frontend emits (gfx1250 TDM, clusters, ...).
+# Imported here, below the older kernels, so that their source lines (the corpus's locs) stay put.
+from triton.experimental import gluon  # noqa: E402
+from triton.experimental.gluon import language as ttgl  # noqa: E402
+from triton.experimental.gluon._runtime import GluonASTSource, GluonJITFunction  # noqa: E402
+from triton.experimental.gluon.language.amd.cdna5 import cluster as amd_cluster  # noqa: E402
+from triton.experimental.gluon.language.amd.cdna5 import mbarrier as amd_mbarrier  # noqa: E402
+from triton.experimental.gluon.language.amd.cdna5 import tdm  # noqa: E402
+
+
+@gluon.jit
+def tdm_kernel(ptr, out_ptr, M, N, BLOCK_M: ttgl.constexpr, BLOCK_N: ttgl.constexpr):
+    layout: ttgl.constexpr = ttgl.SwizzledSharedLayout(1, 1, 1, [1, 0])
+    desc = tdm.make_tensor_descriptor(ptr, [M, N], [N, 1], [BLOCK_M, BLOCK_N], layout)
+    out = tdm.make_tensor_descriptor(out_ptr, [M, N], [N, 1], [BLOCK_M, BLOCK_N], layout)
+    smem = ttgl.allocate_shared_memory(ptr.dtype.element_ty, [BLOCK_M, BLOCK_N], layout)
+    smem2 = ttgl.allocate_shared_memory(ptr.dtype.element_ty, [BLOCK_M, BLOCK_N], layout)
+    bar = ttgl.allocate_shared_memory(ttgl.int64, [1], amd_mbarrier.MBarrierLayout())
+    amd_mbarrier.init(bar, count=1)
+    tdm.prefetch(desc, [0, 0])
+    moved = tdm.update_tensor_descriptor(desc, add_offsets=[BLOCK_M, 0], set_bounds=[M, N], pred=M > 0)
+    tdm.async_load(moved, dest=smem, mbarrier=bar, warp_used_hint=3, cache_modifier=".cg")
+    tdm.async_load(desc, [0, 0], smem2)
+    tdm.async_load_fused([(desc, smem, 1), (moved, smem2, 2)])
+    tdm.async_wait(0)
+    amd_mbarrier.wait(bar, 0)
+    amd_mbarrier.arrive(bar, count=1)
+    rows = ttgl.arange(0, BLOCK_M, layout=ttgl.BlockedLayout([BLOCK_M], [32], [4], [0]))
+    tdm.async_gather(desc, rows, smem, mbarrier=bar)
+    tdm.async_scatter(out, rows, smem2)
+    tdm.async_store(out, [0, 0], smem, mbarrier=bar)
+    tdm.async_wait(0)
+
+
+@gluon.jit
+def amd_cluster_kernel(ptr):
+    amd_cluster.arrive()
+    amd_cluster.wait()
+
+
 # targets only the kernels that name them are compiled for
 EXTRA_TARGETS = {
     "sm100": GPUTarget("cuda", 100, 32),
+    "gfx950": GPUTarget("hip", "gfx950", 64),
+    "gfx1250": GPUTarget("hip", "gfx1250", 32),
 }
 
 
@@ -311,6 +368,17 @@ KERNELS = (
              {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "WARP_SPECIALIZE": ws},
              {"num_warps": 4, "num_stages": 3}, targets=("sm100",))
       for name, ws in (("tcgen05_matmul", False), ("warp_specialize", True))),
+    # tt.dot_scaled (gfx950 keeps it), ttng.tc_gen5_mma_scaled with tensor-memory scales (sm_100)
+    Kernel("dot_scaled", dot_scaled_kernel,
+           {"a_ptr": "*fp8e4nv", "as_ptr": "*u8", "b_ptr": "*fp8e4nv", "bs_ptr": "*u8", "c_ptr": "*fp32",
+            "BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "BLOCK_K": "constexpr"},
+           {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 128}, {"num_warps": 4}, targets=("sm100", "gfx950")),
+    # gfx1250 TDM: descriptor updates, loads (one with a barrier, fused), stores, gather, scatter, prefetch
+    Kernel("gluon_tdm", tdm_kernel, {"ptr": "*fp16", "out_ptr": "*fp16", "M": "i32", "N": "i32",
+                                     "BLOCK_M": "constexpr", "BLOCK_N": "constexpr"},
+           {"BLOCK_M": 32, "BLOCK_N": 64}, {"num_warps": 4}, targets=("gfx1250",)),
+    Kernel("gluon_amd_cluster", amd_cluster_kernel, {"ptr": "*fp16"}, {}, {"num_warps": 4, "num_ctas": 2},
+           targets=("gfx1250",)),
 )
 
 
@@ -330,7 +398,8 @@ def _pointer_alignment(kernel: Kernel) -> dict:
 
 
 def compile_ttgir(kernel: Kernel, target: GPUTarget) -> str:
-    source = ASTSource(kernel.fn, kernel.signature, kernel.constexprs, attrs=_pointer_alignment(kernel))
+    make_source = GluonASTSource if isinstance(kernel.fn, GluonJITFunction) else ASTSource
+    source = make_source(kernel.fn, kernel.signature, kernel.constexprs, attrs=_pointer_alignment(kernel))
     return _portable_locations(triton.compile(source, target=target, options=dict(kernel.options)).asm["ttgir"])
 
 

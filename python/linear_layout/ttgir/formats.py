@@ -48,6 +48,7 @@ ENUMS: dict[str, dict[str, int]] = {
     "reduce_kind": {"add": 1, "min": 2, "max": 3, "inc": 4, "dec": 5, "and": 6, "or": 7, "xor": 8},
     "precision": {"tf32": 0, "tf32x3": 1, "ieee": 2, "bf16x3": 3, "bf16x6": 4},
     "tmem_wait": {"load": 0, "store": 1},
+    "scale_elem": {"e4m3": 0, "e5m2": 1, "e2m3": 2, "e3m2": 3, "e2m1": 4, "bf16": 5, "fp16": 6},
 }
 
 
@@ -221,6 +222,14 @@ _TABLE = (
         ["a", "b", "c"],
         ("d",),
         attributes={"inputPrecision": "enum:precision"},
+    ),
+    _f(
+        "tt.dot_scaled",
+        "$a (`scale` $a_scale^)? `,` $b (`scale` $b_scale^)? `,` $c `lhs` `=` $a_elem_type `rhs` `=` $b_elem_type "
+        "attr-dict `:` type($a) (`,` type($a_scale)^)? `*` type($b) (`,` type($b_scale)^)? `->` type($d)",
+        ["a", "b", "c", "a_scale?", "b_scale?"],
+        ("d",),
+        attributes={"a_elem_type": "enum:scale_elem", "b_elem_type": "enum:scale_elem"},
     ),
     _f("tt.gather", "$src `[` $indices `]` attr-dict `:` functional-type", ["src", "indices"]),
     _f(
@@ -536,6 +545,16 @@ _TABLE = (
         ("token?",),
     ),
     _f(
+        "ttng.tc_gen5_mma_scaled",
+        "$a `,` $b `,` $d custom<Token>($acc_dep, $token) `,` $a_scale `,` $b_scale `,` $useD `,` $pred "
+        "`lhs` `=` $a_type `rhs` `=` $b_type custom<BarriersAndPreds>($barriers, $barrier_preds) attr-dict "
+        "`:` qualified(type($a)) `,` qualified(type($b)) `,` qualified(type($d)) `,` qualified(type($a_scale)) "
+        "`,` qualified(type($b_scale)) (`,` qualified(type($barriers))^)?",
+        ["a", "b", "d", "acc_dep?", "a_scale", "b_scale", "useD", "pred", "barriers*", "barrier_preds*"],
+        ("token?",),
+        attributes={"a_type": "enum:scale_elem", "b_type": "enum:scale_elem"},
+    ),
+    _f(
         "ttng.tc_gen5_commit",
         "$barrier (`,` $pred^)? (`descs` $descs^)? attr-dict `:` qualified(type($barrier)) "
         "(`,` qualified(type($descs))^)?",
@@ -589,6 +608,62 @@ _TABLE = (
         result_rule="token",
     ),
     _f("amdg.async_copy_mbarrier_arrive", "$barrier attr-dict `:` qualified(type($barrier))", ["barrier"], ()),
+    # gfx1250 tensor data mover (TDM): tensor descriptors in, async tokens out
+    _f(
+        "amdg.update_tensor_descriptor",
+        "$desc (`add_offsets` `=` `[` $add_offsets^ `]`)? (`set_bounds` `=` `[` $set_bounds^ `]`)? "
+        "(`pred` `=` $pred^)? attr-dict `:` type($desc)",
+        ["desc", "add_offsets*", "set_bounds*", "pred?"],
+        result_rule="type-of:desc",
+    ),
+    _f(
+        "amdg.async_tdm_copy_global_to_local",
+        "$desc `into` $dst (`,` `barrier` `=` $barrier^)? attr-dict `:` type($desc) "
+        "(`,` qualified(type($barrier))^)? `->` qualified(type($dst))",
+        ["desc", "dst", "barrier?"],
+        ("token",),
+        result_rule="token",
+    ),
+    _f(
+        "amdg.async_tdm_copy_local_to_global",
+        "$desc `from` $src (`,` `barrier` `=` $barrier^)? attr-dict `:` qualified(type($src)) "
+        "(`,` qualified(type($barrier))^)? `->` type($desc)",
+        ["desc", "src", "barrier?"],
+        ("token",),
+        result_rule="token",
+    ),
+    _f(
+        "amdg.async_tdm_fused_copy_global_to_local",
+        "$descs `into` $dsts attr-dict `:` type($descs) `->` qualified(type($dsts))",
+        ["descs*", "dsts*"],
+        ("token",),
+        result_rule="token",
+    ),
+    _f(
+        "amdg.async_tdm_gather",
+        "$desc `[` $indices `]` `to` $dst (`,` `barrier` `=` $barrier^)? attr-dict `:` type($indices) `,` "
+        "qualified(type($dst)) (`,` qualified(type($barrier))^)? `->` type($desc)",
+        ["desc", "indices", "dst", "barrier?"],
+        ("token",),
+        result_rule="token",
+    ),
+    _f(
+        "amdg.async_tdm_scatter",
+        "$desc `[` $indices `]` `from` $src (`,` `barrier` `=` $barrier^)? attr-dict `:` type($indices) `,` "
+        "qualified(type($src)) (`,` qualified(type($barrier))^)? `->` type($desc)",
+        ["desc", "indices", "src", "barrier?"],
+        ("token",),
+        result_rule="token",
+    ),
+    _f("amdg.async_tdm_wait", "$asyncToken attr-dict", ["asyncToken*"], ("retToken",), result_rule="token"),
+    _f(
+        "amdg.tdm_prefetch",
+        "$desc `[` $indices `]` `,` $pred `,` `speculative` `=` $speculative attr-dict `:` type($desc)",
+        ["desc", "indices*", "pred"],
+        (),
+    ),
+    _f("amdg.cluster_barrier_arrive", "attr-dict", (), ()),
+    _f("amdg.cluster_barrier_wait", "attr-dict", (), ()),
     _f("amdg.in_thread_transpose", _UNARY, ["src"]),
     _f("amdg.cond_barrier", "$pred attr-dict", ["pred"], ()),
     # nvg (NVGPUOps.td)
@@ -959,7 +1034,8 @@ def _print_elements(elements, entry: OpFormat, op: GenericOp, used: set[str], ou
         elif element.kind == "literal":
             out.append(_Literal(element.text))
         elif element.kind == "ref" and entry.kind_of(element.text):
-            out.append(", ".join(op.operands.get(element.text, [])) or "")
+            # an empty variadic outside an optional group still gets its space (`amdg.async_tdm_wait  {num = 0}`)
+            out.append(", ".join(op.operands.get(element.text, [])) or _Empty())
         elif element.kind == "ref":
             used.add(element.text)
             out.append(_print_attribute(entry.attributes.get(element.text, "plain"), op.attributes[element.text]))
@@ -997,15 +1073,27 @@ class _Literal(str):
     """A literal of the format (spaced the way MLIR's generated printers space them)."""
 
 
+class _Empty(str):
+    """An empty operand list: MLIR prints the space before it, and the one after."""
+
+
 def _join(pieces: list[str]) -> str:
     """MLIR's spacing (OpFormatGen): no space before a one-character `<>(){}[],` literal, unless
     the literal before it was punctuation (then only `>)}],` go without one); none after `<({[`."""
     out = ""
     space_next = False
     last_was_punctuation = False
+    forced = False  # after an empty operand list: a space whatever comes next
     for piece in pieces:
+        if isinstance(piece, _Empty):
+            out += " " if out and space_next else ""
+            forced = space_next = True
+            continue
         if not piece and not isinstance(piece, _Literal):
             continue
+        if forced:
+            out, forced = out + " ", False
+            space_next = False
         if isinstance(piece, _Literal):
             single = len(piece) == 1 or piece == "->"
             tight = ">)}]," if last_was_punctuation else "<>(){}[],"
