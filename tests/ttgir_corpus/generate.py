@@ -245,9 +245,17 @@ def dot_scaled_kernel(a_ptr, as_ptr, b_ptr, bs_ptr, c_ptr, BLOCK_M: tl.constexpr
 from triton.experimental import gluon  # noqa: E402
 from triton.experimental.gluon import language as ttgl  # noqa: E402
 from triton.experimental.gluon._runtime import GluonASTSource, GluonJITFunction  # noqa: E402
+from triton.experimental.gluon.language.amd import cdna5  # noqa: E402
+from triton.experimental.gluon.language.amd._layouts import AMDWMMALayout  # noqa: E402
+from triton.experimental.gluon.language.amd.cdna4 import async_copy as cdna4_async_copy  # noqa: E402
 from triton.experimental.gluon.language.amd.cdna5 import cluster as amd_cluster  # noqa: E402
 from triton.experimental.gluon.language.amd.cdna5 import mbarrier as amd_mbarrier  # noqa: E402
 from triton.experimental.gluon.language.amd.cdna5 import tdm  # noqa: E402
+from triton.experimental.gluon.language.nvidia import blackwell  # noqa: E402
+from triton.experimental.gluon.language.nvidia.blackwell import clc  # noqa: E402
+from triton.experimental.gluon.language.nvidia.blackwell import tma as blackwell_tma  # noqa: E402
+from triton.experimental.gluon.language.nvidia.hopper import mbarrier as nv_mbarrier  # noqa: E402
+from triton.experimental.gluon.language.nvidia.hopper import tma as hopper_tma  # noqa: E402
 
 
 @gluon.jit
@@ -278,6 +286,70 @@ def tdm_kernel(ptr, out_ptr, M, N, BLOCK_M: ttgl.constexpr, BLOCK_N: ttgl.conste
 def amd_cluster_kernel(ptr):
     amd_cluster.arrive()
     amd_cluster.wait()
+
+
+@gluon.jit
+def nvidia_tma_ops_kernel(ptr, M, N, BLOCK_M: ttgl.constexpr, BLOCK_N: ttgl.constexpr):
+    layout: ttgl.constexpr = ttgl.NVMMASharedLayout(swizzle_byte_width=128, element_bitwidth=16, rank=2)
+    desc = hopper_tma.make_tensor_descriptor(ptr, [M, N], [N, 1], [BLOCK_M, BLOCK_N], layout)
+    rows_desc = hopper_tma.make_tensor_descriptor(ptr, [M, N], [N, 1], [1, BLOCK_N], layout)
+    smem = ttgl.allocate_shared_memory(ttgl.float16, [BLOCK_M, BLOCK_N], layout)
+    bar = ttgl.allocate_shared_memory(ttgl.int64, [1], nv_mbarrier.MBarrierLayout())
+    nv_mbarrier.init(bar, count=1)
+    nv_mbarrier.expect(bar, BLOCK_M * BLOCK_N * 2)
+    rows = ttgl.arange(0, BLOCK_M, layout=ttgl.SliceLayout(0, ttgl.BlockedLayout([1, 4], [32, 1], [1, 4], [1, 0])))
+    blackwell_tma.async_gather(rows_desc, rows, 0, bar, smem)
+    nv_mbarrier.wait(bar, 0)
+    blackwell_tma.async_scatter(rows_desc, rows, 0, smem)
+    hopper_tma.async_atomic_add(desc, [0, 0], smem)
+    hopper_tma.store_wait(0)
+    x = ttgl.full([BLOCK_M, BLOCK_N], 1.0, ttgl.float32, ttgl.BlockedLayout([1, 2], [4, 8], [4, 1], [1, 0]))
+    y = blackwell.fma2(blackwell.add2(x, x), blackwell.mul2(x, x), blackwell.sub2(x, x))
+    smem.store(y.to(ttgl.float16))
+    response = ttgl.allocate_shared_memory(ttgl.int64, [2], nv_mbarrier.MBarrierLayout())
+    clc.try_cancel(response, bar)
+    result = clc.load_result(response)
+    if result.is_canceled():
+        ttgl.store(ptr + result.program_id(0), 1.0)
+
+
+@gluon.jit
+def amd_convert_kernel(ptr, f8_ptr, out_ptr):
+    blocked: ttgl.constexpr = ttgl.BlockedLayout([1, 8], [8, 4], [4, 1], [1, 0])
+    offs_m = ttgl.arange(0, 32, layout=ttgl.SliceLayout(1, blocked))
+    offs_n = ttgl.arange(0, 32, layout=ttgl.SliceLayout(0, blocked))
+    offs = offs_m[:, None] * 32 + offs_n[None, :]
+    packed = ttgl.load(ptr + offs)
+    up = ttgl.fp4_to_fp(packed, ttgl.float16, 1)
+    wide: ttgl.constexpr = ttgl.BlockedLayout([1, 16], [8, 4], [4, 1], [1, 0])
+    out_m = ttgl.arange(0, 32, layout=ttgl.SliceLayout(1, wide))
+    out_n = ttgl.arange(0, 64, layout=ttgl.SliceLayout(0, wide))
+    ttgl.store(out_ptr + out_m[:, None] * 64 + out_n[None, :], up)
+    f8 = ttgl.load(f8_ptr + offs)
+    up8 = cdna5.scaled_upcast(f8, ttgl.full([32, 32], 127, ttgl.uint8, blocked), ttgl.float16)
+    down = cdna5.scaled_downcast(up8, ttgl.full([32, 1], 127, ttgl.uint8, up8.type.layout), "e4m3", axis=1)
+    ttgl.store(f8_ptr + offs, down)
+    fp4_scale_layout: ttgl.constexpr = cdna5.get_scaled_upcast_fp4_scale_layout(packed, 32, ttgl.float16, 1)
+    fp4_scale = ttgl.full([32, 2], 127, ttgl.uint8, fp4_scale_layout)
+    up4 = cdna5.scaled_upcast(packed, fp4_scale, ttgl.float16, axis=1)
+    ttgl.store(ptr + offs, cdna5.scaled_downcast(up4, fp4_scale, "e2m1", axis=1))
+    wmma: ttgl.constexpr = AMDWMMALayout(3, True, [[0, 1], [1, 0]], [], [16, 16, 128])
+    operand: ttgl.constexpr = ttgl.DotOperandLayout(operand_index=0, parent=wmma, k_width=16)
+    fp4_smem = ttgl.allocate_shared_memory(ttgl.uint8, [64, 64], ttgl.SwizzledSharedLayout(1, 1, 1, [0, 1]))
+    repacked = cdna5.load_shared_fp4_repacked(fp4_smem, operand)
+    rows = ttgl.arange(0, 128, layout=ttgl.SliceLayout(1, blocked))
+    ttgl.store(ptr + rows[:, None] * 32 + offs_n[None, :], ttgl.convert_layout(repacked, blocked))
+
+
+@gluon.jit
+def buffer_to_local_kernel(ptr):
+    blocked: ttgl.constexpr = ttgl.BlockedLayout([4], [64], [4], [0])
+    offs = ttgl.arange(0, 1024, layout=blocked)
+    smem = ttgl.allocate_shared_memory(ttgl.float32, [1024], ttgl.SwizzledSharedLayout(1, 1, 1, [0]))
+    cdna4_async_copy.buffer_load_to_shared(smem, ptr, offs)
+    cdna4_async_copy.buffer_load_to_shared(smem, ptr, offs, mask=offs < 512, other=0.0, cache_modifier=".cg")
+    cdna4_async_copy.commit_group()
+    cdna4_async_copy.wait_group(0)
 
 
 # targets only the kernels that name them are compiled for
@@ -377,6 +449,16 @@ KERNELS = (
     Kernel("gluon_tdm", tdm_kernel, {"ptr": "*fp16", "out_ptr": "*fp16", "M": "i32", "N": "i32",
                                      "BLOCK_M": "constexpr", "BLOCK_N": "constexpr"},
            {"BLOCK_M": 32, "BLOCK_N": 64}, {"num_warps": 4}, targets=("gfx1250",)),
+    # sm_100 TMA gather/scatter/reduce (tma.async_atomic_add), packed f32x2 arithmetic, cluster launch control
+    Kernel("gluon_nvidia_tma", nvidia_tma_ops_kernel, {"ptr": "*fp16", "M": "i32", "N": "i32", "BLOCK_M": "constexpr",
+                                                       "BLOCK_N": "constexpr"},
+           {"BLOCK_M": 32, "BLOCK_N": 64}, {"num_warps": 4}, targets=("sm100",)),
+    # fp4/fp8 conversions (ttg.fp4_to_fp, amdg.scaled_upcast/downcast_*), fp4 repacked for WMMA
+    Kernel("gluon_amd_convert", amd_convert_kernel, {"ptr": "*u8", "f8_ptr": "*fp8e4nv", "out_ptr": "*fp16"}, {},
+           {"num_warps": 4}, targets=("gfx1250",)),
+    # amdg.buffer_load_to_local, without and with mask, other and a cache policy
+    Kernel("gluon_buffer_to_local", buffer_to_local_kernel, {"ptr": "*fp32"}, {}, {"num_warps": 4},
+           targets=("gfx950",)),
     Kernel("gluon_amd_cluster", amd_cluster_kernel, {"ptr": "*fp16"}, {}, {"num_warps": 4, "num_ctas": 2},
            targets=("gfx1250",)),
 )

@@ -33,7 +33,18 @@ from dataclasses import dataclass, field
 
 from .syntax import Token, TtgirSyntaxError, attribute_entries
 
-__all__ = ["OpFormat", "FORMATS", "ENUMS", "Parsed", "parse_custom", "print_custom", "TRITON_DIALECTS"]
+__all__ = [
+    "OpFormat",
+    "FORMATS",
+    "ENUMS",
+    "Parsed",
+    "parse_custom",
+    "print_custom",
+    "TRITON_DIALECTS",
+    "UNDECLARED",
+    "mlir_name",
+    "triton_names",
+]
 
 TRITON_DIALECTS = ("tt", "ttg", "ttng", "amdg", "nvg")
 
@@ -48,6 +59,7 @@ ENUMS: dict[str, dict[str, int]] = {
     "reduce_kind": {"add": 1, "min": 2, "max": 3, "inc": 4, "dec": 5, "and": 6, "or": 7, "xor": 8},
     "precision": {"tf32": 0, "tf32x3": 1, "ieee": 2, "bf16x3": 3, "bf16x6": 4},
     "tmem_wait": {"load": 0, "store": 1},
+    "packed_arith": {"add": 0, "sub": 1, "mul": 2, "fma": 3, "min": 4, "max": 5},
     "scale_elem": {"e4m3": 0, "e5m2": 1, "e2m3": 2, "e3m2": 3, "e2m1": 4, "bf16": 5, "fp16": 6},
 }
 
@@ -345,6 +357,7 @@ _TABLE = (
     ),
     # ttg (TritonGPUOps.td)
     _f("ttg.convert_layout", _UNARY, ["src"]),
+    _f("ttg.fp4_to_fp", _UNARY, ["src"]),
     _f("ttg.barrier", "$addrSpace attr-dict", (), (), attributes={"addrSpace": "keyword"}),
     _f("ttg.local_alloc", "($src^)? attr-dict `:` functional-type", ["src?"]),
     _f(
@@ -494,6 +507,33 @@ _TABLE = (
         (),
     ),
     _f("ttng.async_tma_store_wait", "attr-dict", (), ()),
+    _f(  # `type(operands)`, spelled operand by operand
+        "ttng.async_tma_gather",
+        "$desc `[` $x_offsets `,` $y_offset `]` $result `,` $barrier `,` $pred attr-dict `:` type($desc) `,` "
+        "type($x_offsets) `,` type($y_offset) `,` type($barrier) `,` type($result) `,` type($pred)",
+        ["desc", "x_offsets", "y_offset", "barrier", "result", "pred"],
+        (),
+    ),
+    _f(  # `type(operands)`, spelled operand by operand
+        "ttng.async_tma_scatter",
+        "$desc `[` $x_offsets `,` $y_offset `]` $src attr-dict `:` type($desc) `,` type($x_offsets) `,` "
+        "type($y_offset) `,` type($src)",
+        ["desc", "x_offsets", "y_offset", "src"],
+        (),
+    ),
+    _f(
+        "ttng.async_tma_reduce",
+        "$kind `,` $desc `[` $coord `]` $src attr-dict `:` qualified(type($desc)) `,` qualified(type($src))",
+        ["desc", "coord*", "src"],
+        (),
+        attributes={"kind": "enum:reduce_kind"},
+    ),
+    _f(
+        "ttng.packed_arith",
+        "$op_kind $operands attr-dict `:` functional-type",
+        ["operands*"],
+        attributes={"op_kind": "enum:packed_arith"},
+    ),
     _f(
         "ttng.clc_try_cancel",
         "$result `,` $mbarrier attr-dict `:` qualified(type($result)) `,` qualified(type($mbarrier))",
@@ -665,6 +705,26 @@ _TABLE = (
     _f("amdg.cluster_barrier_arrive", "attr-dict", (), ()),
     _f("amdg.cluster_barrier_wait", "attr-dict", (), ()),
     _f("amdg.in_thread_transpose", _UNARY, ["src"]),
+    *(
+        _f(
+            f"amdg.scaled_{kind}",
+            "$input `scale` $scale attr-dict `:` type($input) `,` type($scale) `->` type($output)",
+            ["input", "scale"],
+            ("output",),
+        )
+        for kind in ("upcast_fp4", "upcast_fp8", "downcast_fp4", "downcast_fp8")
+    ),
+    _f("amdg.local_load_packed_transposed", "$src attr-dict `:` qualified(type($src)) `->` type($result)", ["src"]),
+    _f(  # an absent $other still gets its space: `[tensor<...>]  -> <...>`
+        "amdg.buffer_load_to_local",
+        "$ptr `[` $offsets `]` (`mask` `=` $mask^)? (`other` `=` $other^)? (`stride` `=` $stride^)? "
+        "(`cachePolicy` `=` $cachePolicy^)? `into` $dest attr-dict "
+        "`:` type($ptr) `[` type($offsets) `]` type($other) `->` stripped(type($dest))",
+        ["dest", "ptr", "offsets", "mask?", "other?", "stride?"],
+        ("token",),
+        attributes={"cachePolicy": "attribute"},
+        result_rule="token",
+    ),
     _f("amdg.cond_barrier", "$pred attr-dict", ["pred"], ()),
     # nvg (NVGPUOps.td)
     _f("nvg.cluster_id", "attr-dict", result_rule="fixed:i32"),
@@ -686,6 +746,25 @@ _TABLE = (
 )
 
 FORMATS: dict[str, OpFormat] = {entry.name: entry for entry in _TABLE}
+
+# `ttg` is the IRDL dialect of `dialect/ttg.irdl.mlir`, which rejects ops it does not declare: the
+# table's other `ttg` ops (IRDL cannot declare `ttg.warp_specialize`'s dotted name, terminators and
+# regions with arguments; `ttg.fp4_to_fp` is not declared yet) are, in MLIR, ops of the unregistered
+# dialect `ttg_unregistered`; `print_ttgir` gives them their names back.
+UNREGISTERED = "ttg_unregistered."
+UNDECLARED = frozenset(
+    {"ttg.warp_specialize", "ttg.warp_specialize.partitions", "ttg.warp_yield", "ttg.warp_return", "ttg.fp4_to_fp"}
+)
+
+
+def mlir_name(name: str) -> str:
+    """The name the op `name` has in the MLIR module (`ttg.warp_yield` -> `ttg_unregistered.warp_yield`)."""
+    return UNREGISTERED + name[4:] if name in UNDECLARED else name
+
+
+def triton_names(asm: str) -> str:
+    """MLIR's generic text `asm` with the ops of `UNDECLARED` under their Triton names."""
+    return asm.replace(f'"{UNREGISTERED}', '"ttg.')
 
 
 @dataclass
@@ -738,7 +817,7 @@ class _Cursor:
         index, depth = self.pos, 0
         while index < len(self.tokens):
             token = self.tokens[index]
-            if depth == 0 and index > self.pos and token.text in (",", "->", "*", "{", ")", "]", "to"):
+            if depth == 0 and index > self.pos and token.text in (",", "->", "*", "{", ")", "]", "[", "to"):
                 break
             if token.text in ("(", "[", "{", "<"):
                 depth += 1
@@ -814,6 +893,13 @@ def _parse_attribute(cursor: _Cursor, name: str, kind: str) -> str | None:
         return '"' + "|".join(words) + '"'
     if kind == "i32":
         return f"{cursor.take().text} : i32"
+    if kind == "attribute":  # a whole attribute, `#tt.cache_policy<cache_modifier = cg, ...>`
+        start = cursor.pos
+        cursor.take()
+        depth = 0
+        while cursor.peek() is not None and (depth or cursor.at("<")):
+            depth += {"<": 1, ">": -1}.get(cursor.take().text, 0)
+        return cursor.span(start, cursor.pos)
     if kind == "i64array":  # `[0, 16]`: a DenseI64ArrayAttr in its short form
         start = cursor.pos
         while not cursor.at("]"):
@@ -933,11 +1019,7 @@ def _parse_elements(elements, cursor: _Cursor, entry: OpFormat, parsed: Parsed) 
         elif element.kind == "ref":
             _parse_ref(cursor, entry, element.text, parsed)
         elif element.kind == "type":
-            variadic = entry.kind_of(element.text) == "variadic" or f"{element.text}*" in entry.results
-            if variadic:
-                parsed.types[element.text] = cursor.parse_type_list()
-            else:
-                parsed.types[element.text] = [cursor.parse_type(element.stripped or "!ttg.memdesc")]
+            _parse_type_element(cursor, element, entry, parsed)
         elif element.kind == "ftype":
             _parse_functional(cursor, parsed)
         elif element.kind == "custom:Token":
@@ -945,17 +1027,32 @@ def _parse_elements(elements, cursor: _Cursor, entry: OpFormat, parsed: Parsed) 
         elif element.kind == "custom:BarriersAndPreds":
             _parse_barriers(cursor, element, parsed)
         elif element.kind == "attrdict" and cursor.at("{"):
-            open_index = cursor.pos
-            depth, index = 0, open_index
-            while True:
-                token = cursor.tokens[index]
-                depth += 1 if token.text in "([{<" and len(token.text) == 1 else 0
-                depth -= 1 if token.text in ")]}>" and len(token.text) == 1 else 0
-                if depth == 0:
-                    break
-                index += 1
-            parsed.attributes.extend(attribute_entries(cursor.text, list(cursor.tokens[open_index + 1 : index])))
-            cursor.pos = index + 1
+            _parse_attribute_dictionary(cursor, parsed)
+
+
+def _parse_type_element(cursor: _Cursor, element: _Element, entry: OpFormat, parsed: Parsed) -> None:
+    """`type($name)`: one type, a list for a variadic, none for an absent optional operand."""
+    kind = entry.kind_of(element.text)
+    if kind == "optional" and not parsed.operands.get(element.text):
+        return
+    if kind == "variadic" or f"{element.text}*" in entry.results:
+        parsed.types[element.text] = cursor.parse_type_list()
+    else:
+        parsed.types[element.text] = [cursor.parse_type(element.stripped or "!ttg.memdesc")]
+
+
+def _parse_attribute_dictionary(cursor: _Cursor, parsed: Parsed) -> None:
+    open_index = cursor.pos
+    depth, index = 0, open_index
+    while True:
+        token = cursor.tokens[index]
+        depth += 1 if token.text in "([{<" and len(token.text) == 1 else 0
+        depth -= 1 if token.text in ")]}>" and len(token.text) == 1 else 0
+        if depth == 0:
+            break
+        index += 1
+    parsed.attributes.extend(attribute_entries(cursor.text, list(cursor.tokens[open_index + 1 : index])))
+    cursor.pos = index + 1
 
 
 def parse_custom(entry: OpFormat, text: str, tokens: tuple[Token, ...]) -> Parsed:
@@ -1043,7 +1140,8 @@ def _print_elements(elements, entry: OpFormat, op: GenericOp, used: set[str], ou
             types = op.operand_types.get(element.text) or op.result_types.get(element.text) or []
             if element.stripped:
                 types = [_strip_prefix(t, element.stripped) for t in types]
-            out.append(", ".join(types))
+            # the type of an absent optional operand still gets its space, as MLIR prints it
+            out.append(", ".join(types) or (_Empty() if entry.kind_of(element.text) == "optional" else ""))
         elif element.kind == "ftype":
             results = op.all_result_types
             shown = results[0] if len(results) == 1 else f"({', '.join(results)})"

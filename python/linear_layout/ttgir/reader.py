@@ -24,7 +24,7 @@ from ..dialects.verifier import FACT_ATTRIBUTES, LaunchFacts, encoding_text_prob
 from ..ir import load_dialects
 from . import warp_specialize
 from .foreign import FOREIGN_PREFIX, is_foreign, opaque_syntax, syntax_attribute
-from .formats import FORMATS, TRITON_DIALECTS, OpFormat, parse_custom, result_segments
+from .formats import FORMATS, TRITON_DIALECTS, OpFormat, mlir_name, parse_custom, result_segments
 from .syntax import (
     AliasDef,
     Op,
@@ -254,7 +254,7 @@ class _Converter:
         results = ", ".join(result_types)
         shown = results if len(result_types) == 1 else f"({results})"
         text = (
-            f'{self.results_text(op)}"{warp_specialize.mlir_name(op.name)}"({", ".join(operands)})'
+            f'{self.results_text(op)}"{mlir_name(op.name)}"({", ".join(operands)})'
             + (f" {{{attribute_text}}}" if attribute_text else "")
             + f" : ({', '.join(operand_types)}) -> {shown}"
         )

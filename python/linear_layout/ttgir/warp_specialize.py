@@ -26,14 +26,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .formats import mlir_name
 from .syntax import Op, Token, TtgirSyntaxError, _block_argument, split_top_level
 from .types import to_triton_types
 
 __all__ = [
     "NAME",
     "PARTITIONS",
-    "mlir_name",
-    "triton_names",
     "Header",
     "header",
     "partition_number_warps",
@@ -44,22 +43,6 @@ __all__ = [
 NAME = "ttg.warp_specialize"
 PARTITIONS = "ttg.warp_specialize.partitions"
 NUM_WARPS = "partitionNumWarps"
-
-# `ttg` is the IRDL dialect, which rejects ops it does not declare, and IRDL cannot declare these
-# (a dotted name, terminators, regions with arguments): in MLIR they are ops of the unregistered
-# dialect `ttg_unregistered`; `print_ttgir` gives them their names back.
-UNREGISTERED = "ttg_unregistered."
-UNDECLARED = frozenset({NAME, PARTITIONS, "ttg.warp_yield", "ttg.warp_return"})
-
-
-def mlir_name(name: str) -> str:
-    """The name the op `name` has in the MLIR module (`ttg.warp_yield` -> `ttg_unregistered.warp_yield`)."""
-    return UNREGISTERED + name[4:] if name in UNDECLARED else name
-
-
-def triton_names(asm: str) -> str:
-    """MLIR's generic text `asm` with the ops of `UNDECLARED` under their Triton names."""
-    return asm.replace(f'"{UNREGISTERED}', '"ttg.')
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from mlir import ir
 from ..ir import add_aliases
 from . import warp_specialize
 from .foreign import FOREIGN_PREFIX, SYNTAX_ATTRIBUTE, restore_text
-from .formats import FORMATS, GenericOp, OpFormat, print_custom
+from .formats import FORMATS, GenericOp, OpFormat, print_custom, triton_names
 from .reader import _last_top_level, _matching_index, _type_list
 from .syntax import AliasDef, Op, Region, attribute_entries, parse_file
 from .types import split_parameters, to_triton_types
@@ -246,7 +246,7 @@ def _array_entries(text: str | None) -> list[str]:
 
 def mlir_to_ttgir(asm: str) -> str:
     """TTGIR text for MLIR's printed form of a module (with locations)."""
-    asm = warp_specialize.triton_names(asm)
+    asm = triton_names(asm)
     parsed = parse_file(asm)
     writer = _Writer(asm)
     trailing: list[str] = []
