@@ -87,6 +87,13 @@ SNIPPETS = {
     "(!ttg.memdesc<8x32xi32, #shared2, #smem, mutable>, tensor<8x32xi32, #blocked>, tensor<8x32xi32, #blocked>) "
     "-> tensor<8x32xi32, #blocked>",
     "nvg.cluster_id": '%0 = "nvg.cluster_id"() : () -> i32',
+    "nvg.wgmma": '%0 = "nvg.wgmma"(%d, %d, %i1, %ls) {m = 64 : i32, n = 8 : i32, k = 16 : i32, eltTypeC = 0 : i32, '
+    "eltTypeA = 0 : i32, eltTypeB = 0 : i32, layoutA = 0 : i32, layoutB = 0 : i32} : (i64, i64, i1, "
+    "!llvm.struct<(f32, f32)>) -> !llvm.struct<(f32, f32)>",
+    "ttng.clc_try_cancel_sync": '%0 = "ttng.clc_try_cancel_sync"() : () -> tensor<2xi64, #b1>',
+    # a pipelining op Triton prints in generic form; its terminator with and without values
+    "ttg.mask": '%0 = "ttg.mask"(%i1) ({\n  %1 = "arith.addi"(%c, %c) : (i32, i32) -> i32\n  "ttg.mask.return"(%1) : '
+    '(i32) -> ()\n}) : (i1) -> i32\n"ttg.mask"(%i1) ({\n  "ttg.mask.return"() : () -> ()\n}) : (i1) -> ()',
     "ttng.tmem_copy": _TMEM + _TILE.replace("8x32", "128x32") + '"ttng.tmem_copy"(%m, %t0) : ('
     + _TILE_T.replace("8x32", "128x32") + ", " + _TMEM_T + ") -> ()",
     "ttng.tmem_subslice": _TMEM + '%0 = "ttng.tmem_subslice"(%t0) {N = 16 : i32, offset = 16 : i32} : (' + _TMEM_T
@@ -117,6 +124,9 @@ AMD_HEAD = (
     )
 )
 AMD_SNIPPETS = {
+    "amdg.async_tdm_intrinsic_wait": '%0 = "amdg.async_tdm_intrinsic_wait"() {count = 0 : i32} : () -> !ttg.async.token',
+    "amdg.masked_load": '%0 = "amdg.masked_load"(%lp, %i1, %f, %c) : (!llvm.ptr<1>, i1, f32, i32) -> f32',
+    "amdg.masked_store": '"amdg.masked_store"(%lp, %f, %i1) : (!llvm.ptr<1>, f32, i1) -> ()',
     "amdg.extract_slice": '%0 = "amdg.extract_slice"(%big) {static_offsets = array<i64: 64, 0>} '
     ": (tensor<128x32xf32, #blocked>) -> tensor<64x32xf32, #blocked>",
     "amdg.concat": '%0 = "amdg.concat"(%big, %big) : (tensor<128x32xf32, #blocked>, tensor<128x32xf32, #blocked>) '
@@ -132,11 +142,26 @@ AMD_SNIPPETS = {
     "amdg.buffer_atomic_cas": '%0 = "amdg.buffer_atomic_cas"(%p, %bo, %bf, %bf) {sem = 4 : i32, scope = 1 : i32} '
     ": (!tt.ptr<f32>, tensor<256xi32, #b1>, tensor<256xf32, #b1>, tensor<256xf32, #b1>) -> tensor<256xf32, #b1>",
 }
+# the same in a cluster of two CTAs (the layouts split along CGALayout), for ops that need one
+CLUSTER_HEAD = """#shared = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0], CGALayout = [[0]]}>
+#shared2 = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0], CGALayout = [[0, 1]]}>
+#blocked = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0], CGALayout = [[0, 1]]}>
+#smem = #ttg.shared_memory
+module attributes {"ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = 32 : i32, "ttg.num-ctas" = 2 : i32, ttg.target = "cuda:100"} {
+  tt.func @k(%t: tensor<8x32xf32, #blocked>) {
+"""
+CLUSTER_SNIPPETS = {
+    "ttng.cluster_barrier": '"ttng.cluster_barrier"() : () -> ()\n"ttng.cluster_barrier"() {relaxed = true} : () -> ()',
+    "ttng.fence_mbarrier_init_release_cluster": '"ttng.fence_mbarrier_init_release_cluster"() : () -> ()',
+    "ttng.async_shared_store": _TILE + _BAR.replace("%m", "%b") + '"ttng.async_shared_store"(%t, %m, %b) : '
+    "(tensor<8x32xf32, #blocked>, " + _TILE_T + ", " + _BAR_T + ") -> ()",
+}
 # ops whose snippet is another op's (a terminator and its parent)
 SNIPPETS_OF = {
     "tt.map_elementwise.return": "tt.map_elementwise",
     "tt.reduce.return": "tt.reduce",
     "tt.scan.return": "tt.scan",
+    "ttg.mask.return": "ttg.mask",
 }
 
 
@@ -149,14 +174,15 @@ def printed() -> dict[str, tuple[str | None, str]]:
     pytest.importorskip("triton", reason="Triton's parser and printer are the reference")
     from triton_printer import triton_prints
 
-    names = sorted(SNIPPETS) + sorted(AMD_SNIPPETS)
+    names = sorted(SNIPPETS) + sorted(AMD_SNIPPETS) + sorted(CLUSTER_SNIPPETS)
     texts = [_module(HEAD, SNIPPETS[name]) for name in sorted(SNIPPETS)]
     texts += [_module(AMD_HEAD, AMD_SNIPPETS[name]) for name in sorted(AMD_SNIPPETS)]
+    texts += [_module(CLUSTER_HEAD, CLUSTER_SNIPPETS[name]) for name in sorted(CLUSTER_SNIPPETS)]
     return dict(zip(names, triton_prints(texts)))
 
 
 def test_every_snippet_op_is_in_the_table():
-    assert (set(SNIPPETS) | set(AMD_SNIPPETS) | set(SNIPPETS_OF)) <= set(FORMATS)
+    assert (set(SNIPPETS) | set(AMD_SNIPPETS) | set(CLUSTER_SNIPPETS) | set(SNIPPETS_OF)) <= set(FORMATS)
 
 
 def test_every_op_without_a_format_is_one_triton_prints_generically():
@@ -168,7 +194,7 @@ def test_every_op_without_a_format_is_one_triton_prints_generically():
     assert generic - {"tt.call", "ttg.warp_specialize.partitions"} <= set(SNIPPETS) | set(AMD_SNIPPETS)
 
 
-@pytest.mark.parametrize("name", sorted(SNIPPETS) + sorted(AMD_SNIPPETS))
+@pytest.mark.parametrize("name", sorted(SNIPPETS) + sorted(AMD_SNIPPETS) + sorted(CLUSTER_SNIPPETS))
 def test_op_round_trips_byte_exact_on_what_triton_prints(name, printed):
     text, errors = printed[name]
     assert text is not None, errors

@@ -358,6 +358,8 @@ _TABLE = (
     # ttg (TritonGPUOps.td)
     _f("ttg.convert_layout", _UNARY, ["src"]),
     _f("ttg.fp4_to_fp", _UNARY, ["src"]),
+    _f("ttg.mask", None, ["pred"], ("result*",)),
+    _f("ttg.mask.return", "$result attr-dict `:` type($result)", ["result*"], ()),
     _f("ttg.barrier", "$addrSpace attr-dict", (), (), attributes={"addrSpace": "keyword"}),
     _f("ttg.local_alloc", "($src^)? attr-dict `:` functional-type", ["src?"]),
     _f(
@@ -457,8 +459,17 @@ _TABLE = (
         ["clcResult"],
         attributes={"dim": "enum:proc_id"},
     ),
+    _f("ttng.clc_try_cancel_sync", "attr-dict `:` type($result)"),
     _f("ttng.clc_is_canceled", "$clcResult attr-dict `:` type($clcResult) `->` type($result)", ["clcResult"]),
     _f("ttng.fence_async_shared", "attr-dict", (), ()),
+    _f("ttng.fence_mbarrier_init_release_cluster", "attr-dict", (), ()),
+    _f("ttng.cluster_barrier", "attr-dict", (), ()),
+    _f(
+        "ttng.async_shared_store",
+        "$src `,` $dst `,` $mbarrier attr-dict `:` type($src) `->` qualified(type($dst)) `,` qualified(type($mbarrier))",
+        ["src", "dst", "mbarrier"],
+        (),
+    ),
     _f(
         "ttng.warp_group_dot",
         "$a `,` $b `,` $c (`,` $useC^)? attr-dict `:` type($a) `*` qualified(type($b)) `->` type($d)",
@@ -726,8 +737,25 @@ _TABLE = (
         result_rule="token",
     ),
     _f("amdg.cond_barrier", "$pred attr-dict", ["pred"], ()),
+    _f("amdg.async_tdm_intrinsic_wait", "attr-dict", (), ("token",), result_rule="token"),
+    _f(
+        "amdg.masked_load",
+        "$ptr `,` $mask `,` $falseVal (`,` $multicastMask^)? attr-dict `:` functional-type",
+        ["ptr", "mask", "falseVal", "multicastMask?"],
+    ),
+    _f(  # `type(operands)`, spelled operand by operand
+        "amdg.masked_store",
+        "$ptr `,` $value `,` $mask attr-dict `:` type($ptr) `,` type($value) `,` type($mask)",
+        ["ptr", "value", "mask"],
+        (),
+    ),
     # nvg (NVGPUOps.td)
     _f("nvg.cluster_id", "attr-dict", result_rule="fixed:i32"),
+    _f(
+        "nvg.wgmma",
+        "$opA `,` $opB `,` $useC (`,` $opC^)? attr-dict `:` functional-type",
+        ["opA", "opB", "useC", "opC?"],
+    ),
     _f(
         "nvg.ld_acquire",
         "$sem `,` $scope `,` $addr (`,` $mask^)? attr-dict `:` functional-type",
@@ -749,11 +777,19 @@ FORMATS: dict[str, OpFormat] = {entry.name: entry for entry in _TABLE}
 
 # `ttg` is the IRDL dialect of `dialect/ttg.irdl.mlir`, which rejects ops it does not declare: the
 # table's other `ttg` ops (IRDL cannot declare `ttg.warp_specialize`'s dotted name, terminators and
-# regions with arguments; `ttg.fp4_to_fp` is not declared yet) are, in MLIR, ops of the unregistered
+# regions with arguments; `ttg.mask` and `ttg.fp4_to_fp` are not declared yet) are, in MLIR, ops of the unregistered
 # dialect `ttg_unregistered`; `print_ttgir` gives them their names back.
 UNREGISTERED = "ttg_unregistered."
 UNDECLARED = frozenset(
-    {"ttg.warp_specialize", "ttg.warp_specialize.partitions", "ttg.warp_yield", "ttg.warp_return", "ttg.fp4_to_fp"}
+    {
+        "ttg.warp_specialize",
+        "ttg.warp_specialize.partitions",
+        "ttg.warp_yield",
+        "ttg.warp_return",
+        "ttg.fp4_to_fp",
+        "ttg.mask",
+        "ttg.mask.return",
+    }
 )
 
 
@@ -1031,9 +1067,9 @@ def _parse_elements(elements, cursor: _Cursor, entry: OpFormat, parsed: Parsed) 
 
 
 def _parse_type_element(cursor: _Cursor, element: _Element, entry: OpFormat, parsed: Parsed) -> None:
-    """`type($name)`: one type, a list for a variadic, none for an absent optional operand."""
+    """`type($name)`: one type, a list for a variadic, none for an absent operand."""
     kind = entry.kind_of(element.text)
-    if kind == "optional" and not parsed.operands.get(element.text):
+    if kind in ("optional", "variadic") and not parsed.operands.get(element.text):
         return
     if kind == "variadic" or f"{element.text}*" in entry.results:
         parsed.types[element.text] = cursor.parse_type_list()
@@ -1140,8 +1176,8 @@ def _print_elements(elements, entry: OpFormat, op: GenericOp, used: set[str], ou
             types = op.operand_types.get(element.text) or op.result_types.get(element.text) or []
             if element.stripped:
                 types = [_strip_prefix(t, element.stripped) for t in types]
-            # the type of an absent optional operand still gets its space, as MLIR prints it
-            out.append(", ".join(types) or (_Empty() if entry.kind_of(element.text) == "optional" else ""))
+            # the type of an absent optional operand (or of none) still gets its space, as MLIR prints it
+            out.append(", ".join(types) or (_Empty() if entry.kind_of(element.text) else ""))
         elif element.kind == "ftype":
             results = op.all_result_types
             shown = results[0] if len(results) == 1 else f"({', '.join(results)})"

@@ -179,6 +179,8 @@ class _Converter:
                 line = piece.end_line
                 self.out.put(line, "}")
             else:
+                if op.generic and piece.startswith(f'"{op.name}"'):  # `"ttg.mask"` as `"ttg_unregistered.mask"`
+                    piece = f'"{mlir_name(op.name)}"' + piece[len(op.name) + 2 :]
                 self.out.put(line, prefix + self.mlir_text(piece))
                 prefix = ""
         if op.loc:
