@@ -99,6 +99,12 @@ SNIPPETS = {
     "ttng.tmem_subslice": _TMEM + '%0 = "ttng.tmem_subslice"(%t0) {N = 16 : i32, offset = 16 : i32} : (' + _TMEM_T
     + ") -> !ttg.memdesc<128x16xf32, #tmem, #tm, mutable, 128x32>",
     "ttng.tmem_wait": '"ttng.tmem_wait"() {kind = 1 : i32} : () -> ()',
+    # several results, which Triton names one by one (`%result, %token`) where MLIR numbers a group
+    "ttng.tmem_alloc": '%0:2 = "ttng.tmem_alloc"() : () -> (' + _TMEM_T + ", !ttg.async.token)\n"
+    '%1 = "arith.addi"(%c, %c) : (i32, i32) -> i32',
+    "ttng.tmem_load": _TMEM_TOKEN + '%0:2 = "ttng.tmem_load"(%t0, %k) <{resultSegmentSizes = array<i32: 1, 1, 0>}> : ('
+    + _TMEM_T + ", !ttg.async.token) -> (tensor<128x32xf32, " + _TMEM_REGS + '>, !ttg.async.token)\n'
+    '%1 = "arith.addi"(%c, %c) : (i32, i32) -> i32',
     # with an async token (`[%k]`), from a tensor in the tensor-memory register layout
     "ttng.tmem_store": _TMEM_TOKEN + '%v = "ttg.convert_layout"(%big) : (tensor<128x32xf32, #blocked>) -> tensor<128x32xf32, '
     + _TMEM_REGS + '>\n%0 = "ttng.tmem_store"(%t0, %k, %v, %i1) : (' + _TMEM_T + ", !ttg.async.token, "

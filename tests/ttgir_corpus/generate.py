@@ -352,6 +352,15 @@ def buffer_to_local_kernel(ptr):
     cdna4_async_copy.wait_group(0)
 
 
+@triton.jit
+def split_kernel(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    joined = tl.join(tl.load(x_ptr + offs), tl.load(y_ptr + offs))
+    first, second = tl.split(joined * 2)
+    tl.store(x_ptr + offs, first - second)
+    tl.store(y_ptr + offs, tl.sum(joined, axis=1))
+
+
 # targets only the kernels that name them are compiled for
 EXTRA_TARGETS = {
     "sm100": GPUTarget("cuda", 100, 32),
@@ -440,6 +449,9 @@ KERNELS = (
              {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "WARP_SPECIALIZE": ws},
              {"num_warps": 4, "num_stages": 3}, targets=("sm100",))
       for name, ws in (("tcgen05_matmul", False), ("warp_specialize", True))),
+    # tt.join and tt.split, whose results Triton names one by one (%outLHS, %outRHS)
+    Kernel("split", split_kernel, {"x_ptr": "*fp32", "y_ptr": "*fp32", "BLOCK": "constexpr"}, {"BLOCK": 256},
+           {"num_warps": 4}, targets=("sm90", "gfx942")),
     # tt.dot_scaled (gfx950 keeps it), ttng.tc_gen5_mma_scaled with tensor-memory scales (sm_100)
     Kernel("dot_scaled", dot_scaled_kernel,
            {"a_ptr": "*fp8e4nv", "as_ptr": "*u8", "b_ptr": "*fp8e4nv", "bs_ptr": "*u8", "c_ptr": "*fp32",

@@ -13,7 +13,7 @@ import re
 from mlir import ir
 
 from ..ir import add_aliases
-from . import warp_specialize
+from . import result_names, warp_specialize
 from .foreign import FOREIGN_PREFIX, SYNTAX_ATTRIBUTE, restore_text
 from .formats import FORMATS, GenericOp, OpFormat, print_custom, triton_names
 from .reader import _last_top_level, _matching_index, _type_list
@@ -165,6 +165,7 @@ class _Writer:
     def __init__(self, source: str) -> None:
         self.source = source
         self.lines: list[str] = []
+        self.groups: list[result_names.Group] = []
 
     def write_op(self, op: Op, indent: int) -> None:
         pad = "  " * indent
@@ -182,6 +183,7 @@ class _Writer:
             return
         if op.generic and entry is not None and entry.format is not None:
             line = _results(op) + _custom_line(self.source, op, entry)
+            self.note_result_group(op, entry, len(pad))
             self.lines.append(pad + line + (f" {op.loc}" if op.loc else ""))
             return
         current = pad + _results(op)
@@ -193,6 +195,20 @@ class _Writer:
             else:
                 current += to_triton_types(piece)
         self.lines.append(current + (f" {op.loc}" if op.loc else ""))
+
+    def note_result_group(self, op: Op, entry: OpFormat, indent: int) -> None:
+        """Remember a numbered result group (`%3:2`) of an op with several declared results, which
+        Triton names one by one (`result_names`)."""
+        if len(entry.results) < 2 or len(op.results) != 1 or not op.results[0][0][1:].isdigit():
+            return
+        _operands, properties, attributes, _types, _result_types = _generic_parts(self.source, op)
+        sizes = _segment_sizes({**dict(properties), **dict(attributes)}, "resultSegmentSizes")
+        sizes = sizes or [
+            1 if raw[-1] not in "?*" else op.result_count - len(entry.results) + 1 for raw in entry.results
+        ]
+        names = [name for name, size in zip(entry.result_names(), sizes) for _ in range(size)]
+        if len(names) == op.result_count and all(size <= 1 for size in sizes):
+            self.groups.append(result_names.Group(len(self.lines), indent, int(op.results[0][0][1:]), tuple(names)))
 
     def write_region(self, region: Region, indent: int, skip_entry_header: bool = False) -> None:
         for index, block in enumerate(region.blocks):
@@ -258,7 +274,8 @@ def mlir_to_ttgir(asm: str) -> str:
         else:
             seen_op = True
             writer.write_op(item, 0)
-    text = _tensor_memory_aliases(triton_key_order("\n".join(leading + writer.lines + trailing) + "\n"))
+    lines = result_names.rename(writer.lines, writer.groups)
+    text = _tensor_memory_aliases(triton_key_order("\n".join(leading + lines + trailing) + "\n"))
     return _mlir_alias_order(add_aliases(text))
 
 
