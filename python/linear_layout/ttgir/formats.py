@@ -8,6 +8,7 @@ syntax into generic-form pieces (operands, types, attributes) and prints them ba
     $name                  an operand (ODS order in `operands`; `?` optional, `*` variadic) or an
                            attribute named in `attributes` (its kind says how it is spelled)
     type($n)               the type of operand or result n (a list for a variadic one)
+    type(operands)         the types of all operands, in ODS order
     qualified(type($n))    the same; `stripped(type($n))` prints a memdesc as `<...>`, and
                            `stripped(type($n), !tt.ptr)` a type of that dialect prefix
     functional-type        `(operand types) -> result types`
@@ -112,7 +113,7 @@ class OpFormat:
 
 
 _FORMAT_TOKEN = re.compile(
-    r"`[^`]*`|custom<\w+>\([^)]*\)|\$\w+\^?|qualified\(type\(\$\w+\)\)\^?|stripped\(type\(\$\w+\)(?:,\s*![\w.]+)?\)\^?"
+    r"`[^`]*`|custom<\w+>\([^)]*\)|(?:qualified\()?type\(operands\)\)?|\$\w+\^?|qualified\(type\(\$\w+\)\)\^?|stripped\(type\(\$\w+\)(?:,\s*![\w.]+)?\)\^?"
     r"|type\(\$\w+\)\^?|functional-type\([^)]*\)|attr-dict|\(|\)\??|\S+"
 )
 
@@ -131,6 +132,8 @@ def _compile(format_text: str) -> tuple[_Element, ...]:
             stack[-1].append(_Element("attrdict"))
         elif token.startswith("functional-type"):
             stack[-1].append(_Element("ftype"))
+        elif "type(operands)" in token:
+            stack[-1].append(_Element("operand-types"))
         elif token.startswith("custom<"):  # custom<Token>($dep), custom<BarriersAndPreds>($b, $p)
             kind = token[7 : token.index(">")]
             names = tuple(_Element("ref", n) for n in re.findall(r"\$(\w+)", token))
@@ -341,10 +344,9 @@ _TABLE = (
         "$desc `[` $x_offsets `,` $y_offset `]` attr-dict `:` functional-type",
         ["desc", "x_offsets", "y_offset"],
     ),
-    _f(  # `type(operands)`, spelled operand by operand
+    _f(
         "tt.descriptor_scatter",
-        "$desc `[` $x_offsets `,` $y_offset `]` `,` $src attr-dict "
-        "`:` type($desc) `,` type($x_offsets) `,` type($y_offset) `,` type($src)",
+        "$desc `[` $x_offsets `,` $y_offset `]` `,` $src attr-dict `:` type(operands)",
         ["desc", "x_offsets", "y_offset", "src"],
         (),
     ),
@@ -518,17 +520,15 @@ _TABLE = (
         (),
     ),
     _f("ttng.async_tma_store_wait", "attr-dict", (), ()),
-    _f(  # `type(operands)`, spelled operand by operand
+    _f(
         "ttng.async_tma_gather",
-        "$desc `[` $x_offsets `,` $y_offset `]` $result `,` $barrier `,` $pred attr-dict `:` type($desc) `,` "
-        "type($x_offsets) `,` type($y_offset) `,` type($barrier) `,` type($result) `,` type($pred)",
+        "$desc `[` $x_offsets `,` $y_offset `]` $result `,` $barrier `,` $pred attr-dict `:` type(operands)",
         ["desc", "x_offsets", "y_offset", "barrier", "result", "pred"],
         (),
     ),
-    _f(  # `type(operands)`, spelled operand by operand
+    _f(
         "ttng.async_tma_scatter",
-        "$desc `[` $x_offsets `,` $y_offset `]` $src attr-dict `:` type($desc) `,` type($x_offsets) `,` "
-        "type($y_offset) `,` type($src)",
+        "$desc `[` $x_offsets `,` $y_offset `]` $src attr-dict `:` type(operands)",
         ["desc", "x_offsets", "y_offset", "src"],
         (),
     ),
@@ -580,9 +580,9 @@ _TABLE = (
         ("token?",),
     ),
     _f("ttng.tmem_subslice", "$src attr-dict `:` qualified(type($src)) `->` qualified(type($result))", ["src"]),
-    _f(  # `qualified(type(operands))`, spelled operand by operand
+    _f(
         "ttng.tmem_copy",
-        "$src `,` $dst attr-dict `:` qualified(type($src)) `,` qualified(type($dst))",
+        "$src `,` $dst attr-dict `:` qualified(type(operands))",
         ["src", "dst"],
         (),
     ),
@@ -743,9 +743,9 @@ _TABLE = (
         "$ptr `,` $mask `,` $falseVal (`,` $multicastMask^)? attr-dict `:` functional-type",
         ["ptr", "mask", "falseVal", "multicastMask?"],
     ),
-    _f(  # `type(operands)`, spelled operand by operand
+    _f(
         "amdg.masked_store",
-        "$ptr `,` $value `,` $mask attr-dict `:` type($ptr) `,` type($value) `,` type($mask)",
+        "$ptr `,` $value `,` $mask attr-dict `:` type(operands)",
         ["ptr", "value", "mask"],
         (),
     ),
@@ -1058,6 +1058,8 @@ def _parse_elements(elements, cursor: _Cursor, entry: OpFormat, parsed: Parsed) 
             _parse_type_element(cursor, element, entry, parsed)
         elif element.kind == "ftype":
             _parse_functional(cursor, parsed)
+        elif element.kind == "operand-types":  # the reader takes operand types from their definitions
+            cursor.parse_type_list()
         elif element.kind == "custom:Token":
             _parse_token(cursor, element, parsed)
         elif element.kind == "custom:BarriersAndPreds":
@@ -1178,6 +1180,8 @@ def _print_elements(elements, entry: OpFormat, op: GenericOp, used: set[str], ou
                 types = [_strip_prefix(t, element.stripped) for t in types]
             # the type of an absent optional operand (or of none) still gets its space, as MLIR prints it
             out.append(", ".join(types) or (_Empty() if entry.kind_of(element.text) else ""))
+        elif element.kind == "operand-types":
+            out.append(", ".join(op.all_operand_types))
         elif element.kind == "ftype":
             results = op.all_result_types
             shown = results[0] if len(results) == 1 else f"({', '.join(results)})"
