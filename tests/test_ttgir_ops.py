@@ -91,6 +91,13 @@ SNIPPETS = {
     "eltTypeA = 0 : i32, eltTypeB = 0 : i32, layoutA = 0 : i32, layoutB = 0 : i32} : (i64, i64, i1, "
     "!llvm.struct<(f32, f32)>) -> !llvm.struct<(f32, f32)>",
     "ttng.clc_try_cancel_sync": '%0 = "ttng.clc_try_cancel_sync"() : () -> tensor<2xi64, #b1>',
+    # warp specialization with a result, captures and numbered partition arguments (the sm_100
+    # corpus kernel has none of these)
+    "ttg.warp_specialize": '%0 = "ttg.warp_specialize"() ({\n  "ttg.warp_yield"(%c) : (i32) -> ()\n}, {\n'
+    '  "ttg.warp_specialize.partitions"(%c, %f) ({\n  ^bb0(%a0: i32, %a1: f32):\n'
+    '    %s = "arith.addi"(%a0, %a0) : (i32, i32) -> i32\n    "ttg.warp_return"() : () -> ()\n  }, {\n'
+    '  ^bb0(%b0: i32, %b1: f32):\n    "ttg.warp_return"() : () -> ()\n  }) : (i32, f32) -> ()\n'
+    '}) {partitionNumWarps = array<i32: 1, 2>, requestedRegisters = array<i32: 32, 48>} : () -> i32',
     # a pipelining op Triton prints in generic form; its terminator with and without values
     "ttg.mask": '%0 = "ttg.mask"(%i1) ({\n  %1 = "arith.addi"(%c, %c) : (i32, i32) -> i32\n  "ttg.mask.return"(%1) : '
     '(i32) -> ()\n}) : (i1) -> i32\n"ttg.mask"(%i1) ({\n  "ttg.mask.return"() : () -> ()\n}) : (i1) -> ()',

@@ -9,15 +9,16 @@ keywords between them, so no `formats` entry can spell it (TritonGPUOps.cpp prin
       ttg.warp_return
     } : (T, U) -> i32
 
-It is read into the generic form Triton itself builds: the captures as operands, the `default`
-region, then a region holding one `ttg.warp_specialize.partitions` op whose regions are the
-partitions (their arguments the block arguments), and `partitionNumWarps` as an attribute:
+It is read into the generic form Triton itself builds: the `default` region, then a region
+holding one `ttg.warp_specialize.partitions` op, which takes the captures as operands and whose
+regions are the partitions (their arguments the block arguments), and `partitionNumWarps` as an
+attribute:
 
-    %r = "ttg.warp_specialize"(%a, %b) ({ ... }, {
-      "ttg.warp_specialize.partitions"() ({
+    %r = "ttg.warp_specialize"() ({ ... }, {
+      "ttg.warp_specialize.partitions"(%a, %b) ({
       ^bb0(%arg0: T loc(...), %arg1: U loc(...)): ...
-      }) : () -> ()
-    }) {partitionNumWarps = array<i32: 4>, requestedRegisters = array<i32: 24>} : (T, U) -> i32
+      }) : (T, U) -> ()
+    }) {partitionNumWarps = array<i32: 4>, requestedRegisters = array<i32: 24>} : () -> i32
 
 Every piece stays on its source line, and `write` prints Triton's syntax back.
 """
@@ -122,19 +123,20 @@ def read(converter, op: Op) -> None:
     """Put `op` (custom syntax) into `converter`'s output in generic form, on its source lines.
     `converter` is the reader's `_Converter`."""
     parts = header(op)
-    operand_types = [converter.type_of(value, op) for value in parts.captures]
+    capture_types = ", ".join(converter.type_of(value, op) for value in parts.captures)
     result_types = converter.functional_results(op, list(op.tokens)) if op.result_count else []
     converter.define(op, result_types)
     source = converter.source
     written = source[parts.attributes[0].start : parts.attributes[-1].end] if parts.attributes else ""
     counts = ", ".join(str(p.num_warps) for p in parts.partitions)
     attributes = ", ".join(a for a in (converter.mlir_text(written), f"{NUM_WARPS} = array<i32: {counts}>") if a)
-    converter.out.put(op.line, f'{converter.results_text(op)}"{mlir_name(NAME)}"({", ".join(parts.captures)}) ({{')
+    converter.out.put(op.line, f'{converter.results_text(op)}"{mlir_name(NAME)}"() ({{')
     default, *regions = op.regions
     converter.convert_region(default)
-    converter.out.put(default.end_line, "}, {")
+    holder = f'}}, {{ "{mlir_name(PARTITIONS)}"({", ".join(parts.captures)})'
+    converter.out.put(default.end_line, holder + (" (" if regions else ""))
     for index, (partition, region) in enumerate(zip(parts.partitions, regions)):
-        converter.out.put(partition.line, f'"{mlir_name(PARTITIONS)}"() ({{' if index == 0 else ", {")
+        converter.out.put(partition.line, ", {" if index else "{")
         arguments = [_block_argument(source, list(group)) for group in partition.arguments]
         for name, type_text, _whole in arguments:
             converter.types[name] = converter.mlir_text(type_text)
@@ -143,31 +145,33 @@ def read(converter, op: Op) -> None:
         converter.out.put(region.end_line, "}")
     end = regions[-1].end_line if regions else default.end_line
     shown = result_types[0] if len(result_types) == 1 else f"({', '.join(result_types)})"
-    converter.out.put(end, f") : () -> () {op.loc}".rstrip())
-    converter.out.put(end, f"}}) {{{attributes}}} : ({', '.join(operand_types)}) -> {shown} {op.loc}".rstrip())
+    converter.out.put(end, (")" if regions else "") + f" : ({capture_types}) -> () {op.loc}".rstrip())
+    converter.out.put(end, f"}}) {{{attributes}}} : () -> {shown} {op.loc}".rstrip())
 
 
-def write(writer, op: Op, indent: int, parts, results: str) -> None:
-    """Append Triton's custom syntax of `op` (generic form, `parts` from the writer's
-    `_generic_parts`) to `writer.lines`. `writer` is the writer's `_Writer`."""
-    operands, properties, attributes, operand_types, result_types = parts
+def write(writer, op: Op, indent: int, parts_of, results: str) -> None:
+    """Append Triton's custom syntax of `op` (generic form) to `writer.lines`: `writer` is the
+    writer's `_Writer`, `parts_of` its `_generic_parts` of an op (operands, properties,
+    attributes, operand types, result types)."""
+    _operands, properties, attributes, _operand_types, result_types = parts_of(op)
+    default, holder = op.regions
+    partitions = holder.blocks[0].ops[0]
+    captures, _properties, _attributes, capture_types, _results = parts_of(partitions)
     merged = dict(properties)
     merged.update(attributes)
     counts = partition_number_warps(merged.pop(NUM_WARPS, None) or "")
     rest = ", ".join(key if value is None else f"{key} = {value}" for key, value in merged.items())
     pad = "  " * indent
     keyword = f" attributes {{{to_triton_types(rest)}}}" if rest else ""
-    writer.lines.append(f"{pad}{results}{NAME}({', '.join(operands)}){keyword}")
-    default, holder = op.regions
+    writer.lines.append(f"{pad}{results}{NAME}({', '.join(captures)}){keyword}")
     writer.lines.append(f"{pad}default {{")
     writer.write_region(default, indent + 1)
     writer.lines.append(pad + "}")
-    partitions = holder.blocks[0].ops[0]
     for index, (region, count) in enumerate(zip(partitions.regions, counts)):
         arguments = ", ".join(to_triton_types(whole) for _n, _t, whole in region.blocks[0].arguments)
         writer.lines.append(f"{pad}partition{index}({arguments}) num_warps({count}) {{")
         writer.write_region(region, indent + 1, skip_entry_header=True)
         writer.lines.append(pad + "}")
     shown = result_types[0] if len(result_types) == 1 else f"({', '.join(result_types)})"
-    writer.lines[-1] += f" : ({', '.join(operand_types)}) -> {shown}" + (f" {op.loc}" if op.loc else "")
+    writer.lines[-1] += f" : ({', '.join(capture_types)}) -> {shown}" + (f" {op.loc}" if op.loc else "")
     writer.lines[-1] = to_triton_types(writer.lines[-1])

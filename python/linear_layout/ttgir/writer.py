@@ -174,7 +174,7 @@ class _Writer:
             self.write_func(op, indent)
             return
         if op.generic and op.name == warp_specialize.NAME:
-            warp_specialize.write(self, op, indent, _generic_parts(self.source, op), _results(op))
+            warp_specialize.write(self, op, indent, lambda o: _generic_parts(self.source, o), _results(op))
             return
         if op.generic and op.name.startswith(FOREIGN_PREFIX):
             operands, _properties, attributes, _types, _result_types = _generic_parts(self.source, op)
