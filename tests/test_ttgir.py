@@ -274,7 +274,9 @@ def test_warp_specialize_and_tensor_memory_are_kept_in_mlir():
     specialize = ops["ttg_unregistered.warp_specialize"]
     partitions = ops["ttg_unregistered.warp_specialize.partitions"]
     assert str(specialize.attributes["partitionNumWarps"]) == "array<i32: 1, 2>"
-    assert [len(region.blocks[0].arguments) for region in partitions.regions] == [len(specialize.operands)] * 2
+    # the captures are operands of the partitions op, each partition's arguments
+    assert len(specialize.operands) == 0 and len(partitions.operands) == 11
+    assert [len(region.blocks[0].arguments) for region in partitions.regions] == [11, 11]
     allocated = str(ops["ttng.tmem_alloc"].results[0].type)
     assert allocated.startswith("!ttng.tensor_memdesc<1x128x128xf32, #ttng.tensor_memory_encoding<")
 
