@@ -361,6 +361,14 @@ def split_kernel(x_ptr, y_ptr, BLOCK: tl.constexpr):
     tl.store(y_ptr + offs, tl.sum(joined, axis=1))
 
 
+@gluon.jit
+def tdm_prefetch_kernel(ptr, out_ptr, M, N):
+    layout: ttgl.constexpr = ttgl.SwizzledSharedLayout(1, 1, 1, [1, 0])
+    desc = tdm.make_tensor_descriptor(ptr, [M, N], [N, 1], [32, 64], layout)
+    offsets = tdm._test_prefetch_with_offsets(desc, [0, 0], pred=M > 0, speculative=True)
+    ttgl.store(out_ptr + offsets.to(ttgl.int32), 1.0)
+
+
 # targets only the kernels that name them are compiled for
 EXTRA_TARGETS = {
     "sm100": GPUTarget("cuda", 100, 32),
@@ -471,6 +479,9 @@ KERNELS = (
     # amdg.buffer_load_to_local, without and with mask, other and a cache policy
     Kernel("gluon_buffer_to_local", buffer_to_local_kernel, {"ptr": "*fp32"}, {}, {"num_warps": 4},
            targets=("gfx950",)),
+    # amdg.tdm_prefetch returning the offsets it prefetched (Gluon's test hook for them)
+    Kernel("gluon_tdm_prefetch", tdm_prefetch_kernel, {"ptr": "*fp16", "out_ptr": "*fp16", "M": "i32", "N": "i32"},
+           {}, {"num_warps": 4}, targets=("gfx1250",)),
     Kernel("gluon_amd_cluster", amd_cluster_kernel, {"ptr": "*fp16"}, {}, {"num_warps": 4, "num_ctas": 2},
            targets=("gfx1250",)),
 )

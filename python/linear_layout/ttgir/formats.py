@@ -709,9 +709,11 @@ _TABLE = (
     _f("amdg.async_tdm_wait", "$asyncToken attr-dict", ["asyncToken*"], ("retToken",), result_rule="token"),
     _f(
         "amdg.tdm_prefetch",
-        "$desc `[` $indices `]` `,` $pred `,` `speculative` `=` $speculative attr-dict `:` type($desc)",
+        "$desc `[` $indices `]` `,` $pred `,` `speculative` `=` $speculative (`returnOffsets` $returnOffsets^)? "
+        "attr-dict `:` type($desc) (`->` type($offsets)^)?",
         ["desc", "indices*", "pred"],
-        (),
+        ("offsets?",),
+        attributes={"returnOffsets": "unit"},
     ),
     _f("amdg.cluster_barrier_arrive", "attr-dict", (), ()),
     _f("amdg.cluster_barrier_wait", "attr-dict", (), ()),
