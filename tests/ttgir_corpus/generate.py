@@ -369,9 +369,21 @@ def tdm_prefetch_kernel(ptr, out_ptr, M, N):
     ttgl.store(out_ptr + offsets.to(ttgl.int32), 1.0)
 
 
+@gluon.jit
+def tmem_kernel(out_ptr):
+    tmem_layout: ttgl.constexpr = blackwell.TensorMemoryLayout(block=(128, 64), col_stride=1)
+    acc = blackwell.allocate_tensor_memory(ttgl.float32, [128, 64], tmem_layout)
+    values, maxima = acc.load_max(abs=True)
+    part = acc.slice(0, 32).load()
+    ttgl.store(out_ptr + ttgl.arange(0, 128, layout=maxima.type.layout), maxima)
+    ttgl.store(out_ptr + ttgl.arange(0, 128, layout=ttgl.SliceLayout(1, values.type.layout)), ttgl.sum(values, axis=1))
+    ttgl.store(out_ptr + ttgl.arange(0, 128, layout=ttgl.SliceLayout(1, part.type.layout)), ttgl.sum(part, axis=1))
+
+
 # targets only the kernels that name them are compiled for
 EXTRA_TARGETS = {
     "sm100": GPUTarget("cuda", 100, 32),
+    "sm103": GPUTarget("cuda", 103, 32),
     "gfx950": GPUTarget("hip", "gfx950", 64),
     "gfx1250": GPUTarget("hip", "gfx1250", 32),
 }
@@ -482,6 +494,9 @@ KERNELS = (
     # amdg.tdm_prefetch returning the offsets it prefetched (Gluon's test hook for them)
     Kernel("gluon_tdm_prefetch", tdm_prefetch_kernel, {"ptr": "*fp16", "out_ptr": "*fp16", "M": "i32", "N": "i32"},
            {}, {"num_warps": 4}, targets=("gfx1250",)),
+    # sm_103 (Blackwell Ultra): ttng.tmem_load with a max reduction (its two results named by Triton,
+    # %result, %red) and ttng.tmem_subslice
+    Kernel("gluon_tmem", tmem_kernel, {"out_ptr": "*fp32"}, {}, {"num_warps": 4}, targets=("sm103",)),
     Kernel("gluon_amd_cluster", amd_cluster_kernel, {"ptr": "*fp16"}, {}, {"num_warps": 4, "num_ctas": 2},
            targets=("gfx1250",)),
 )
