@@ -124,7 +124,8 @@ def test_every_conversion_and_access_is_explained(path, tmp_path):
 
 
 @pytest.mark.parametrize("stem", ["matmul_pingpong.gfx942", "attention_fwd.sm90", "misc_ops.gfx942",
-                                  "warp_specialize.sm100", "gluon_amd_convert.gfx1250"])
+                                  "warp_specialize.sm100", "gluon_amd_convert.gfx1250", "gluon_tdm.gfx1250",
+                                  "gluon_nvidia_tma.sm100", "gluon_tmem.sm103", "dot_scaled.sm100", "split.sm90"])
 def test_opt_writes_a_ttgir_file_back_byte_for_byte(stem, tmp_path):
     """rocdl ops as Triton prints them, scf.for arguments named by their locations, aliases in
     MLIR's order: `linear-layout-opt k.ttgir -o out.ttgir` (with its ll-verify) changes nothing."""
