@@ -20,7 +20,7 @@ from ..planning.matrix import matrix_instructions
 from .common import cast_to
 from .kernel import KernelBuilder, Launch, LoweringError, hardware_layout, vector_type
 from .matrix_memory import _ldmatrix, _Rows, _Word, _Words  # the matrix conversions' emitters, shared
-from .shared_memory import assemble, buffer_of, shared_buffer_of
+from .shared_memory import assemble, in_allocation, shared_buffer_of, view_address
 from .simt_pattern import SimtPattern
 from .vectors import element_bits
 
@@ -186,12 +186,13 @@ def operand_ldmatrix_load(op: ir.OpView, launch: Launch) -> ir.Value | None:
     if "ldmatrix" not in matrix_instructions(launch.chip) or element_bits(element) != 16:
         return None
     memdesc = op.operation.operands[0]
-    to_offset = hardware_layout(result_type, launch).invert_and_compose(shared_buffer_of(memdesc.type).layout)
+    distributed = in_allocation(hardware_layout(result_type, launch), memdesc.type)  # a subslice: its allocation's
+    to_offset = distributed.invert_and_compose(shared_buffer_of(memdesc.type).layout)
     side = plan_operand_ldmatrix(to_offset, launch.num_warps or 1)
     if side is None:
         return None
     builder = KernelBuilder(op, launch)
-    rows = _Rows(builder, buffer_of(memdesc), side, element)
+    rows = _Rows(builder, view_address(op, memdesc), side, element)
     pieces = [piece for ins in side.instructions for piece in _ldmatrix(rows, ins)]
     words = tuple(_Word(registers) for ins in side.instructions for registers in ins.words)
     return assemble(_Words(len(words[0].registers), words), pieces, element, builder.vector_type(result_type))
