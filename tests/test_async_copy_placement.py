@@ -1,0 +1,129 @@
+"""Where async copies and stores through views put their bytes (issue 20 item 10): after each
+`cp.async` and its wait, and after a `ttg.local_store` into a `ttg.memdesc_subslice` view, every
+element of the workgroup buffer is the one the shared encoding's offset -> element map says,
+the map taken from Triton 3.9 itself (`GluonOpBuilder.to_linear_layout`), not from this project.
+A lowering that placed the tile row-major, or forgot the swizzle, the buffer index or a view's
+origin, would still copy and load back every element, with the same bank cost; these bytes tell."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from linear_layout import encodings as E
+from linear_layout.encodings import to_gluon
+from linear_layout.tools.kernels import lower_ttgir, run_triton_kernel
+
+pytest.importorskip("triton")
+os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+from triton._C.libtriton import gluon_ir  # noqa: E402
+from triton._C.libtriton import ir as triton_ir  # noqa: E402
+
+_CONTEXT = triton_ir.context()
+triton_ir.load_dialects(_CONTEXT)
+_BUILDER = gluon_ir.GluonOpBuilder(_CONTEXT)
+
+BLOCKED = "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>"
+SWIZZLES = [(8, 2, 4), (4, 1, 8), (8, 1, 8), (1, 1, 1)]  # (vec, perPhase, maxPhase)
+
+
+def tritons_elements(shared: E.SwizzledSharedLayout, shape: list[int]) -> np.ndarray:
+    """(offset, dim) -> the element Triton's layout puts at each offset of one buffer."""
+    bases = _BUILDER.to_linear_layout(to_gluon(shared)._to_ir(_BUILDER), shape).offset_bases
+    elements = np.zeros((2 ** len(bases), len(shape)), np.int64)
+    for bit, basis in enumerate(bases):
+        with_bit = np.arange(elements.shape[0]) >> bit & 1 == 1
+        elements[with_bit] ^= np.array(basis, np.int64)
+    return elements
+
+
+def _module(shared: str, body: str) -> str:
+    return f"""#blocked = {BLOCKED}
+#shared = {shared}
+#smem = #ttg.shared_memory
+module attributes {{"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:80", "ttg.threads-per-warp" = 32 : i32}} {{
+  tt.func public @k(%x: !tt.ptr<f16> {{tt.divisibility = 16 : i32}}, %n: i32) attributes {{noinline = false}} {{
+    %c32 = arith.constant dense<32> : tensor<32x1xi32, #blocked>
+    %rows = tt.make_range {{end = 32 : i32, start = 0 : i32}} : tensor<32xi32, #ttg.slice<{{dim = 1, parent = #blocked}}>>
+    %cols = tt.make_range {{end = 32 : i32, start = 0 : i32}} : tensor<32xi32, #ttg.slice<{{dim = 0, parent = #blocked}}>>
+    %r = tt.expand_dims %rows {{axis = 1 : i32}} : tensor<32xi32, #ttg.slice<{{dim = 1, parent = #blocked}}>> -> tensor<32x1xi32, #blocked>
+    %c = tt.expand_dims %cols {{axis = 0 : i32}} : tensor<32xi32, #ttg.slice<{{dim = 0, parent = #blocked}}>> -> tensor<1x32xi32, #blocked>
+    %r32 = arith.muli %r, %c32 : tensor<32x1xi32, #blocked>
+    %rb = tt.broadcast %r32 : tensor<32x1xi32, #blocked> -> tensor<32x32xi32, #blocked>
+    %cb = tt.broadcast %c : tensor<1x32xi32, #blocked> -> tensor<32x32xi32, #blocked>
+    %off = arith.addi %rb, %cb : tensor<32x32xi32, #blocked>
+    %ns = tt.splat %n : i32 -> tensor<32x1xi32, #blocked>
+    %m1 = arith.cmpi slt, %r, %ns : tensor<32x1xi32, #blocked>
+    %m = tt.broadcast %m1 : tensor<32x1xi1, #blocked> -> tensor<32x32xi1, #blocked>
+    %p0 = tt.splat %x : !tt.ptr<f16> -> tensor<32x32x!tt.ptr<f16>, #blocked>
+    %p = tt.addptr %p0, %off : tensor<32x32x!tt.ptr<f16>, #blocked>, tensor<32x32xi32, #blocked>
+{body}
+    tt.return
+  }}
+}}
+"""
+
+
+def _copy(index: int) -> str:
+    """cp.async of the 32 x 32 tile at %x into buffer `index` of a two-buffer allocation, rows
+    `>= n` masked off (zeros land there), then its wait."""
+    return f"""    %cst = arith.constant dense<0.000000e+00> : tensor<32x32xf16, #blocked>
+    %i = arith.constant {index} : i32
+    %buf = ttg.local_alloc : () -> !ttg.memdesc<2x32x32xf16, #shared, #smem, mutable>
+    %b = ttg.memdesc_index %buf[%i] : !ttg.memdesc<2x32x32xf16, #shared, #smem, mutable> -> !ttg.memdesc<32x32xf16, #shared, #smem, mutable>
+    %t = ttg.async_copy_global_to_local %p, %b mask %m other %cst {{contiguity = 8 : i32}} : tensor<32x32x!tt.ptr<f16>, #blocked> -> <32x32xf16, #shared, #smem, mutable>
+    %g = ttg.async_commit_group tokens %t
+    %w = ttg.async_wait %g {{num = 0 : i32}}"""
+
+
+def _shared(vec: int, per_phase: int, max_phase: int) -> E.SwizzledSharedLayout:
+    return E.SwizzledSharedLayout(vec=vec, per_phase=per_phase, max_phase=max_phase, order=[1, 0])
+
+
+def _workgroup(text: str, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(the global tile, the kernel's one workgroup buffer after the run, as f16)."""
+    module = lower_ttgir(text, chip="sm_80")
+    tile = (np.arange(1024) % 2039 - 1000).astype(np.float16).reshape(32, 32)
+    report = run_triton_kernel(module, [tile.copy(), n], (1,))
+    assert not report.races and len(report.workgroup_buffers) == 1
+    return tile, report.workgroup_buffers[0].data.view(np.float16)
+
+
+@pytest.mark.parametrize("index", [0, 1])
+@pytest.mark.parametrize("swizzle", SWIZZLES, ids=lambda s: "vec{}-per{}-max{}".format(*s))
+def test_async_copies_land_where_the_shared_encoding_says(swizzle, index):
+    shared = _shared(*swizzle)
+    tile, smem = _workgroup(_module(str(shared), _copy(index)), n=20)
+    elements = tritons_elements(shared, [32, 32])
+    expected = np.where(elements[:, 0] < 20, tile[elements[:, 0], elements[:, 1]], 0)
+    np.testing.assert_array_equal(smem[1024 * index : 1024 * (index + 1)], expected)
+
+
+@pytest.mark.parametrize(("origin", "view"), [((0, 16), (32, 16)), ((16, 0), (16, 32)), ((16, 16), (16, 16))])
+def test_a_store_through_a_subslice_lands_at_its_origin_in_the_swizzled_allocation(origin, view):
+    """`ttg.local_store` of a `view`-shaped tile into `ttg.memdesc_subslice` at `origin` of a
+    32 x 32 buffer: the swizzle reaches the origin's bits, so the view's addresses are its
+    elements' offsets XORed with the origin's (an added base would put bytes elsewhere); the
+    rest of the buffer is the tile's own copy."""
+    shared = _shared(8, 2, 4)
+    rows, cols = view
+    sub = f"!ttg.memdesc<{rows}x{cols}xf16, #shared, #smem, mutable, 32x32>"
+    layout = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>"
+    body = f"""    %tile = tt.load %p : tensor<32x32x!tt.ptr<f16>, #blocked>
+    %buf = ttg.local_alloc %tile : (tensor<32x32xf16, #blocked>) -> !ttg.memdesc<32x32xf16, #shared, #smem, mutable>
+    %pv = tt.splat %x : !tt.ptr<f16> -> tensor<{rows}x{cols}x!tt.ptr<f16>, {layout}>
+    %small = tt.load %pv : tensor<{rows}x{cols}x!tt.ptr<f16>, {layout}>
+    %neg = arith.negf %small : tensor<{rows}x{cols}xf16, {layout}>
+    %v = ttg.memdesc_subslice %buf[{origin[0]}, {origin[1]}] : !ttg.memdesc<32x32xf16, #shared, #smem, mutable> -> {sub}
+    ttg.local_store %neg, %v : tensor<{rows}x{cols}xf16, {layout}> -> {sub}"""
+    tile, smem = _workgroup(_module(str(shared), body), n=32)
+    elements = tritons_elements(shared, [32, 32])
+    expected = tile[elements[:, 0], elements[:, 1]].copy()
+    inside = (
+        (elements[:, 0] >= origin[0]) & (elements[:, 0] < origin[0] + rows)
+        & (elements[:, 1] >= origin[1]) & (elements[:, 1] < origin[1] + cols)
+    )
+    expected[inside] = -tile[0, 0]  # every pointer of the view is %x: the negated first element
+    np.testing.assert_array_equal(smem, expected)
