@@ -200,8 +200,8 @@ def _step(value: ir.Value) -> tuple[MemdescView | None, ir.Value | None, int]:
     step adds)."""
     if isinstance(value, ir.BlockArgument):
         parent = value.owner.owner
-        if parent.name != "scf.for" or value.arg_number == 0:
-            raise LoweringError(f"a shared buffer carried through '{parent.name}' is not lowered")
+        if parent.name != "scf.for" or value.arg_number == 0:  # a function argument, a while loop's
+            raise LoweringError("the shared buffer does not come from a ttg.local_alloc of this function")
         return (*_loop_source(parent, value.arg_number - 1), 0)
     op = _operation(value)
     name = op.name if op is not None else ""
