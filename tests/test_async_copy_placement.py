@@ -18,8 +18,8 @@ from linear_layout.tools.kernels import lower_ttgir, run_triton_kernel
 
 pytest.importorskip("triton")
 os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
-from triton._C.libtriton import gluon_ir  # noqa: E402
-from triton._C.libtriton import ir as triton_ir  # noqa: E402
+from triton._C.libtriton import gluon_ir
+from triton._C.libtriton import ir as triton_ir
 
 _CONTEXT = triton_ir.context()
 triton_ir.load_dialects(_CONTEXT)

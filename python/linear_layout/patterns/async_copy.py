@@ -41,6 +41,7 @@ from .shared_memory import (
     memdesc_start,
     memdesc_view,
     shared_buffer_of,
+    shared_index,
     view_address,
     view_instructions,
 )
@@ -255,14 +256,6 @@ class _Pointers:
         return llvm.inttoptr(self.global_type, arith.index_cast(i64, address))
 
 
-def _shared_index(builder: KernelBuilder, base: tuple[ir.Value, ir.Value], offset: int, additive: bool) -> ir.Value:
-    if offset == 0:
-        return base[1]
-    if additive:
-        return arith.addi(base[1], builder.const_index(offset))
-    return arith.index_castui(ir.IndexType.get(), arith.xori(base[0], builder.const_i32(offset)))
-
-
 def _emit_copy(op: ir.OpView, launch: Launch, plan: AsyncCopyPlan) -> list[ir.Value]:
     operation = op.operation
     operands = access_operands(operation)
@@ -282,7 +275,7 @@ def _emit_copy(op: ir.OpView, launch: Launch, plan: AsyncCopyPlan) -> list[ir.Va
         for ins in instructions:
             for first in range(0, access.vector, plan.width):
                 register = ins.registers[first]
-                index = _shared_index(builder, base, ins.offset + first, ins.additive)
+                index = shared_index(builder, base, ins.offset + first, ins.additive)
                 source = pointers.global_(vector.extract(offsets, [], [register]))
                 size = None
                 if mask is not None:
@@ -294,9 +287,10 @@ def _emit_copy(op: ir.OpView, launch: Launch, plan: AsyncCopyPlan) -> list[ir.Va
 
 
 def _copy_use(op: ir.OpView, launch: Launch, plan: AsyncCopyPlan) -> SharedUse:
-    """A write of the destination buffer (it lands at the retiring ttg.async_wait, whose barrier
-    orders it for the other warps)."""
-    return SharedUse(accesses=(BufferAccess(Access.WRITE, access_operands(op.operation).destination),))
+    """An async write of the destination buffer: after the reads and writes other warps made of
+    it since the last barrier (WAR, WAW), but not after other copies in flight (a barrier orders
+    no copy: each lands at its `ttg.async_wait`, whose barrier orders it for the other warps)."""
+    return SharedUse(accesses=(BufferAccess(Access.ASYNC_WRITE, access_operands(op.operation).destination),))
 
 
 ASYNC_COPY = SimtPattern(("ttg.async_copy_global_to_local",), _check_copy, _emit_copy, shared=_copy_use)
@@ -314,11 +308,24 @@ def _emit_commit(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
     return [_zero_token(op.operation.results[0].type)]
 
 
+_WAITS = ("ttg.async_wait", "nvvm.cp.async.wait.group")
+
+
+def _followed_by_a_wait(op: ir.Operation) -> bool:
+    """Whether the op after `op` in its block is another wait (lowered or not)."""
+    operations = list(op.block.operations)
+    for position, candidate in enumerate(operations[:-1]):
+        if candidate.operation == op:
+            return operations[position + 1].operation.name in _WAITS
+    return False
+
+
 def _emit_wait(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
     """`cp.async.wait.group num` (all but the `num` most recent groups land), then the barrier
-    Triton's Membar puts after every wait."""
+    Triton's Membar puts after a wait, once after consecutive waits (the last one's)."""
     nvvm.cp_async_wait_group(ir.IntegerAttr(op.operation.attributes["num"]).value)
-    gpu.barrier()
+    if not _followed_by_a_wait(op.operation):
+        gpu.barrier()
     return [_zero_token(op.operation.results[0].type)]
 
 

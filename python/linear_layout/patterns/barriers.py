@@ -13,8 +13,7 @@ from mlir import ir
 from mlir.dialects import gpu
 
 from .allocation import OpUse, shared_uses
-from .kernel import kernel_launch
-from .kernel import LoweringError
+from .kernel import LoweringError, kernel_launch
 from .shared_memory import buffer_index, memdesc_view
 from .simt_pattern import Access, BufferAccess
 
@@ -33,7 +32,10 @@ def _buffer(op: ir.OpView, access: BufferAccess) -> int | None:
 
 
 def _races(pending: set[Access], kind: Access) -> bool:
-    return Access.WRITE in pending or (kind is Access.WRITE and Access.READ in pending)
+    if kind is Access.ASYNC_WRITE:  # copies in flight are unordered: a barrier between two orders nothing
+        return bool(pending - {Access.ASYNC_WRITE})
+    writes = Access.WRITE in pending or Access.ASYNC_WRITE in pending
+    return writes or (kind is Access.WRITE and Access.READ in pending)
 
 
 Pending = dict[int, set[Access]]

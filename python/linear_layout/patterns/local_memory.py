@@ -9,9 +9,9 @@ conversion. The barriers the buffer's read/write history needs are inserted befo
 
 from __future__ import annotations
 
-from mlir import ir
-
 import math
+
+from mlir import ir
 
 from ..dialects.ttg import LocalAllocOp, LocalLoadOp, LocalStoreOp
 from ..planning import plan_local_access

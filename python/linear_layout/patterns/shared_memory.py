@@ -50,6 +50,7 @@ __all__ = [
     "memdesc_start",
     "memdesc_view",
     "shared_buffer_of",
+    "shared_index",
     "view_address",
     "view_base",
     "view_instructions",
@@ -327,7 +328,9 @@ def in_allocation(layout: LinearLayout, memdesc_type: ir.Type) -> LinearLayout:
 def view_instructions(builder: KernelBuilder, access, where: ViewAddress):
     """(thread base, instructions) of the planned `access` through view `where` (`view_base`:
     the view's XOR split between the base and the instruction offsets, its start added)."""
-    base, xor = view_base(builder, builder.thread_offsets(access.thread_offset), reachable_bits(access.thread_offset), where)
+    base, xor = view_base(
+        builder, builder.thread_offsets(access.thread_offset), reachable_bits(access.thread_offset), where
+    )
     instructions = [dataclasses.replace(ins, offset=ins.offset ^ xor) for ins in access.instructions]
     return base, instructions
 
@@ -335,7 +338,7 @@ def view_instructions(builder: KernelBuilder, access, where: ViewAddress):
 # ---------------------------------------------------------------------------- emitters
 
 
-def _address(builder: KernelBuilder, base: tuple[ir.Value, ir.Value], offset: int, additive: bool) -> ir.Value:
+def shared_index(builder: KernelBuilder, base: tuple[ir.Value, ir.Value], offset: int, additive: bool) -> ir.Value:
     """`base ^ offset` as an index: an immediate `addi` when the offset shares no bit with
     the base (`additive`), else an `xori` on i32."""
     if offset == 0:
@@ -355,7 +358,7 @@ def emit_stores(
     if_op = scf.IfOp(cond) if cond is not None else None
     with ir.InsertionPoint(if_op.then_block) if if_op is not None else contextlib.nullcontext():
         for ins in instructions:
-            index = _address(builder, base, ins.offset, ins.additive)
+            index = shared_index(builder, base, ins.offset, ins.additive)
             if access.vector == 1:
                 memref.store(vector.extract(value, [], [ins.registers[0]]), buffer, [index])
             else:
@@ -371,7 +374,7 @@ def emit_loads(
     pieces = []
     piece_type = ir.VectorType.get([access.vector], element)
     for ins in instructions:
-        index = _address(builder, base, ins.offset, ins.additive)
+        index = shared_index(builder, base, ins.offset, ins.additive)
         if access.vector == 1:
             pieces.append(memref.load(buffer, [index]))
         else:

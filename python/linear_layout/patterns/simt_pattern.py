@@ -37,6 +37,7 @@ class Access(enum.Enum):
 
     READ = "read"
     WRITE = "write"
+    ASYNC_WRITE = "async write"  # a cp.async: it lands at its wait (whose barrier orders it)
 
 
 @dataclass(frozen=True)
