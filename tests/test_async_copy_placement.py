@@ -44,7 +44,7 @@ def _module(shared: str, body: str) -> str:
 #shared = {shared}
 #smem = #ttg.shared_memory
 module attributes {{"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:80", "ttg.threads-per-warp" = 32 : i32}} {{
-  tt.func public @k(%x: !tt.ptr<f16> {{tt.divisibility = 16 : i32}}, %n: i32) attributes {{noinline = false}} {{
+  tt.func public @k(%x: !tt.ptr<f16> {{tt.divisibility = 16 : i32}}, %n: i32, %y: !tt.ptr<f16> {{tt.divisibility = 16 : i32}}) attributes {{noinline = false}} {{
     %c32 = arith.constant dense<32> : tensor<32x1xi32, #blocked>
     %rows = tt.make_range {{end = 32 : i32, start = 0 : i32}} : tensor<32xi32, #ttg.slice<{{dim = 1, parent = #blocked}}>>
     %cols = tt.make_range {{end = 32 : i32, start = 0 : i32}} : tensor<32xi32, #ttg.slice<{{dim = 0, parent = #blocked}}>>
@@ -82,12 +82,20 @@ def _shared(vec: int, per_phase: int, max_phase: int) -> E.SwizzledSharedLayout:
     return E.SwizzledSharedLayout(vec=vec, per_phase=per_phase, max_phase=max_phase, order=[1, 0])
 
 
+def _run(text: str, n: int, chip: str | None = "sm_80"):
+    """(the global tile, the output tile, the run's report)."""
+    module = lower_ttgir(text, chip=chip)
+    tile = (np.arange(1024) % 2039 - 1000).astype(np.float16).reshape(32, 32)
+    out = np.zeros_like(tile)
+    report = run_triton_kernel(module, [tile.copy(), n, out], (1,))
+    assert not report.races
+    return tile, out, report
+
+
 def _workgroup(text: str, n: int) -> tuple[np.ndarray, np.ndarray]:
     """(the global tile, the kernel's one workgroup buffer after the run, as f16)."""
-    module = lower_ttgir(text, chip="sm_80")
-    tile = (np.arange(1024) % 2039 - 1000).astype(np.float16).reshape(32, 32)
-    report = run_triton_kernel(module, [tile.copy(), n], (1,))
-    assert not report.races and len(report.workgroup_buffers) == 1
+    tile, _, report = _run(text, n)
+    assert len(report.workgroup_buffers) == 1
     return tile, report.workgroup_buffers[0].data.view(np.float16)
 
 
@@ -127,3 +135,21 @@ def test_a_store_through_a_subslice_lands_at_its_origin_in_the_swizzled_allocati
     )
     expected[inside] = -tile[0, 0]  # every pointer of the view is %x: the negated first element
     np.testing.assert_array_equal(smem, expected)
+
+
+@pytest.mark.parametrize("chip", ["sm_80", None])
+def test_a_transposed_view_reads_the_buffer_transposed(chip):
+    """`ttg.memdesc_trans` of a swizzled buffer is the same bytes under the transposed encoding
+    (order [0, 1]): loading the view gives the tile transposed (with the chip, as ldmatrix
+    where it fits; without, plain shared loads)."""
+    shared = "#ttg.swizzled_shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>"
+    transposed = "#ttg.swizzled_shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [0, 1]}>"
+    body = f"""    %tile = tt.load %p : tensor<32x32x!tt.ptr<f16>, #blocked>
+    %buf = ttg.local_alloc %tile : (tensor<32x32xf16, #blocked>) -> !ttg.memdesc<32x32xf16, #shared, #smem>
+    %t = ttg.memdesc_trans %buf {{order = array<i32: 1, 0>}} : !ttg.memdesc<32x32xf16, #shared, #smem> -> !ttg.memdesc<32x32xf16, {transposed}, #smem>
+    %v = ttg.local_load %t : !ttg.memdesc<32x32xf16, {transposed}, #smem> -> tensor<32x32xf16, #blocked>
+    %q0 = tt.splat %y : !tt.ptr<f16> -> tensor<32x32x!tt.ptr<f16>, #blocked>
+    %q = tt.addptr %q0, %off : tensor<32x32x!tt.ptr<f16>, #blocked>, tensor<32x32xi32, #blocked>
+    tt.store %q, %v : tensor<32x32x!tt.ptr<f16>, #blocked>"""
+    tile, out, _ = _run(_module(shared, body), n=32, chip=chip)
+    np.testing.assert_array_equal(out, tile.T)

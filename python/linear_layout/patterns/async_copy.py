@@ -32,6 +32,7 @@ from mlir.dialects import arith, gpu, llvm, memref, nvvm, scf, vector
 
 from ..planning import plan_local_access
 from ..planning.layouts import PlannerError
+from ..planning.shared import Access as PlannedAccess
 from .common import CAST, cast_to
 from .kernel import KernelBuilder, Launch, LoweringError, hardware_layout
 from .shared_memory import (
@@ -125,7 +126,7 @@ class AsyncCopyPlan:
     """The copies of one `ttg.async_copy_global_to_local`: the planned stores (`access`, of the
     pointer tensor's layout into the shared layout) split into copies of `width` elements."""
 
-    access: object  # planning.shared.Access
+    access: PlannedAccess
     width: int
     element_bytes: int
 
@@ -205,14 +206,22 @@ def _global_width(operation: ir.Operation, element: ir.Type) -> int:
     return max(width, 1)
 
 
+def _destination(operation: ir.Operation) -> ir.Value:
+    destination = access_operands(operation).destination
+    if destination is None:
+        raise LoweringError("an async copy without its shared destination")
+    return destination
+
+
 def _check_copy(op: ir.OpView, launch: Launch) -> AsyncCopyPlan:
     check_access(op, launch)
     operation = op.operation
     operands = access_operands(operation)
+    destination = _destination(operation)
     if not _zero_other(operands.other):
         raise LoweringError("an async copy's 'other' must be zero (cp.async fills masked elements with zeros)")
-    memdesc_type = operands.destination.type
-    memdesc_view(operands.destination)
+    memdesc_type = destination.type
+    memdesc_view(destination)
     pointers = hardware_layout(operands.pointer.type, launch)
     distributed = in_allocation(pointers, memdesc_type)
     element = shared_buffer_of(memdesc_type).memdesc.element_type
@@ -260,8 +269,9 @@ def _emit_copy(op: ir.OpView, launch: Launch, plan: AsyncCopyPlan) -> list[ir.Va
     operation = op.operation
     operands = access_operands(operation)
     builder = KernelBuilder(op, launch)
-    where = view_address(op, operands.destination)
-    element = shared_buffer_of(operands.destination.type).memdesc.element_type
+    destination = _destination(operation)
+    where = view_address(op, destination)
+    element = shared_buffer_of(destination.type).memdesc.element_type
     access = plan.access
     base, instructions = view_instructions(builder, access, where)
     offsets = element_offsets(operands, launch)
@@ -290,7 +300,7 @@ def _copy_use(op: ir.OpView, launch: Launch, plan: AsyncCopyPlan) -> SharedUse:
     """An async write of the destination buffer: after the reads and writes other warps made of
     it since the last barrier (WAR, WAW), but not after other copies in flight (a barrier orders
     no copy: each lands at its `ttg.async_wait`, whose barrier orders it for the other warps)."""
-    return SharedUse(accesses=(BufferAccess(Access.ASYNC_WRITE, access_operands(op.operation).destination),))
+    return SharedUse(accesses=(BufferAccess(Access.ASYNC_WRITE, _destination(op.operation)),))
 
 
 ASYNC_COPY = SimtPattern(("ttg.async_copy_global_to_local",), _check_copy, _emit_copy, shared=_copy_use)

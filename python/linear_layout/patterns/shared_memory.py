@@ -205,7 +205,9 @@ def _step(value: ir.Value) -> tuple[MemdescView | None, ir.Value | None, int]:
             raise LoweringError("the shared buffer does not come from a ttg.local_alloc of this function")
         return (*_loop_source(parent, value.arg_number - 1), 0)
     op = _operation(value)
-    name = op.name if op is not None else ""
+    if op is None:
+        raise LoweringError("the shared buffer does not come from a ttg.local_alloc of this function")
+    name = op.name
     if name == "ttg.local_alloc":
         index = buffer_index(op.opview)
         return MemdescView(-1 if index is None else index, 0), None, 0
