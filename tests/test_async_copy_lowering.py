@@ -13,7 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from linear_layout.core.layout import LinearLayout
 from linear_layout.passes.ll_linearize_encodings import PASS as LINEARIZE
+from linear_layout.planning.async_copy import plan_async_copy
+from linear_layout.planning.layouts import PlannerError
 from linear_layout.tools.kernels import lower_ttgir
 from linear_layout.tools.opt import main
 from linear_layout.ttgir.reader import parse_ttgir
@@ -127,3 +130,39 @@ def test_local_dealloc_lowers_to_nothing_and_the_kernel_still_runs_like_tritons_
     report = run_triton_kernel(module, args, launch.grid)
     np.testing.assert_array_equal(args[2], expected[2])
     assert not report.races
+
+
+# ---- the copy plan (pure), derived by hand
+
+#: The pointers of a 32 x 32 tile in #blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4],
+#: warpsPerCTA = [4, 1], order = [1, 0]}>: 8 consecutive columns per thread.
+_POINTERS = LinearLayout.from_bases(
+    [("register", [[0, 1], [0, 2], [0, 4]]), ("lane", [[0, 8], [0, 16], [1, 0], [2, 0], [4, 0]]),
+     ("warp", [[8, 0], [16, 0]]), ("block", [])],
+    ["dim0", "dim1"], [32, 32],
+)
+#: #ttg.swizzled_shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}> on 32 x 32 (Triton's bases).
+_SWIZZLED = LinearLayout.from_bases(
+    [("offset", [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [1, 0], [2, 8], [4, 16], [8, 0], [16, 0]]), ("block", [])],
+    ["dim0", "dim1"], [32, 32],
+)
+
+
+@pytest.mark.parametrize(("bits", "global_width", "width", "copies"), [
+    (16, 8, 8, 1),  # f16, contiguity 8: one 16-byte copy of the thread's 8 columns
+    (16, 4, 4, 2),  # contiguity 4: two 8-byte copies
+    (16, 2, 2, 4),  # two 4-byte copies each
+    (32, 8, 4, 2),  # f32: 16 bytes hold 4 elements, so two copies of 4
+    (8, 16, 8, 1),  # i8: the thread's run is 8 elements: one 8-byte copy
+])
+def test_copies_are_the_planned_vectors_cut_to_the_global_width(bits, global_width, width, copies):
+    plan = plan_async_copy(_POINTERS, _SWIZZLED, bits, global_width, fast_dim=1)
+    assert (plan.width, plan.copies_per_thread, plan.copy_bytes) == (width, copies, width * bits // 8)
+
+
+def test_a_copy_under_4_bytes_or_across_the_fast_dim_is_refused():
+    with pytest.raises(PlannerError, match=r"cp\.async moves 4, 8 or 16 bytes"):
+        plan_async_copy(_POINTERS, _SWIZZLED, 16, 1, fast_dim=1)  # 2 bytes
+    # Offsets 1, 2, 4 run along dim1, the pointers contiguous along dim0: single elements.
+    with pytest.raises(PlannerError, match=r"cp\.async moves 4, 8 or 16 bytes"):
+        plan_async_copy(_POINTERS, _SWIZZLED, 16, 8, fast_dim=0)

@@ -8,6 +8,7 @@ origin, would still copy and load back every element, with the same bank cost; t
 from __future__ import annotations
 
 import os
+import re
 
 import numpy as np
 import pytest
@@ -153,3 +154,46 @@ def test_a_transposed_view_reads_the_buffer_transposed(chip):
     tt.store %q, %v : tensor<32x32x!tt.ptr<f16>, #blocked>"""
     tile, out, _ = _run(_module(shared, body), n=32, chip=chip)
     np.testing.assert_array_equal(out, tile.T)
+
+
+def test_membar_orders_copies_as_tritons_does():
+    """A copy waits (a barrier) for the reads other warps made of its buffer, not for copies in
+    flight (the two prologue copies into buffers 0 and 1 of one allocation go back to back: a
+    barrier between them would order nothing, each lands at its wait); each wait ends with a
+    barrier, one after consecutive waits. The run has no race and loads what was copied."""
+    body = """    %cst = arith.constant dense<0.000000e+00> : tensor<32x32xf16, #blocked>
+    %i0 = arith.constant 0 : i32
+    %i1 = arith.constant 1 : i32
+    %buf = ttg.local_alloc : () -> !ttg.memdesc<2x32x32xf16, #shared, #smem, mutable>
+    %b0 = ttg.memdesc_index %buf[%i0] : !ttg.memdesc<2x32x32xf16, #shared, #smem, mutable> -> !ttg.memdesc<32x32xf16, #shared, #smem, mutable>
+    %b1 = ttg.memdesc_index %buf[%i1] : !ttg.memdesc<2x32x32xf16, #shared, #smem, mutable> -> !ttg.memdesc<32x32xf16, #shared, #smem, mutable>
+    %t0 = ttg.async_copy_global_to_local %p, %b0 mask %m other %cst {contiguity = 8 : i32} : tensor<32x32x!tt.ptr<f16>, #blocked> -> <32x32xf16, #shared, #smem, mutable>
+    %g0 = ttg.async_commit_group tokens %t0
+    %t1 = ttg.async_copy_global_to_local %p, %b1 mask %m other %cst {contiguity = 8 : i32} : tensor<32x32x!tt.ptr<f16>, #blocked> -> <32x32xf16, #shared, #smem, mutable>
+    %g1 = ttg.async_commit_group tokens %t1
+    %w0 = ttg.async_wait %g0, %g1 {num = 0 : i32}
+    %w1 = ttg.async_wait %g0, %g1 {num = 0 : i32}
+    %v = ttg.local_load %b0 token %w1 : !ttg.memdesc<32x32xf16, #shared, #smem, mutable> -> tensor<32x32xf16, #blocked>
+    %t2 = ttg.async_copy_global_to_local %p, %b0 mask %m other %cst {contiguity = 8 : i32} : tensor<32x32x!tt.ptr<f16>, #blocked> -> <32x32xf16, #shared, #smem, mutable>
+    %g2 = ttg.async_commit_group tokens %t2
+    %w2 = ttg.async_wait %g2 {num = 0 : i32}
+    %q0 = tt.splat %y : !tt.ptr<f16> -> tensor<32x32x!tt.ptr<f16>, #blocked>
+    %q = tt.addptr %q0, %off : tensor<32x32x!tt.ptr<f16>, #blocked>, tensor<32x32xi32, #blocked>
+    tt.store %q, %v : tensor<32x32x!tt.ptr<f16>, #blocked>"""
+    text = _module("#ttg.swizzled_shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>", body)
+    lowered = str(lower_ttgir(text, chip="sm_80"))
+    events = re.findall(r"nvvm\.cp\.async\.shared\.global|nvvm\.cp\.async\.wait\.group|gpu\.barrier|vector\.load", lowered)
+    squeezed = [e for k, e in enumerate(events) if k == 0 or e != events[k - 1]]
+    assert squeezed == [
+        "nvvm.cp.async.shared.global",  # both prologue copies, no barrier between
+        "nvvm.cp.async.wait.group",  # the two waits, one barrier after them
+        "gpu.barrier",
+        "vector.load",
+        "gpu.barrier",  # the next copy into buffer 0 after other warps' reads of it
+        "nvvm.cp.async.shared.global",
+        "nvvm.cp.async.wait.group",
+        "gpu.barrier",
+    ], squeezed
+    assert events.count("nvvm.cp.async.wait.group") == 3 and events.count("gpu.barrier") == 3
+    tile, out, _ = _run(text, n=20)
+    np.testing.assert_array_equal(out, np.where(np.arange(32)[:, None] < 20, tile, 0))

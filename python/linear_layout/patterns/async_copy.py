@@ -8,12 +8,11 @@ A view is lowered to its i32 start (`shared_memory.lowered_view`): `memdesc_inde
 starts `i x` the buffer's elements further; a subslice, a transpose and a reshape keep the start
 (the subslice's origin is the view's static XOR, the others' layouts are their result types').
 
-An async copy is planned like a `ttg.local_store` of its pointer tensor's layout
-(`plan_local_access`, offsets `distributed.invert_and_compose(shared)`): each planned vector
-store becomes `vector / width` copies of `width` elements, `width` the axis info's (Triton's
-`getContiguity` of the pointers, `getMaskAlignment` of the mask, at most 16 bytes; at least 4
-bytes, as cp.async needs), each one `cp.async` from the pointer of its first element to its
-shared address; a mask is the copy's source size (0 bytes: the copy writes zeros, Triton's
+An async copy is planned by `planning.async_copy.plan_async_copy` (a `ttg.local_store` of its
+pointer tensor's layout, each vector store split into copies of `width` elements: the axis
+info's, Triton's `getContiguity` of the pointers and `getMaskAlignment` of the mask, at most 16
+bytes; at least 4, as cp.async needs), each one `cp.async` from the pointer of its first element
+to its shared address; a mask is the copy's source size (0 bytes: the copy writes zeros, Triton's
 `other = 0`). `.cg` for 16 bytes, `.ca` below (Triton's choice). Threads that repeat data (the
 store predicate) do not copy. The copy writes its buffer (`SharedUse`) when it lands, at the
 `ttg.async_wait` that retires it; the wait is `cp.async.wait.group num` then a barrier, as
@@ -24,19 +23,17 @@ zeros that nothing reads.
 from __future__ import annotations
 
 import contextlib
-import math
-from dataclasses import dataclass
 
 from mlir import ir
 from mlir.dialects import arith, gpu, llvm, memref, nvvm, scf, vector
 
-from ..planning import plan_local_access
+from ..planning.async_copy import AsyncCopyPlan, plan_async_copy
 from ..planning.layouts import PlannerError
-from ..planning.shared import Access as PlannedAccess
 from .common import CAST, cast_to
 from .kernel import KernelBuilder, Launch, LoweringError, hardware_layout
 from .shared_memory import (
     ViewAddress,
+    buffer_elements,
     in_allocation,
     lowered_view,
     memdesc_start,
@@ -62,11 +59,7 @@ __all__ = [
     "ASYNC_COPY",
     "ASYNC_WAIT",
     "MEMDESC_VIEWS",
-    "AsyncCopyPlan",
-    "plan_async_copy",
 ]
-
-_CP_ASYNC_BYTES = (4, 8, 16)
 
 
 def _i32() -> ir.Type:
@@ -79,17 +72,6 @@ def _zero_token(result_type: ir.Type) -> ir.Value:
 
 
 # ---------------------------------------------------------------------------- views
-
-
-def buffer_elements(memdesc_type: ir.Type) -> int:
-    """Elements of one buffer of `memdesc_type`: its leading dims (those its shared layout does
-    not map) times the layout's offsets. Example: `!ttg.memdesc<2x32x32xf16, #shared>` (a 32x32
-    layout) has 2048; each of its two buffers 1024."""
-    buffer = shared_buffer_of(memdesc_type)
-    mapped = len(buffer.layout.get_out_dim_names())
-    return math.prod(buffer.memdesc.shape[: len(buffer.memdesc.shape) - mapped]) * buffer.layout.get_in_dim_size(
-        "offset"
-    )
 
 
 def _check_view(op: ir.OpView, launch: Launch) -> None:
@@ -119,55 +101,6 @@ MEMDESC_VIEWS = SimtPattern(
 
 
 # ---------------------------------------------------------------------------- cp.async
-
-
-@dataclass(frozen=True)
-class AsyncCopyPlan:
-    """The copies of one `ttg.async_copy_global_to_local`: the planned stores (`access`, of the
-    pointer tensor's layout into the shared layout) split into copies of `width` elements."""
-
-    access: PlannedAccess
-    width: int
-    element_bytes: int
-
-    @property
-    def copy_bytes(self) -> int:
-        return self.width * self.element_bytes
-
-    @property
-    def copies_per_thread(self) -> int:
-        return len(self.access.instructions) * (self.access.vector // self.width)
-
-
-def _unit_steps(shared, fast_dim: int, count: int) -> bool:
-    """Whether offsets 1, 2, 4, .. < `count` of `shared` are 1, 2, 4, .. elements along `fast_dim`."""
-    names = shared.get_out_dim_names()
-    step = 1
-    while step < count:
-        element = shared.apply({"offset": step, **{name: 0 for name in shared.get_in_dim_names() if name != "offset"}})
-        if any(element[name] != (step if axis == fast_dim else 0) for axis, name in enumerate(names)):
-            return False
-        step *= 2
-    return True
-
-
-def plan_async_copy(distributed, shared, bits: int, global_width: int, fast_dim: int) -> AsyncCopyPlan:
-    """The copies of an async copy from pointers laid out as `distributed` into `shared`
-    (`bits` per element), at most `global_width` elements contiguous in global memory along
-    `fast_dim`; PlannerError when a copy would be under 4 bytes.
-
-    Postcondition: each copy's elements are consecutive both in shared memory (a planned vector's
-    registers sit at offsets `o ^ j`) and in global memory (along `fast_dim`)."""
-    access = plan_local_access(distributed, shared, bits, kind="store")
-    width = min(access.vector, global_width)
-    while width > 1 and not _unit_steps(shared, fast_dim, width):
-        width //= 2
-    element_bytes = max(bits // 8, 1)
-    if width * element_bytes not in _CP_ASYNC_BYTES:
-        raise PlannerError(
-            f"copies of {width} x {bits}-bit elements: cp.async moves 4, 8 or 16 bytes (Triton pipelines no such load)"
-        )
-    return AsyncCopyPlan(access, width, element_bytes)
 
 
 def _fast_dim(layout) -> int:

@@ -9,8 +9,6 @@ conversion. The barriers the buffer's read/write history needs are inserted befo
 
 from __future__ import annotations
 
-import math
-
 from mlir import ir
 
 from ..dialects.ttg import LocalAllocOp, LocalLoadOp, LocalStoreOp
@@ -21,6 +19,7 @@ from .kernel import KernelBuilder, Launch, LoweringError, hardware_layout
 from .shared_memory import (
     ViewAddress,
     assemble,
+    buffer_elements,
     buffer_index,
     emit_loads,
     emit_stores,
@@ -112,9 +111,8 @@ def _emit_load(op: LocalLoadOp, launch: Launch, plan: None) -> list[ir.Value]:
 def _alloc_use(op: LocalAllocOp, launch: Launch, plan: None) -> SharedUse:
     """A buffer of its own (one per leading index of a multi-buffered allocation, `N x` the
     shared layout's offsets), written when the alloc has a source."""
-    buffer = shared_buffer_of(op.result.type)
-    leading = math.prod(buffer.memdesc.shape[: len(buffer.memdesc.shape) - len(buffer.layout.get_out_dim_names())])
-    scratch = Scratch(buffer.memdesc.element_type, leading * buffer.layout.get_in_dim_size("offset"), pooled=False)
+    element = shared_buffer_of(op.result.type).memdesc.element_type
+    scratch = Scratch(element, buffer_elements(op.result.type), pooled=False)
     return SharedUse(scratch, (BufferAccess(Access.WRITE),) if op.src is not None else ())
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import math
 from dataclasses import dataclass
 
 from mlir import ir
@@ -42,6 +43,7 @@ __all__ = [
     "SharedBuffer",
     "ViewAddress",
     "assemble",
+    "buffer_elements",
     "emit_loads",
     "emit_stores",
     "emit_swaps",
@@ -79,6 +81,16 @@ class SharedBuffer:
 
     memdesc: MemDesc
     layout: LinearLayout
+
+
+def buffer_elements(memdesc_type: ir.Type) -> int:
+    """Elements of `memdesc_type`: its leading dims (those its shared layout does not map) times
+    the layout's offsets. Example: `!ttg.memdesc<2x32x32xf16, #shared>` (a 32 x 32 layout) has
+    2048, and each of its two buffers (`ttg.memdesc_index`) 1024."""
+    buffer = shared_buffer_of(memdesc_type)
+    shape = buffer.memdesc.shape
+    leading = math.prod(shape[: len(shape) - len(buffer.layout.get_out_dim_names())])
+    return leading * buffer.layout.get_in_dim_size("offset")
 
 
 def _laid_out_shape(t: ir.Type) -> list[int]:
