@@ -197,3 +197,33 @@ def test_membar_orders_copies_as_tritons_does():
     assert events.count("nvvm.cp.async.wait.group") == 3 and events.count("gpu.barrier") == 3
     tile, out, _ = _run(text, n=20)
     np.testing.assert_array_equal(out, np.where(np.arange(32)[:, None] < 20, tile, 0))
+
+
+def test_a_view_carried_by_scf_if_is_one_line_at_the_op(tmp_path, capsys):
+    """Only `scf.for` carries views (Triton's pipelined loops); an `scf.if` choosing between two
+    buffers is an error at the `scf.if`, and nothing is written."""
+    from linear_layout.tools.opt import main
+
+    body = """    %i0 = arith.constant 0 : i32
+    %i1 = arith.constant 1 : i32
+    %buf = ttg.local_alloc : () -> !ttg.memdesc<2x32x32xf16, #shared, #smem, mutable>
+    %cond = arith.cmpi sgt, %n, %i0 : i32
+    %b = scf.if %cond -> (!ttg.memdesc<32x32xf16, #shared, #smem, mutable>) {
+      %b0 = ttg.memdesc_index %buf[%i0] : !ttg.memdesc<2x32x32xf16, #shared, #smem, mutable> -> !ttg.memdesc<32x32xf16, #shared, #smem, mutable>
+      scf.yield %b0 : !ttg.memdesc<32x32xf16, #shared, #smem, mutable>
+    } else {
+      %b1 = ttg.memdesc_index %buf[%i1] : !ttg.memdesc<2x32x32xf16, #shared, #smem, mutable> -> !ttg.memdesc<32x32xf16, #shared, #smem, mutable>
+      scf.yield %b1 : !ttg.memdesc<32x32xf16, #shared, #smem, mutable>
+    }
+    %v = ttg.local_load %b : !ttg.memdesc<32x32xf16, #shared, #smem, mutable> -> tensor<32x32xf16, #blocked>
+    %q0 = tt.splat %y : !tt.ptr<f16> -> tensor<32x32x!tt.ptr<f16>, #blocked>
+    %q = tt.addptr %q0, %off : tensor<32x32x!tt.ptr<f16>, #blocked>, tensor<32x32xi32, #blocked>
+    tt.store %q, %v : tensor<32x32x!tt.ptr<f16>, #blocked>"""
+    path = tmp_path / "k.ttgir"
+    path.write_text(_module("#ttg.swizzled_shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>", body))
+    out = tmp_path / "out.mlir"
+    status = main([str(path), "-p", "builtin.module(ll-lower)", "-o", str(out)])
+    errors = capsys.readouterr().err.strip().splitlines()
+    assert status == 1 and not out.exists() and len(errors) == 1, errors
+    line = next(k for k, text in enumerate(path.read_text().splitlines(), 1) if "scf.if" in text)
+    assert re.match(rf".*:{line}:\d+: error: a shared-memory view carried by 'scf\.if' is not lowered$", errors[0]), errors
