@@ -133,22 +133,6 @@ def buffer_index(op: ir.OpView) -> int | None:
     return attributes[WORKGROUP_BUFFER].value if WORKGROUP_BUFFER in attributes else None
 
 
-def allocating_op(memdesc_value: ir.Value) -> ir.Operation | None:
-    """The `ttg.local_alloc` (or, once lowered, the cast of its buffer) defining a memdesc value."""
-    owner = memdesc_value.owner
-    if isinstance(owner, ir.OpView):
-        owner = owner.operation
-    if isinstance(owner, ir.Operation) and owner.name in ("ttg.local_alloc", CAST):
-        return owner
-    return None
-
-
-def buffer_of(memdesc_value: ir.Value) -> ir.Value:
-    """The workgroup memref behind a memdesc value, through its views (LoweringError when it has
-    none)."""
-    return view_address(memdesc_value, memdesc_value).buffer
-
-
 # ---------------------------------------------------------------------------- views
 
 
