@@ -166,3 +166,24 @@ def test_a_copy_under_4_bytes_or_across_the_fast_dim_is_refused():
     # Offsets 1, 2, 4 run along dim1, the pointers contiguous along dim0: single elements.
     with pytest.raises(PlannerError, match=r"cp\.async moves 4, 8 or 16 bytes"):
         plan_async_copy(_POINTERS, _SWIZZLED, 16, 8, fast_dim=0)
+
+
+@pytest.mark.parametrize("stem", ["matmul_f16_s2.sm80.w4", "matmul_i8_s3.sm80.w8", "matmul_ieee_s4.sm80.w4"])
+def test_ptx_of_the_pipeline_has_tritons_copies_and_barriers(stem):
+    """Through the stock NVVM pipeline: one `cp.async` per `ttg.async_copy_global_to_local` and
+    thread (`.cg` for 16 bytes; the i8 tile with 8 warps holds 4 bytes per thread: `.ca`), as
+    Triton's PTX (which has no global loads), and `bar.sync` as often as in Triton's PTX
+    (`triton_ptx.json`), on f16, i8 and f32 (FMA path) operands."""
+    import json
+
+    from linear_layout.tools.kernels import ttgir_to_ptx
+
+    sys.path.insert(0, str(CORPUS))
+    from ptx_stats import ptx_stats
+
+    text = (CORPUS / "ttgir" / f"{stem}.ttgir").read_text()
+    ptx = ttgir_to_ptx(text, chip="sm_80")
+    figures = json.loads((CORPUS / "triton_ptx.json").read_text())[stem]
+    assert len(re.findall(r"\bcp\.async\.c[ag]\.shared\.global\b", ptx)) == text.count("ttg.async_copy_global_to_local")
+    stats = ptx_stats(ptx)
+    assert stats.barriers == figures["barriers"] and stats.global_loads == tuple(figures["global_loads"]) == ()
