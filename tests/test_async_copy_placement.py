@@ -227,3 +227,25 @@ def test_a_view_carried_by_scf_if_is_one_line_at_the_op(tmp_path, capsys):
     assert status == 1 and not out.exists() and len(errors) == 1, errors
     line = next(k for k, text in enumerate(path.read_text().splitlines(), 1) if "scf.if" in text)
     assert re.match(rf".*:{line}:\d+: error: a shared-memory view carried by 'scf\.if' is not lowered$", errors[0]), errors
+
+
+def test_a_reshaped_view_reads_the_same_bytes_row_major():
+    """`ttg.memdesc_reshape` of a swizzled 32 x 32 buffer to 1024 elements is the same bytes under
+    the row-major renumbering of its layout (offset basis `(r, c)` -> `32 r + c`, the
+    `#ttg.shared_linear` Triton's inference asks for): loading it gives the tile flattened."""
+    shared = _shared(8, 2, 4)
+    bases = _BUILDER.to_linear_layout(to_gluon(shared)._to_ir(_BUILDER), [32, 32]).offset_bases
+    # Triton prints `#ttg.shared_linear<{offset = ...}, alignment = 16>`; the TTGIR reader reads
+    # the alignment inside the braces only (noted, not this test's subject).
+    flat = f"#ttg.shared_linear<{{offset = {[[32 * row + col] for row, col in bases]}, alignment = 16}}>"
+    line = "#ttg.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>"
+    body = f"""    %tile = tt.load %p : tensor<32x32x!tt.ptr<f16>, #blocked>
+    %buf = ttg.local_alloc %tile : (tensor<32x32xf16, #blocked>) -> !ttg.memdesc<32x32xf16, #shared, #smem>
+    %r1 = ttg.memdesc_reshape %buf : !ttg.memdesc<32x32xf16, #shared, #smem> -> !ttg.memdesc<1024xf16, #flat, #smem>
+    %v = ttg.local_load %r1 : !ttg.memdesc<1024xf16, #flat, #smem> -> tensor<1024xf16, {line}>
+    %i = tt.make_range {{end = 1024 : i32, start = 0 : i32}} : tensor<1024xi32, {line}>
+    %q0 = tt.splat %y : !tt.ptr<f16> -> tensor<1024x!tt.ptr<f16>, {line}>
+    %q = tt.addptr %q0, %i : tensor<1024x!tt.ptr<f16>, {line}>, tensor<1024xi32, {line}>
+    tt.store %q, %v : tensor<1024x!tt.ptr<f16>, {line}>"""
+    tile, out, _ = _run(f"#flat = {flat}\n" + _module(str(shared), body), n=32)
+    np.testing.assert_array_equal(out.reshape(-1), tile.reshape(-1))
