@@ -593,10 +593,11 @@ _PIPELINED_INPUTS: dict[str, Callable[[np.random.Generator], Launch]] = {
 
 def _pipelined(kernel: KernelCase, stages: int) -> KernelCase:
     """`kernel` software-pipelined by Triton over `stages` (cp.async copies into `stages - 1`
-    buffers), at sm_80 with 4 and 8 warps."""
+    buffers), at sm_80 with 4 and 8 warps (and at sm_90 with 3 stages: mma.sync at these sizes)."""
     return replace(
         kernel, name=f"{kernel.name}_s{stages}", make_inputs=_PIPELINED_INPUTS[kernel.name],
-        options={"num_stages": stages}, chips=("sm80",), num_warps=(4, 8), pipelines=kernel.name,
+        options={"num_stages": stages}, chips=("sm80", "sm90") if stages == 3 else ("sm80",), num_warps=(4, 8),
+        pipelines=kernel.name,
     )
 
 
