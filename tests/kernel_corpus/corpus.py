@@ -14,7 +14,7 @@ compiles it without).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import triton
@@ -350,6 +350,9 @@ class KernelCase:
     exact: bool = True  # False where exp/sqrt/division make results approximate (see ulp bounds)
     options: dict = field(default_factory=dict)
     hip: bool = True  # compiled for gfx942 too (False for the matmuls: AMD's MFMA dot is not lowered)
+    chips: tuple[str, ...] | None = None  # the cuda chips it is compiled for (None: sm80 and sm90)
+    num_warps: tuple[int, ...] | None = None  # the warp counts (None: 1, 4 and 8)
+    pipelines: str | None = None  # the corpus kernel this case compiles with num_stages >= 2
 
     @property
     def argument_names(self) -> tuple[str, ...]:
@@ -460,16 +463,16 @@ def _matmul(dtype, m: int = 37, n: int = 45, k: int = 40, block_m: int = 32, blo
     return make
 
 
-def _matmul_epilogue(rng):
-    m, n, k = 37, 45, 40
+def _matmul_epilogue(rng, n: int = 45, k: int = 40):
+    m = 37
     a, b = _ints(rng, (m, k), np.float16), _ints(rng, (k, n), np.float16)
     bias = _ints(rng, n, np.float32, -64, 64)
     grid = (-(-m // 32), -(-n // 32))
     return Launch((a, b, bias, np.zeros((m, n), np.float16), m, n, k), grid, ("c_ptr",))
 
 
-def _matmul_batched(rng):
-    batches, m, n, k = 3, 37, 45, 40
+def _matmul_batched(rng, n: int = 45, k: int = 40):
+    batches, m = 3, 37
     a, b = _ints(rng, (batches, m, k), np.float16), _ints(rng, (batches, k, n), np.float16)
     grid = (-(-m // 32), -(-n // 32), batches)
     return Launch((a, b, np.zeros((batches, m, n), np.float32), m, n, k), grid, ("c_ptr",))
@@ -618,6 +621,32 @@ CASES: tuple[KernelCase, ...] = (
                {"BLOCK_M": 32, "BLOCK_N": 32, "HEAD": 16}, _attention, options={"num_stages": 1},
                hip=False),
 )
+
+#: The inputs of the pipelined matmuls: K = N = 48, whose rows Triton copies 16 bytes at a time
+#: (with K = 40 and N = 45 it pipelines only the f32 operands); M = 37, and K = 48 in steps of 32
+#: (16 for f32) leave masked M, N and K tails.
+_PIPELINED_INPUTS: dict[str, Callable[[np.random.Generator], Launch]] = {
+    "matmul_f16": _matmul(np.float16, n=48, k=48),
+    "matmul_tf32": _matmul(np.float32, n=48, k=48),
+    "matmul_f16acc": _matmul(np.float16, n=48, k=48, accumulator=np.float16, low=-3, high=4),
+    "matmul_i8": _matmul(np.int8, n=48, k=48),
+    "matmul_epilogue": lambda rng: _matmul_epilogue(rng, n=48, k=48),
+    "matmul_batched": lambda rng: _matmul_batched(rng, n=48, k=48),
+    "matmul_ieee": _matmul(np.float32, n=48, k=48),
+}
+
+
+def _pipelined(kernel: KernelCase, stages: int) -> KernelCase:
+    """`kernel` software-pipelined by Triton over `stages` (cp.async copies into `stages - 1`
+    buffers), at sm_80 with 4 and 8 warps (and at sm_90 with 3 stages: mma.sync at these sizes)."""
+    return replace(
+        kernel, name=f"{kernel.name}_s{stages}", make_inputs=_PIPELINED_INPUTS[kernel.name],
+        options={"num_stages": stages}, chips=("sm80", "sm90") if stages == 3 else ("sm80",), num_warps=(4, 8),
+        pipelines=kernel.name,
+    )
+
+
+CASES += tuple(_pipelined(kernel, stages) for kernel in CASES if kernel.name in _PIPELINED_INPUTS for stages in (2, 3, 4))
 
 _BY_NAME = {kernel.name: kernel for kernel in CASES}
 

@@ -29,7 +29,7 @@ from ..planning.matrix import MatrixSide, matrix_instructions
 from .common import cast_to
 from .kernel import KernelBuilder, Launch, LoweringError, hardware_layout, vector_type
 from .matrix_memory import MatrixRows, assemble_matrix, load_matrix
-from .shared_memory import buffer_of, shared_buffer_of
+from .shared_memory import in_allocation, shared_buffer_of, view_address
 from .simt_pattern import SimtPattern
 from .vectors import element_bits
 
@@ -203,11 +203,11 @@ def operand_ldmatrix_load(op: ir.OpView, launch: Launch) -> ir.Value | None:
     result_type = op.operation.results[0].type
     element = result_type.element_type
     memdesc = op.operation.operands[0]
-    layout = hardware_layout(result_type, launch)
+    layout = in_allocation(hardware_layout(result_type, launch), memdesc.type)  # a subslice: its allocation's
     side = operand_ldmatrix_side(layout, memdesc.type, element, launch.num_warps or 1, launch.chip)
     if side is None:
         return None
     builder = KernelBuilder(op, launch)
-    rows = MatrixRows(builder, buffer_of(memdesc), side, element)
+    rows = MatrixRows(builder, view_address(op, memdesc), side, element)
     pieces = [piece for ins in side.instructions for piece in load_matrix(rows, ins)]
     return assemble_matrix(side, pieces, element, builder.vector_type(result_type))

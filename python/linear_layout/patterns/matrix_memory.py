@@ -32,7 +32,16 @@ from ..dialects.ttg import ConvertLayoutOp
 from ..planning.matrix import MatrixInstruction, MatrixPlan, MatrixSide
 from .common import cast_to
 from .kernel import KernelBuilder, Launch, LoweringError
-from .shared_memory import assemble, buffer_index, emit_loads, emit_stores, workgroup_argument
+from .shared_memory import (
+    ViewAddress,
+    assemble,
+    buffer_index,
+    emit_loads,
+    emit_stores,
+    reachable_bits,
+    view_base,
+    workgroup_argument,
+)
 from .vectors import gather
 
 __all__ = ["MatrixRows", "assemble_matrix", "emit_matrix", "load_matrix"]
@@ -64,19 +73,20 @@ class MatrixRows:
     Used by the conversions' matrix emitter (`emit_matrix`) and by the dot operands' ldmatrix
     (`patterns.dot`)."""
 
-    def __init__(self, builder: KernelBuilder, buffer: ir.Value, side: MatrixSide, element: ir.Type) -> None:
+    def __init__(
+        self, builder: KernelBuilder, buffer: ir.Value | ViewAddress, side: MatrixSide, element: ir.Type
+    ) -> None:
+        where = buffer if isinstance(buffer, ViewAddress) else ViewAddress(buffer, None, 0)  # a view: start, XOR
         self.builder = builder
         self.element = element
         self.pointer_type = ir.Type.parse(SHARED_POINTER)
         i64 = ir.IntegerType.get_signless(64)
-        start = memref.extract_aligned_pointer_as_index(buffer)
+        start = memref.extract_aligned_pointer_as_index(where.buffer)
         self.base = llvm.inttoptr(self.pointer_type, arith.index_cast(i64, start))
-        self.offset = builder.thread_offsets(side.address)[0]
+        self.thread_bits = reachable_bits(side.address)
+        base, self.xor = view_base(builder, builder.thread_offsets(side.address), self.thread_bits, where)
+        self.offset = base[0]
         self.row = self._gep(self.base, arith.extui(i64, self.offset))
-        self.thread_bits = 0
-        for _, bases in side.address.bases:
-            for basis in bases:
-                self.thread_bits |= basis[0]
         self.attributes = dict(
             layout=ir.Attribute.parse(f"#nvvm.mma_layout<{'col' if side.trans else 'row'}>"),
             shape=ir.Attribute.parse("#nvvm.ld_st_matrix_shape<m = 8, n = 8>"),
@@ -89,12 +99,14 @@ class MatrixRows:
 
     def pointer(self, ins: MatrixInstruction) -> ir.Value:
         """The row this lane addresses for ``ins``: a constant step from ``row`` when the offset
-        shares no bit with the lanes' row offsets (an immediate in PTX), else an ``xori``."""
-        if not ins.offset:
+        (XORed with a view's origin) shares no bit with the lanes' row offsets (an immediate in
+        PTX), else an ``xori``."""
+        offset = ins.offset ^ self.xor
+        if not offset:
             return self.row
-        if not ins.offset & self.thread_bits:
-            return self._gep(self.row, ins.offset)
-        moved = arith.xori(self.offset, self.builder.const_i32(ins.offset))
+        if not offset & self.thread_bits:
+            return self._gep(self.row, offset)
+        moved = arith.xori(self.offset, self.builder.const_i32(offset))
         return self._gep(self.base, arith.extui(ir.IntegerType.get_signless(64), moved))
 
 

@@ -100,9 +100,11 @@ def triton_kernel_launch(kernel: ir.Operation, chip: str | None = None) -> Launc
 class AccessOperands:
     """The operands of a global access, whichever op makes it: `pointer` (a tensor of pointers,
     or for AMD's buffer ops the scalar base), `offsets` (buffer ops: the i32 element offsets from
-    the base), `value` (stored or combined), `compare` (`tt.atomic_cas`), `mask` and `other` (None: absent)."""
+    the base), `value` (stored or combined), `compare` (`tt.atomic_cas`), `mask` and `other` (None: absent),
+    `destination` (the shared buffer of `ttg.async_copy_global_to_local`)."""
 
     pointer: ir.Value
+    destination: ir.Value | None = None
     offsets: ir.Value | None = None
     value: ir.Value | None = None
     compare: ir.Value | None = None
@@ -119,6 +121,7 @@ _ACCESS_OPS = {
     "amdg.buffer_load": ("pointer", "offsets", "stride?", "mask?", "other?"),
     "amdg.buffer_store": ("value", "pointer", "offsets", "stride?", "mask?"),
     "amdg.buffer_atomic_rmw": ("pointer", "offsets", "value", "stride?", "mask?"),
+    "ttg.async_copy_global_to_local": ("pointer", "destination", "mask?", "other?"),
 }
 
 
@@ -200,7 +203,8 @@ def annotate_accesses(kernel: ir.Operation) -> None:
     for op in _accesses(kernel):
         operands = access_operands(op)
         op.attributes[POINTER_ARGUMENT] = ir.IntegerAttr.get(i32, _pointer_argument(operands.pointer, arguments))
-        vectorised = op.name in ("tt.load", "tt.store")  # buffer ops and atomics: one element each
+        # buffer ops and atomics: one element each
+        vectorised = op.name in ("tt.load", "tt.store", "ttg.async_copy_global_to_local")
         vector_size = facts.vector_size(operands.pointer, operands.mask) if vectorised else 1
         op.attributes[VECTOR_ATTRIBUTE] = ir.IntegerAttr.get(i32, vector_size)
 
