@@ -49,6 +49,7 @@ from ..patterns.outline import kernel_functions, outline_kernel
 from ..patterns.to_simt import populate_to_simt_patterns
 from ..patterns.triton_kernel import annotate_accesses, outline_triton_kernel, triton_kernel_launch
 from ..patterns.triton_ops import check_triton_kernels, triton_kernels
+from ..patterns.vectors import scalarize_extracts
 from ..ttgir.foreign import materialize
 from . import Pass, PipelineError
 
@@ -80,7 +81,9 @@ def _lower_triton_kernel(
 ) -> None:
     """Steps 2-6 on one `tt.func` that `check_triton_kernels` accepted."""
     annotate_accesses(tt_func)
-    _lower_outlined(outline_triton_kernel(tt_func, triton_kernel_launch(tt_func, chip)), run, patterns)
+    kernel = outline_triton_kernel(tt_func, triton_kernel_launch(tt_func, chip))
+    _lower_outlined(kernel, run, patterns)
+    scalarize_extracts(kernel.operation)
 
 
 def _lower_outlined(kernel: gpu.GPUFuncOp, run: PatternRun, patterns: FrozenRewritePatternSet) -> None:

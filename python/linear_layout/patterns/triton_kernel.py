@@ -48,7 +48,7 @@ from .kernel import (
 )
 from .outline import _kernel_module, _module_of
 from .simt_pattern import SimtPattern
-from .vectors import concat
+from .vectors import concat, element_of
 
 __all__ = [
     "POINTER_ARGUMENT",
@@ -291,9 +291,27 @@ def _i32_vector(values: list[int]) -> ir.Value:
     return arith.constant(t, ir.DenseElementsAttr.get([ir.IntegerAttr.get(i32, v) for v in values], type=t))
 
 
+def _bits_of(layout: LinearLayout, in_dims: tuple[str, ...]) -> int:
+    """The output bits any basis of `in_dims` sets (1-D layout): OR of L(d = 2**k)."""
+    found = 0
+    for dim in in_dims:
+        for position in range(layout.get_in_dim_size_log2(dim)):
+            found |= layout.get_basis(dim, position)[0]
+    return found
+
+
+#: `overflow<nsw, nuw>`: an add of non-negative terms with disjoint bits wraps in neither sense.
+_NO_WRAP = "#arith.overflow<nsw, nuw>"
+
+
 def _emit_make_range(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
     """`tt.make_range`: start + L(register, lane, warp) = start + (L(lane, warp) ^ L(register)),
-    the thread's part from the layout's index math, the register part as constants."""
+    the thread's part from the layout's index math, the register part as constants.
+
+    Where the register bases and the thread bases set disjoint bits (every blocked layout), the
+    XOR is an add that wraps in no sense, `L(lane, warp) + L(register)`, emitted as
+    `arith.addi overflow<nsw, nuw>` with `start`: each register is then the thread's one base
+    plus a constant, which the access folds into an immediate offset, as Triton's."""
     t = op.operation.results[0].type
     layout = hardware_layout(t, launch)
     builder = KernelBuilder(op, launch)
@@ -301,11 +319,14 @@ def _emit_make_range(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value
     target = _vector_of(t, launch)
     value = vector.broadcast(target, thread_part)
     constants = _register_constants(layout)
-    if any(constants):
-        value = arith.xori(value, _i32_vector(constants))
     start = op.operation.attributes["start"].value
-    if start:
-        value = arith.addi(value, _i32_vector([start] * len(constants)))
+    thread_dims = tuple(d for d in layout.get_in_dim_names() if d != "register")
+    if any(constants) and _bits_of(layout, ("register",)) & _bits_of(layout, thread_dims):
+        value = arith.xori(value, _i32_vector(constants))
+        constants = [0] * len(constants)
+    if any(constants) or start:
+        flags = ir.Attribute.parse(_NO_WRAP)
+        value = arith.addi(value, _i32_vector([c + start for c in constants]), overflow_flags=flags)
     return [cast_to(value, t)]
 
 
@@ -393,15 +414,16 @@ def _emit_load(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
     piece_type = ir.VectorType.get([vec], element)
     bits = _word_bits(element, vec) if mask is not None else None
     base = _base_address(memory) if bits is not None else None
-    pieces = []
-    for first in range(0, registers, vec):
-        index = vector.extract(offsets, [], [first])
-        condition = vector.extract(mask, [], [first]) if mask is not None else None
+    pieces, scalars = [], {}
+    firsts = range(0, registers, vec)
+    indices = [element_of(offsets, first, scalars) for first in firsts]
+    addresses = _addresses(base, indices, element) if base is not None and mask is not None else []
+    for first, index in zip(firsts, indices):
+        condition = element_of(mask, first, scalars) if mask is not None else None
         registers_here = list(range(first, first + vec))
-        if bits is not None and condition is not None and base is not None:
+        if bits is not None and condition is not None and addresses:
             others = vector.shuffle(other, other, registers_here) if other is not None else None
-            address = _address(base, index, element)
-            pieces.append(_predicated_load(condition, address, others, piece_type, bits))
+            pieces.append(_predicated_load(condition, addresses[first // vec], others, piece_type, bits))
             continue
 
         def load(index=index) -> ir.Value:
@@ -435,10 +457,93 @@ def _base_address(memory: ir.Value) -> ir.Value:
     return memref.extract_aligned_pointer_as_index(memory)
 
 
-def _address(base: ir.Value, index: ir.Value, element: ir.Type) -> ir.Value:
-    """The 64-bit global byte address of element `index` of the argument at `base`."""
-    size = arith.constant(ir.IndexType.get(), _element_bytes(element))
-    return arith.index_cast(ir.IntegerType.get_signless(64), arith.addi(base, arith.muli(index, size)))
+def _defining(value: ir.Value) -> ir.Operation | None:
+    owner = value.owner
+    if isinstance(owner, ir.OpView):
+        owner = owner.operation
+    return owner if isinstance(owner, ir.Operation) else None
+
+
+def _constant_int(value: ir.Value) -> int | None:
+    operation = _defining(value)
+    if operation is None or operation.name != "arith.constant":
+        return None
+    attribute = operation.attributes["value"]
+    return ir.IntegerAttr(attribute).value if isinstance(attribute, ir.IntegerAttr) else None
+
+
+def _split_constant(value: ir.Value, memo: dict) -> tuple[ir.Value | None, int]:
+    """(rest, c) with value = rest + c and c >= 0 an integer folded out of `addi`s and signed
+    `index_cast`s (None: no rest). Exact for every offset an access may use: moving c >= 0 out
+    of a sign extension changes the value only where `rest + c` overflows to a negative offset,
+    which is out of every argument (a predicated-off access does not read its address). `memo`
+    gives one rest per value."""
+    if value not in memo:
+        memo[value] = _build_split(value, memo)
+    return memo[value]
+
+
+def _build_split(value: ir.Value, memo: dict) -> tuple[ir.Value | None, int]:
+    constant = _constant_int(value)
+    if constant is not None and constant >= 0:
+        return None, constant
+    operation = _defining(value)
+    if operation is not None and operation.name == "arith.index_cast":
+        rest, constant = _split_constant(operation.operands[0], memo)
+        if constant and isinstance(operation.operands[0].type, ir.IntegerType):
+            return (None if rest is None else arith.index_cast(value.type, rest)), constant
+    if operation is not None and operation.name == "arith.addi":
+        (rest_a, a), (rest_b, b) = (_split_constant(o, memo) for o in operation.operands)
+        if a or b:
+            rests = [r for r in (rest_a, rest_b) if r is not None]
+            return (arith.addi(*rests) if len(rests) == 2 else (rests[0] if rests else None)), a + b
+    return value, 0
+
+
+def _terms(index: ir.Value) -> list[ir.Value]:
+    """The summands of an `index` offset (its `arith.addi` tree on `index`)."""
+    operation = _defining(index)
+    if operation is not None and operation.name == "arith.addi" and isinstance(index.type, ir.IndexType):
+        return [term for operand in operation.operands for term in _terms(operand)]
+    return [index]
+
+
+@dataclass(frozen=True)
+class _Address:
+    """A global byte address as a 64-bit register plus an immediate byte offset."""
+
+    register: ir.Value
+    offset: int
+
+
+def _addresses(base: ir.Value, indices: list[ir.Value], element: ir.Type) -> list[_Address]:
+    """The addresses of elements `indices` of the argument at `base`, Triton's way: each index's
+    summands scaled to bytes and added to the base, the ones most accesses share first (so that
+    the registers of a thread share one address register), and the constant part of each as
+    the immediate offset. Postcondition: register + offset == base + index * element bytes."""
+    size = _element_bytes(element)
+    split, memo = [], {}
+    for index in indices:
+        rests, constant = [], 0
+        for term in _terms(index):
+            rest, c = _split_constant(term, memo)
+            constant += c
+            if rest is not None:
+                rests.append(rest)
+        split.append((rests, constant))
+    counts: dict = {}
+    for rests, _ in split:
+        for rest in rests:
+            counts[rest] = counts.get(rest, 0) + 1
+    scale = arith.constant(ir.IndexType.get(), size)
+    i64 = ir.IntegerType.get_signless(64)
+    found = []
+    for rests, constant in split:
+        address = base
+        for rest in sorted(rests, key=lambda r: -counts[r]):
+            address = arith.addi(address, arith.muli(rest, scale))
+        found.append(_Address(arith.index_cast(i64, address), constant * size))
+    return found
 
 
 def _words(piece: ir.Value, bits: int) -> list[ir.Value]:
@@ -450,26 +555,26 @@ def _words(piece: ir.Value, bits: int) -> list[ir.Value]:
 
 
 def _predicated_load(
-    condition: ir.Value, address: ir.Value, others: ir.Value | None, piece_type: ir.Type, bits: int
+    condition: ir.Value, address: _Address, others: ir.Value | None, piece_type: ir.Type, bits: int
 ) -> ir.Value:
     """One predicated `ld.global` of `piece_type` at `address`; `others` (or 0) where off."""
     piece = ir.VectorType(piece_type)
     words = piece.shape[0] * piece.element_type.width // bits
     word = ir.IntegerType.get_signless(bits)
     other_words = _words(others, bits) if others is not None else []
-    asm, constraints = predicated_load(words, bits, others is not None)
+    asm, constraints = predicated_load(words, bits, others is not None, address.offset)
     result = word if words == 1 else llvm.StructType.get_literal([word] * words)
-    loaded = llvm.inline_asm(result, [condition, address, *other_words], asm, constraints)
+    loaded = llvm.inline_asm(result, [condition, address.register, *other_words], asm, constraints)
     values = [loaded] if words == 1 else [llvm.extractvalue(word, loaded, [k]) for k in range(words)]
     packed = vector.from_elements(ir.VectorType.get([words], word), values)
     return vector.bitcast(piece_type, packed)
 
 
-def _predicated_store(condition: ir.Value, address: ir.Value, piece: ir.Value, bits: int) -> None:
+def _predicated_store(condition: ir.Value, address: _Address, piece: ir.Value, bits: int) -> None:
     """One predicated `st.global` of the vector `piece` at `address`."""
     words = _words(piece, bits)
-    asm, constraints = predicated_store(len(words), bits)
-    llvm.inline_asm(None, [*words, condition, address], asm, constraints, has_side_effects=True)
+    asm, constraints = predicated_store(len(words), bits, address.offset)
+    llvm.inline_asm(None, [*words, condition, address.register], asm, constraints, has_side_effects=True)
 
 
 def _zero(element: ir.Type) -> ir.Attribute:
@@ -497,12 +602,15 @@ def _emit_store(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
     mask = lowered_operand(operands.mask, launch)
     bits = _word_bits(element, vec) if mask is not None else None
     base = _base_address(memory) if bits is not None else None
-    for first in range(0, registers, vec):
-        index = vector.extract(offsets, [], [first])
-        condition = vector.extract(mask, [], [first]) if mask is not None else None
+    scalars: dict = {}
+    firsts = range(0, registers, vec)
+    indices = [element_of(offsets, first, scalars) for first in firsts]
+    addresses = _addresses(base, indices, element) if base is not None and mask is not None else []
+    for first, index in zip(firsts, indices):
+        condition = element_of(mask, first, scalars) if mask is not None else None
         piece = value if vec == registers else vector.shuffle(value, value, list(range(first, first + vec)))
-        if bits is not None and condition is not None and base is not None:
-            _predicated_store(condition, _address(base, index, element), piece, bits)
+        if bits is not None and condition is not None and addresses:
+            _predicated_store(condition, addresses[first // vec], piece, bits)
             continue
 
         def store(index=index, piece=piece) -> None:

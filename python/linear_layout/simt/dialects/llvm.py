@@ -10,7 +10,7 @@ from __future__ import annotations
 import mlir.ir as ir
 import numpy as np
 
-from ...ir.ptx_asm import PREDICATED_ACCESSES, PredicatedAccess
+from ...ir.ptx_asm import PredicatedAccess, access_of
 from ...ir.upstream import llvm_pointer_space
 from ..elements import elem_of, result_elem
 from ..errors import MemoryAccessError, UnsupportedOp
@@ -80,7 +80,7 @@ INLINE_ASM = {
 def _inline_asm(ex, op):
     asm = ir.StringAttr(op.attributes["asm_string"]).value
     constraints = ir.StringAttr(op.attributes["constraints"]).value
-    access = PREDICATED_ACCESSES.get((asm, constraints))
+    access = access_of(asm, constraints)
     if access is not None:
         return _predicated_access(ex, op, access)
     compute = INLINE_ASM.get((asm, constraints))
@@ -109,7 +109,7 @@ def _predicated_access(ex, op, access: PredicatedAccess):
     offsets = np.zeros(ex.num_threads, dtype=np.int64)
     buf = None
     if on.any():
-        addresses = np.asarray(address).astype(np.int64)
+        addresses = np.asarray(address).astype(np.int64) + access.offset
         misaligned = on & (addresses % nbytes != 0)
         if misaligned.any():
             t = int(np.argmax(misaligned))
