@@ -414,7 +414,8 @@ def _emit_load(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
     piece_type = ir.VectorType.get([vec], element)
     bits = _word_bits(element, vec) if mask is not None else None
     base = _base_address(memory) if bits is not None else None
-    pieces, scalars = [], {}
+    pieces: list[ir.Value] = []
+    scalars: dict = {}
     firsts = range(0, registers, vec)
     indices = [element_of(offsets, first, scalars) for first in firsts]
     addresses = _addresses(base, indices, element) if base is not None and mask is not None else []
@@ -510,19 +511,37 @@ def _terms(index: ir.Value) -> list[ir.Value]:
 
 @dataclass(frozen=True)
 class _Address:
-    """A global byte address as a 64-bit register plus an immediate byte offset."""
+    """A global address as a `!llvm.ptr<1>` register plus an immediate byte offset."""
 
     register: ir.Value
     offset: int
 
 
+#: A global pointer: the address operand of the predicated accesses, as Triton's.
+GLOBAL_POINTER = "!llvm.ptr<1>"
+_DYNAMIC = -(2**31)  # llvm.getelementptr: the index is an operand
+
+
+def _gep_index(term: ir.Value) -> ir.Value:
+    """The `getelementptr` index of an offset summand: the i32 of a signed `index_cast` (the
+    GEP sign-extends it, as Triton's), else the summand as i64."""
+    operation = _defining(term)
+    if operation is not None and operation.name == "arith.index_cast":
+        source = operation.operands[0]
+        if isinstance(source.type, ir.IntegerType) and source.type.width <= 64:
+            return source
+    return arith.index_cast(ir.IntegerType.get_signless(64), term)
+
+
 def _addresses(base: ir.Value, indices: list[ir.Value], element: ir.Type) -> list[_Address]:
-    """The addresses of elements `indices` of the argument at `base`, Triton's way: each index's
-    summands scaled to bytes and added to the base, the ones most accesses share first (so that
-    the registers of a thread share one address register), and the constant part of each as
-    the immediate offset. Postcondition: register + offset == base + index * element bytes."""
-    size = _element_bytes(element)
-    split, memo = [], {}
+    """The addresses of elements `indices` of the argument at `base` (an `index` address),
+    Triton's way: one `getelementptr` per summand of the index, the summands most accesses
+    share first (so that the registers of a thread share one address register), and the
+    constant part of each index as the immediate byte offset.
+
+    Postcondition: register + offset == base + index * element bytes."""
+    split: list[tuple[list[ir.Value], int]] = []
+    memo: dict = {}
     for index in indices:
         rests, constant = [], 0
         for term in _terms(index):
@@ -535,14 +554,16 @@ def _addresses(base: ir.Value, indices: list[ir.Value], element: ir.Type) -> lis
     for rests, _ in split:
         for rest in rests:
             counts[rest] = counts.get(rest, 0) + 1
-    scale = arith.constant(ir.IndexType.get(), size)
-    i64 = ir.IntegerType.get_signless(64)
+    pointer_type = ir.Type.parse(GLOBAL_POINTER)
+    start = llvm.inttoptr(pointer_type, arith.index_cast(ir.IntegerType.get_signless(64), base))
     found = []
     for rests, constant in split:
-        address = base
+        pointer = start
         for rest in sorted(rests, key=lambda r: -counts[r]):
-            address = arith.addi(address, arith.muli(rest, scale))
-        found.append(_Address(arith.index_cast(i64, address), constant * size))
+            pointer = llvm.getelementptr(
+                pointer_type, pointer, [_gep_index(rest)], [_DYNAMIC], element, llvm.GEPNoWrapFlags.none
+            )
+        found.append(_Address(pointer, constant * _element_bytes(element)))
     return found
 
 

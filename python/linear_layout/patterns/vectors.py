@@ -173,9 +173,7 @@ def _elementwise(operation: ir.Operation) -> bool:
     ):
         return False  # floats stay vectors (f16x2 arithmetic); masks and offsets are integers
     shape = ir.VectorType(result).shape
-    return all(
-        isinstance(o.type, ir.VectorType) and ir.VectorType(o.type).shape == shape for o in operation.operands
-    )
+    return all(isinstance(o.type, ir.VectorType) and ir.VectorType(o.type).shape == shape for o in operation.operands)
 
 
 def element_of(value: ir.Value, k: int, memo: dict | None = None) -> ir.Value:
@@ -222,7 +220,10 @@ def _build_element(value: ir.Value, k: int, memo: dict) -> ir.Value:
     elif _elementwise(operation):
         operands = [element_of(o, k, memo) for o in operation.operands]
         attributes = {name: operation.attributes[name] for name in operation.attributes}
-        return ir.Operation.create(name, results=[element], operands=operands, attributes=attributes).result
+        same = (name, tuple(operands), tuple(sorted((n, str(a)) for n, a in attributes.items())))
+        if same not in memo:  # lanes computing the same scalar share it (a broadcast's lanes)
+            memo[same] = ir.Operation.create(name, results=[element], operands=operands, attributes=attributes).result
+        return memo[same]
     return vector.extract(value, [], [k])
 
 
