@@ -71,8 +71,20 @@ register("llvm.bitcast", bitcast)
 
 #: The `llvm.inline_asm` strings the interpreter runs (the lowering emits only these), each with
 #: its constraints and what it computes on its operands.
+def _cvt_rz_f16(x: np.ndarray) -> np.ndarray:
+    """The f16 bits of f32 `x` rounded toward zero: numpy's nearest, one step toward zero (its
+    bits less one) where that is larger in magnitude (infinity from overflow becomes 65504)."""
+    x = np.asarray(x, dtype=np.float32)
+    with np.errstate(over="ignore"):
+        nearest = x.astype(np.float16)
+    bits = nearest.view(np.uint16).astype(np.int64)
+    away = np.abs(nearest.astype(np.float32)) > np.abs(x)
+    return np.where(away, bits - 1, bits)
+
+
 INLINE_ASM = {
     ("sqrt.rn.f32 $0, $1;", "=f,f"): np.sqrt,  # IEEE-rounded, as numpy's float32 sqrt
+    ("cvt.rz.f16.f32 $0, $1;", "=h,f"): _cvt_rz_f16,  # the 16 bits of the half
 }
 
 
