@@ -57,6 +57,7 @@ __all__ = [
     "AccessOperands",
     "access_memory",
     "access_operands",
+    "global_pointer",
     "element_offsets",
     "lowered_operand",
     "annotate_accesses",
@@ -516,6 +517,13 @@ class _Address:
     register: ir.Value
     offset: int
 
+    def at(self) -> ir.Value:
+        """The address as one pointer (the offset as a byte `getelementptr`)."""
+        if not self.offset:
+            return self.register
+        i8 = ir.IntegerType.get_signless(8)
+        return llvm.getelementptr(self.register.type, self.register, [], [self.offset], i8, llvm.GEPNoWrapFlags.none)
+
 
 #: A global pointer: the address operand of the predicated accesses, as Triton's.
 GLOBAL_POINTER = "!llvm.ptr<1>"
@@ -531,6 +539,11 @@ def _gep_index(term: ir.Value) -> ir.Value:
         if isinstance(source.type, ir.IntegerType) and source.type.width <= 64:
             return source
     return arith.index_cast(ir.IntegerType.get_signless(64), term)
+
+
+def global_pointer(memory: ir.Value, index: ir.Value, element: ir.Type) -> ir.Value:
+    """The `!llvm.ptr<1>` of element `index` (an `index`) of the global memref `memory`."""
+    return _addresses(_base_address(memory), [index], element)[0].at()
 
 
 def _addresses(base: ir.Value, indices: list[ir.Value], element: ir.Type) -> list[_Address]:

@@ -1,7 +1,7 @@
 """The `llvm` ops: pointers into workgroup memory.
 
 Ops: inttoptr (to ``!llvm.ptr<1>`` and ``!llvm.ptr<3>``) ptrtoint getelementptr (one index into a scalar type)
-extractvalue (one position) bitcast, inline_asm (exactly the PTX strings of `INLINE_ASM`, and the
+extractvalue (one position) bitcast, cmpxchg (global memory, one thread after another), inline_asm (exactly the PTX strings of `INLINE_ASM`, and the
 predicated global loads and stores of `ir/ptx_asm.py`).
 """
 
@@ -55,6 +55,27 @@ def _getelementptr(ex, op):
         index = np.full(ex.num_threads, raw[0], dtype=np.int64)
     size = elem_of(element).mem_bytes
     return [(base.astype(np.int64) + index * size).astype(np.uint64)]
+
+
+@handles("llvm.cmpxchg")
+def _cmpxchg(ex, op):
+    """One compare-and-swap per active thread, in thread order, on global memory: the element
+    becomes `val` where its bits equal `cmp`'s; each thread gets (old value, swapped)."""
+    address, compare, value = ex.operands(op)
+    elem = elem_of(op.operands[1].type)
+    old = np.zeros(ex.num_threads, dtype=np.asarray(elem.wrap(compare)).dtype)
+    swapped = np.zeros(ex.num_threads, dtype=bool)
+    for thread in np.flatnonzero(ex.active):
+        at = np.asarray(address).astype(np.int64)[thread : thread + 1]
+        buf, place = elements_at(ex, op, ex.global_buffers, at, elem.mem_bytes, "global")
+        current = buf.data[int(place[0])]
+        old[thread] = current
+        swapped[thread] = (
+            elem.unsigned(np.asarray([current]))[0] == elem.unsigned(np.asarray(compare)[thread : thread + 1])[0]
+        )
+        if swapped[thread]:
+            buf.data[int(place[0])] = elem.wrap(np.asarray(value)[thread : thread + 1])[0]
+    return [(elem.wrap(old), swapped)]
 
 
 @handles("llvm.extractvalue")
