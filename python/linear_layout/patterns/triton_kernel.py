@@ -414,18 +414,13 @@ def _emit_load(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
     mask, other = lowered_operand(operands.mask, launch), lowered_operand(operands.other, launch)
     piece_type = ir.VectorType.get([vec], element)
     bits = _word_bits(element, vec) if mask is not None else None
-    base = _base_address(memory) if bits is not None else None
     pieces: list[ir.Value] = []
-    scalars: dict = {}
-    firsts = range(0, registers, vec)
-    indices = [element_of(offsets, first, scalars) for first in firsts]
-    addresses = _addresses(base, indices, element) if base is not None and mask is not None else []
-    for first, index in zip(firsts, indices):
-        condition = element_of(mask, first, scalars) if mask is not None else None
+    for access in _register_accesses(memory, offsets, mask, registers, vec, element):
+        first, index, condition = access.first, access.index, access.condition
         registers_here = list(range(first, first + vec))
-        if bits is not None and condition is not None and addresses:
+        if bits is not None and condition is not None and access.address is not None:
             others = vector.shuffle(other, other, registers_here) if other is not None else None
-            pieces.append(_predicated_load(condition, addresses[first // vec], others, piece_type, bits))
+            pieces.append(_predicated_load(condition, access.address, others, piece_type, bits))
             continue
 
         def load(index=index) -> ir.Value:
@@ -438,6 +433,33 @@ def _emit_load(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
 
         pieces.append(_guarded(condition, load, fallback, piece_type))
     return [cast_to(_concat(pieces, element), t)]
+
+
+@dataclass(frozen=True)
+class _RegisterAccess:
+    """The access of registers [first, first + vec): its element index, its mask bit (None
+    without a mask) and, where it is one predicated instruction, its address."""
+
+    first: int
+    index: ir.Value
+    condition: ir.Value | None
+    address: _Address | None
+
+
+def _register_accesses(
+    memory: ir.Value, offsets: ir.Value, mask: ir.Value | None, registers: int, vec: int, element: ir.Type
+) -> list[_RegisterAccess]:
+    """One access per `vec` registers: the index and mask bit as scalars (`element_of`) and,
+    for a masked access with a predicated form, Triton's address (`_addresses`)."""
+    scalars: dict = {}
+    firsts = range(0, registers, vec)
+    indices = [element_of(offsets, first, scalars) for first in firsts]
+    conditions = [element_of(mask, first, scalars) if mask is not None else None for first in firsts]
+    predicated = mask is not None and _word_bits(element, vec) is not None
+    addresses: list[_Address | None] = [None] * len(indices)
+    if predicated:
+        addresses = list(_addresses(_base_address(memory), indices, element))
+    return [_RegisterAccess(*parts) for parts in zip(firsts, indices, conditions, addresses)]
 
 
 def _word_bits(element: ir.Type, vec: int) -> int | None:
@@ -635,16 +657,11 @@ def _emit_store(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
     value = cast_to(operands.value, _vector_of(value_type, launch))
     mask = lowered_operand(operands.mask, launch)
     bits = _word_bits(element, vec) if mask is not None else None
-    base = _base_address(memory) if bits is not None else None
-    scalars: dict = {}
-    firsts = range(0, registers, vec)
-    indices = [element_of(offsets, first, scalars) for first in firsts]
-    addresses = _addresses(base, indices, element) if base is not None and mask is not None else []
-    for first, index in zip(firsts, indices):
-        condition = element_of(mask, first, scalars) if mask is not None else None
+    for access in _register_accesses(memory, offsets, mask, registers, vec, element):
+        first, index, condition = access.first, access.index, access.condition
         piece = value if vec == registers else vector.shuffle(value, value, list(range(first, first + vec)))
-        if bits is not None and condition is not None and addresses:
-            _predicated_store(condition, addresses[first // vec], piece, bits)
+        if bits is not None and condition is not None and access.address is not None:
+            _predicated_store(condition, access.address, piece, bits)
             continue
 
         def store(index=index, piece=piece) -> None:
