@@ -25,6 +25,7 @@ info's constancy) it is one predicated `ld.global`/`st.global` of the same width
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from mlir import ir
@@ -412,6 +413,8 @@ def _emit_load(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
     operands = access_operands(operation)
     offsets = element_offsets(operands, launch)
     mask, other = lowered_operand(operands.mask, launch), lowered_operand(operands.other, launch)
+    if other is not None and _is_zero(other):
+        other = None  # the predicated load's own `mov $k, 0`, as Triton's
     piece_type = ir.VectorType.get([vec], element)
     bits = _word_bits(element, vec) if mask is not None else None
     pieces: list[ir.Value] = []
@@ -433,6 +436,20 @@ def _emit_load(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
 
         pieces.append(_guarded(condition, load, fallback, piece_type))
     return [cast_to(_concat(pieces, element), t)]
+
+
+def _is_zero(value: ir.Value) -> bool:
+    """Whether `value` is a constant vector of zero bits (0, or +0.0)."""
+    operation = _defining(value)
+    if operation is None or operation.name != "arith.constant":
+        return False
+    attribute = operation.attributes["value"]
+    if not isinstance(attribute, ir.DenseElementsAttr) or not attribute.is_splat:
+        return False
+    splat = attribute.get_splat_value()
+    if isinstance(splat, ir.FloatAttr):
+        return splat.value == 0.0 and math.copysign(1.0, splat.value) > 0
+    return isinstance(splat, ir.IntegerAttr) and splat.value == 0
 
 
 @dataclass(frozen=True)
