@@ -112,6 +112,8 @@ def test_every_conversion_and_access_is_explained(path, tmp_path):
     assert annotated == [line for line in annotated if "ll.explain" in line]
     assert len(annotated) == sum(path.read_text().count(f" {op} ") for op in ops)
     for row in report_ttgir(path.read_text()).rows:
+        if row.op == "ttg.async_copy_global_to_local":
+            continue  # a report row only: the pass annotates conversions and local accesses
         line, cost = lines[row.mlir_line - 1], row.cost
         assert row.op in line and cost is not None and "not modelled" not in line, line
         shuffles, sides = _explained_costs(line)

@@ -300,6 +300,33 @@ def call_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, x + _block_start(n, 2, 1), mask=mask)
 
 
+@triton.jit
+def attention_kernel(q_ptr, k_ptr, v_ptr, o_ptr, M, seq_len, scale,
+                     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, HEAD: tl.constexpr):
+    """Flash-attention forward, one head: O = softmax(scale Q K^T, base 2) V with the online
+    softmax in exp2 (m_i, l_i and acc carried by the loop; P cast to f16 is the second dot's A
+    operand, from registers); masked tails in the rows (M) and the keys (seq_len)."""
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.arange(0, BLOCK_N)
+    d = tl.arange(0, HEAD)
+    q = tl.load(q_ptr + rows[:, None] * HEAD + d[None, :], mask=rows[:, None] < M, other=0)
+    m_i = tl.full((BLOCK_M,), -float("inf"), tl.float32)
+    l_i = tl.zeros((BLOCK_M,), tl.float32)
+    acc = tl.zeros((BLOCK_M, HEAD), tl.float32)
+    for start in range(0, seq_len, BLOCK_N):
+        keys = start + cols
+        k = tl.load(k_ptr + keys[None, :] * HEAD + d[:, None], mask=keys[None, :] < seq_len, other=0)
+        s = tl.where(keys[None, :] < seq_len, tl.dot(q, k) * scale, -float("inf"))
+        m_new = tl.maximum(m_i, tl.max(s, 1))
+        p = tl.exp2(s - m_new[:, None])
+        alpha = tl.exp2(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        v = tl.load(v_ptr + keys[:, None] * HEAD + d[None, :], mask=keys[:, None] < seq_len, other=0)
+        acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), v)
+        m_i = m_new
+    tl.store(o_ptr + rows[:, None] * HEAD + d[None, :], acc / l_i[:, None], mask=rows[:, None] < M)
+
+
 @dataclass(frozen=True)
 class Launch:
     """One launch: `args` in signature order (numpy arrays for pointers, Python numbers for
@@ -490,6 +517,17 @@ def _atomic_cas(rng):
     )
 
 
+def _attention(rng):
+    """Q, K in {0, 1} and V in [-2, 2] (f16), scale 1: every score s is an integer in [0, HEAD = 16],
+    so each p = 2^(s - m) >= 2^-16 is exact in f16, and every product, partial sum and rescaled
+    accumulator is a multiple of 2^-16 below 2^8 in magnitude, exact in f32 (24 bits): QK^T, P V,
+    m_i and l_i are exact, and only the final division rounds."""
+    m, seq_len, head = 50, 100, 16
+    q, k = _ints(rng, (m, head), np.float16, 0, 2), _ints(rng, (seq_len, head), np.float16, 0, 2)
+    v = _ints(rng, (seq_len, head), np.float16, -2, 3)
+    return Launch((q, k, v, np.zeros((m, head), np.float32), m, seq_len, 1.0), (-(-m // 32),), ("o_ptr",))
+
+
 _ROWS = {"x_ptr": "*fp32", "out_ptr": "*fp32", "M": "i32", "N": "i32", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr"}
 _ROWS_I32 = {**_ROWS, "x_ptr": "*i32", "out_ptr": "*i32"}
 
@@ -572,6 +610,13 @@ CASES: tuple[KernelCase, ...] = (
                _atomic_cas),
     KernelCase("call", call_kernel, {"x_ptr": "*i32", "out_ptr": "*i32", "n": "i32", "BLOCK": "constexpr"},
                {"BLOCK": 256}, _device_assert),
+    # Flash attention (f16 mma.sync, P from registers as the A operand), one stage: exact on its data
+    # (see _attention) in both interpreters; on a GPU, Triton's division (div.full.f32) is within 2 ulp.
+    KernelCase("attention", attention_kernel,
+               {"q_ptr": "*fp16", "k_ptr": "*fp16", "v_ptr": "*fp16", "o_ptr": "*fp32", "M": "i32", "seq_len": "i32",
+                "scale": "fp32", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "HEAD": "constexpr"},
+               {"BLOCK_M": 32, "BLOCK_N": 32, "HEAD": 16}, _attention, options={"num_stages": 1},
+               hip=False),
 )
 
 _BY_NAME = {kernel.name: kernel for kernel in CASES}

@@ -35,7 +35,7 @@ from .kernel import KernelBuilder, Launch, LoweringError
 from .shared_memory import assemble, buffer_index, emit_loads, emit_stores, workgroup_argument
 from .vectors import gather
 
-__all__ = ["emit_matrix"]
+__all__ = ["MatrixRows", "assemble_matrix", "emit_matrix", "load_matrix"]
 
 SHARED_POINTER = "!llvm.ptr<3>"
 _DYNAMIC = -(2**31)  # llvm.getelementptr: the index is an operand
@@ -55,8 +55,14 @@ class _Words:
     copies: tuple[tuple[int, int], ...] = ()
 
 
-class _Rows:
-    """Row pointers of one matrix side of a conversion."""
+class MatrixRows:
+    """The row pointers of one ``ldmatrix``/``stmatrix`` side (`planning.matrix.MatrixSide`) in
+    the workgroup ``buffer``: ``row`` = the buffer's base + ``side.address(lane, warp)`` elements
+    of ``element``, and :meth:`pointer` the row of one instruction (``row ^ instruction.offset``);
+    ``attributes`` are the instructions' (``.trans`` as the side says, 8x8 b16 matrices).
+
+    Used by the conversions' matrix emitter (`emit_matrix`) and by the dot operands' ldmatrix
+    (`patterns.dot`)."""
 
     def __init__(self, builder: KernelBuilder, buffer: ir.Value, side: MatrixSide, element: ir.Type) -> None:
         self.builder = builder
@@ -82,6 +88,8 @@ class _Rows:
         return llvm.getelementptr(self.pointer_type, base, dynamic, raw, self.element, llvm.GEPNoWrapFlags.none)
 
     def pointer(self, ins: MatrixInstruction) -> ir.Value:
+        """The row this lane addresses for ``ins``: a constant step from ``row`` when the offset
+        shares no bit with the lanes' row offsets (an immediate in PTX), else an ``xori``."""
         if not ins.offset:
             return self.row
         if not ins.offset & self.thread_bits:
@@ -106,12 +114,12 @@ def _unpack(word: ir.Value, count: int, element: ir.Type) -> ir.Value:
     return vector.bitcast(ir.VectorType.get([count], element), one)
 
 
-def _stmatrix(rows: _Rows, value: ir.Value, ins: MatrixInstruction) -> None:
+def _stmatrix(rows: MatrixRows, value: ir.Value, ins: MatrixInstruction) -> None:
     words = [_pack(value, registers, rows.element) for registers in ins.words]
     nvvm.stmatrix(rows.pointer(ins), words, **rows.attributes)
 
 
-def _stmatrices(builder: KernelBuilder, rows: _Rows, value: ir.Value, side: MatrixSide, rep: int) -> None:
+def _stmatrices(builder: KernelBuilder, rows: MatrixRows, value: ir.Value, side: MatrixSide, rep: int) -> None:
     """The `stmatrix` of repetition `rep`, under the side's store predicate (`scf.if`) when warps
     repeat data: then only the warps outside its mask store."""
     cond = builder.store_predicate(side.predicate)
@@ -123,7 +131,9 @@ def _stmatrices(builder: KernelBuilder, rows: _Rows, value: ir.Value, side: Matr
             scf.YieldOp([])
 
 
-def _ldmatrix(rows: _Rows, ins: MatrixInstruction) -> list[ir.Value]:
+def load_matrix(rows: MatrixRows, ins: MatrixInstruction) -> list[ir.Value]:
+    """One ``nvvm.ldmatrix`` (``.x{len(ins.words)}``) at ``rows.pointer(ins)``: the pieces of its
+    words, each word unpacked into its registers' elements (`assemble_matrix` places them)."""
     i32 = ir.IntegerType.get_signless(32)
     num = len(ins.words)
     result = i32 if num == 1 else ir.Type.parse(f"!llvm.struct<({', '.join(['i32'] * num)})>")
@@ -142,7 +152,9 @@ def emit_matrix(op: ConvertLayoutOp, launch: Launch, plan: MatrixPlan) -> ir.Val
     buffer = workgroup_argument(op, index)
     value = cast_to(op.src, builder.vector_type(op.src.type))
     store, load = (plan.matrix, plan.other) if plan.matrix.kind == "store" else (plan.other, plan.matrix)
-    rows = {id(side): _Rows(builder, buffer, side, element) for side in (store, load) if isinstance(side, MatrixSide)}
+    rows = {
+        id(side): MatrixRows(builder, buffer, side, element) for side in (store, load) if isinstance(side, MatrixSide)
+    }
     bases = {
         id(side): builder.thread_offsets(side.thread_offset)
         for side in (store, load)
@@ -161,7 +173,7 @@ def emit_matrix(op: ConvertLayoutOp, launch: Launch, plan: MatrixPlan) -> ir.Val
         gpu.barrier()
         if isinstance(load, MatrixSide):
             for ins in (i for i in load.instructions if i.rep == rep):
-                pieces += _ldmatrix(rows[id(load)], ins)
+                pieces += load_matrix(rows[id(load)], ins)
         else:
             pieces += emit_loads(
                 builder, buffer, element, load, [i for i in load.instructions if i.rep == rep], bases[id(load)]
@@ -169,5 +181,12 @@ def emit_matrix(op: ConvertLayoutOp, launch: Launch, plan: MatrixPlan) -> ir.Val
     result_type = builder.vector_type(op.result.type)
     if not isinstance(load, MatrixSide):
         return assemble(load, pieces, element, result_type)
-    words = tuple(_Word(registers) for ins in load.instructions for registers in ins.words)
-    return assemble(_Words(len(words[0].registers), words, load.copies), pieces, element, result_type)
+    return assemble_matrix(load, pieces, element, result_type)
+
+
+def assemble_matrix(side: MatrixSide, pieces: list[ir.Value], element: ir.Type, result_type: ir.Type) -> ir.Value:
+    """The per-thread vector of ``result_type`` from the pieces of a loading side's ``ldmatrix``
+    (`load_matrix`, in instruction order): each word's elements go to its registers, and the
+    side's ``copies`` fill the registers that repeat another."""
+    words = tuple(_Word(registers) for ins in side.instructions for registers in ins.words)
+    return assemble(_Words(len(words[0].registers), words, side.copies), pieces, element, result_type)
