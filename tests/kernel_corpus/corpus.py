@@ -300,6 +300,30 @@ def call_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, x + _block_start(n, 2, 1), mask=mask)
 
 
+@triton.jit
+def pointer_int_kernel(x_ptr, out_ptr, diff_ptr, n, BLOCK: tl.constexpr):
+    """tt.ptr_to_int (a tensor and a scalar) and tt.int_to_ptr: the byte addresses of x as i64,
+    their distance from x (4 per element), and a load through the address one element on."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    addresses = (x_ptr + offs).to(tl.int64)
+    tl.store(diff_ptr + offs, addresses - x_ptr.to(tl.int64), mask=mask)
+    following = (addresses + 4).to(tl.pointer_type(tl.float32))
+    tl.store(out_ptr + offs, tl.load(following, mask=offs + 1 < n, other=-1.0), mask=mask)
+
+
+@triton.jit
+def atomic_old_kernel(count_ptr, out_ptr, WIDTH: tl.constexpr, BLOCK: tl.constexpr):
+    """The old values of tt.atomic_rmw reach every copy of an element: 32 counters with 4 or 8
+    warps (the warps above the first hold copies), summed in every warp and broadcast over a tile
+    that every warp stores."""
+    rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    old = tl.atomic_add(count_ptr + rows, 1)
+    cols = tl.arange(0, WIDTH)
+    tile = old[:, None] * WIDTH + cols[None, :] + tl.sum(old, axis=0)
+    tl.store(out_ptr + rows[:, None] * WIDTH + cols[None, :], tile)
+
+
 @dataclass(frozen=True)
 class Launch:
     """One launch: `args` in signature order (numpy arrays for pointers, Python numbers for
@@ -490,6 +514,18 @@ def _atomic_cas(rng):
     )
 
 
+
+def _pointer_int(rng):
+    n = 1000
+    x = _ints(rng, n, np.float32)
+    return Launch((x, np.zeros(n, np.float32), np.zeros(n, np.int64), n), (-(-n // 256),), ("out_ptr", "diff_ptr"))
+
+
+def _atomic_old(rng):
+    counts = _ints(rng, 64, np.int32, 0, 1000)
+    return Launch((counts, np.zeros((64, 16), np.int32)), (2,), ("out_ptr", "count_ptr"))
+
+
 _ROWS = {"x_ptr": "*fp32", "out_ptr": "*fp32", "M": "i32", "N": "i32", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr"}
 _ROWS_I32 = {**_ROWS, "x_ptr": "*i32", "out_ptr": "*i32"}
 
@@ -572,6 +608,11 @@ CASES: tuple[KernelCase, ...] = (
                _atomic_cas),
     KernelCase("call", call_kernel, {"x_ptr": "*i32", "out_ptr": "*i32", "n": "i32", "BLOCK": "constexpr"},
                {"BLOCK": 256}, _device_assert),
+    KernelCase("pointer_int", pointer_int_kernel,
+               {"x_ptr": "*fp32", "out_ptr": "*fp32", "diff_ptr": "*i64", "n": "i32", "BLOCK": "constexpr"},
+               {"BLOCK": 256}, _pointer_int),
+    KernelCase("atomic_old", atomic_old_kernel, {"count_ptr": "*i32", "out_ptr": "*i32", "WIDTH": "constexpr",
+                                                 "BLOCK": "constexpr"}, {"WIDTH": 16, "BLOCK": 32}, _atomic_old),
 )
 
 _BY_NAME = {kernel.name: kernel for kernel in CASES}

@@ -1,5 +1,5 @@
 """SIMT patterns of Triton's own elementwise ops: `tt.clampf`, `tt.precise_divf`,
-`tt.precise_sqrt`, `tt.mulhiui` and `tt.fp_to_fp`, rebuilt as upstream `arith`/`math` ops on the
+`tt.precise_sqrt`, `tt.mulhiui`, `tt.fp_to_fp`, `tt.ptr_to_int` and `tt.int_to_ptr`, rebuilt as upstream `arith`/`math` ops on the
 per-thread vectors (or on scalars), each with the semantics of Triton's interpreter:
 
 - `tt.clampf x, lo, hi, propagateNan = none` -> `minnumf(maxnumf(x, lo), hi)` (NaN operands are
@@ -13,7 +13,13 @@ per-thread vectors (or on scalars), each with the semantics of Triton's interpre
 - `tt.fp_to_fp` between f16, bf16, f32 and f64 only (the interpreter has no fp8 types): an
   upcast is `arith.extf` (exact); a downcast is `arith.truncf` (to nearest even: `rtne`), and for
   `rtz` that value moved one step toward zero (its bits minus one) where it rounded away from
-  zero (the stock pipeline drops `truncf`'s `roundingmode`). An fp8 operand is a `LoweringError`.
+  zero (the stock pipeline drops `truncf`'s `roundingmode`). An fp8 operand is a `LoweringError`;
+- `tt.ptr_to_int p` -> the byte address `base + p * size` as the integer type (a pointer is an
+  element offset `p` from the argument it derives from, whose address `base` is
+  `memref.extract_aligned_pointer_as_index`; `size`: the pointee's bytes); `tt.int_to_ptr a` ->
+  the offset `(a - base) / size`, where the argument is the one of the `tt.ptr_to_int` that `a`
+  is computed from (`annotate_accesses`; an integer from several or no pointer argument is a
+  `LoweringError`).
 
     >>> # %c = tt.clampf %x, %lo, %hi, propagateNan = none : tensor<256xf32, #blocked>
     >>> # becomes  %m = arith.maxnumf %x', %lo' : vector<2xf32>; %c' = arith.minnumf %m, %hi'
@@ -24,13 +30,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from mlir import ir
-from mlir.dialects import arith, llvm, math, vector
+from mlir.dialects import arith, llvm, math, memref, vector
 
+from .axis_info import pointee_bytes
 from .common import cast_to
 from .kernel import Launch, LoweringError, vector_type
 from .simt_pattern import SimtPattern
+from .triton_kernel import pointer_memory
 
-__all__ = ["CLAMPF", "FP_TO_FP", "MULHIUI", "PRECISE"]
+__all__ = ["CLAMPF", "FP_TO_FP", "MULHIUI", "POINTER_CASTS", "PRECISE"]
 
 #: The widths `tt.fp_to_fp` lowers between (fp8 has no interpreter type).
 _FLOAT_TYPES = (ir.F16Type, ir.BF16Type, ir.F32Type, ir.F64Type)
@@ -195,6 +203,29 @@ def _through_f32(x: ir.Value, result_type: ir.Type) -> ir.Value:
     return arith.truncf(result_type, arith.extf(_like(result_type, ir.F32Type.get()), x))
 
 
+# ---------------------------------------------------------------------------- ptr_to_int, int_to_ptr
+
+
+def _emit_pointer_cast(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
+    """`tt.ptr_to_int`: the byte address `base + offset * size`; `tt.int_to_ptr`: the element
+    offset `(address - base) / size` (base: the address of the argument the pointer derives from,
+    from `annotate_accesses`; size: the pointee's bytes)."""
+    operation = op.operation
+    source, result = operation.operands[0], operation.results[0]
+    to_int = operation.name == "tt.ptr_to_int"
+    index_type = _like(_lowered_type(source.type, launch), ir.IndexType.get())
+    base = memref.extract_aligned_pointer_as_index(pointer_memory(op))
+    if isinstance(index_type, ir.VectorType):
+        base = vector.broadcast(index_type, base)
+    size = pointee_bytes(source.type if to_int else result.type)
+    element_bytes = arith.constant(index_type, _splat(index_type, size))
+    value = cast_to(source, index_type) if to_int else arith.index_cast(index_type, _lowered(source, launch))
+    if to_int:
+        address = arith.addi(base, arith.muli(value, element_bytes))
+        return [cast_to(arith.index_cast(_lowered_type(result.type, launch), address), result.type)]
+    return [cast_to(arith.divsi(arith.subi(value, base), element_bytes), result.type)]
+
+
 def _no_plan(op: ir.OpView, launch: Launch) -> None:
     _check_shapes(op, launch)
 
@@ -202,4 +233,5 @@ def _no_plan(op: ir.OpView, launch: Launch) -> None:
 CLAMPF = SimtPattern(("tt.clampf",), _no_plan, _emit_clampf)
 PRECISE = SimtPattern(("tt.precise_divf", "tt.precise_sqrt"), _check_precise, _emit_precise)
 MULHIUI = SimtPattern(("tt.mulhiui",), _no_plan, _emit_mulhiui)
+POINTER_CASTS = SimtPattern(("tt.ptr_to_int", "tt.int_to_ptr"), _no_plan, _emit_pointer_cast)
 FP_TO_FP = SimtPattern(("tt.fp_to_fp",), _check_fp_to_fp, _emit_fp_to_fp)
