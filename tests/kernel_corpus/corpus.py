@@ -303,13 +303,13 @@ def call_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
 @triton.jit
 def pointer_int_kernel(x_ptr, out_ptr, diff_ptr, n, BLOCK: tl.constexpr):
     """tt.ptr_to_int (a tensor and a scalar) and tt.int_to_ptr: the byte addresses of x as i64,
-    their distance from x (4 per element), and a load through the address one element on."""
+    their distance from x (4 per element), and a load through `address ^ 4`, the neighbour."""
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
     addresses = (x_ptr + offs).to(tl.int64)
     tl.store(diff_ptr + offs, addresses - x_ptr.to(tl.int64), mask=mask)
-    following = (addresses + 4).to(tl.pointer_type(tl.float32))
-    tl.store(out_ptr + offs, tl.load(following, mask=offs + 1 < n, other=-1.0), mask=mask)
+    neighbours = (addresses ^ 4).to(tl.pointer_type(tl.float32))  # x is 16-byte aligned: x + (offs ^ 1)
+    tl.store(out_ptr + offs, tl.load(neighbours, mask=(offs ^ 1) < n, other=-1.0), mask=mask)
 
 
 @triton.jit
