@@ -9,6 +9,7 @@ import re
 import sys
 from pathlib import Path
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -17,7 +18,7 @@ pytest.importorskip("triton")
 sys.path.insert(0, str(Path(__file__).resolve().parent / "kernel_corpus"))
 
 from corpus import CASES, case
-from generate import CHIPS, FIGURES, HIP_CHIPS, NUM_WARPS, OUT, stem
+from generate import CHIPS, FIGURES, HIP_CHIPS, NUM_WARPS, OUT, stem, targets
 from oracle import NumpyTensor, run_triton_interpreter
 
 from linear_layout.ttgir import parse_ttgir, print_ttgir
@@ -78,6 +79,7 @@ REFERENCES = {
     "atomic_cas": lambda a: np.where(a[0] == a[1] % 3, a[1], a[0]),
     "call": lambda a: a[0] + 2 * a[2] + 1,
     "pointer_int": lambda a: a[0][np.arange(a[0].size) ^ 1],
+    "fp8": lambda a: a[0].astype(ml_dtypes.float8_e4m3fn).view(np.uint8),
     "atomic_old": lambda a: a[0][:, None] * 16 + np.arange(16) + a[0].reshape(2, 32).sum(axis=1).repeat(32)[:, None],
     "float_ops": lambda a: np.fmin(np.fmax(a[0], -3), 5) + a[0] / a[1] + np.sqrt(a[1] * a[1] + np.float32(2)),
 }
@@ -140,7 +142,7 @@ def test_stored_ttgir_covers_every_kernel_and_reads_back(chip, num_warps):
     target = f"cuda:{chip[2:]}" if chip in CHIPS else f"hip:{chip}"
     lanes = 32 if chip in CHIPS else 64
     for kernel in CASES:
-        if chip in HIP_CHIPS and not kernel.hip:
+        if chip not in targets(kernel):
             continue
         text = (OUT / f"{stem(kernel.name, chip, num_warps)}.ttgir").read_text()
         assert f'"ttg.num-warps" = {num_warps} : i32' in text
@@ -152,8 +154,8 @@ def test_stored_ttgir_covers_every_kernel_and_reads_back(chip, num_warps):
 
 
 def test_stored_ttgir_and_tritons_figures_hold_only_the_corpus():
-    cuda = {stem(k.name, chip, w) for k in CASES for chip in CHIPS for w in NUM_WARPS}
-    hip = {stem(k.name, chip, w) for k in CASES if k.hip for chip in HIP_CHIPS for w in NUM_WARPS}
+    cuda = {stem(k.name, chip, w) for k in CASES for chip in targets(k) if chip in CHIPS for w in NUM_WARPS}
+    hip = {stem(k.name, chip, w) for k in CASES for chip in targets(k) if chip in HIP_CHIPS for w in NUM_WARPS}
     assert {path.stem for path in OUT.glob("*.ttgir")} == cuda | hip
     assert set(json.loads(FIGURES.read_text())) == cuda  # Triton's PTX: cuda only
 

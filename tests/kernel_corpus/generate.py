@@ -41,6 +41,13 @@ HIP_CHIPS = {"gfx942": GPUTarget("hip", "gfx942", 64)}
 NUM_WARPS = (1, 4, 8)
 
 
+def targets(kernel: KernelCase) -> dict[str, GPUTarget]:
+    """The chips `kernel` is compiled for: sm_80 (unless `kernel.sm80` is False), sm_90, and
+    gfx942 where `kernel.hip`."""
+    cuda = {chip: target for chip, target in CHIPS.items() if kernel.sm80 or chip != "sm80"}
+    return {**cuda, **(HIP_CHIPS if kernel.hip else {})}
+
+
 def stem(name: str, chip: str, num_warps: int) -> str:
     """The file stem of one compile: `vadd.sm80.w4`."""
     return f"{name}.{chip}.w{num_warps}"
@@ -85,7 +92,7 @@ def main(argv: list[str]) -> int:
     for kernel in CASES:
         if only and kernel.name not in only:
             continue
-        for chip, target in {**CHIPS, **(HIP_CHIPS if kernel.hip else {})}.items():
+        for chip, target in targets(kernel).items():
             for num_warps in NUM_WARPS:
                 name = stem(kernel.name, chip, num_warps)
                 text, found = compile_kernel(kernel, target, num_warps)
