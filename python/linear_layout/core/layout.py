@@ -908,7 +908,7 @@ class LinearLayout:
         if tables is _APPLY_ONCE:
             tables = self._cache_apply = self._apply_tables()
         packed = 0
-        for table in tables[start]:
+        for table in tables[start] or ():  # every dimension's first column has its tables
             packed ^= table[value & 0xFF]
             value >>= 8
         return packed

@@ -195,8 +195,8 @@ def _broadcast(
     return {register: memref.load(buffer, [place]) for register, place in places.items()}
 
 
-def _shared_use(op: ir.OpView, launch: Launch, plan: AtomicPlan) -> SharedUse | None:
-    """The broadcast's scratch, one slot per element (store | barrier | loads); None without it."""
+def _shared_use(op: ir.OpView, launch: Launch, plan: AtomicPlan) -> SharedUse:
+    """The broadcast's scratch, one slot per element (store | barrier | loads); none without it."""
     if not plan.broadcast:
         return SharedUse()
     element = op.operation.results[0].type.element_type

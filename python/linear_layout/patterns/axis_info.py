@@ -83,8 +83,8 @@ def _multiply_divisor(lhs: int, rhs: int) -> int:
 
 
 #: Ops whose result has their operand's facts (Triton's CastOpAxisInfoVisitor).
-_CASTS = ("arith.extsi", "arith.extui", "arith.trunci", "ttg.convert_layout", "tt.bitcast")
-_CASTS += ("tt.int_to_ptr", "tt.ptr_to_int")
+_CASTS = frozenset({"arith.extsi", "arith.extui", "arith.trunci", "ttg.convert_layout", "tt.bitcast"})
+_CASTS |= {"tt.int_to_ptr", "tt.ptr_to_int"}
 
 
 @dataclass(frozen=True)

@@ -120,7 +120,9 @@ def elem_of(t: ir.Type) -> Elem:
     for type_class, elem in _FLOATS:
         if isinstance(t, type_class):
             return elem
-    raise UnsupportedOp(f"element type {t} is not supported (use i1..i64, index, f16, bf16, f32, f64, f8E4M3FN, f8E5M2)")
+    raise UnsupportedOp(
+        f"element type {t} is not supported (use i1..i64, index, f16, bf16, f32, f64, f8E4M3FN, f8E5M2)"
+    )
 
 
 def _round_to_bf16(x: np.ndarray) -> np.ndarray:
