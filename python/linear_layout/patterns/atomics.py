@@ -8,7 +8,7 @@ threads by a predicate, as Triton's `AtomicRMWOpToLLVM` masks duplicated threads
 in an `scf.if` under its mask and the thread predicate. The op's result is the value each
 element had before (zero where masked off), in every copy of the element as Triton's: where the
 result is used and lanes or warps hold copies, the updating threads store their old values at the
-element's place of a scratch buffer, a `gpu.barrier`, and every thread loads its registers' values
+element's (row-major) place of a scratch buffer, a `gpu.barrier`, and every thread loads its registers' values
 back (register copies take the value of their representative register). `sem` and `scope` are not kept: the stock
 pipeline lowers `memref.atomic_rmw` to `llvm.atomicrmw ... acq_rel` (sequentially consistent at
 the system scope at least as strong as every `sem`/`scope` Triton prints).
@@ -174,7 +174,7 @@ def _broadcast(
     if index is None:
         raise LoweringError(f"{op.operation.name} needs its workgroup buffer")
     buffer = workgroup_argument(op, index)
-    flat = layout.flatten_outs()
+    flat = layout.transpose_outs(list(reversed(layout.get_out_dim_names()))).flatten_outs()  # row-major
     to_index = ir.IndexType.get()
     places = {
         register: arith.index_castui(
