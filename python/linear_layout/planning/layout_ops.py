@@ -361,14 +361,13 @@ def atomic_cost(layout: LinearLayout | None, broadcast_bits: int = 0) -> OpCost:
     def place(register: int, warp: int, lane: int) -> int:
         return _flat(_element(layout, register, lane, warp), shape) * element_bytes
 
+    def at(register: int, warps: Sequence[int]) -> _Addresses:
+        """The addresses of `register` for the `i`-th warp of `warps`."""
+        return lambda i, lane: place(register, warps[i], lane)
+
+    everyone = range(layout.get_in_dim_size("warp"))
     updating = [lane for lane in range(lanes) if not lane & free.get("lane", 0)]  # the copies skip the store
-    stores = [
-        _access(
-            _Warps(len(owners), lanes), lambda w, lane, r=r: place(r, owners[w], lane), element_bytes, "store", updating
-        )
-        for r in registers
-    ]
-    everyone = _Warps(layout.get_in_dim_size("warp"), lanes)
-    loads = [_access(everyone, lambda w, lane, r=r: place(r, w, lane), element_bytes, "load") for r in registers]
+    stores = [_access(_Warps(len(owners), lanes), at(r, owners), element_bytes, "store", updating) for r in registers]
+    loads = [_access(_Warps(len(everyone), lanes), at(r, everyone), element_bytes, "load") for r in registers]
     cost = _shared_cost(stores, loads, barriers=1, scratch_bytes=_prod(shape) * element_bytes)
     return replace(cost, atomics=atomics)
