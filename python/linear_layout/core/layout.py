@@ -203,6 +203,18 @@ def _bad_apply_key(key: object) -> TypeError:
     )
 
 
+def _require_coordinates(items: Sequence[tuple[object, Sequence[tuple]]]) -> None:
+    """API boundary of ``from_bases``: every coordinate of every basis an integer (not bool)."""
+    for in_dim, bases in items:
+        for basis in bases:
+            for value in basis:
+                if type(value) is not int and (isinstance(value, bool) or not isinstance(value, (int, np.integer))):
+                    raise TypeError(
+                        f"from_bases: argument 'bases': basis coordinates must be integers, got "
+                        f"{_type_name(value)} {_short(value)} in input dimension {_short(in_dim)}"
+                    )
+
+
 def _bases_items(bases: object) -> tuple[tuple[str, tuple], ...]:
     """API boundary of ``from_bases``: a mapping or a sequence of (name, bases) pairs of basis lists."""
     if isinstance(bases, Mapping):
@@ -455,8 +467,9 @@ class LinearLayout:
         num_outs = len(out_names)
         rows: list[tuple[int, ...]] = []
         ins = []
-        for name, in_bases in items:
-            converted = [tuple(basis) for basis in in_bases]
+        converted_items = [(name, [tuple(basis) for basis in in_bases]) for name, in_bases in items]
+        _require_coordinates(converted_items)  # a wrong type is a TypeError before any length is a ValueError
+        for name, converted in converted_items:
             for basis in converted:
                 if len(basis) != num_outs:
                     raise ValueError(
@@ -469,13 +482,7 @@ class LinearLayout:
         by_dim = [list(column) for column in zip(*rows)] if rows else [[] for _ in range(num_outs)]
         for k, column in enumerate(by_dim):
             if column and set(map(type, column)) != {int}:
-                for value in column:
-                    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-                        raise TypeError(
-                            f"basis coordinates must be integers, got {_type_name(value)} {_short(value)} "
-                            f"for '{out_names[k]}'"
-                        )
-                by_dim[k] = column = [int(v) for v in column]
+                by_dim[k] = column = [int(v) for v in column]  # integers: checked above
             if column and min(column) < 0:
                 raise ValueError(
                     f"basis coordinates must be non-negative, got {min(column)} for output dimension '{out_names[k]}'"
