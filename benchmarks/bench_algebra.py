@@ -5,8 +5,10 @@ Each row runs the same operation on the same layout through both implementations
 * **warm**: best-of-5 time per call, repeating the call on the same objects (what a compiler
   pass sees once per-layout caches -- apply tables, hashes, product plans -- are filled);
 * **cold**: the first call on fresh layout objects with the module-level plan caches cleared
-  (best of 7 rounds; building the fresh objects is not timed). Triton's objects are rebuilt the
-  same way; its binding keeps no per-object cache.
+  (best of 25 rounds, after 16 untimed rounds of the same first calls so that Python 3.11 has
+  specialised the code path, as in any process that has done some work; building the fresh
+  objects is not timed). Triton's objects are rebuilt the same way; its binding keeps no
+  per-object cache.
 
 Ratios are ours / Triton (below 1.0 means we are faster). Tabulation is compared against what a
 Triton user has to write, a Python loop of ``apply`` over every input point (timed in full up to
@@ -41,7 +43,8 @@ try:
 except ImportError:  # pragma: no cover - the benchmark needs the oracle
     sys.exit("bench_algebra.py needs triton==3.9.0 (pip install -e '.[test]')")
 
-COLD_ROUNDS = 7
+COLD_ROUNDS = 25
+WARMUP_ROUNDS = 16  # untimed cold rounds first: Python 3.11 specialises a function from its 9th call
 LOOP_SAMPLE = 1 << 14
 
 
@@ -181,15 +184,17 @@ def time_call(fn: Callable[[], Any], budget: float) -> float:
 
 
 def time_cold(make_args: Callable[[], Sequence[Any]], call: Callable[..., Any], ours: bool) -> float:
-    """Best of COLD_ROUNDS first calls on freshly built arguments, in microseconds."""
+    """Best of COLD_ROUNDS first calls on freshly built arguments, in microseconds, after
+    WARMUP_ROUNDS untimed ones (the same first calls, so the interpreter has specialised them)."""
     best = float("inf")
-    for _ in range(COLD_ROUNDS):
+    for round_ in range(WARMUP_ROUNDS + COLD_ROUNDS):
         args = make_args()
         if ours:
             clear_module_caches()
         start = time.perf_counter()
         call(*args)
-        best = min(best, time.perf_counter() - start)
+        if round_ >= WARMUP_ROUNDS:
+            best = min(best, time.perf_counter() - start)
     return best * 1e6
 
 

@@ -145,6 +145,11 @@ PATHOLOGICAL = {
                                  "<stdin>:1:25: error: a shape of 2361183241434822606848 elements is larger than "
                                  "the limit of 2**40 elements"),
     "huge tensor": ("func.func @f(%a: tensor<?x1099511627776x4096xf32>) {\n  return\n}\n", "larger than the limit"),
+    # Python's int() refuses decimal strings of more than 4300 digits: refused before anything reads them
+    "5,000-digit literal": ("func.func @f() {\n  %c = arith.constant " + "7" * 5_000 + " : i20000\n  return\n}\n",
+                            "<stdin>:2:23: error: an integer literal of 5000 digits is longer than the limit of 4300 digits"),
+    "5,000-digit dimension": ("func.func @f(%a: tensor<" + "3" * 5_000 + "xf32>) {\n  return\n}\n",
+                              "<stdin>:1:25: error: an integer literal of 5000 digits"),
 }
 
 
@@ -165,6 +170,8 @@ def test_limit_positions_count_split_chunks():
     "// " + "[" * 1000 + "\n#x = [1]",  # inside a comment
     "#m = affine_map<(d0) -> (d0)>\n" * 300,  # arrows are not closers, depth stays flat
     "#s = affine_set<(d0) : (d0 >= 0)>",
+    '#x = "' + "9" * 5_000 + '"',  # a long literal inside a string
+    '#x = "a\\"" // ' + "9" * 5_000,  # and in a comment after a string with an escaped quote
 ])
 def test_limits_ignore_strings_comments_and_arrows(text):
     check_text_limits(text)
@@ -177,3 +184,6 @@ def test_limits_at_the_boundary():
     check_text_limits("func.func @f(%a: memref<1048576x1048576xi8>)")  # exactly 2**40
     with pytest.raises(LimitError, match="2199023255552 elements"):
         check_text_limits("func.func @f(%a: memref<2x1048576x1048576xi8>)")
+    check_text_limits("#x = [" + "9" * 4_300 + "]")  # Python's own limit: int() converts it
+    with pytest.raises(LimitError, match="1:7: an integer literal of 4301 digits is longer than the limit of 4300"):
+        check_text_limits("#x = [" + "9" * 4_301 + "]")

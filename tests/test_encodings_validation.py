@@ -558,3 +558,16 @@ def test_linear_or_generic_linear_as_gluon_prints_it(triton_linear_oracle, case)
     builder = triton_linear_oracle.builder
     printed = str(builder.get_distributed_ty(builder.get_half_ty(), box, gluon._to_ir(builder)))
     assert printed.split(", ", 1)[1][:-1] == str(ours)
+
+
+@pytest.mark.parametrize("text", [
+    "#ttg.blocked<{sizePerThread = [" + "1" * 5_000 + "], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>",
+    "#ttg.padded_shared<[" + "1" * 5_000 + ":+2] {order = [0], shape = [16]}>",
+])
+def test_a_literal_longer_than_python_converts_is_a_short_syntax_error(text):
+    """Python's `int()` refuses more than 4300 digits with its own ValueError: the parser names
+    the literal and its column instead, in a message of bounded length."""
+    with pytest.raises(EncodingSyntaxError, match=r"column (32|21): an integer literal of 5000 digits is longer than"
+                                                  r" the limit of 4300 digits") as caught:
+        E.parse_encoding(text)
+    assert len(str(caught.value)) < 300

@@ -9,6 +9,7 @@ import re
 import sys
 from pathlib import Path
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -86,6 +87,9 @@ REFERENCES = {
     "atomic_cas": lambda a: np.where(a[0] == a[1] % 3, a[1], a[0]),
     "call": lambda a: a[0] + 2 * a[2] + 1,
     "attention": lambda a: _reference_attention(*a[:3]),
+    "pointer_int": lambda a: a[0][np.arange(a[0].size) ^ 1],
+    "fp8": lambda a: a[0].astype(ml_dtypes.float8_e4m3fn).view(np.uint8),
+    "atomic_old": lambda a: a[0][:, None] * 16 + np.arange(16) + a[0].reshape(2, 32).sum(axis=1).repeat(32)[:, None],
     "float_ops": lambda a: np.fmin(np.fmax(a[0], -3), 5) + a[0] / a[1] + np.sqrt(a[1] * a[1] + np.float32(2)),
 }
 

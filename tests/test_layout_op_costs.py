@@ -25,7 +25,7 @@ CORPUS = Path(__file__).parent / "kernel_corpus"
 #: Every corpus kernel with a listed op and no loop or branch around it (tile_loop's conversion
 #: runs once per iteration; the others run each op once per CTA), on NVIDIA and on 64-lane AMD.
 KERNELS = ("softmax", "layernorm", "row_sum", "col_sum", "argmax", "cumsum", "cumsum_reverse", "gather",
-           "histogram", "scatter_add")
+           "histogram", "scatter_add", "atomic_old")
 FILES = [CORPUS / "ttgir" / f"{name}.{chip}.w{warps}.ttgir" for name in KERNELS for chip in ("sm80", "sm90", "gfx942")
          for warps in (1, 4, 8)]
 

@@ -327,6 +327,48 @@ def attention_kernel(q_ptr, k_ptr, v_ptr, o_ptr, M, seq_len, scale,
     tl.store(o_ptr + rows[:, None] * HEAD + d[None, :], acc / l_i[:, None], mask=rows[:, None] < M)
 
 
+@triton.jit
+def pointer_int_kernel(x_ptr, out_ptr, diff_ptr, n, BLOCK: tl.constexpr):
+    """tt.ptr_to_int (a tensor and a scalar) and tt.int_to_ptr: the byte addresses of x as i64,
+    their distance from x (4 per element), and a load through `address ^ 4`, the neighbour."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    addresses = (x_ptr + offs).to(tl.int64)
+    tl.store(diff_ptr + offs, addresses - x_ptr.to(tl.int64), mask=mask)
+    neighbours = (addresses ^ 4).to(tl.pointer_type(tl.float32))  # x is 16-byte aligned: x + (offs ^ 1)
+    tl.store(out_ptr + offs, tl.load(neighbours, mask=(offs ^ 1) < n, other=-1.0), mask=mask)
+
+
+@triton.jit
+def atomic_old_kernel(count_ptr, out_ptr, WIDTH: tl.constexpr, BLOCK: tl.constexpr):
+    """The old values of tt.atomic_rmw reach every copy of an element: 32 counters with 4 or 8
+    warps (the warps above the first hold copies), summed in every warp and broadcast over a tile
+    that every warp stores."""
+    rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    old = tl.atomic_add(count_ptr + rows, 1)
+    cols = tl.arange(0, WIDTH)
+    tile = old[:, None] * WIDTH + cols[None, :] + tl.sum(old, axis=0)
+    tl.store(out_ptr + rows[:, None] * WIDTH + cols[None, :], tile)
+
+
+@triton.jit
+def fp8_kernel(x_ptr, e4_ptr, e5_ptr, back_ptr, h5_ptr, b4_ptr, n, BLOCK: tl.constexpr):
+    """tt.fp_to_fp with fp8 (rtne: Triton's NVIDIA backend refuses rtz): from f32, f16 and bf16
+    to f8E4M3FN and f8E5M2, their bits stored as u8 (tt.bitcast), and back to f32 (through f16)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0)
+    e4 = x.to(tl.float8e4nv)
+    e5 = x.to(tl.float8e5)
+    tl.store(e4_ptr + offs, e4.to(tl.uint8, bitcast=True), mask=mask)
+    tl.store(e5_ptr + offs, e5.to(tl.uint8, bitcast=True), mask=mask)
+    tl.store(back_ptr + offs, e4.to(tl.float32) + e5.to(tl.float16).to(tl.float32), mask=mask)
+    h5 = x.to(tl.float16).to(tl.float8e5)
+    tl.store(h5_ptr + offs, h5.to(tl.uint8, bitcast=True), mask=mask)
+    b4 = x.to(tl.bfloat16).to(tl.float8e4nv)
+    tl.store(b4_ptr + offs, b4.to(tl.uint8, bitcast=True), mask=mask)
+
+
 @dataclass(frozen=True)
 class Launch:
     """One launch: `args` in signature order (numpy arrays for pointers, Python numbers for
@@ -350,7 +392,9 @@ class KernelCase:
     exact: bool = True  # False where exp/sqrt/division make results approximate (see ulp bounds)
     options: dict = field(default_factory=dict)
     hip: bool = True  # compiled for gfx942 too (False for the matmuls: AMD's MFMA dot is not lowered)
-    chips: tuple[str, ...] | None = None  # the cuda chips it is compiled for (None: sm80 and sm90)
+    # the cuda chips it is compiled for (None: sm80 and sm90; sm90 alone where Triton refuses a type at
+    # sm_80: f8E4M3FN needs sm_89)
+    chips: tuple[str, ...] | None = None
     num_warps: tuple[int, ...] | None = None  # the warp counts (None: 1, 4 and 8)
     pipelines: str | None = None  # the corpus kernel this case compiles with num_stages >= 2
 
@@ -530,6 +574,34 @@ def _attention(rng):
     v = _ints(rng, (seq_len, head), np.float16, -2, 3)
     return Launch((q, k, v, np.zeros((m, head), np.float32), m, seq_len, 1.0), (-(-m // 32),), ("o_ptr",))
 
+def _pointer_int(rng):
+    n = 1000
+    x = _ints(rng, n, np.float32)
+    return Launch((x, np.zeros(n, np.float32), np.zeros(n, np.int64), n), (-(-n // 256),), ("out_ptr", "diff_ptr"))
+
+
+def _atomic_old(rng):
+    counts = _ints(rng, 64, np.int32, 0, 1000)
+    return Launch((counts, np.zeros((64, 16), np.int32)), (2,), ("out_ptr", "count_ptr"))
+
+
+
+def _fp8(rng):
+    """Values Triton's interpreter converts exactly as IEEE does (its rounding adds the cut-off bit
+    and clamps the exponent): normal in both fp8 formats (2**-6 to 240), never a tie of either
+    (a quarter, three eighths, five eighths or three quarters of an f8E4M3FN step past a value, or
+    an f8E5M2 value itself), signed, and zeros."""
+    n = 1000
+    exponent = rng.integers(-6, 8, size=n)
+    steps = rng.integers(0, 7, size=n) + rng.choice(np.array([0.25, 0.375, 0.625, 0.75]), size=n)
+    exact = rng.random(n) < 0.25
+    steps = np.where(exact, 2 * rng.integers(0, 4, size=n), steps)  # f8E5M2 (and so f8E4M3FN) values
+    x = (np.exp2(exponent) * (1 + steps / 8) * rng.choice(np.array([-1.0, 1.0]), size=n)).astype(np.float32)
+    x[::101] = 0
+    outs = (np.zeros(n, np.uint8), np.zeros(n, np.uint8), np.zeros(n, np.float32), np.zeros(n, np.uint8),
+            np.zeros(n, np.uint8))
+    return Launch((x, *outs, n), (-(-n // 256),), ("e4_ptr", "e5_ptr", "back_ptr", "h5_ptr", "b4_ptr"))
+
 
 _ROWS = {"x_ptr": "*fp32", "out_ptr": "*fp32", "M": "i32", "N": "i32", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr"}
 _ROWS_I32 = {**_ROWS, "x_ptr": "*i32", "out_ptr": "*i32"}
@@ -620,6 +692,15 @@ CASES: tuple[KernelCase, ...] = (
                 "scale": "fp32", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "HEAD": "constexpr"},
                {"BLOCK_M": 32, "BLOCK_N": 32, "HEAD": 16}, _attention, options={"num_stages": 1},
                hip=False),
+    KernelCase("pointer_int", pointer_int_kernel,
+               {"x_ptr": "*fp32", "out_ptr": "*fp32", "diff_ptr": "*i64", "n": "i32", "BLOCK": "constexpr"},
+               {"BLOCK": 256}, _pointer_int),
+    KernelCase("atomic_old", atomic_old_kernel, {"count_ptr": "*i32", "out_ptr": "*i32", "WIDTH": "constexpr",
+                                                 "BLOCK": "constexpr"}, {"WIDTH": 16, "BLOCK": 32}, _atomic_old),
+    # f8E4M3FN needs sm_89: Triton refuses it at sm_80
+    KernelCase("fp8", fp8_kernel, {"x_ptr": "*fp32", "e4_ptr": "*u8", "e5_ptr": "*u8", "back_ptr": "*fp32",
+                                   "h5_ptr": "*u8", "b4_ptr": "*u8", "n": "i32", "BLOCK": "constexpr"},
+               {"BLOCK": 256}, _fp8, chips=("sm90",)),
 )
 
 #: The inputs of the pipelined matmuls: K = N = 48, whose rows Triton copies 16 bytes at a time

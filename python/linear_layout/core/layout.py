@@ -164,6 +164,22 @@ def _require_builder_arguments(where: str, in_dim: object, out_dim: object, **si
             require_int(size, where, argument)
 
 
+# ``_cache_apply`` after the first wide index (None before it); the second replaces it with the tables.
+_APPLY_ONCE: tuple[Any, ...] = ((),)
+_SET_BITS = tuple(tuple(i for i in range(8) if byte >> i & 1) for byte in range(256))  # byte -> its set bits
+
+
+def _xor_set_bits(cols: tuple[int, ...], start: int, value: int) -> int:
+    """XOR of ``cols[start + i]`` over the set bits ``i`` of ``value >= 0``, a byte at a time."""
+    packed = 0
+    while value:
+        for bit in _SET_BITS[value & 0xFF]:
+            packed ^= cols[start + bit]
+        value >>= 8
+        start += 8
+    return packed
+
+
 def _require_index(value: object, name: str) -> None:
     """API boundary of ``apply``: a key is a dimension name, an input an integer or an integer numpy
     array (never bool or float)."""
@@ -185,6 +201,18 @@ def _bad_apply_key(key: object) -> TypeError:
     return TypeError(
         f"LinearLayout.apply: argument 'ins' must have dimension names (str) as keys, got {_type_name(key)} {_short(key)}"
     )
+
+
+def _require_coordinates(items: Sequence[tuple[object, Sequence[tuple]]]) -> None:
+    """API boundary of ``from_bases``: every coordinate of every basis an integer (not bool)."""
+    for in_dim, bases in items:
+        for basis in bases:
+            for value in basis:
+                if type(value) is not int and (isinstance(value, bool) or not isinstance(value, (int, np.integer))):
+                    raise TypeError(
+                        f"from_bases: argument 'bases': basis coordinates must be integers, got "
+                        f"{_type_name(value)} {_short(value)} in input dimension {_short(in_dim)}"
+                    )
 
 
 def _bases_items(bases: object) -> tuple[tuple[str, tuple], ...]:
@@ -354,7 +382,7 @@ class LinearLayout:
     _cache_bases: Any
     _cache_rank: int | None
     _cache_hash: int | None
-    _cache_apply: tuple[Any, tuple[tuple[str, int, int], ...], frozenset[str]] | None
+    _cache_apply: tuple[Any, ...] | None  # None, _APPLY_ONCE, or _apply_tables() (see _xor_wide)
 
     _ins: tuple[tuple[str, int], ...]  # (name, number of bases); the size is 2**number.
     _outs: tuple[tuple[str, int], ...]  # (name, size)
@@ -439,8 +467,9 @@ class LinearLayout:
         num_outs = len(out_names)
         rows: list[tuple[int, ...]] = []
         ins = []
-        for name, in_bases in items:
-            converted = [tuple(basis) for basis in in_bases]
+        converted_items = [(name, [tuple(basis) for basis in in_bases]) for name, in_bases in items]
+        _require_coordinates(converted_items)  # a wrong type is a TypeError before any length is a ValueError
+        for name, converted in converted_items:
             for basis in converted:
                 if len(basis) != num_outs:
                     raise ValueError(
@@ -453,13 +482,7 @@ class LinearLayout:
         by_dim = [list(column) for column in zip(*rows)] if rows else [[] for _ in range(num_outs)]
         for k, column in enumerate(by_dim):
             if column and set(map(type, column)) != {int}:
-                for value in column:
-                    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-                        raise TypeError(
-                            f"basis coordinates must be integers, got {_type_name(value)} {_short(value)} "
-                            f"for '{out_names[k]}'"
-                        )
-                by_dim[k] = column = [int(v) for v in column]
+                by_dim[k] = column = [int(v) for v in column]  # integers: checked above
             if column and min(column) < 0:
                 raise ValueError(
                     f"basis coordinates must be non-negative, got {min(column)} for output dimension '{out_names[k]}'"
@@ -854,24 +877,71 @@ class LinearLayout:
                 f"LinearLayout.apply: argument 'ins' must be a mapping from input dimension names to "
                 f"integers, got {_type_name(ins)}"
             )
-        cache = self._cache_apply
-        if cache is None or cache[0] is None:
-            return self._apply_first(ins)
-        dims, outs, names = cache
-        if self._apply_inputs_are_arrays(ins, names):
+        dims = self._ins
+        if len(ins) == len(dims):
+            packed = 0
+            start = 0
+            cols = self._cols
+            try:
+                for name, count in dims:
+                    value = ins[name]
+                    if type(value) is not int or value >> count:  # also true for a negative value
+                        break
+                    if value < 256:
+                        for bit in _SET_BITS[value]:
+                            packed ^= cols[start + bit]
+                    else:
+                        packed ^= self._xor_wide(start, value)
+                    start += count
+                else:
+                    result = {}
+                    for name, size in self._outs:  # self._unpack(packed), inlined
+                        result[name] = packed & size - 1
+                        packed //= size
+                    return result
+            except KeyError:
+                pass
+        return self._apply_checked(ins)
+
+    def _xor_wide(self, start: int, value: int) -> int:
+        """The packed image of ``value >= 256`` in the input dimension whose bases start at column
+        ``start``: bit by bit the first time, then one lookup per byte in tables built on the
+        second call and kept (``_cache_apply``: per start column, the dimension's byte tables).
+        """
+        tables = self._cache_apply
+        if tables is None:
+            self._cache_apply = _APPLY_ONCE
+            return _xor_set_bits(self._cols, start, value)
+        if tables is _APPLY_ONCE:
+            tables = self._cache_apply = self._apply_tables()
+        packed = 0
+        for table in tables[start] or ():  # every dimension's first column has its tables
+            packed ^= table[value & 0xFF]
+            value >>= 8
+        return packed
+
+    def _unpack(self, packed: int) -> dict[str, int]:
+        """A packed output point as ``{out name: coordinate}``, in output-dimension order."""
+        result = {}
+        for name, size in self._outs:
+            result[name] = packed & size - 1
+            packed //= size  # sizes are powers of two: a shift past this dimension's bits
+        return result
+
+    def _apply_checked(self, ins: Mapping[str, Any]) -> dict[str, Any]:
+        """:meth:`apply` with every argument check, bit by bit: arrays, numpy integer scalars and the
+        errors (a wrong key, type or range raises the TypeError/ValueError that names it)."""
+        if self._apply_inputs_are_arrays(ins, frozenset(map(_first, self._ins))):
             return self._apply_arrays(ins)
         packed = 0
-        for name, size, table, more in dims:
-            value = ins[name]
-            if type(value) is not int:  # a numpy integer scalar: `& 0xFF` would overflow int8
-                value = int(value)
-            if not 0 <= value < size:
-                raise index_out_of_range("LinearLayout.apply", name, value, size)
-            packed ^= table[value & 0xFF]
-            for extra in more:
-                value >>= 8
-                packed ^= extra[value & 0xFF]
-        return {name: (packed >> shift) & mask for name, shift, mask in outs}
+        start = 0
+        for name, count in self._ins:
+            value = operator.index(ins[name])
+            if not 0 <= value < 1 << count:
+                raise index_out_of_range("LinearLayout.apply", name, value, 1 << count)
+            packed ^= _xor_set_bits(self._cols, start, value)
+            start += count
+        return self._unpack(packed)
 
     def _apply_inputs_are_arrays(self, ins: Mapping[str, Any], names: frozenset[str]) -> bool:
         """Check the inputs of :meth:`apply`; return whether they are numpy arrays."""
@@ -889,59 +959,24 @@ class LinearLayout:
             )
         return arrays
 
-    def _apply_first(self, ins: Mapping[str, Any]) -> dict[str, Any]:
-        """:meth:`apply` before the byte tables exist: the first point of a fresh layout goes bit by
-        bit (the tables pay off from the second point on, which builds them)."""
-        cache = self._cache_apply
-        if cache is None:
-            outs = tuple([(name, shift, mask) for (name, _), (shift, mask) in zip(self._outs, self._out_fields())])
-            self._cache_apply = (None, outs, frozenset(map(_first, self._ins)))
-        else:
-            self._cache_apply = (self._apply_tables(), cache[1], cache[2])
-        _, outs, names = self._cache_apply
-        if self._apply_inputs_are_arrays(ins, names):
-            return self._apply_arrays(ins)
-        packed = self._apply_bits(ins)
-        return {name: (packed >> shift) & mask for name, shift, mask in outs}
+    def _apply_tables(self) -> tuple[tuple[tuple[int, ...], ...] | None, ...]:
+        """Indexed by the first column of each input dimension: one 256-entry XOR table per byte of
+        the dimension's index (None at the other columns).
 
-    def _apply_bits(self, ins: Mapping[str, Any]) -> int:
-        """The packed output of one point, one XOR per set input bit (no tables)."""
-        packed = 0
-        start = 0
-        cols = self._cols
-        for name, count in self._ins:
-            value = operator.index(ins[name])
-            if not 0 <= value < 1 << count:
-                raise index_out_of_range("LinearLayout.apply", name, value, 1 << count)
-            k = start
-            while value:
-                if value & 1:
-                    packed ^= cols[k]
-                value >>= 1
-                k += 1
-            start += count
-        return packed
-
-    def _apply_tables(self) -> tuple[tuple[str, int, list[int], tuple[list[int], ...]], ...]:
-        """Per input dimension, its size and one 256-entry XOR table per byte of the index: the
-        first byte's table, then the others' (a size-1 dimension has the one table ``[0] * 256``).
-
-        A point is then one lookup per input byte instead of one branch per input bit.
+        A wide index is then one lookup per byte instead of one XOR per set bit.
         """
-        dims = []
+        tables: list[tuple[tuple[int, ...], ...] | None] = [None] * (len(self._cols) + 1)
         start = 0
-        for name, count in self._ins:
-            tables = []
+        for _, count in self._ins:
+            per_byte = []
             for low in range(0, count, 8):
                 table = [0]
                 for col in self._cols[start + low : start + min(low + 8, count)]:
                     table += [entry ^ col for entry in table]
-                tables.append(table * (256 // len(table)))  # pad to 256: one lookup per byte
-            if not tables:
-                tables.append([0] * 256)
-            dims.append((name, 1 << count, tables[0], tuple(tables[1:])))
+                per_byte.append(tuple(table * (256 // len(table))))  # pad to 256: one lookup per byte
+            tables[start] = tuple(per_byte)
             start += count
-        return tuple(dims)
+        return tuple(tables)
 
     def _apply_arrays(self, ins: Mapping[str, Any]) -> dict[str, np.ndarray]:
         if self.get_total_out_dim_size_log2() > 63 and any(size > 1 << 63 for _, size in self._outs):

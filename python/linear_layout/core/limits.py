@@ -1,9 +1,11 @@
-"""Input limits: how deep text may nest, and how many elements a shape may hold.
+"""Input limits: how deep text may nest, how many elements a shape may hold, and how many digits
+an integer literal may have.
 
 Pure: no ``mlir`` import. MLIR's parser recurses once per nesting level and overflows the C stack
 (SIGSEGV) after a few thousand levels, and so do our own recursive-descent readers (the encoding
 syntax, the pass-pipeline syntax: ``RecursionError``); shapes whose element count overflows int64
-trip MLIR assertions (SIGABRT); a layout over 2**40 elements cannot be materialised. These limits
+trip MLIR assertions (SIGABRT); a layout over 2**40 elements cannot be materialised; Python refuses
+to convert a decimal literal of more than 4300 digits (``sys.get_int_max_str_digits()``). These limits
 turn all of them into a :class:`LimitError` (a ``ValueError``) naming the limit, or into the
 reader's own one-line syntax error with :func:`too_deep_message`, before any of that runs.
 Real IR nests a few dozen levels and GPU tiles hold far fewer than 2**40 elements.
@@ -26,6 +28,7 @@ Example::
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
 
 __all__ = [
@@ -37,6 +40,7 @@ __all__ = [
     "TextPosition",
     "check_materialised",
     "check_text_limits",
+    "int_literal",
     "too_deep_message",
 ]
 
@@ -143,17 +147,69 @@ def _oversized_shape(text: str, limit: int) -> tuple[int, int] | None:
     return None
 
 
+def _max_digits() -> int:
+    """The most digits ``int(str)`` converts (0: no limit; 4300 unless the process changed it)."""
+    return sys.get_int_max_str_digits()
+
+
+def _long_literal(text: str) -> tuple[int, int] | None:
+    """(offset, digits) of the first decimal literal outside a string longer than ``int()`` converts."""
+    limit = _max_digits()
+    if not limit:
+        return None
+    for match in re.finditer(rf"\d{{{limit + 1},}}", text):
+        if not _in_string_or_comment(text, match.start()):
+            return match.start(), len(match.group())
+    return None
+
+
+def _in_string_or_comment(text: str, offset: int) -> bool:
+    """Whether ``offset`` lies in a string literal or a ``//`` comment (neither spans lines)."""
+    index = text.rfind("\n", 0, offset) + 1
+    while index < offset:
+        if text[index] == '"':
+            index = _skip_string(text, index)
+            if index > offset:
+                return True
+        elif text.startswith("//", index):
+            return True
+        else:
+            index += 1
+    return False
+
+
+def _too_many_digits(digits: int) -> str:
+    return f"an integer literal of {digits} digits is longer than the limit of {_max_digits()} digits"
+
+
+def int_literal(token: str) -> int:
+    """``int(token)`` for a decimal literal, with a :class:`LimitError` naming the digits where
+    Python's conversion limit would raise its own ValueError.
+
+    >>> int_literal("-42")
+    -42
+    """
+    digits = len(token.lstrip("+-"))
+    if _max_digits() and digits > _max_digits():
+        raise LimitError(_too_many_digits(digits))
+    return int(token)
+
+
 def check_text_limits(text: str, *, max_depth: int = MAX_NESTING_DEPTH, max_elements: int = MAX_ELEMENTS) -> None:
     """Raise :class:`LimitError` (message ``line:col: what``) if ``text`` nests deeper than
-    ``max_depth`` brackets or a static shape in it holds more than ``max_elements`` elements.
+    ``max_depth`` brackets, a static shape in it holds more than ``max_elements`` elements, or a
+    decimal literal in it (outside strings) has more digits than Python converts to an ``int``.
 
     Requires: ``text`` is MLIR-like text. Postcondition: on return, MLIR's recursive-descent parser
-    recurses at most ``max_depth`` levels into brackets, and every static shape's element count fits
-    in int64 with room for element sizes and strides.
+    recurses at most ``max_depth`` levels into brackets, every static shape's element count fits
+    in int64 with room for element sizes and strides, and ``int()`` converts every literal.
     """
     offset = _deepest_offset(text, max_depth)
     if offset is not None:
         raise LimitError(too_deep_message(max_depth), _position(text, offset))
+    literal = _long_literal(text)
+    if literal is not None:
+        raise LimitError(_too_many_digits(literal[1]), _position(text, literal[0]))
     oversized = _oversized_shape(text, max_elements)
     if oversized is not None:
         offset, count = oversized

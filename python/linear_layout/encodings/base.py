@@ -96,9 +96,13 @@ def flag(name: str, value: object) -> bool:
     """A bool parameter: True/False (or 0/1)."""
     if isinstance(value, bool):
         return value
-    if isinstance(value, str) or not hasattr(value, "__index__") or operator.index(value) not in (0, 1):
+    try:  # a numpy array has __index__ but refuses it unless it is a 0-d integer one
+        index = None if isinstance(value, str) else operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        index = None
+    if index not in (0, 1):
         raise TypeError(f"{name} must be a bool, got {type_name(value)} {short(value)}")
-    return bool(value)
+    return bool(index)
 
 
 def ints(name: str, values: object) -> tuple[int, ...]:

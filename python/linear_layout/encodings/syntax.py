@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..core.arguments import short
-from ..core.limits import MAX_NESTING_DEPTH, too_deep_message
+from ..core.limits import MAX_NESTING_DEPTH, LimitError, int_literal, too_deep_message
 from .amd import AMDMFMALayout, AMDWMMALayout
 from .base import (
     DistributedLayout,
@@ -304,11 +304,18 @@ class _Parser:
         self.take()
         if tok in ("true", "false"):
             return tok == "true"
+        if tok is not None and re.fullmatch(r"-?\d+", tok):
+            return self.literal(tok)
+        self.i -= 1
+        raise self.error(f"unexpected {short(tok)}")
+
+    def literal(self, tok: str) -> int:
+        """The integer of the decimal literal just taken (a syntax error past Python's digit limit)."""
         try:
-            return int(tok)  # type: ignore[arg-type]
-        except (TypeError, ValueError):
+            return int_literal(tok)
+        except LimitError as error:
             self.i -= 1
-            raise self.error(f"unexpected {tok!r}") from None
+            raise self.error(error.what) from None
 
     def list(self) -> tuple[Any, ...]:
         self.open("[")
@@ -360,8 +367,8 @@ class _Parser:
         tok = self.take()
         if not re.fullmatch(r"-?\d+", tok):
             self.i -= 1
-            raise self.error(f"expected an integer, got {tok!r}")
-        return int(tok)
+            raise self.error(f"expected an integer, got {short(tok)}")
+        return self.literal(tok)
 
     def attribute(self) -> Layout:
         start = self.i

@@ -78,7 +78,9 @@ def predict(op: ir.Operation, num_warps: int, threads_per_warp: int) -> OpCost:
     operands = list(op.operands)
     layout = padded(operands[0])
     if is_atomic(op.name):
-        return atomic_cost(padded(op.results[0]) if op.results else layout)
+        used = bool(op.results) and any(True for _ in op.results[0].uses)
+        result = padded(op.results[0]) if op.results else layout
+        return atomic_cost(result, element_bits(op.results[0].type.element_type) if used and result else 0)
     if layout is None:
         raise ValueError(f"{op.name} of a scalar")
     if op.name == "tt.gather":

@@ -6,22 +6,27 @@ Each element is updated once, by one thread: the layout's free variables (`get_f
 registers, lanes and warps that only hold copies) are skipped, the registers by number and the
 threads by a predicate, as Triton's `AtomicRMWOpToLLVM` masks duplicated threads. Each update sits
 in an `scf.if` under its mask and the thread predicate. The op's result is the value each
-element had before; a thread holding a copy of an element gets zero (Triton's result for copies is
-that of the thread that performed the update). `sem` and `scope` are not kept: the stock
+element had before (zero where masked off), in every copy of the element as Triton's: where the
+result is used and lanes or warps hold copies, the updating threads store their old values at the
+element's (row-major) place of a scratch buffer, a `gpu.barrier`, and every thread loads its registers' values
+back (register copies take the value of their representative register). `sem` and `scope` are not kept: the stock
 pipeline lowers `memref.atomic_rmw` to `llvm.atomicrmw ... acq_rel` (sequentially consistent at
 the system scope at least as strong as every `sem`/`scope` Triton prints).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from mlir import ir
-from mlir.dialects import arith, llvm, memref, scf, vector
+from mlir.dialects import arith, gpu, llvm, memref, scf, vector
 from mlir.dialects.arith import AtomicRMWKind
 
 from .common import cast_to
 from .control_flow import lowered_type
 from .kernel import KernelBuilder, Launch, LoweringError, hardware_layout
-from .simt_pattern import SimtPattern
+from .shared_memory import buffer_index, workgroup_argument
+from .simt_pattern import Access, BufferAccess, Scratch, SharedUse, SimtPattern
 from .triton_kernel import (
     access_memory,
     access_operands,
@@ -31,7 +36,18 @@ from .triton_kernel import (
     lowered_operand,
 )
 
-__all__ = ["ATOMIC_CAS", "ATOMIC_RMW", "atomic_kind"]
+__all__ = ["ATOMIC_CAS", "ATOMIC_RMW", "AtomicPlan", "atomic_kind"]
+
+
+@dataclass(frozen=True)
+class AtomicPlan:
+    """`kind`: the upstream kind of a `tt.atomic_rmw` (None for `tt.atomic_cas`); `broadcast`:
+    the elements of the scratch through which the old values reach the lanes and warps holding
+    copies (0: none needed, the result is unused or no thread holds a copy)."""
+
+    kind: AtomicRMWKind | None
+    broadcast: int
+
 
 #: Triton's `RMWOp` values (`formats.ENUMS["rmw_op"]`) -> the `arith.AtomicRMWKind` for integer
 #: and for float elements (None: no such atomic).
@@ -58,18 +74,32 @@ def atomic_kind(rmw_op: int, element: ir.Type) -> AtomicRMWKind:
     return getattr(AtomicRMWKind, name)
 
 
-def _check(op: ir.OpView, launch: Launch) -> AtomicRMWKind:
+def _check(op: ir.OpView, launch: Launch) -> AtomicPlan:
     check_access(op, launch)
     value = access_operands(op.operation).value
     value_type = value.type if value is not None else None
     if not isinstance(value_type, ir.RankedTensorType):
         raise LoweringError("tt.atomic_rmw on a scalar pointer has no lowering")
-    return atomic_kind(op.operation.attributes["atomic_rmw_op"].value, value_type.element_type)
+    kind = atomic_kind(op.operation.attributes["atomic_rmw_op"].value, value_type.element_type)
+    return AtomicPlan(kind, _broadcast_elements(op, value_type, launch))
 
 
-def _emit(op: ir.OpView, launch: Launch, kind: AtomicRMWKind) -> list[ir.Value]:
+def _broadcast_elements(op: ir.OpView, value_type: ir.RankedTensorType, launch: Launch) -> int:
+    """The scratch elements the old values need to reach the copies (0: none)."""
+    free = hardware_layout(value_type, launch).get_free_variable_masks()
+    used = any(True for _ in op.operation.results[0].uses)
+    if not used or not (free.get("lane", 0) or free.get("warp", 0)):
+        return 0
+    elements = 1
+    for size in value_type.shape:
+        elements *= size
+    return elements
+
+
+def _emit(op: ir.OpView, launch: Launch, plan: AtomicPlan) -> list[ir.Value]:
+    kind = plan.kind
     return _per_element(
-        op, launch, lambda value, compare, memory, index: memref.atomic_rmw(kind, value, memory, [index])
+        op, launch, plan, lambda value, compare, memory, index: memref.atomic_rmw(kind, value, memory, [index])
     )
 
 
@@ -91,11 +121,11 @@ def _compare_and_swap(value: ir.Value, compare: ir.Value, memory: ir.Value, inde
     return old if bits == element else arith.bitcast(element, old)
 
 
-def _emit_cas(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
-    return _per_element(op, launch, _compare_and_swap)
+def _emit_cas(op: ir.OpView, launch: Launch, plan: AtomicPlan) -> list[ir.Value]:
+    return _per_element(op, launch, plan, _compare_and_swap)
 
 
-def _per_element(op: ir.OpView, launch: Launch, update) -> list[ir.Value]:
+def _per_element(op: ir.OpView, launch: Launch, plan: AtomicPlan, update) -> list[ir.Value]:
     """`update(value, compare, memory, index) -> old` once per distinct element of the op's
     value (copies skipped by the layout's free variables), under its mask; the old values."""
     operation = op.operation
@@ -134,18 +164,60 @@ def _per_element(op: ir.OpView, launch: Launch, update) -> list[ir.Value]:
         with ir.InsertionPoint(if_op.else_block):
             scf.yield_([zero])
         olds[register] = if_op.results[0]
+    if plan.broadcast:
+        olds = _broadcast(op, builder, layout, thread, olds)
     register_mask = free.get("register", 0)
     result = operation.results[0]
     target = ir.VectorType(lowered_type(result.type, launch))
     return [cast_to(vector.from_elements(target, [olds[r & ~register_mask] for r in range(registers)]), result.type)]
 
 
-def _check_cas(op: ir.OpView, launch: Launch) -> None:
+def _broadcast(
+    op: ir.OpView, builder: KernelBuilder, layout, owner: ir.Value | None, olds: dict[int, ir.Value]
+) -> dict[int, ir.Value]:
+    """The old values in every thread: the updating threads (`owner`) store each at its element's
+    place of the op's scratch, a barrier, and every thread loads them back (as Triton, whose
+    copies of an element get the old value of the thread that updated it)."""
+    index = buffer_index(op)
+    if index is None:
+        raise LoweringError(f"{op.operation.name} needs its workgroup buffer")
+    buffer = workgroup_argument(op, index)
+    flat = layout.transpose_outs(list(reversed(layout.get_out_dim_names()))).flatten_outs()  # row-major
+    to_index = ir.IndexType.get()
+    places = {
+        register: arith.index_castui(
+            to_index, builder.apply(flat, builder.hw_indices(register))[flat.get_out_dim_names()[0]]
+        )
+        for register in olds
+    }
+    if owner is None:
+        for register, old in olds.items():
+            memref.store(old, buffer, [places[register]])
+    else:
+        if_op = scf.IfOp(owner)
+        with ir.InsertionPoint(if_op.then_block):
+            for register, old in olds.items():
+                memref.store(old, buffer, [places[register]])
+            scf.yield_([])
+    gpu.barrier()
+    return {register: memref.load(buffer, [place]) for register, place in places.items()}
+
+
+def _shared_use(op: ir.OpView, launch: Launch, plan: AtomicPlan) -> SharedUse:
+    """The broadcast's scratch, one slot per element (store | barrier | loads); none without it."""
+    if not plan.broadcast:
+        return SharedUse()
+    element = op.operation.results[0].type.element_type
+    return SharedUse(Scratch(element, plan.broadcast, pooled=True), (BufferAccess(Access.WRITE),), ends_with_reads=True)
+
+
+def _check_cas(op: ir.OpView, launch: Launch) -> AtomicPlan:
     check_access(op, launch)
     value = access_operands(op.operation).value
     if value is None or not isinstance(value.type, ir.RankedTensorType):
         raise LoweringError("tt.atomic_cas on a scalar pointer has no lowering")
+    return AtomicPlan(None, _broadcast_elements(op, value.type, launch))
 
 
-ATOMIC_RMW = SimtPattern(("tt.atomic_rmw", "amdg.buffer_atomic_rmw"), _check, _emit)
-ATOMIC_CAS = SimtPattern(("tt.atomic_cas",), _check_cas, _emit_cas)
+ATOMIC_RMW = SimtPattern(("tt.atomic_rmw", "amdg.buffer_atomic_rmw"), _check, _emit, shared=_shared_use)
+ATOMIC_CAS = SimtPattern(("tt.atomic_cas",), _check_cas, _emit_cas, shared=_shared_use)

@@ -82,6 +82,11 @@ def _multiply_divisor(lhs: int, rhs: int) -> int:
     return MAX_DIVISOR if lhs > MAX_DIVISOR // max(rhs, 1) else lhs * rhs
 
 
+#: Ops whose result has their operand's facts (Triton's CastOpAxisInfoVisitor).
+_CASTS = frozenset({"arith.extsi", "arith.extui", "arith.trunci", "ttg.convert_layout", "tt.bitcast"})
+_CASTS |= {"tt.int_to_ptr", "tt.ptr_to_int"}
+
+
 @dataclass(frozen=True)
 class AxisInfo:
     """The facts of one value, one entry per dimension (see the module docstring)."""
@@ -512,7 +517,7 @@ class _Walk:
         return self.unary_rule(op, name, operands, shape)
 
     def unary_rule(self, op: ir.Operation, name: str, operands: list, shape: tuple[int, ...]) -> AxisInfo | None:
-        if name in ("arith.extsi", "arith.extui", "arith.trunci", "ttg.convert_layout", "tt.bitcast"):
+        if name in _CASTS:
             return self.of(operands[0])
         if name == "tt.splat":
             return splat_axis_info(self.of(operands[0]), shape)

@@ -26,6 +26,7 @@ info's constancy) it is one predicated `ld.global`/`st.global` of the same width
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from mlir import ir
@@ -65,6 +66,7 @@ __all__ = [
     "check_access",
     "check_accesses",
     "outline_triton_kernel",
+    "pointer_memory",
     "register_renaming",
     "shuffled",
     "triton_kernel_launch",
@@ -72,6 +74,8 @@ __all__ = [
 
 #: On `tt.load`/`tt.store`: the number of the kernel argument the pointer derives from.
 POINTER_ARGUMENT = "ll.pointer_argument"
+#: The pointer casts, annotated with the argument of their pointer side as the accesses are.
+_POINTER_CASTS = ("tt.ptr_to_int", "tt.int_to_ptr")
 #: On `tt.load`/`tt.store`: elements per access (axis info, as Triton's getVectorSize).
 VECTOR_ATTRIBUTE = "ll.vector"
 
@@ -159,7 +163,17 @@ def check_accesses(kernel: ir.Operation) -> list[tuple[ir.Location, str]]:
             _pointer_argument(operands.pointer, arguments)
         except LoweringError as error:
             return [(op.location, f"'{op.name}': {error}")]
+    for op in _accesses(kernel, _POINTER_CASTS):
+        try:
+            _pointer_argument(_cast_pointer(op), arguments)
+        except LoweringError as error:
+            return [(op.location, f"'{op.name}': {error}")]
     return []
+
+
+def _cast_pointer(op: ir.Operation) -> ir.Value:
+    """The pointer side of a pointer cast: the operand of `tt.ptr_to_int`, the result of `tt.int_to_ptr`."""
+    return op.operands[0] if op.name == "tt.ptr_to_int" else op.results[0]
 
 
 # ---------------------------------------------------------------------------- checks
@@ -177,15 +191,42 @@ def _pointer_argument(value: ir.Value, arguments: list[ir.Value]) -> int:
         name = owner.name
         if name in ("tt.splat", "tt.addptr", "tt.broadcast", "tt.expand_dims", "ttg.convert_layout"):
             value = owner.operands[0]
+        elif name == "tt.int_to_ptr":
+            value = _address_origin(owner.operands[0], arguments)
         else:
             raise LoweringError(f"a pointer made by '{name}' has no known provenance")
 
 
-def _accesses(kernel: ir.Operation) -> list[ir.Operation]:
+def _address_origin(address: ir.Value, arguments: list[ir.Value], budget: int = 4096) -> ir.Value:
+    """The pointer operand of the `tt.ptr_to_int`s the integer `address` is computed from, through
+    any ops (`(p + offs).to(int64) + 4`); LoweringError unless they all derive from one argument."""
+    origins: dict[int, ir.Value] = {}
+    pending = [address]
+    while pending:
+        budget -= 1
+        if budget < 0:
+            raise LoweringError("an integer turned into a pointer is computed by too many ops to trace")
+        value = pending.pop()
+        if isinstance(value, ir.BlockArgument):
+            continue
+        owner = value.owner
+        if owner.name == "tt.ptr_to_int":
+            origins.setdefault(_pointer_argument(owner.operands[0], arguments), owner.operands[0])
+        else:
+            pending.extend(owner.operands)
+    if len(origins) != 1:
+        raise LoweringError(
+            f"an integer turned into a pointer ('tt.int_to_ptr') derives from {len(origins)} pointer arguments, "
+            "not exactly one"
+        )
+    return next(iter(origins.values()))
+
+
+def _accesses(kernel: ir.Operation, names: Collection[str] = tuple(_ACCESS_OPS)) -> list[ir.Operation]:
     found: list[ir.Operation] = []
 
     def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name in _ACCESS_OPS:
+        if op.name in names:
             found.append(op)
         return ir.WalkResult.ADVANCE
 
@@ -202,6 +243,8 @@ def annotate_accesses(kernel: ir.Operation) -> None:
     facts = analyze_axis_info(kernel)
     arguments = list(kernel.regions[0].blocks[0].arguments)
     i32 = ir.IntegerType.get_signless(32)
+    for op in _accesses(kernel, _POINTER_CASTS):  # the argument of the pointer each one reads or makes
+        op.attributes[POINTER_ARGUMENT] = ir.IntegerAttr.get(i32, _pointer_argument(_cast_pointer(op), arguments))
     for op in _accesses(kernel):
         operands = access_operands(op)
         op.attributes[POINTER_ARGUMENT] = ir.IntegerAttr.get(i32, _pointer_argument(operands.pointer, arguments))
@@ -359,12 +402,16 @@ def _emit_addptr(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
 
 def access_memory(op: ir.OpView) -> tuple[ir.Value, int]:
     """The memref argument and the access width written by `annotate_accesses`."""
+    return pointer_memory(op), op.operation.attributes[VECTOR_ATTRIBUTE].value
+
+
+def pointer_memory(op: ir.OpView) -> ir.Value:
+    """The memref argument the pointers of `op` are element offsets into (`annotate_accesses`)."""
     operation = op.operation
     kernel = operation.parent
     while kernel.name != "gpu.func":
         kernel = kernel.parent
-    argument = kernel.regions[0].blocks[0].arguments[operation.attributes[POINTER_ARGUMENT].value]
-    return argument, operation.attributes[VECTOR_ATTRIBUTE].value
+    return kernel.regions[0].blocks[0].arguments[operation.attributes[POINTER_ARGUMENT].value]
 
 
 def check_access(op: ir.OpView, launch: Launch) -> None:

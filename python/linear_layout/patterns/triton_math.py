@@ -1,5 +1,5 @@
 """SIMT patterns of Triton's own elementwise ops: `tt.clampf`, `tt.precise_divf`,
-`tt.precise_sqrt`, `tt.mulhiui` and `tt.fp_to_fp`, rebuilt as upstream `arith`/`math` ops on the
+`tt.precise_sqrt`, `tt.mulhiui`, `tt.fp_to_fp`, `tt.bitcast`, `tt.ptr_to_int` and `tt.int_to_ptr`, rebuilt as upstream `arith`/`math` ops on the
 per-thread vectors (or on scalars), each with the semantics of Triton's interpreter:
 
 - `tt.clampf x, lo, hi, propagateNan = none` -> `minnumf(maxnumf(x, lo), hi)` (NaN operands are
@@ -10,12 +10,21 @@ per-thread vectors (or on scalars), each with the semantics of Triton's interpre
   `__nv_sqrtf`, which is approximate); f32 only;
 - `tt.mulhiui a, b` (iN) -> the high half of the 2N-bit product: `trunci(shrui(muli(extui a,
   extui b), N))` (NVPTX selects this as one `mul.hi.u32`);
-- `tt.fp_to_fp` between f16, bf16, f32 and f64 only (the interpreter has no fp8 types): an
-  upcast is `arith.extf` (exact); a downcast is `arith.truncf` (to nearest even: `rtne`), and for
-  `rtz` from f32 to f16 one `cvt.rz.f16.f32` per register in `llvm.inline_asm`, as Triton's, for
-  other `rtz` downcasts the nearest value moved one step toward zero (its bits minus one) where it
-  rounded away from zero (the stock pipeline drops `truncf`'s `roundingmode`). An fp8 operand is
-  a `LoweringError`.
+- `tt.fp_to_fp` between f16, bf16, f32 and f64: an upcast is `arith.extf` (exact); a downcast is
+  `arith.truncf` (to nearest even: `rtne`), and for `rtz` from f32 to f16 one `cvt.rz.f16.f32` per
+  register in `llvm.inline_asm`, as Triton's, for other `rtz` downcasts the nearest value moved
+  one step toward zero (its bits minus one) where it rounded away from zero (the stock pipeline
+  drops `truncf`'s `roundingmode`). With f8E4M3FN or f8E5M2 on either side (and f16, bf16 or f32
+  on the other): integer and f32 ops on the code bits through f32, since the stock pipeline
+  cannot lower `extf`/`truncf` of fp8 (`_to_fp8`: `rtne` or `rtz`, saturating as PTX's
+  `cvt.rn.satfinite`; `_from_fp8`: exact);
+- `tt.bitcast` of integers and floats -> `arith.bitcast` (pointers: a `LoweringError`);
+- `tt.ptr_to_int p` -> the byte address `base + p * size` as the integer type (a pointer is an
+  element offset `p` from the argument it derives from, whose address `base` is
+  `memref.extract_aligned_pointer_as_index`; `size`: the pointee's bytes); `tt.int_to_ptr a` ->
+  the offset `(a - base) / size`, where the argument is the one of the `tt.ptr_to_int` that `a`
+  is computed from (`annotate_accesses`; an integer from several or no pointer argument is a
+  `LoweringError`).
 
     >>> # %c = tt.clampf %x, %lo, %hi, propagateNan = none : tensor<256xf32, #blocked>
     >>> # becomes  %m = arith.maxnumf %x', %lo' : vector<2xf32>; %c' = arith.minnumf %m, %hi'
@@ -24,18 +33,42 @@ per-thread vectors (or on scalars), each with the semantics of Triton's interpre
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from mlir import ir
-from mlir.dialects import arith, llvm, math, vector
+from mlir.dialects import arith, llvm, math, memref, vector
 
+from .axis_info import pointee_bytes
 from .common import cast_to
 from .kernel import Launch, LoweringError, vector_type
 from .simt_pattern import SimtPattern
+from .triton_kernel import pointer_memory
 
-__all__ = ["CLAMPF", "FP_TO_FP", "MULHIUI", "PRECISE"]
+__all__ = ["BITCAST", "CLAMPF", "FP_TO_FP", "MULHIUI", "POINTER_CASTS", "PRECISE"]
 
-#: The widths `tt.fp_to_fp` lowers between (fp8 has no interpreter type).
+#: The widths `tt.fp_to_fp` lowers between.
 _FLOAT_TYPES = (ir.F16Type, ir.BF16Type, ir.F32Type, ir.F64Type)
+
+
+@dataclass(frozen=True)
+class Fp8Format:
+    """An 8-bit float: 1 sign bit, `exponent` bits with bias `bias`, `mantissa` bits; `has_inf`:
+    the all-ones exponent holds infinities and NaNs (E5M2) rather than only NaN at the top code (E4M3FN).
+    `max_code`: the largest finite magnitude's code; `nan_code`: the NaN written (PTX's `cvt`)."""
+
+    exponent: int
+    mantissa: int
+    bias: int
+    has_inf: bool
+    max_code: int
+    nan_code: int = 0x7F
+
+
+#: Triton's fp8 types the lowering converts (both to and from f16, bf16 and f32).
+_FP8 = {
+    ir.Float8E4M3FNType: Fp8Format(exponent=4, mantissa=3, bias=7, has_inf=False, max_code=0x7E),  # 448
+    ir.Float8E5M2Type: Fp8Format(exponent=5, mantissa=2, bias=15, has_inf=True, max_code=0x7B),  # 57344
+}
 #: Triton's downcast roundings.
 _ROUNDING = ("rtne", "rtz")
 
@@ -146,9 +179,15 @@ def _rounding(op: ir.OpView) -> str | None:
 
 def _float_width(t: ir.Type) -> int:
     element = _element(t)
+    if _fp8_format(element) is not None:
+        return 8
     if not isinstance(element, _FLOAT_TYPES):
-        raise LoweringError(f"'tt.fp_to_fp' on {element} is not lowered (only f16, bf16, f32, f64: no fp8)")
+        raise LoweringError(f"'tt.fp_to_fp' on {element} is not lowered (only f16, bf16, f32, f64, f8E4M3FN, f8E5M2)")
     return ir.FloatType(element).width
+
+
+def _fp8_format(element: ir.Type) -> Fp8Format | None:
+    return next((fmt for kind, fmt in _FP8.items() if isinstance(element, kind)), None)
 
 
 def _check_fp_to_fp(op: ir.OpView, launch: Launch) -> str | None:
@@ -159,6 +198,8 @@ def _check_fp_to_fp(op: ir.OpView, launch: Launch) -> str | None:
     rounding = _rounding(op)
     if result < source and rounding not in _ROUNDING:
         raise LoweringError(f"'tt.fp_to_fp' with rounding {rounding} is not lowered (only rtne and rtz)")
+    if 64 in (source, result) and 8 in (source, result):
+        raise LoweringError("'tt.fp_to_fp' between f64 and fp8 is not lowered (only f16, bf16 and f32 with fp8)")
     return rounding if result < source else None
 
 
@@ -166,6 +207,8 @@ def _emit_fp_to_fp(op: ir.OpView, launch: Launch, mode: str | None) -> list[ir.V
     result_type = _lowered_type(op.operation.results[0].type, launch)
     source = _element(op.operation.operands[0].type)
     result = _element(result_type)
+    if _fp8_format(source) is not None or _fp8_format(result) is not None:
+        return _rebuilt(op, launch, lambda x: _fp8_convert(x, result_type, mode))
     if ir.FloatType(result).width > ir.FloatType(source).width or source == result:
         return _rebuilt(op, launch, lambda x: arith.extf(result_type, x) if source != result else x)
     if ir.FloatType(result).width == ir.FloatType(source).width:  # f16 <-> bf16: through f32, as Triton's
@@ -213,8 +256,139 @@ def _toward_zero(x: ir.Value, result_type: ir.Type) -> ir.Value:
     return arith.select(away, smaller, nearest)
 
 
+# ---------------------------------------------------------------------------- fp8 in integer ops
+# The stock pipeline cannot lower `arith.extf`/`truncf` with an fp8 side (LLVM has no fp8 type:
+# they fail at the translation to LLVM IR), so the conversions are integer and f32 arithmetic on
+# the code bits, `arith.bitcast` between the fp8 type and i8 (an i8 in LLVM).
+
+
+def _fp8_convert(x: ir.Value, result_type: ir.Type, mode: str | None) -> ir.Value:
+    """`x` (fp8, f16, bf16 or f32) as `result_type`'s element, through f32 (exact for every fp8
+    value and every f16/bf16 one, so there is one rounding, to the fp8 result)."""
+    f32 = _like(result_type, ir.F32Type.get())
+    source, result = _element(x.type), _element(result_type)
+    source_fp8 = _fp8_format(source)
+    if source_fp8 is not None:
+        wide = _from_fp8(x, source_fp8, f32)
+    else:
+        wide = x if isinstance(source, ir.F32Type) else arith.extf(f32, x)
+    result_fp8 = _fp8_format(result)
+    if result_fp8 is not None:
+        return _to_fp8(wide, result_fp8, result_type, toward_zero=mode == "rtz")
+    return wide if isinstance(result, ir.F32Type) else arith.truncf(result_type, wide)  # exact: an fp8 value
+
+
+def _constant(t: ir.Type, value: float | int) -> ir.Value:
+    """A constant of type `t` (a scalar or a vector splat), float or integer by `t`'s element."""
+    element = _element(t)
+    scalar = (
+        ir.IntegerAttr.get(element, int(value))
+        if isinstance(element, ir.IntegerType)
+        else ir.FloatAttr.get(element, value)
+    )
+    return arith.constant(t, ir.DenseElementsAttr.get_splat(t, scalar) if isinstance(t, ir.VectorType) else scalar)
+
+
+def _to_fp8(x: ir.Value, fmt: Fp8Format, result_type: ir.Type, toward_zero: bool) -> ir.Value:
+    """The f32 `x` rounded to fp8 `fmt` (to nearest even, or toward zero), saturating to the largest
+    finite value as PTX's `cvt.rn.satfinite` (infinities too); NaN -> `fmt.nan_code`.
+
+    Normals round on the f32 bits: `(bits + 2**(s-1) - 1 + bit s) >> s` (s = 23 - mantissa bits;
+    a carry moves into the exponent), minus the bias difference; below the smallest normal the
+    magnitude scaled by `2**(bias - 1 + mantissa)` is the code, rounded to an integer by adding and
+    subtracting `2**23` (or truncated).
+    """
+    i32 = _like(x.type, ir.IntegerType.get_signless(32))
+    shift = 23 - fmt.mantissa
+    bits = arith.bitcast(i32, x)
+    sign = arith.andi(arith.shrui(bits, _constant(i32, 24)), _constant(i32, 0x80))
+    magnitude_bits = arith.andi(bits, _constant(i32, 0x7FFFFFFF))
+    rounded = magnitude_bits
+    if not toward_zero:
+        odd = arith.andi(arith.shrui(magnitude_bits, _constant(i32, shift)), _constant(i32, 1))
+        rounded = arith.addi(magnitude_bits, arith.addi(_constant(i32, (1 << (shift - 1)) - 1), odd))
+    normal = arith.subi(arith.shrui(rounded, _constant(i32, shift)), _constant(i32, (127 - fmt.bias) << fmt.mantissa))
+    scaled = arith.mulf(arith.bitcast(x.type, magnitude_bits), _constant(x.type, 2.0 ** (fmt.bias - 1 + fmt.mantissa)))
+    scaled = arith.minnumf(scaled, _constant(x.type, 2.0 ** (fmt.mantissa + 1)))  # normals, inf, NaN: in range, unused
+    if not toward_zero:
+        scaled = arith.subf(arith.addf(scaled, _constant(x.type, 2.0**23)), _constant(x.type, 2.0**23))
+    subnormal = arith.fptoui(i32, scaled)
+    is_normal = arith.cmpi(arith.CmpIPredicate.uge, magnitude_bits, _constant(i32, (128 - fmt.bias) << 23))
+    code = arith.select(is_normal, normal, subnormal)
+    code = arith.minui(code, _constant(i32, fmt.max_code))
+    is_nan = arith.cmpi(arith.CmpIPredicate.ugt, magnitude_bits, _constant(i32, 0x7F800000))
+    code = arith.ori(arith.select(is_nan, _constant(i32, fmt.nan_code), code), sign)
+    return arith.bitcast(result_type, arith.trunci(_like(x.type, ir.IntegerType.get_signless(8)), code))
+
+
+def _from_fp8(x: ir.Value, fmt: Fp8Format, f32: ir.Type) -> ir.Value:
+    """The fp8 `x` as f32 (exact): normals rebuilt as f32 bits, subnormals as
+    `mantissa * 2**(1 - bias - mantissa bits)`, infinities and NaNs by `fmt`."""
+    i32 = _like(f32, ir.IntegerType.get_signless(32))
+    code = arith.extui(i32, arith.bitcast(_like(f32, ir.IntegerType.get_signless(8)), x))
+    sign = arith.shli(arith.andi(code, _constant(i32, 0x80)), _constant(i32, 24))
+    exponent = arith.andi(arith.shrui(code, _constant(i32, fmt.mantissa)), _constant(i32, (1 << fmt.exponent) - 1))
+    mantissa = arith.andi(code, _constant(i32, (1 << fmt.mantissa) - 1))
+    normal_bits = arith.ori(
+        arith.shli(arith.addi(exponent, _constant(i32, 127 - fmt.bias)), _constant(i32, 23)),
+        arith.shli(mantissa, _constant(i32, 23 - fmt.mantissa)),
+    )
+    subnormal = arith.mulf(arith.uitofp(f32, mantissa), _constant(f32, 2.0 ** (1 - fmt.bias - fmt.mantissa)))
+    is_subnormal = arith.cmpi(arith.CmpIPredicate.eq, exponent, _constant(i32, 0))
+    magnitude = arith.select(is_subnormal, arith.bitcast(i32, subnormal), normal_bits)
+    top = _constant(i32, (1 << fmt.exponent) - 1)
+    if fmt.has_inf:  # the top exponent: infinity (mantissa 0) or NaN
+        special = arith.cmpi(arith.CmpIPredicate.eq, exponent, top)
+        infinity_or_nan = arith.ori(_constant(i32, 0x7F800000), arith.shli(mantissa, _constant(i32, 21)))
+        magnitude = arith.select(special, infinity_or_nan, magnitude)
+    else:  # only the top code is NaN
+        special = arith.cmpi(arith.CmpIPredicate.eq, arith.andi(code, _constant(i32, 0x7F)), _constant(i32, 0x7F))
+        magnitude = arith.select(special, _constant(i32, 0x7FC00000), magnitude)
+    return arith.bitcast(f32, arith.ori(magnitude, sign))
+
+
 def _through_f32(x: ir.Value, result_type: ir.Type) -> ir.Value:
     return arith.truncf(result_type, arith.extf(_like(result_type, ir.F32Type.get()), x))
+
+
+# ---------------------------------------------------------------------------- ptr_to_int, int_to_ptr
+
+
+def _emit_pointer_cast(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
+    """`tt.ptr_to_int`: the byte address `base + offset * size`; `tt.int_to_ptr`: the element
+    offset `(address - base) / size` (base: the address of the argument the pointer derives from,
+    from `annotate_accesses`; size: the pointee's bytes)."""
+    operation = op.operation
+    source, result = operation.operands[0], operation.results[0]
+    to_int = operation.name == "tt.ptr_to_int"
+    index_type = _like(_lowered_type(source.type, launch), ir.IndexType.get())
+    base = memref.extract_aligned_pointer_as_index(pointer_memory(op))
+    if isinstance(index_type, ir.VectorType):
+        base = vector.broadcast(index_type, base)
+    size = pointee_bytes(source.type if to_int else result.type)
+    element_bytes = arith.constant(index_type, _splat(index_type, size))
+    value = cast_to(source, index_type) if to_int else arith.index_cast(index_type, _lowered(source, launch))
+    if to_int:
+        address = arith.addi(base, arith.muli(value, element_bytes))
+        return [cast_to(arith.index_cast(_lowered_type(result.type, launch), address), result.type)]
+    return [cast_to(arith.divsi(arith.subi(value, base), element_bytes), result.type)]
+
+
+# ---------------------------------------------------------------------------- bitcast
+
+
+def _check_bitcast(op: ir.OpView, launch: Launch) -> None:
+    _check_shapes(op, launch)
+    for value in (op.operation.operands[0], op.operation.results[0]):
+        element = _element(value.type)
+        if not isinstance(element, (ir.IntegerType, ir.FloatType)):
+            raise LoweringError(f"'tt.bitcast' of {element} is not lowered (only integers and floats, not pointers)")
+
+
+def _emit_bitcast(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
+    """`arith.bitcast` of the per-thread values (the same bits, element by element)."""
+    result_type = _lowered_type(op.operation.results[0].type, launch)
+    return _rebuilt(op, launch, lambda x: arith.bitcast(result_type, x))
 
 
 def _no_plan(op: ir.OpView, launch: Launch) -> None:
@@ -224,4 +398,6 @@ def _no_plan(op: ir.OpView, launch: Launch) -> None:
 CLAMPF = SimtPattern(("tt.clampf",), _no_plan, _emit_clampf)
 PRECISE = SimtPattern(("tt.precise_divf", "tt.precise_sqrt"), _check_precise, _emit_precise)
 MULHIUI = SimtPattern(("tt.mulhiui",), _no_plan, _emit_mulhiui)
+BITCAST = SimtPattern(("tt.bitcast",), _check_bitcast, _emit_bitcast)
+POINTER_CASTS = SimtPattern(("tt.ptr_to_int", "tt.int_to_ptr"), _no_plan, _emit_pointer_cast)
 FP_TO_FP = SimtPattern(("tt.fp_to_fp",), _check_fp_to_fp, _emit_fp_to_fp)

@@ -15,7 +15,8 @@ the SIMT patterns (``patterns/reduce.py``, ``scan.py``, ``gather.py``, ``histogr
   (at an address the indices choose: the load wavefronts depend on the data);
 * **histogram**: the operand is stored at its elements (i32), a barrier, then each result
   register loads every slot (all lanes at one address: one wavefront each);
-* **atomic**: one atomic per element a thread holds (no shuffle, no shared memory).
+* **atomic**: one atomic per element a thread holds (no shuffle); where the result is used and lanes or
+  warps hold copies, the old values' broadcast through scratch (a store, a barrier, a load per register).
 
 Wavefronts follow the interpreter's bank model (``simt/banks.py``): per warp, instruction and
 phase (``core.hardware.lane_phases``), the most distinct 4-byte words in one bank; ``ideal`` is
@@ -26,7 +27,7 @@ ceil(loaded bytes / 128)`` (distinct bytes per warp access, summed). Shuffles ar
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..core.hardware import BANK_BYTES, NUM_BANKS, WAVEFRONT_BYTES, lane_phases
 from ..core.layout import LinearLayout
@@ -77,12 +78,13 @@ class OpCost:
         """One line: ``shuffles=.. scratch=..B barriers=.. wavefronts=.. (floor ..)``."""
         if self.scalar:
             return "one atomic for the program; no shuffle, no shared memory"
-        if self.atomics:
+        if self.atomics and not self.scratch_bytes:
             return f"{self.atomics} atomic(s) per thread; no shuffle, no shared memory"
         waves = f"wavefronts={self.wavefronts} (floor {self.floor}, ideal {self.ideal})"
         if self.data_dependent:
             waves = f"wavefronts={self.store_wavefronts} stored + loads as the indices fall (ideal {self.ideal})"
-        return f"shuffles={self.shuffles}/warp scratch={self.scratch_bytes}B barriers={self.barriers} {waves}"
+        line = f"shuffles={self.shuffles}/warp scratch={self.scratch_bytes}B barriers={self.barriers} {waves}"
+        return f"{self.atomics} atomic(s) per thread, old values to the copies: {line}" if self.atomics else line
 
 
 @dataclass(frozen=True)
@@ -123,12 +125,16 @@ class _Side:
     bytes: int
 
 
-def _access(warps: _Warps, address: _Addresses, element_bytes: int, kind: str) -> _Side:
-    """One instruction executed by every warp (all lanes active): ``address(warp, lane)``."""
-    phases = lane_phases(element_bytes, warps.threads_per_warp, kind)
+def _access(
+    warps: _Warps, address: _Addresses, element_bytes: int, kind: str, lanes: Sequence[int] | None = None
+) -> _Side:
+    """One instruction executed by every warp, ``lanes`` active (None: all): ``address(warp, lane)``."""
+    active = range(warps.threads_per_warp) if lanes is None else lanes
+    all_phases = lane_phases(element_bytes, warps.threads_per_warp, kind)
+    phases = [all_phases[lane] for lane in active]
     wavefronts = ideal = moved = 0
     for warp in range(warps.num_warps):
-        addresses = [address(warp, lane) for lane in range(warps.threads_per_warp)]
+        addresses = [address(warp, lane) for lane in active]
         moved += len({a + b for a in set(addresses) for b in range(element_bytes)})
         for phase in set(phases):
             words = {
@@ -335,8 +341,33 @@ def histogram_cost(source: LinearLayout, result: LinearLayout) -> OpCost:
     return _shared_cost(stores, loads, barriers=1, scratch_bytes=elements * 4)
 
 
-def atomic_cost(layout: LinearLayout | None) -> OpCost:
-    """One atomic per register a thread holds; one for the program on a scalar (``layout`` None)."""
+def atomic_cost(layout: LinearLayout | None, broadcast_bits: int = 0) -> OpCost:
+    """One atomic per register a thread holds; one for the program on a scalar (``layout`` None).
+    ``broadcast_bits`` (the result's element bits; 0: the result is unused) adds, where lanes or
+    warps hold copies, the broadcast of the old values: the updating threads store each distinct
+    register's value at its element (row-major), a barrier, every thread loads them back."""
     if layout is None:
         return OpCost(atomics=1, scalar=True)
-    return OpCost(atomics=layout.get_in_dim_size("register"))
+    atomics = layout.get_in_dim_size("register")
+    free = layout.get_free_variable_masks()
+    if not broadcast_bits or not (free.get("lane", 0) or free.get("warp", 0)):
+        return OpCost(atomics=atomics)
+    element_bytes = max(1, broadcast_bits // 8)
+    shape = _shape(layout)
+    owners = [w for w in range(layout.get_in_dim_size("warp")) if not w & free.get("warp", 0)]
+    registers = [r for r in range(atomics) if not r & free.get("register", 0)]
+    lanes = layout.get_in_dim_size("lane")
+
+    def place(register: int, warp: int, lane: int) -> int:
+        return _flat(_element(layout, register, lane, warp), shape) * element_bytes
+
+    def at(register: int, warps: Sequence[int]) -> _Addresses:
+        """The addresses of `register` for the `i`-th warp of `warps`."""
+        return lambda i, lane: place(register, warps[i], lane)
+
+    everyone = range(layout.get_in_dim_size("warp"))
+    updating = [lane for lane in range(lanes) if not lane & free.get("lane", 0)]  # the copies skip the store
+    stores = [_access(_Warps(len(owners), lanes), at(r, owners), element_bytes, "store", updating) for r in registers]
+    loads = [_access(_Warps(len(everyone), lanes), at(r, everyone), element_bytes, "load") for r in registers]
+    cost = _shared_cost(stores, loads, barriers=1, scratch_bytes=_prod(shape) * element_bytes)
+    return replace(cost, atomics=atomics)

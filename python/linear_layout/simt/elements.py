@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 
+import ml_dtypes
 import mlir.ir as ir
 import numpy as np
 
@@ -94,6 +95,9 @@ _FLOATS = (
     (ir.BF16Type, Elem("bf16", True, 16, np.dtype(np.float32), 2)),  # bf16 values held in float32
     (ir.F32Type, Elem("f32", True, 32, np.dtype(np.float32), 4)),
     (ir.F64Type, Elem("f64", True, 64, np.dtype(np.float64), 8)),
+    # fp8 in ml_dtypes' numpy types (IEEE-style rounding to nearest even where they are computed)
+    (ir.Float8E4M3FNType, Elem("f8E4M3FN", True, 8, np.dtype(ml_dtypes.float8_e4m3fn), 1)),
+    (ir.Float8E5M2Type, Elem("f8E5M2", True, 8, np.dtype(ml_dtypes.float8_e5m2), 1)),
 )
 
 
@@ -116,7 +120,9 @@ def elem_of(t: ir.Type) -> Elem:
     for type_class, elem in _FLOATS:
         if isinstance(t, type_class):
             return elem
-    raise UnsupportedOp(f"element type {t} is not supported (use i1..i64, index, f16, bf16, f32, f64)")
+    raise UnsupportedOp(
+        f"element type {t} is not supported (use i1..i64, index, f16, bf16, f32, f64, f8E4M3FN, f8E5M2)"
+    )
 
 
 def _round_to_bf16(x: np.ndarray) -> np.ndarray:
