@@ -185,13 +185,25 @@ def type_problem(t: ir.Type, facts: LaunchFacts) -> str | None:
 
 
 class _Verifier:
-    def __init__(self, context: ir.Context, check_launch: bool) -> None:
+    """One run of `verify`: the type checks (cached per context), the op checks (cached per
+    signature for the run) and the launch facts of the ops with regions.
+
+    The launch facts of an op are its parent's, updated by its own attributes; ops with regions
+    record theirs (`facts_of`). While every op with regions met so far has the same facts
+    (`uniform`, the usual kernel: the facts sit on the module), an op's parent is one of them
+    (the walk visits the root first, and parents before their children), so no op needs a
+    lookup of its parent until an op with regions brings other facts (`mixed`)."""
+
+    def __init__(self, context: ir.Context, check_launch: bool, root_facts: LaunchFacts) -> None:
         self.check_launch = check_launch
+        self.root_facts = root_facts
         self.errors: list[tuple[ir.Location, str]] = []
         # (type storage pointer, facts) -> message or None, shared per context with the
         # attribute cache (and its hit/miss counters).
         self.state = context_state(context)
         self.facts_of: dict[ir.Operation, LaunchFacts] = {}
+        self.uniform: LaunchFacts | None = None  # None until the root is visited
+        self.mixed = False
         self.signatures: dict[tuple, tuple[str, ...]] = {}
 
     def type_message(self, t: ir.Type, facts: LaunchFacts) -> str | None:
@@ -206,31 +218,44 @@ class _Verifier:
             self.state.hits += 1
         return message if isinstance(message, str) else None
 
-    def facts(self, op: ir.Operation, root_facts: LaunchFacts) -> LaunchFacts:
-        """The launch facts of `op`: its parent's (the root's: `root_facts`), updated by its own
-        attributes. Pre-order walks visit parents first."""
-        if not self.check_launch:
-            return root_facts
+    def parent_facts(self, op: ir.Operation) -> LaunchFacts:
+        """The launch facts of `op`'s parent (the root's: `root_facts`). Pre-order walks visit
+        parents first."""
+        if not self.mixed:
+            return self.root_facts if self.uniform is None else self.uniform
         parent = op.parent
-        facts = self.facts_of.get(parent.operation, root_facts) if parent is not None else root_facts
-        if len(op.attributes):
-            facts = facts.updated_by(op)
-        if len(op.regions):
-            self.facts_of[op] = facts
-        return facts
+        return self.facts_of.get(parent.operation, self.root_facts) if parent is not None else self.root_facts
 
-    def check_op(self, op: ir.Operation, facts: LaunchFacts) -> None:
+    def own_facts(self, op: ir.Operation, parent_facts: LaunchFacts) -> LaunchFacts:
+        """`parent_facts` updated by `op`'s own launch attributes."""
+        if not self.check_launch or not len(op.attributes):
+            return parent_facts
+        return parent_facts.updated_by(op)
+
+    def check_op(self, op: ir.Operation) -> ir.WalkResult:
         """An op with regions is checked in full; an op without is checked once per signature
-        (`_Signature`): its messages hold for every op of the same signature."""
+        (`_signature`): its messages hold for every op of the same signature."""
+        parent_facts = self.parent_facts(op)
         if len(op.regions):
-            self.errors.extend((op.location, message) for message in self.messages(op, facts))
-            return
-        signature = _signature(op, facts)
+            facts = self.own_facts(op, parent_facts)
+            self.facts_of[op] = facts
+            if self.uniform is None:
+                self.uniform = facts
+            elif facts != self.uniform:
+                self.mixed = True
+            self.report(op, self.messages(op, facts))
+            return ir.WalkResult.ADVANCE
+        signature = _signature(op, parent_facts)
         messages = self.signatures.get(signature)
-        if messages is None:
-            messages = self.signatures[signature] = self.messages(op, facts)
+        if messages is None:  # the op's attributes are in the signature, so its own facts too
+            messages = self.signatures[signature] = self.messages(op, self.own_facts(op, parent_facts))
         else:
             self.state.hits += 1
+        if messages:
+            self.report(op, messages)
+        return ir.WalkResult.ADVANCE
+
+    def report(self, op: ir.Operation, messages: tuple[str, ...]) -> None:
         if messages:
             location = op.location
             self.errors.extend((location, message) for message in messages)
@@ -256,19 +281,19 @@ class _Verifier:
         return tuple(message for message in found if message)
 
 
-def _signature(op: ir.Operation, facts: LaunchFacts) -> tuple:
+def _signature(op: ir.Operation, parent_facts: LaunchFacts) -> tuple:
     """What the checks of an op without regions read: its name, operand and result types,
-    attributes and launch facts (types and attributes are uniqued per context, so equal
-    signatures compare equal)."""
+    attributes and its parent's launch facts (types and attributes are uniqued per context, so
+    equal signatures compare equal). The result types come in one call (`results.types`)."""
     attributes = op.attributes
     count = len(attributes)
     named = tuple((a.name, a.attr) for a in map(attributes.__getitem__, range(count))) if count else ()
     return (
         op.name,
         tuple(operand.type for operand in op.operands),
-        tuple(result.type for result in op.results),
+        tuple(op.results.types),
         named,
-        facts,
+        parent_facts,
     )
 
 
@@ -293,12 +318,6 @@ def verify(op: ir.Operation | ir.Module, *, check_launch: bool = True) -> list[t
     if isinstance(op, ir.Module):
         op = op.operation
     op = op.operation
-    root_facts = _root_facts(op, check_launch)
-    verifier = _Verifier(op.context, check_launch)
-
-    def visit(child: ir.Operation) -> ir.WalkResult:
-        verifier.check_op(child, verifier.facts(child, root_facts))
-        return ir.WalkResult.ADVANCE
-
-    walk(op, visit)
+    verifier = _Verifier(op.context, check_launch, _root_facts(op, check_launch))
+    walk(op, verifier.check_op)
     return verifier.errors

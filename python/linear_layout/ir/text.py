@@ -26,11 +26,16 @@ hoisted out of printed IR by `add_aliases`; the result parses back to the same m
 
 from __future__ import annotations
 
+import os
 import re
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from mlir import ir
+from mlir.passmanager import PassManager
+
+from .walk import walk
 
 __all__ = [
     "MemDescText",
@@ -293,20 +298,48 @@ _ALIAS_NAMES = {
     "ll.layout": "layout",
 }
 # A string literal, or a `#ttg.`/`#ll.` attribute whose parameters hold no other `<...>` (strings
-# inside them are skipped whole: MLIR prints a `"` inside a string as `\22`).
-_INNERMOST_OR_STRING = re.compile(r'"[^"]*"|#(?:ttg|ll)\.([A-Za-z_]\w*)(<[^<>"]*(?:"[^"]*"[^<>"]*)*>)?')
-_INNERMOST = re.compile(r'#(?:ttg|ll)\.([A-Za-z_]\w*)(<[^<>"]*(?:"[^"]*"[^<>"]*)*>)?')
+# inside them are skipped whole: MLIR prints a `"` inside a string as `\22`). An attribute name
+# followed by `<` whose parameters do hold a nested `<...>` does not match (the possessive `\w*+`
+# keeps the name whole): a later pass meets it, once its parameters are aliased. One capturing
+# group, the whole match, so that `split` puts the matches at the odd indices.
+_ATTRIBUTE = r'#(?:ttg|ll)\.[A-Za-z_]\w*+(?:<[^<>"]*(?:"[^"]*"[^<>"]*)*>|(?!<))'
+_INNERMOST_OR_STRING = re.compile(rf'("[^"]*"|{_ATTRIBUTE})')
+_INNERMOST = re.compile(f"({_ATTRIBUTE})")
 _ATTRIBUTE_IN_STRING = re.compile(r'"[^"]*#(?:ttg|ll)\.[^"]*"')
-_PLACEHOLDER = re.compile("\x01(\\d+)\x02")
-_EXISTING_ALIAS = re.compile(r"^#([\w.$-]+) = ", re.MULTILINE)
+_PLACEHOLDER = re.compile("(\x01\\d+\x02)")
+_EXISTING_ALIAS = re.compile(r"#([\w.$-]+) = ")
+_EXISTING_ALIAS_LINE = re.compile(r"\n#([\w.$-]+) = ")
+
+
+def _existing_aliases(asm: str) -> set[str]:
+    """The alias names defined at the start of a line of `asm` (a literal `\n#` search, which is
+    much faster than a multi-line `^#` over megabytes of text)."""
+    names = set(_EXISTING_ALIAS_LINE.findall(asm))
+    first = _EXISTING_ALIAS.match(asm)
+    if first is not None:
+        names.add(first.group(1))
+    return names
+
+
+def _replaced(pattern: re.Pattern, text: str, replacement) -> tuple[str, list[str]]:
+    """`text` with each match of `pattern` (one capturing group: the whole match) replaced by
+    `replacement(match text)`, called once per distinct match, in the order of first occurrence;
+    also the distinct matches. The matches are split out and joined back in C, so a text with
+    100,000 occurrences of a few attributes costs a few Python calls, not 100,000."""
+    parts = pattern.split(text)
+    found = parts[1::2]
+    distinct = list(dict.fromkeys(found))
+    table = {match: replacement(match) for match in distinct}
+    parts[1::2] = [table[match] for match in found]
+    return "".join(parts), distinct
 
 
 class _Aliaser:
-    """Innermost attributes first, one regular-expression pass per level of nesting: each pass
-    replaces every attribute without nested `<...>` by its alias (`#blocked`), or, for a kind
-    that stays inline (`#ttg.slice`, `#ttg.dot_op`), by a placeholder, so that the attributes
-    around it have no nested `<...>` on the next pass. Equal texts get one alias (a dictionary
-    lookup per occurrence); aliases are numbered in the order the passes meet them."""
+    """Innermost attributes first, one pass per level of nesting: each pass replaces every
+    attribute without nested `<...>` by its alias (`#blocked`), or, for a kind that stays inline
+    (`#ttg.slice`, `#ttg.dot_op`), by a placeholder, so that the attributes around it have no
+    nested `<...>` on the next pass. Equal texts get one alias (a pass looks up each distinct
+    text once); aliases are numbered in the order the passes meet them."""
 
     def __init__(self, taken: set[str]) -> None:
         self.alias_of: dict[str, str] = {}
@@ -315,7 +348,6 @@ class _Aliaser:
         self.counts: dict[str, int] = {}
         self.inline: list[str] = []  # placeholder n -> the attribute's text (may hold placeholders)
         self.inline_index: dict[str, int] = {}
-        self.replaced = 0
 
     def _new_name(self, base: str) -> str:
         while True:
@@ -328,18 +360,18 @@ class _Aliaser:
 
     def _restore(self, text: str) -> str:
         while "\x01" in text:
-            text = _PLACEHOLDER.sub(lambda m: self.inline[int(m.group(1))], text)
+            text, _ = _replaced(_PLACEHOLDER, text, lambda mark: self.inline[int(mark[1:-1])])
         return text
 
-    def _replace(self, match: re.Match) -> str:
-        text = match.group()
-        if text[0] == '"' or (match.group(2) is None and _is_open(match)):
+    def _alias(self, text: str) -> str:
+        """The alias (or placeholder) of the attribute `text`; a string literal stays as it is."""
+        if text[0] == '"':
             return text
-        self.replaced += match.group(2) is not None
         alias = self.alias_of.get(text)
         if alias is not None:
             return alias
-        dialect_kind = text[1 : text.find("<")] if match.group(2) is not None else text[1:]
+        has_parameters = text[-1] == ">"
+        dialect_kind = text[1 : text.find("<")] if has_parameters else text[1:]
         base = _ALIAS_NAMES.get(dialect_kind)
         if base is None:  # stays inline
             index = self.inline_index.get(text)
@@ -358,30 +390,85 @@ class _Aliaser:
         # strings need skipping (one more match per op name) only where one holds an attribute
         pattern = _INNERMOST_OR_STRING if _ATTRIBUTE_IN_STRING.search(text) else _INNERMOST
         while True:
-            self.replaced = 0
-            text = pattern.sub(self._replace, text)
-            if not self.replaced:
+            text, found = _replaced(pattern, text, self._alias)
+            if not any(match[-1] == ">" and match[0] != '"' for match in found):
                 return self._restore(text)
-
-
-def _is_open(match: re.Match) -> bool:
-    """Whether the attribute name just matched goes on with parameters holding nested `<...>`
-    (matched on a later pass)."""
-    end = match.end()
-    return end < len(match.string) and match.string[end] == "<"
 
 
 def add_aliases(asm: str) -> str:
     """Hoist the layout attributes of printed IR into alias definitions."""
-    aliaser = _Aliaser(set(_EXISTING_ALIAS.findall(asm)))
+    aliaser = _Aliaser(_existing_aliases(asm))
     body = aliaser.rewrite(asm)
     if not aliaser.definitions:
         return body
     return "\n".join(aliaser.definitions) + "\n" + body
 
 
+# Above this many ops, a module prints faster through a file (`_print_through_file`).
+BUFFERED_PRINT_MIN_OPS = 64
+
+
+def _more_ops_than(op: ir.Operation, limit: int) -> bool:
+    """Whether `op` holds more than `limit` ops (a walk that stops after `limit + 1`)."""
+    seen = 0
+
+    def count(_: ir.Operation) -> ir.WalkResult:
+        nonlocal seen
+        seen += 1
+        return ir.WalkResult.INTERRUPT if seen > limit else ir.WalkResult.ADVANCE
+
+    walk(op, count)
+    return seen > limit
+
+
+def _print_through_file(op: ir.Operation, generic: bool) -> str | None:
+    """The text `get_asm(print_generic_op_form=generic, assume_verified=True)` gives for the
+    top-level `builtin.module` `op`, printed by MLIR into a file, or None where that cannot hold.
+
+    `get_asm` hands every token the printer writes to a Python callback (the bindings' stream is
+    unbuffered): about 56 calls per `ttg.convert_layout` op, 15 µs. MLIR's IR printing with a
+    tree directory (`mlir-print-ir-tree-dir`) writes through a buffered C++ file stream instead:
+    a pass that does nothing, printed after it runs. The printer verifies the op first and falls
+    back to the generic form when it fails (`assume_verified` cannot be set there), so a module
+    that does not verify is left to `get_asm` (None).
+
+    Postcondition: the result is byte-identical to `get_asm`'s (tests/test_text_bridge.py)."""
+    pm = PassManager("builtin.module", op.context)
+    pm.add(lambda _op, _pass: None, name="LinearLayoutPrint", argument="ll-print")
+    pm.enable_verifier(False)
+    with tempfile.TemporaryDirectory(prefix="linear-layout-print-") as directory:
+        pm.enable_ir_printing(
+            print_before_all=False,
+            print_after_all=True,
+            print_generic_op_form=generic,
+            tree_printing_dir_path=directory,
+        )
+        pm.run(op)
+        paths = [os.path.join(root, name) for root, _, names in os.walk(directory) for name in names]
+        if len(paths) != 1:
+            return None
+        with open(paths[0], encoding="utf-8") as file:
+            dump = file.read()
+    header, _, text = dump.partition("\n")
+    if not (header.startswith("// -----// IR Dump After") and text.endswith("\n\n\n")):
+        return None
+    if not generic and text.startswith('"builtin.module"'):  # it did not verify: printed generic
+        return None
+    return text[:-2]
+
+
+def _printed(op: ir.Operation, generic: bool) -> str:
+    """`op.get_asm(print_generic_op_form=generic, assume_verified=True)`, through a file for a
+    large top-level module."""
+    if op.name == "builtin.module" and op.parent is None and _more_ops_than(op, BUFFERED_PRINT_MIN_OPS):
+        text = _print_through_file(op, generic)
+        if text is not None:
+            return text
+    return op.get_asm(print_generic_op_form=generic, assume_verified=True)
+
+
 def print_module(op: ir.Operation | ir.Module, *, generic: bool = False) -> str:
     """The text of `op` with layout aliases, optionally in generic op form."""
     if isinstance(op, ir.Module):
         op = op.operation
-    return add_aliases(op.get_asm(print_generic_op_form=generic, assume_verified=True))
+    return add_aliases(_printed(op.operation, generic))
