@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib.resources
 import sys
 import types
@@ -103,6 +104,12 @@ def _is_loaded(context: ir.Context, name: str) -> bool:
         return False
 
 
+@functools.cache
+def _dialect_source(name: str) -> str:
+    """The IRDL text of dialect `name`, read once per process (each new context parses it)."""
+    return dialect_file(name).read_text()
+
+
 def load_dialects(context: ir.Context | None = None) -> ir.Context:
     """Load `ttg` and `ll` into `context` (default: the current one). Idempotent.
 
@@ -114,7 +121,6 @@ def load_dialects(context: ir.Context | None = None) -> ir.Context:
     for name in DIALECTS:
         if _is_loaded(context, name):
             continue
-        source = dialect_file(name).read_text()
-        irdl.load_dialects(ir.Module.parse(source, context))
+        irdl.load_dialects(ir.Module.parse(_dialect_source(name), context))
     context_state(context)
     return context
