@@ -17,6 +17,7 @@ launch facts) per run: a kernel of 100,000 ops in a few types costs one Python l
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from mlir import ir
@@ -25,11 +26,11 @@ from ..core.layout import LinearLayout
 from ..encodings import ENCODING_NAMES, SharedLayout, parse_encoding, to_linear_layout
 from ..ir._dialects import context_state
 from ..ir.bridge import from_attribute, layout_of, memdesc_of, type_pointer
-from ..ir.text import is_memdesc, memdesc_parameters
+from ..ir.text import attribute_kind, is_layout_kind, is_memdesc, memdesc_parameters
 from ..ir.walk import walk
 from ._base import LayoutOp
 from .triton_rules import triton_rule_problem
-from .types import is_layout_tensor, kind_of
+from .types import kind_of
 
 __all__ = [
     "FACT_ATTRIBUTES",
@@ -82,23 +83,25 @@ def _is_shared(encoding) -> bool:
     return isinstance(encoding, SharedLayout) or (isinstance(encoding, LinearLayout) and encoding.has_in_dim("offset"))
 
 
-def _shape_problem(encoding, kind: str, shape, what: str) -> str | None:
+def _shape_problem(encoding, kind: str, shape, what: Callable[[], str]) -> str | None:
+    """What keeps `encoding` from laying out `shape`; `what()` names the type (printed only for a
+    message: printing a type costs a Python call per token)."""
     if isinstance(encoding, LinearLayout):
         sizes = [size for _, size in encoding.out_dims]
         if sizes != list(shape):
-            return f"#ll.layout does not cover {what}: its output dimension sizes are {sizes}"
+            return f"#ll.layout does not cover {what()}: its output dimension sizes are {sizes}"
         if not encoding.is_surjective():
             return (
-                f"#ll.layout does not cover {what}: its bases reach only 2**{encoding.rank()} "
+                f"#ll.layout does not cover {what()}: its bases reach only 2**{encoding.rank()} "
                 f"of the {encoding.get_total_out_dim_size()} elements"
             )
         return None
     if encoding.rank != len(shape):
-        return f"{kind} has rank {encoding.rank} but {what} has rank {len(shape)}"
+        return f"{kind} has rank {encoding.rank} but {what()} has rank {len(shape)}"
     try:
         to_linear_layout(encoding, list(shape))
     except ValueError as error:
-        return f"{kind} cannot lay out {what}: {error}"
+        return f"{kind} cannot lay out {what()}: {error}"
     return None
 
 
@@ -143,15 +146,15 @@ def encoding_text_problem(text: str, facts: LaunchFacts) -> str | None:
     return layout_launch_problem(layout, kind, facts)
 
 
-def _tensor_problem(t: ir.RankedTensorType, facts: LaunchFacts) -> str | None:
-    kind = kind_of(t.encoding)
+def _tensor_problem(t: ir.RankedTensorType, attr: ir.Attribute, kind: str, facts: LaunchFacts) -> str | None:
+    """What is wrong with tensor type `t`, whose encoding `attr` is a layout of kind `kind`."""
     try:
-        encoding = from_attribute(t.encoding)
+        encoding = from_attribute(attr)
     except ValueError as error:
         return _invalid(kind, error)
     if isinstance(encoding, SharedLayout):
         return f"a tensor needs a distributed encoding, got the shared-memory {kind} on {t}"
-    return _shape_problem(encoding, kind, list(t.shape), str(t)) or _launch_problem(t, kind, facts)
+    return _shape_problem(encoding, kind, list(t.shape), lambda: str(t)) or _launch_problem(t, kind, facts)
 
 
 def _memdesc_problem(t: ir.Type) -> str | None:
@@ -172,13 +175,17 @@ def _memdesc_problem(t: ir.Type) -> str | None:
     rank = len(encoding.out_dims) if isinstance(encoding, LinearLayout) else encoding.rank
     if 0 < rank < len(shape):
         shape = shape[len(shape) - rank :]  # Triton's leading buffer dimensions (multi-buffering)
-    return _shape_problem(encoding, kind, shape, f"!ttg.memdesc of shape {list(memdesc.shape)}")
+    return _shape_problem(encoding, kind, shape, lambda: f"!ttg.memdesc of shape {list(memdesc.shape)}")
 
 
 def type_problem(t: ir.Type, facts: LaunchFacts) -> str | None:
     """What is wrong with the layout of type `t` under `facts` (None: nothing, or no layout)."""
-    if is_layout_tensor(t):
-        return _tensor_problem(t, facts)
+    if isinstance(t, ir.RankedTensorType):
+        attr = t.encoding
+        if attr is None:
+            return None
+        kind = attribute_kind(attr)  # printed once for the kind, once more (cached) to decode
+        return _tensor_problem(t, attr, "#" + kind, facts) if is_layout_kind(kind) else None
     if not isinstance(t, ir.ShapedType) and is_memdesc(t):
         return _memdesc_problem(t)
     return None

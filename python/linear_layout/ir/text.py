@@ -44,6 +44,7 @@ __all__ = [
     "decode_mlir_string",
     "format_ll_layout",
     "is_layout_attribute",
+    "is_layout_kind",
     "is_memdesc",
     "ll_layout_parameters",
     "memdesc_parameters",
@@ -52,6 +53,7 @@ __all__ = [
     "mlir_string",
     "plain_blocked_fields",
     "print_module",
+    "printed_kind",
     "retyped_dense",
     "triton_encoding_text",
     "triton_to_mlir_text",
@@ -61,7 +63,7 @@ __all__ = [
 # ---------------------------------------------------------------------------- kinds
 
 
-def _kind(text: str) -> str:
+def printed_kind(text: str) -> str:
     """'#ttg.blocked<...>' -> 'ttg.blocked'; '!ttg.memdesc<...>' -> 'ttg.memdesc'."""
     end = text.find("<")
     return text[1 : end if end >= 0 else len(text)]
@@ -69,13 +71,13 @@ def _kind(text: str) -> str:
 
 def attribute_kind(attr: ir.Attribute) -> str:
     """`ttg.blocked` for `#ttg.blocked<{...}>`, `ll.layout` for `#ll.layout<...>`."""
-    return _kind(str(attr))
+    return printed_kind(str(attr))
 
 
 def type_kind(t: ir.Type) -> str:
     """`ttg.memdesc` for `!ttg.memdesc<...>`; builtin types have no dialect prefix (`f32`)."""
     text = str(t)
-    return _kind(text) if text.startswith("!") else text
+    return printed_kind(text) if text.startswith("!") else text
 
 
 def pointee_type(t: ir.Type) -> ir.Type | None:
@@ -90,7 +92,11 @@ def pointee_type(t: ir.Type) -> ir.Type | None:
 
 def is_layout_attribute(attr: ir.Attribute) -> bool:
     """An `#ll.layout` or a `#ttg` layout encoding (not `#ttg.shared_memory`)."""
-    kind = attribute_kind(attr)
+    return is_layout_kind(attribute_kind(attr))
+
+
+def is_layout_kind(kind: str) -> bool:
+    """Whether `attribute_kind` `kind` is that of a layout (`is_layout_attribute`)."""
     return kind == "ll.layout" or (kind.startswith("ttg.") and kind != "ttg.shared_memory")
 
 
@@ -183,9 +189,10 @@ _TYPED_INTEGER = re.compile(r"(-?\d+) : i\d+")
 _TRITON_ALIGNMENT = re.compile(r"\}, alignment = (\d+)>")
 
 
-def triton_encoding_text(attr: ir.Attribute) -> str:
-    """A `#ttg` encoding attribute as Triton's syntax (for `encodings.parse_encoding`)."""
-    return _TYPED_INTEGER.sub(r"\1", str(attr))
+def triton_encoding_text(attr: ir.Attribute | str) -> str:
+    """A `#ttg` encoding attribute (or its printed text) as Triton's syntax (for
+    `encodings.parse_encoding`)."""
+    return _TYPED_INTEGER.sub(r"\1", attr if isinstance(attr, str) else str(attr))
 
 
 _INTEGERS = r"\[(\d+(?:, \d+)*)\]"
@@ -195,7 +202,7 @@ _PLAIN_BLOCKED = re.compile(
 )
 
 
-def plain_blocked_fields(attr: ir.Attribute) -> tuple[_Ints, _Ints, _Ints, _Ints] | None:
+def plain_blocked_fields(attr: ir.Attribute | str) -> tuple[_Ints, _Ints, _Ints, _Ints] | None:
     """(sizePerThread, threadsPerWarp, warpsPerCTA, order) of a `#ttg.blocked` with just those
     four fields, as MLIR prints it (keys sorted); None for any other attribute (the general
     reader, `encodings.parse_encoding`, reads those). The common case, read with one match.
@@ -207,7 +214,7 @@ def plain_blocked_fields(attr: ir.Attribute) -> tuple[_Ints, _Ints, _Ints, _Ints
     ...         "threadsPerWarp = [4, 8], warpsPerCTA = [2, 2], order = [1, 0]}>"))
     ((1, 4), (4, 8), (2, 2), (1, 0))
     """
-    match = _PLAIN_BLOCKED.fullmatch(str(attr))
+    match = _PLAIN_BLOCKED.fullmatch(attr if isinstance(attr, str) else str(attr))
     if match is None:
         return None
     order, spt, tpw, wpc = (tuple(int(v) for v in group.split(", ")) for group in match.groups())
