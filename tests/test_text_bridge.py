@@ -92,6 +92,12 @@ def test_kinds_of_builtin_and_dynamic_types():
         assert bridge_text.type_kind(ir.F32Type.get()) == "f32"
         assert not bridge_text.is_memdesc(ir.RankedTensorType.get([4], ir.F32Type.get()))
         assert not bridge_text.is_layout_attribute(ir.Attribute.parse("#ttg.shared_memory"))
+    opaque = ir.Context()
+    opaque.allow_unregistered_dialects = True
+    for text, kind in [("!tt.ptr<f16>", "tt.ptr"), ("!tt.ptr<f32, 3>", "tt.ptr"), ("!foo.bar", "foo.bar")]:
+        t = ir.Type.parse(text, opaque)
+        assert isinstance(t, ir.OpaqueType) and bridge_text.type_kind(t) == kind == bridge_text.printed_kind(str(t))
+    assert str(bridge_text.pointee_type(ir.Type.parse("!tt.ptr<f32, 3>", opaque))) == "f32"
 
 
 def test_retyped_dense_keeps_the_data():

@@ -76,6 +76,8 @@ def attribute_kind(attr: ir.Attribute) -> str:
 
 def type_kind(t: ir.Type) -> str:
     """`ttg.memdesc` for `!ttg.memdesc<...>`; builtin types have no dialect prefix (`f32`)."""
+    if isinstance(t, ir.OpaqueType):  # an unregistered dialect's (`!tt.ptr<f16>`): read, not printed
+        return printed_kind(f"!{t.dialect_namespace}.{t.data}")
     text = str(t)
     return printed_kind(text) if text.startswith("!") else text
 
