@@ -171,7 +171,9 @@ def _chain(count: int) -> str:
     """A module of `count` conversions between a slice and a blocked layout, one carrying a string
     attribute that holds an encoding's text."""
     a, b = f"tensor<64xf32, {_SLICE}>", f"tensor<64xf32, {_BLOCKED_1D}>"
-    lines = ['module attributes {"ttg.num-warps" = 4 : i32} {', f"  func.func @f(%v0: {a}) -> {a} {{"]
+    lines = ['module attributes {"ttg.num-warps" = 4 : i32} {', "  module @nested {",
+             "    func.func private @g(memref<4xf32, affine_map<(d0) -> (d0 + 1)>>)", "  }",
+             f"  func.func @f(%v0: {a}) -> {a} {{"]
     for i in range(count):
         src, dst = (a, b) if i % 2 == 0 else (b, a)
         note = ' {note = "#ttg.blocked<{x = [1]}>"}' if i == 3 else ""
@@ -203,12 +205,13 @@ def test_a_module_that_does_not_verify_is_printed_by_get_asm():
     """MLIR's IR printing falls back to the generic form for a module that does not verify, where
     `get_asm(assume_verified=True)` keeps the custom form: such a module is left to `get_asm`."""
     module = ir.Module.parse(_chain(bridge_text.BUFFERED_PRINT_MIN_OPS + 2), CONTEXT)
-    function = module.body.operations[0]
+    function = module.body.operations[1]  # after the nested module
     block = function.regions[0].blocks[0]
     with ir.InsertionPoint.at_block_begin(block), ir.Location.unknown(CONTEXT):
         ir.Operation.create("func.return", operands=[block.arguments[0], block.arguments[0]])  # wrong arity
     with pytest.raises(ir.MLIRError):
         module.operation.verify()
     assert bridge_text._print_through_file(module.operation, False) is None
+    assert module.operation.get_asm(assume_verified=True).startswith("#map = ")  # an alias comes first
     expected = module.operation.get_asm(assume_verified=True)
     assert bridge_text.print_module(module) == bridge_text.add_aliases(expected)

@@ -445,6 +445,30 @@ def _print_through_file(op: ir.Operation, generic: bool) -> str | None:
     pm = PassManager("builtin.module", op.context)
     pm.add(lambda _op, _pass: None, name="LinearLayoutPrint", argument="ll-print")
     pm.enable_verifier(False)
+    try:
+        dump = _dump_after_a_pass(pm, op, generic)
+    except OSError:  # no temporary directory to write in
+        return None
+    if dump is None:
+        return None
+    header, _, text = dump.partition("\n")
+    if not (header.startswith("// -----// IR Dump After") and text.endswith("\n\n\n")):
+        return None
+    if not generic and _first_op_line(text).startswith('"builtin.module"'):  # did not verify: printed generic
+        return None
+    return text[:-2]
+
+
+def _first_op_line(text: str) -> str:
+    """The first line of printed IR that is no alias definition (`#map = ...`, `!t = ...`)."""
+    for line in text.split("\n", 64):  # aliases of large modules are few; a line past them is an op
+        if line and line[0] not in "#!":
+            return line
+    return ""
+
+
+def _dump_after_a_pass(pm: PassManager, op: ir.Operation, generic: bool) -> str | None:
+    """The one file MLIR's IR printing writes after `pm` runs on `op` (None if not one)."""
     with tempfile.TemporaryDirectory(prefix="linear-layout-print-") as directory:
         pm.enable_ir_printing(
             print_before_all=False,
@@ -457,13 +481,7 @@ def _print_through_file(op: ir.Operation, generic: bool) -> str | None:
         if len(paths) != 1:
             return None
         with open(paths[0], encoding="utf-8") as file:
-            dump = file.read()
-    header, _, text = dump.partition("\n")
-    if not (header.startswith("// -----// IR Dump After") and text.endswith("\n\n\n")):
-        return None
-    if not generic and text.startswith('"builtin.module"'):  # it did not verify: printed generic
-        return None
-    return text[:-2]
+            return file.read()
 
 
 def _printed(op: ir.Operation, generic: bool) -> str:
