@@ -252,3 +252,26 @@ def test_a_pipeline_that_only_reads_takes_no_snapshot(context):
     assert build_pass_manager("builtin.module(func.func(ll-verify{check-launch=false}))").read_only
     assert not build_pass_manager("builtin.module(ll-verify, canonicalize)").read_only
     assert not build_pass_manager("ll-lower").read_only
+
+
+def test_wrapping_an_unregistered_triton_op_imports_nothing_each_time(context, monkeypatch):
+    """The bindings import a dialect's Python module whenever they wrap one of its ops and retry a
+    failed import every time; Triton's unregistered dialects get an empty module found once."""
+    import sys
+
+    context.allow_unregistered_dialects = True
+    module = ir.Module.parse('"tt.frobnicate"() : () -> ()\n"ttng.frobnicate"() : () -> ()\n"nvg.x"() : () -> ()')
+    ops = list(module.body.operations)
+    for op in ops:
+        assert op.operation.opview is not None  # the first wrap may look the module up
+    searched: list[str] = []
+
+    class Spy:
+        def find_spec(self, name, path=None, target=None):
+            searched.append(name)
+
+    monkeypatch.setattr(sys, "meta_path", [Spy(), *sys.meta_path])
+    for _ in range(3):
+        for op in ops:
+            assert type(op.operation.opview) is ir.OpView
+    assert searched == []

@@ -39,9 +39,10 @@ def _register_dialect_modules() -> None:
     """
     if DIALECT_PACKAGE not in _cext.globals.dialect_search_modules:
         _cext.globals.append_dialect_search_prefix(DIALECT_PACKAGE)
+    package = Path(__file__).resolve().parents[1] / DIALECT_PACKAGE.rsplit(".", 1)[1]
     for namespace in UNREGISTERED_NAMESPACES:
         name = f"{DIALECT_PACKAGE}.{namespace}"
-        if name not in sys.modules:
+        if name not in sys.modules and not (package / f"{namespace}.py").exists():  # a real module wins
             sys.modules[name] = types.ModuleType(name, f"Triton's `{namespace}` ops: unregistered, no op classes.")
 
 
