@@ -20,11 +20,16 @@ class PipelinePassManager(PassManager):
     by equal copies).
 
     `read_only`: the pipeline's passes only read the IR (`ll-verify`), so there is nothing to put
-    back and no snapshot is taken (a copy of a 100,000-op module costs about 2.5 µs per op)."""
+    back and no snapshot is taken (a copy of a 100,000-op module costs about 2.5 µs per op).
+    `build_pass_manager` sets it once its passes are added; adding any pass later clears it."""
 
-    def __init__(self, anchor_op: str, context: ir.Context | None = None, *, read_only: bool = False) -> None:
+    def __init__(self, anchor_op: str, context: ir.Context | None = None) -> None:
         super().__init__(anchor_op, context)
-        self.read_only = read_only
+        self.read_only = False
+
+    def add(self, *args, **kwargs):
+        self.read_only = False  # a pass added afterwards may change the IR
+        return super().add(*args, **kwargs)
 
     def run(self, operation) -> None:
         operation = operation.operation

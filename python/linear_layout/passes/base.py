@@ -196,8 +196,9 @@ def build_pass_manager(pipeline: str, context: ir.Context | None = None) -> Pipe
     options and passes nested where they cannot run."""
     context = context or ir.Context.current
     elements = parse_pipeline(pipeline)
-    pm = PipelinePassManager("builtin.module", context, read_only=_reads_only(elements))
+    pm = PipelinePassManager("builtin.module", context)
     add_pipeline(pm, elements)
+    pm.read_only = _reads_only(elements)
     return pm
 
 
