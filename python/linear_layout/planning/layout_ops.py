@@ -9,8 +9,9 @@ the SIMT patterns (``patterns/reduce.py``, ``scan.py``, ``gather.py``, ``histogr
   ``flat(result element) * P + warp position`` (``P`` warp positions; per operand a block of
   ``result elements * P`` slots), one barrier, and loads the ``P`` partials back;
 * **scan**: per axis bit, a register step (free), a lane step (one shuffle per register and
-  word) or a warp step (store every register's total at its element, barrier, load the
-  partner's at ``flat ^ 2**bit * stride``, barrier);
+  word) or a warp step at axis bit ``k`` (store the total of each register starting an aligned
+  block of ``2**k`` in the block's slot, barrier, load the partner block's at ``slot ^
+  stride``; a region of ``elements >> k`` slots per step and operand);
 * **gather**: the source is stored at its elements, a barrier, then one load per index register
   (at an address the indices choose: the load wavefronts depend on the data);
 * **histogram**: the operand is stored at its elements (i32), a barrier, then each result
@@ -242,48 +243,65 @@ def _shape(layout: LinearLayout) -> tuple[int, ...]:
     return tuple(layout.get_out_dim_size(d) for d in layout.get_out_dim_names())
 
 
+def _axis_dims(layout: LinearLayout, axis: int) -> dict[int, tuple[str, int]]:
+    """(hardware dimension, bit) of each basis moving along ``axis``, by the axis bit it sets."""
+    found = {}
+    for dim in ("register", "lane", "warp"):
+        for bit in _moving(layout, dim, axis):
+            found[dict(layout.bases)[dim][bit][axis].bit_length() - 1] = (dim, bit)
+    return found
+
+
 def scan_cost(layout: LinearLayout, axis: int, operand_bits: Sequence[int]) -> OpCost:
     """The cost of a ``tt.scan`` (either direction) along ``axis``: per lane bit along it one
-    shuffle per register and word; per warp bit a store of every register's total, a barrier,
-    a load of the partner's and a barrier.
+    shuffle per register and word; per warp bit (at axis bit ``k``) a store of the block total
+    of each register starting an aligned block of ``2**k`` (at its element's row-major index
+    with the axis coordinate shifted right by ``k``: ``elements >> k`` slots per operand, each
+    warp step its own region), a barrier, and a load of the partner block's (``slot ^ stride``).
+
+    Requires: every basis moving along ``axis`` moves along it alone, by a power of two.
+    Postcondition: one barrier per warp bit along the axis.
 
     >>> L = LinearLayout.from_bases([("register", [[1]]), ("lane", [[2], [4]]), ("warp", [[8]])], ["dim0"])
     >>> scan_cost(L, 0, [32]).shuffles, scan_cost(L, 0, [32]).barriers, scan_cost(L, 0, [32]).scratch_bytes
-    (4, 2, 64)
+    (4, 1, 8)
     """
     registers = layout.get_in_dim_size("register")
     words = sum(_words(bits) for bits in operand_bits)
     shuffles = len(_moving(layout, "lane", axis)) * registers * words
-    warp_steps = [dict(layout.bases)["warp"][b][axis] for b in _moving(layout, "warp", axis)]
-    if not warp_steps:
+    steps = _axis_dims(layout, axis)
+    if not any(dim == "warp" for dim, _ in steps.values()):
         return OpCost(shuffles=shuffles)
     warps = _Warps(layout.get_in_dim_size("warp"), layout.get_in_dim_size("lane"))
     shape = _shape(layout)
-    slots = 1
-    for size in shape:
-        slots *= size
     stride = _prod(shape[axis + 1 :])
     element_bytes = scratch_bits(operand_bits) // 8
     stores, loads = [], []
-    for step in warp_steps:
-        for register in range(registers):
+    region = 0
+    for axis_bit in sorted(k for k, (dim, _) in steps.items() if dim == "warp"):
+        slots = _prod(shape) >> axis_bit
+        shared = sum(1 << bit for k, (dim, bit) in steps.items() if dim == "register" and k < axis_bit)
+        block_shape = tuple(size >> axis_bit if d == axis else size for d, size in enumerate(shape))
+
+        def slot(r: int, w: int, lane: int, b: int = axis_bit, s: tuple[int, ...] = block_shape) -> int:
+            element = _element(layout, r, lane, w)
+            return _flat(tuple(c >> b if d == axis else c for d, c in enumerate(element)), s)
+
+        for register in (r for r in range(registers) if not r & shared):
             for k in range(len(operand_bits)):
+                base = region + k * slots
 
-                def stored(w: int, lane: int, r: int = register, k: int = k) -> int:
-                    return (_flat(_element(layout, r, lane, w), shape) + k * slots) * element_bytes
+                def stored(w: int, lane: int, r: int = register, base: int = base) -> int:
+                    return (base + slot(r, w, lane)) * element_bytes
 
-                def loaded(w: int, lane: int, r: int = register, k: int = k, s: int = step) -> int:
-                    return ((_flat(_element(layout, r, lane, w), shape) ^ s * stride) + k * slots) * element_bytes
+                def loaded(w: int, lane: int, r: int = register, base: int = base) -> int:
+                    return (base + (slot(r, w, lane) ^ stride)) * element_bytes
 
                 stores.append(_access(warps, stored, element_bytes, "store"))
                 loads.append(_access(warps, loaded, element_bytes, "load"))
-    return _shared_cost(
-        stores,
-        loads,
-        shuffles=shuffles,
-        barriers=2 * len(warp_steps),
-        scratch_bytes=slots * len(operand_bits) * element_bytes,
-    )
+        region += slots * len(operand_bits)
+    barriers = sum(1 for dim, _ in steps.values() if dim == "warp")
+    return _shared_cost(stores, loads, shuffles=shuffles, barriers=barriers, scratch_bytes=region * element_bytes)
 
 
 def _prod(sizes: Sequence[int]) -> int:
