@@ -742,3 +742,66 @@ def test_kernel_selection():
     x, y = np.ones((32, 32), np.float32), np.zeros((32, 32), np.float32)
     simt.run_kernel(two, [x, y], kernel="copy")
     np.testing.assert_array_equal(y, x)
+
+
+WARP_BARRIER = "%all_lanes = arith.constant -1 : i32\n      nvvm.bar.warp.sync %all_lanes : i32"
+
+
+def test_a_warp_barrier_orders_nothing_between_warps():
+    # The transpose exchanges data between warps: a warp barrier in place of gpu.barrier is a race.
+    with pytest.raises(simt.RaceError, match="read-after-write"):
+        transpose(stride=32, barrier=WARP_BARRIER)
+
+
+def test_a_warp_barrier_is_counted_and_needs_every_lane():
+    # Each warp writes and reads back its own 32 words: a warp barrier suffices.
+    body = """
+      %c31 = arith.constant 31 : i32
+      %lane = arith.andi %tid, %c31 : i32
+      %ti = arith.index_cast %tid : i32 to index
+      %mirror = arith.xori %tid, %c31 : i32
+      %mi = arith.index_cast %mirror : i32 to index
+      memref.store %tid, %smem[%ti] : memref<64xi32, #gpu.address_space<workgroup>>
+      {barrier}
+      %x = memref.load %smem[%mi] : memref<64xi32, #gpu.address_space<workgroup>>
+      memref.store %x, %out[%ti] : memref<64xi32>"""
+    out = np.zeros(64, np.int32)
+    source = kernel("%out: memref<64xi32>", body.format(barrier=WARP_BARRIER), workgroup=f"%smem: memref<64xi32, {SMEM}>")
+    report = simt.run_kernel(source, [out], num_warps=2)
+    np.testing.assert_array_equal(out, np.arange(64) ^ 31)
+    assert report.barriers == report.warp_barriers == 1 and not report.races
+    partial = body.format(barrier="%m = arith.constant 65535 : i32\n      nvvm.bar.warp.sync %m : i32")
+    with pytest.raises(simt.UnsupportedOp, match="mask other than -1"):
+        simt.run_kernel(kernel("%out: memref<64xi32>", partial, workgroup=f"%smem: memref<64xi32, {SMEM}>"), [out], num_warps=2)
+
+
+SHARED_ATOMICS = """
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %c3 = arith.constant 3 : i32
+      %ti = arith.index_cast %tid : i32 to index
+      %bin = arith.andi %tid, %c3 : i32
+      %bi = arith.index_cast %bin : i32 to index
+      %low = arith.cmpi ult, %tid, %c3 : i32
+      scf.if %low {{
+        memref.store %c0, %smem[%bi] : memref<4xi32, #gpu.address_space<workgroup>>
+      }}
+      %c3i = arith.constant 3 : index
+      memref.store %c0, %smem[%c3i] : memref<4xi32, #gpu.address_space<workgroup>>
+      gpu.barrier
+      %old = memref.atomic_rmw addi %c1, %smem[%bi] : (i32, memref<4xi32, #gpu.address_space<workgroup>>) -> i32
+      {between}
+      %count = memref.load %smem[%bi] : memref<4xi32, #gpu.address_space<workgroup>>
+      memref.store %count, %out[%ti] : memref<128xi32>"""
+
+
+def test_shared_atomics_of_several_warps_count_and_race_only_with_plain_accesses():
+    out = np.zeros(128, np.int32)
+    counted = kernel("%out: memref<128xi32>", SHARED_ATOMICS.format(between="gpu.barrier"),
+                     workgroup=f"%smem: memref<4xi32, {SMEM}>")
+    report = simt.run_kernel(counted, [out], num_warps=4)
+    np.testing.assert_array_equal(out, np.full(128, 32))  # 128 threads into 4 bins
+    assert not report.races and report.op_counts["memref.atomic_rmw"] == 1
+    racy = kernel("%out: memref<128xi32>", SHARED_ATOMICS.format(between=""), workgroup=f"%smem: memref<4xi32, {SMEM}>")
+    with pytest.raises(simt.RaceError, match="read-after-atomic"):
+        simt.run_kernel(racy, [out], num_warps=4)

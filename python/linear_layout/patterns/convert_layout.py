@@ -8,9 +8,11 @@ the emitter of the plan's strategy in one table (`EMITTERS`), as Triton's `Conve
   and register plans): at most one `vector.shuffle`;
 - `emit_in_warp`: the in-warp rounds: per destination register a `select` tree over source
   registers, a `gpu.shuffle` when it comes from another lane, and the reader's `select` tree;
-- `emit_shared`: store, `gpu.barrier`, load per repetition (a barrier between repetitions)
+- `emit_shared`: store, barrier, load per repetition (a barrier between repetitions)
   through the kernel's scratch buffer of that element type, then the copies of broadcast
   registers (one final `vector.shuffle`); the packed exchange adds its register transposes;
+  each barrier is `nvvm.bar.warp.sync` where the exchange stays inside each warp (Triton's
+  `isCvtWarpSync`: always with one warp), else `gpu.barrier`;
 - `emit_matrix_plan`: `ldmatrix`/`stmatrix` (`patterns/matrix_memory.py`).
 
 The repetition loop is unrolled, with static register selection: an `scf.for` carrying the
@@ -34,7 +36,16 @@ from ..planning.plan import InWarpConversion, MatrixConversion, PackedConversion
 from .common import cast_to
 from .kernel import KernelBuilder, Launch, LoweringError, hardware_layout, run_memo
 from .matrix_memory import emit_matrix
-from .shared_memory import assemble, buffer_index, emit_loads, emit_stores, emit_swaps, workgroup_argument
+from .shared_memory import (
+    assemble,
+    buffer_index,
+    emit_loads,
+    emit_stores,
+    emit_swaps,
+    exchange_barrier,
+    warp_synchronous,
+    workgroup_argument,
+)
 from .simt_pattern import Access, BufferAccess, Scratch, SharedUse, SimtPattern
 from .vectors import element_bits, lowered_element, select_tree, shuffle_casts
 
@@ -181,11 +192,12 @@ def emit_shared(op: ConvertLayoutOp, launch: Launch, plan: StrategyPlan) -> ir.V
     base_st = builder.thread_offsets(store.thread_offset)
     base_ld = builder.thread_offsets(load.thread_offset)
     pieces: list[ir.Value] = []
+    warp_only = warp_synchronous(plan.src, plan.dst)
     for rep in range(shared.num_reps):
         if rep:
-            gpu.barrier()  # the previous repetition's loads are done (WAR)
+            exchange_barrier(warp_only)  # the previous repetition's loads are done (WAR)
         emit_stores(builder, buffer, value, store, [i for i in store.instructions if i.rep == rep], base_st)
-        gpu.barrier()
+        exchange_barrier(warp_only)
         pieces += emit_loads(builder, buffer, element, load, [i for i in load.instructions if i.rep == rep], base_ld)
     # pieces are in instruction order per rep; instructions are sorted by rep already
     result = assemble(load, pieces, element, builder.vector_type(op.result.type))
@@ -202,7 +214,7 @@ def emit_registers(op: ConvertLayoutOp, launch: Launch, plan: StrategyPlan) -> i
 def emit_matrix_plan(op: ConvertLayoutOp, launch: Launch, plan: StrategyPlan) -> ir.Value:
     """`ldmatrix`/`stmatrix` instead of the vector accesses (patterns/matrix_memory.py)."""
     assert isinstance(plan, MatrixConversion), plan.strategy
-    return emit_matrix(op, launch, plan.matrix)
+    return emit_matrix(op, launch, plan.matrix, warp_synchronous(plan.src, plan.dst))
 
 
 Emitter = Callable[[ConvertLayoutOp, Launch, StrategyPlan], ir.Value]
@@ -245,7 +257,8 @@ def _shared_use(op: ConvertLayoutOp, launch: Launch, plan: StrategyPlan) -> Shar
         return SharedUse()
     element = lowered_element(op.src.type.element_type)
     scratch = Scratch(element, plan.scratch_bytes * 8 // element_bits(element), pooled=True)
-    return SharedUse(scratch, (BufferAccess(Access.WRITE),), ends_with_reads=True)
+    warp_only = warp_synchronous(plan.src, plan.dst)
+    return SharedUse(scratch, (BufferAccess(Access.WRITE),), ends_with_reads=True, warp_synchronous=warp_only)
 
 
 CONVERT_LAYOUT = SimtPattern((ConvertLayoutOp,), check_convert_layout, _emit, shared=_shared_use)

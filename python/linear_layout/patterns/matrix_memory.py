@@ -5,12 +5,15 @@ Per CTA, as `emit_shared` does for ordinary plans::
 
     row = base + matrix.address(lane, warp)                 # the row this lane supplies
     for rep in range(num_reps):
-        if rep: gpu.barrier
+        if rep: barrier
         stores of rep (stmatrix words, or vector stores), under the store predicate when the
             storing side's warps repeat data (only warps outside its mask store)
-        gpu.barrier
+        barrier
         loads of rep (vector loads, or ldmatrix words)
     the destination vector from the loaded pieces (one vector.shuffle)
+
+Each barrier is `nvvm.bar.warp.sync` when the exchange stays inside each warp
+(`shared_memory.warp_synchronous`, Triton's `isCvtWarpSync`), else `gpu.barrier`.
 
 The row pointer is the upstream recipe (DESIGN.md): `memref.extract_aligned_pointer_as_index`
 of the workgroup buffer, `arith.index_cast` to i64, `llvm.inttoptr` to `!llvm.ptr<3>`, then
@@ -26,13 +29,13 @@ import contextlib
 from dataclasses import dataclass
 
 from mlir import ir
-from mlir.dialects import arith, gpu, llvm, memref, nvvm, scf, vector
+from mlir.dialects import arith, llvm, memref, nvvm, scf, vector
 
 from ..dialects.ttg import ConvertLayoutOp
 from ..planning.matrix import MatrixInstruction, MatrixPlan, MatrixSide
 from .common import cast_to
 from .kernel import KernelBuilder, Launch, LoweringError
-from .shared_memory import assemble, buffer_index, emit_loads, emit_stores, workgroup_argument
+from .shared_memory import assemble, buffer_index, emit_loads, emit_stores, exchange_barrier, workgroup_argument
 from .vectors import gather
 
 __all__ = ["emit_matrix"]
@@ -132,7 +135,7 @@ def _ldmatrix(rows: _Rows, ins: MatrixInstruction) -> list[ir.Value]:
     return [_unpack(word, len(registers), rows.element) for word, registers in zip(words, ins.words, strict=True)]
 
 
-def emit_matrix(op: ConvertLayoutOp, launch: Launch, plan: MatrixPlan) -> ir.Value:
+def emit_matrix(op: ConvertLayoutOp, launch: Launch, plan: MatrixPlan, warp_only: bool = False) -> ir.Value:
     """The conversion `op` through its workgroup buffer as `plan` says (see the module docstring)."""
     builder = KernelBuilder(op, launch)
     element = op.src.type.element_type
@@ -151,14 +154,14 @@ def emit_matrix(op: ConvertLayoutOp, launch: Launch, plan: MatrixPlan) -> ir.Val
     pieces: list[ir.Value] = []
     for rep in range(plan.num_reps):
         if rep:
-            gpu.barrier()  # the previous repetition's loads are done (WAR)
+            exchange_barrier(warp_only)  # the previous repetition's loads are done (WAR)
         if isinstance(store, MatrixSide):
             _stmatrices(builder, rows[id(store)], value, store, rep)
         else:
             emit_stores(
                 builder, buffer, value, store, [i for i in store.instructions if i.rep == rep], bases[id(store)]
             )
-        gpu.barrier()
+        exchange_barrier(warp_only)
         if isinstance(load, MatrixSide):
             for ins in (i for i in load.instructions if i.rep == rep):
                 pieces += _ldmatrix(rows[id(load)], ins)

@@ -13,7 +13,7 @@ import contextlib
 from dataclasses import dataclass
 
 from mlir import ir
-from mlir.dialects import arith, gpu, memref, scf, vector
+from mlir.dialects import arith, gpu, memref, nvvm, scf, vector
 
 from ..core.layout import LinearLayout
 from ..ir.bridge import MemDesc, from_attribute, memdesc_of
@@ -28,7 +28,9 @@ __all__ = [
     "emit_loads",
     "emit_stores",
     "emit_swaps",
+    "exchange_barrier",
     "shared_buffer_of",
+    "warp_synchronous",
     "workgroup_argument",
     "workgroup_type",
 ]
@@ -183,8 +185,34 @@ def assemble(access, pieces: list[ir.Value], element: ir.Type, result_type: ir.V
     return value
 
 
-def barrier() -> None:
-    gpu.barrier()
+def warp_synchronous(src: LinearLayout, dst: LinearLayout) -> bool:
+    """Whether a conversion from `src` to `dst` through shared memory exchanges data only inside
+    each warp, so that a warp barrier (`bar.warp.sync`) orders its store and load: Triton's
+    `isCvtWarpSync`, `dst.invert_and_compose(src)` is the identity on the warps and neither
+    layout repeats data over warps. Always true with one warp.
+
+    >>> from linear_layout.core.layout import LinearLayout
+    >>> rows = LinearLayout.from_bases([("register", []), ("lane", [[1], [2]]), ("warp", [[4]])], ["dim0"])
+    >>> cols = LinearLayout.from_bases([("register", []), ("lane", [[2], [1]]), ("warp", [[4]])], ["dim0"])
+    >>> warp_swap = LinearLayout.from_bases([("register", []), ("lane", [[1], [4]]), ("warp", [[2]])], ["dim0"])
+    >>> warp_synchronous(rows, cols), warp_synchronous(rows, warp_swap)
+    (True, False)
+    """
+    if not src.has_in_dim("warp"):
+        return True
+    composed = dst.invert_and_compose(src)
+    free_src, free_dst = src.get_free_variable_masks(), dst.get_free_variable_masks()
+    return composed.is_trivial_over(["warp"]) and not free_src.get("warp", 0) and not free_dst.get("warp", 0)
+
+
+def exchange_barrier(warp_only: bool) -> None:
+    """The barrier between a conversion's shared stores and loads (and between its repetitions):
+    `nvvm.bar.warp.sync -1` when the exchange stays inside each warp (`warp_synchronous`), as
+    Triton's `targetInfo.warpSync`, else `gpu.barrier`."""
+    if warp_only:
+        nvvm.SyncWarpOp(arith.constant(ir.IntegerType.get_signless(32), -1))
+    else:
+        gpu.barrier()
 
 
 # ---------------------------------------------------------------------------- packed exchange

@@ -63,11 +63,13 @@ class BufferAccess:
 class SharedUse:
     """What an op does to shared memory: its `scratch` (None: none), the `accesses` it makes, and
     whether it has barriers inside that leave only its own reads pending after it
-    (`ends_with_reads`: store | barrier | load)."""
+    (`ends_with_reads`: store | barrier | load); `warp_synchronous`: those barriers are warp
+    barriers (`bar.warp.sync`), which order nothing between warps."""
 
     scratch: Scratch | None = None
     accesses: tuple[BufferAccess, ...] = ()
     ends_with_reads: bool = False
+    warp_synchronous: bool = False
 
 
 Shared = Callable[[ir.OpView, Launch, Any], SharedUse]

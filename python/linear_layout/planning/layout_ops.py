@@ -14,8 +14,9 @@ the SIMT patterns (``patterns/reduce.py``, ``scan.py``, ``gather.py``, ``histogr
   stride``; a region of ``elements >> k`` slots per step and operand);
 * **gather**: the source is stored at its elements, a barrier, then one load per index register
   (at an address the indices choose: the load wavefronts depend on the data);
-* **histogram**: the operand is stored at its elements (i32), a barrier, then each result
-  register loads every slot (all lanes at one address: one wavefront each);
+* **histogram**: each result register zeroes its bin (an i32 slot), a barrier, one shared
+  ``atomic_rmw addi`` per operand register (not modelled in wavefronts), a barrier, each result
+  register loads its bin;
 * **atomic**: one atomic per element a thread holds (no shuffle, no shared memory).
 
 Wavefronts follow the interpreter's bank model (``simt/banks.py``): per warp, instruction and
@@ -27,7 +28,7 @@ ceil(loaded bytes / 128)`` (distinct bytes per warp access, summed). Shuffles ar
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..core.hardware import BANK_BYTES, NUM_BANKS, WAVEFRONT_BYTES, lane_phases
 from ..core.layout import LinearLayout
@@ -78,12 +79,13 @@ class OpCost:
         """One line: ``shuffles=.. scratch=..B barriers=.. wavefronts=.. (floor ..)``."""
         if self.scalar:
             return "one atomic for the program; no shuffle, no shared memory"
-        if self.atomics:
+        if self.atomics and not self.scratch_bytes:
             return f"{self.atomics} atomic(s) per thread; no shuffle, no shared memory"
         waves = f"wavefronts={self.wavefronts} (floor {self.floor}, ideal {self.ideal})"
         if self.data_dependent:
             waves = f"wavefronts={self.store_wavefronts} stored + loads as the indices fall (ideal {self.ideal})"
-        return f"shuffles={self.shuffles}/warp scratch={self.scratch_bytes}B barriers={self.barriers} {waves}"
+        atomics = f" shared atomics={self.atomics}/thread" if self.atomics else ""
+        return f"shuffles={self.shuffles}/warp scratch={self.scratch_bytes}B barriers={self.barriers}{atomics} {waves}"
 
 
 @dataclass(frozen=True)
@@ -311,18 +313,24 @@ def _prod(sizes: Sequence[int]) -> int:
     return total
 
 
+def _element_addresses(
+    layout: LinearLayout, element_bytes: int, place: Callable[[tuple[int, ...]], int]
+) -> list[_Addresses]:
+    """Per register, the warp access at the place of its element."""
+
+    def at(register: int) -> _Addresses:
+        return lambda w, lane: place(_element(layout, register, lane, w)) * element_bytes
+
+    return [at(register) for register in range(layout.get_in_dim_size("register"))]
+
+
 def _stores_at_elements(
     layout: LinearLayout, element_bytes: int, place: Callable[[tuple[int, ...]], int]
 ) -> list[_Side]:
     warps = _Warps(layout.get_in_dim_size("warp"), layout.get_in_dim_size("lane"))
-    sides = []
-    for register in range(layout.get_in_dim_size("register")):
-
-        def stored(w: int, lane: int, r: int = register) -> int:
-            return place(_element(layout, r, lane, w)) * element_bytes
-
-        sides.append(_access(warps, stored, element_bytes, "store"))
-    return sides
+    return [
+        _access(warps, address, element_bytes, "store") for address in _element_addresses(layout, element_bytes, place)
+    ]
 
 
 def gather_cost(source: LinearLayout, indices: LinearLayout, source_bits: int) -> OpCost:
@@ -336,21 +344,29 @@ def gather_cost(source: LinearLayout, indices: LinearLayout, source_bits: int) -
 
 
 def histogram_cost(source: LinearLayout, result: LinearLayout) -> OpCost:
-    """The cost of a ``tt.histogram``: the (1-D) operand stored as i32 at its elements, a
-    barrier, then each result register loads every slot (one wavefront per load per warp)."""
-    elements = source.get_out_dim_size(source.get_out_dim_names()[0])
-    stores = _stores_at_elements(source, 4, lambda element: element[0])
-    warps = _Warps(result.get_in_dim_size("warp"), result.get_in_dim_size("lane"))
+    """The cost of a ``tt.histogram`` counted with shared atomics: each result register stores 0
+    at its bin (an i32 slot), a barrier, one ``atomic_rmw addi`` per operand register that is
+    not a repeat of another (free register bits 0), a barrier, each result register loads its
+    bin. The atomics' bank cost is not modelled (their addresses are the data).
 
-    def slot_address(slot: int) -> _Addresses:
-        return lambda warp, lane: slot * 4  # every lane reads the loop's slot
+    Postcondition: two barriers, ``bins * 4`` bytes of scratch.
 
+    >>> src = LinearLayout.from_bases([("register", [[1]]), ("lane", [[2], [4]]), ("warp", [[0]])], ["dim0"])
+    >>> bins = LinearLayout.from_bases([("register", []), ("lane", [[1], [2]]), ("warp", [[0]])], ["dim0"])
+    >>> cost = histogram_cost(src, bins)
+    >>> cost.barriers, cost.scratch_bytes, cost.atomics
+    (2, 16, 2)
+    """
+    bins = result.get_out_dim_size(result.get_out_dim_names()[0])
+    stores = _stores_at_elements(result, 4, lambda element: element[0])
     loads = [
-        _access(warps, slot_address(slot), 4, "load")
-        for _ in range(result.get_in_dim_size("register"))
-        for slot in range(elements)
+        _access(_Warps(result.get_in_dim_size("warp"), result.get_in_dim_size("lane")), address, 4, "load")
+        for address in _element_addresses(result, 4, lambda element: element[0])
     ]
-    return _shared_cost(stores, loads, barriers=1, scratch_bytes=elements * 4)
+    free = source.get_free_variable_masks().get("register", 0)
+    atomics = sum(1 for register in range(source.get_in_dim_size("register")) if not register & free)
+    cost = _shared_cost(stores, loads, barriers=2, scratch_bytes=bins * 4)
+    return replace(cost, atomics=atomics)
 
 
 def atomic_cost(layout: LinearLayout | None) -> OpCost:
