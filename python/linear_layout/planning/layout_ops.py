@@ -35,12 +35,14 @@ from ..core.layout import LinearLayout
 
 __all__ = [
     "OpCost",
+    "WarpLocalGather",
     "atomic_cost",
     "gather_cost",
     "histogram_cost",
     "reduce_cost",
     "scan_cost",
     "scratch_bits",
+    "warp_local_gather",
 ]
 
 #: A warp access: ``(warp, lane) -> byte address`` (every lane accesses).
@@ -333,10 +335,80 @@ def _stores_at_elements(
     ]
 
 
-def gather_cost(source: LinearLayout, indices: LinearLayout, source_bits: int) -> OpCost:
-    """The cost of a ``tt.gather``: the source stored at its elements, a barrier, one load per
-    index register at an address the indices choose (``data_dependent``; ``load_wavefronts``
-    and the loaded bytes are left 0, the ideal counts the stores only)."""
+@dataclass(frozen=True)
+class WarpLocalGather:
+    """A ``tt.gather`` inside each warp, Triton's ``emitWarpLocalGather``: the source bases that
+    move along the axis are ``lane_steps`` and ``register_steps``, ``(axis bit, hardware bit)``
+    each; the element at axis coordinate ``v`` of a row is in lane ``(lane & ~lane_mask) | v's
+    lane bits`` and register ``(register & ~register_mask) | v's register bits`` of the same warp."""
+
+    lane_steps: tuple[tuple[int, int], ...]
+    register_steps: tuple[tuple[int, int], ...]
+
+    @property
+    def lane_mask(self) -> int:
+        return sum(1 << bit for _, bit in self.lane_steps)
+
+    @property
+    def register_mask(self) -> int:
+        return sum(1 << bit for _, bit in self.register_steps)
+
+    def shuffles(self, registers: int) -> int:
+        """Shuffles per index register set: one per candidate source register."""
+        return registers << len(self.register_steps)
+
+
+def _without_axis(layout: LinearLayout, axis: int) -> dict[str, tuple[tuple[int, ...], ...]]:
+    return {
+        dim: tuple(tuple(0 if d == axis else v for d, v in enumerate(b)) for b in bases) for dim, bases in layout.bases
+    }
+
+
+def warp_local_gather(source: LinearLayout, indices: LinearLayout, axis: int) -> WarpLocalGather | None:
+    """The warp-local plan of a gather along ``axis`` (None: it goes through shared memory):
+    every source basis with a component along the axis moves along it alone by a power of two
+    and is a register or lane basis, together they cover the axis, and the source and index
+    layouts agree on everything but the axis (so a thread's row is in its own warp's lanes).
+
+    >>> rows = LinearLayout.from_bases([("register", [[1, 0]]), ("lane", [[0, 1], [0, 2]]), ("warp", [[2, 0]])], ["dim0", "dim1"])
+    >>> warp_local_gather(rows, rows, 1)
+    WarpLocalGather(lane_steps=((0, 0), (1, 1)), register_steps=())
+    >>> warp_local_gather(rows, rows, 0) is None  # a warp moves along dim0
+    True
+    """
+    if source.get_out_dim_names() != indices.get_out_dim_names() or _without_axis(source, axis) != _without_axis(
+        indices, axis
+    ):
+        return None
+    steps: dict[int, tuple[str, int]] = {}
+    for dim, bases in source.bases:
+        for bit, basis in enumerate(bases):
+            along = basis[axis]
+            if not along:
+                continue
+            if (
+                dim not in ("register", "lane")
+                or along & (along - 1)
+                or any(v for d, v in enumerate(basis) if d != axis)
+            ):
+                return None
+            steps[along.bit_length() - 1] = (dim, bit)
+    if sorted(steps) != list(range(source.get_out_dim_size_log2(source.get_out_dim_names()[axis]))):
+        return None
+    lane = tuple((k, bit) for k, (dim, bit) in sorted(steps.items()) if dim == "lane")
+    register = tuple((k, bit) for k, (dim, bit) in sorted(steps.items()) if dim == "register")
+    return WarpLocalGather(lane, register)
+
+
+def gather_cost(source: LinearLayout, indices: LinearLayout, source_bits: int, axis: int) -> OpCost:
+    """The cost of a ``tt.gather`` along ``axis``. Warp-local (``warp_local_gather``): one
+    ``shuffle idx`` per index register and candidate source register (and 32-bit word), no
+    shared memory. Else the source stored at its elements, a barrier, one load per index
+    register at an address the indices choose (``data_dependent``; ``load_wavefronts`` and the
+    loaded bytes are left 0, the ideal counts the stores only)."""
+    local = warp_local_gather(source, indices, axis)
+    if local is not None:
+        return OpCost(shuffles=local.shuffles(indices.get_in_dim_size("register")) * _words(source_bits))
     element_bytes = max(1, source_bits // 8)
     shape = _shape(source)
     stores = _stores_at_elements(source, element_bytes, lambda element: _flat(element, shape))
