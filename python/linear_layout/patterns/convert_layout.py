@@ -22,6 +22,7 @@ not unroll away (docs/passes.md has the measured PTX).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable
 
@@ -33,6 +34,7 @@ from ..core.layout import LinearLayout
 from ..dialects.ttg import ConvertLayoutOp
 from ..planning import Strategy, StrategyPlan, plan_conversion
 from ..planning.plan import InWarpConversion, MatrixConversion, PackedConversion, SharedConversion
+from ..planning.shared import Access as PlannedAccess
 from .common import cast_to
 from .kernel import KernelBuilder, Launch, LoweringError, hardware_layout, run_memo
 from .matrix_memory import emit_matrix
@@ -176,8 +178,52 @@ def emit_in_warp(op: ConvertLayoutOp, launch: Launch, plan: InWarpConversion) ->
     )
 
 
+def _as_words(access: PlannedAccess) -> PlannedAccess:
+    """`access` of 64-bit elements as pairs of 32-bit words (low word first): the same bytes at
+    the same addresses, so that 64-bit conversions share the pooled i32 scratch (Triton's one
+    scratch for every conversion) instead of a buffer of their own."""
+
+    def words(registers: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(word for r in registers for word in (2 * r, 2 * r + 1))
+
+    return dataclasses.replace(
+        access,
+        vector=2 * access.vector,
+        instructions=tuple(
+            dataclasses.replace(i, registers=words(i.registers), offset=2 * i.offset) for i in access.instructions
+        ),
+        copies=tuple(pair for r, s in access.copies for pair in ((2 * r, 2 * s), (2 * r + 1, 2 * s + 1))),
+    )
+
+
+def _word_base(builder: KernelBuilder, base: tuple[ir.Value, ir.Value]) -> tuple[ir.Value, ir.Value]:
+    doubled = arith.shli(base[0], builder.const_i32(1))
+    return doubled, arith.index_castui(ir.IndexType.get(), doubled)
+
+
+def _scratch_element(element: ir.Type) -> ir.Type:
+    """The element of a conversion's pooled scratch: i32 words for 64-bit elements."""
+    return ir.IntegerType.get_signless(32) if element_bits(element) == 64 else element
+
+
+def _to_words(value: ir.Value) -> ir.Value:
+    """vector<R x 64-bit> -> vector<2R x i32> (an `index` vector through i64)."""
+    count = ir.VectorType(value.type).shape[0]
+    if isinstance(ir.VectorType(value.type).element_type, ir.IndexType):
+        value = arith.index_cast(ir.VectorType.get([count], ir.IntegerType.get_signless(64)), value)
+    return vector.bitcast(ir.VectorType.get([2 * count], ir.IntegerType.get_signless(32)), value)
+
+
+def _from_words(words: ir.Value, target: ir.VectorType) -> ir.Value:
+    element = target.element_type
+    wide = ir.IntegerType.get_signless(64) if isinstance(element, ir.IndexType) else element
+    value = vector.bitcast(ir.VectorType.get(target.shape, wide), words)
+    return arith.index_cast(target, value) if isinstance(element, ir.IndexType) else value
+
+
 def emit_shared(op: ConvertLayoutOp, launch: Launch, plan: StrategyPlan) -> ir.Value:
-    """Store, barrier, load per repetition (a barrier between repetitions), then the copies."""
+    """Store, barrier, load per repetition (a barrier between repetitions), then the copies; 64-bit
+    elements move as pairs of i32 words (`_as_words`)."""
     assert isinstance(plan, (SharedConversion, PackedConversion)), plan.strategy
     builder = KernelBuilder(op, launch)
     element = lowered_element(op.src.type.element_type)
@@ -191,6 +237,11 @@ def emit_shared(op: ConvertLayoutOp, launch: Launch, plan: StrategyPlan) -> ir.V
     store, load = shared.store, shared.load
     base_st = builder.thread_offsets(store.thread_offset)
     base_ld = builder.thread_offsets(load.thread_offset)
+    result_type = builder.vector_type(op.result.type)
+    words = _scratch_element(element) != element
+    if words:
+        store, load, element = _as_words(store), _as_words(load), _scratch_element(element)
+        base_st, base_ld, value = _word_base(builder, base_st), _word_base(builder, base_ld), _to_words(value)
     pieces: list[ir.Value] = []
     warp_only = warp_synchronous(plan.src, plan.dst)
     for rep in range(shared.num_reps):
@@ -200,7 +251,11 @@ def emit_shared(op: ConvertLayoutOp, launch: Launch, plan: StrategyPlan) -> ir.V
         exchange_barrier(warp_only)
         pieces += emit_loads(builder, buffer, element, load, [i for i in load.instructions if i.rep == rep], base_ld)
     # pieces are in instruction order per rep; instructions are sorted by rep already
-    result = assemble(load, pieces, element, builder.vector_type(op.result.type))
+    if words:
+        word_type = ir.VectorType.get([2 * result_type.shape[0]], element)
+        result = _from_words(assemble(load, pieces, element, word_type), result_type)
+    else:
+        result = assemble(load, pieces, element, result_type)
     return result if plan.packed is None else emit_swaps(builder, result, plan.packed.dst_steps[::-1])
 
 
@@ -256,6 +311,8 @@ def _shared_use(op: ConvertLayoutOp, launch: Launch, plan: StrategyPlan) -> Shar
     if not plan.strategy.uses_shared_memory:
         return SharedUse()
     element = lowered_element(op.src.type.element_type)
+    if plan.strategy is not Strategy.MATRIX:
+        element = _scratch_element(element)
     scratch = Scratch(element, plan.scratch_bytes * 8 // element_bits(element), pooled=True)
     warp_only = warp_synchronous(plan.src, plan.dst)
     return SharedUse(scratch, (BufferAccess(Access.WRITE),), ends_with_reads=True, warp_synchronous=warp_only)

@@ -331,11 +331,7 @@ class Machine:
         warp_bits = self._warp_bits(offsets)
         flat = offsets.ravel()
         self._check_in_flight(op, "read-before-async-wait", buf, flat, warp_bits)
-        if self.launch.check_uninitialized and not tracking.initialized[flat].all():
-            bad = flat[~tracking.initialized[flat]][0]
-            raise MemoryAccessError(
-                f"read of uninitialised workgroup memory {buf.name} element {list(buf.multi_index(int(bad)))}"
-            )
+        self._check_initialized(buf, flat, "read of")
         writers = tracking.writers[flat]
         racing = ((writers & ~warp_bits) != 0) & ((writers & warp_bits) == 0)
         if racing.any():
@@ -350,11 +346,7 @@ class Machine:
         warp_bits = self._warp_bits(offsets)
         flat = offsets.ravel()
         self._check_in_flight(op, "atomic-before-async-wait", buf, flat, warp_bits)
-        if self.launch.check_uninitialized and not tracking.initialized[flat].all():
-            bad = flat[~tracking.initialized[flat]][0]
-            raise MemoryAccessError(
-                f"atomic on uninitialised workgroup memory {buf.name} element {list(buf.multi_index(int(bad)))}"
-            )
+        self._check_initialized(buf, flat, "atomic on")
         for kind, bits in (
             ("atomic-after-write", tracking.writers[flat]),
             ("atomic-after-read", tracking.readers[flat]),
@@ -363,6 +355,14 @@ class Machine:
             if (others != 0).any():
                 self.race(op, kind, buf, flat, warp_bits, others, others != 0)
         np.bitwise_or.at(tracking.atomics, flat, warp_bits)
+
+    def _check_initialized(self, buf: Buffer, flat: np.ndarray, what: str) -> None:
+        tracking = buf.race_tracking()
+        if self.launch.check_uninitialized and not tracking.initialized[flat].all():
+            bad = flat[~tracking.initialized[flat]][0]
+            raise MemoryAccessError(
+                f"{what} uninitialised workgroup memory {buf.name} element {list(buf.multi_index(int(bad)))}"
+            )
 
     def _check_atomics(self, op, kind: str, buf: Buffer, flat: np.ndarray, warp_bits: np.ndarray) -> None:
         others = buf.race_tracking().atomics[flat] & ~warp_bits
