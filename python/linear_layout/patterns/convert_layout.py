@@ -45,6 +45,9 @@ from .shared_memory import (
     emit_stores,
     emit_swaps,
     exchange_barrier,
+    from_words,
+    scratch_word_element,
+    to_words,
     warp_synchronous,
     workgroup_argument,
 )
@@ -201,29 +204,9 @@ def _word_base(builder: KernelBuilder, base: tuple[ir.Value, ir.Value]) -> tuple
     return doubled, arith.index_castui(ir.IndexType.get(), doubled)
 
 
-def _scratch_element(element: ir.Type) -> ir.Type:
-    """The element of a conversion's pooled scratch: i32 words for 64-bit elements."""
-    return ir.IntegerType.get_signless(32) if element_bits(element) == 64 else element
-
-
-def _to_words(value: ir.Value) -> ir.Value:
-    """vector<R x 64-bit> -> vector<2R x i32> (an `index` vector through i64)."""
-    count = ir.VectorType(value.type).shape[0]
-    if isinstance(ir.VectorType(value.type).element_type, ir.IndexType):
-        value = arith.index_cast(ir.VectorType.get([count], ir.IntegerType.get_signless(64)), value)
-    return vector.bitcast(ir.VectorType.get([2 * count], ir.IntegerType.get_signless(32)), value)
-
-
-def _from_words(words: ir.Value, target: ir.VectorType) -> ir.Value:
-    element = target.element_type
-    wide = ir.IntegerType.get_signless(64) if isinstance(element, ir.IndexType) else element
-    value = vector.bitcast(ir.VectorType.get(target.shape, wide), words)
-    return arith.index_cast(target, value) if isinstance(element, ir.IndexType) else value
-
-
 def emit_shared(op: ConvertLayoutOp, launch: Launch, plan: StrategyPlan) -> ir.Value:
-    """Store, barrier, load per repetition (a barrier between repetitions), then the copies; 64-bit
-    elements move as pairs of i32 words (`_as_words`)."""
+    """Store, barrier, load per repetition (a barrier between repetitions), then the copies; 32-bit
+    elements move as i32 words, 64-bit ones as pairs of them (`_as_words`)."""
     assert isinstance(plan, (SharedConversion, PackedConversion)), plan.strategy
     builder = KernelBuilder(op, launch)
     element = lowered_element(op.src.type.element_type)
@@ -238,10 +221,12 @@ def emit_shared(op: ConvertLayoutOp, launch: Launch, plan: StrategyPlan) -> ir.V
     base_st = builder.thread_offsets(store.thread_offset)
     base_ld = builder.thread_offsets(load.thread_offset)
     result_type = builder.vector_type(op.result.type)
-    words = _scratch_element(element) != element
+    words = scratch_word_element(element) != element
+    if words and element_bits(element) == 64:
+        store, load = _as_words(store), _as_words(load)
+        base_st, base_ld = _word_base(builder, base_st), _word_base(builder, base_ld)
     if words:
-        store, load, element = _as_words(store), _as_words(load), _scratch_element(element)
-        base_st, base_ld, value = _word_base(builder, base_st), _word_base(builder, base_ld), _to_words(value)
+        value, element = to_words(value), scratch_word_element(element)
     pieces: list[ir.Value] = []
     warp_only = warp_synchronous(plan.src, plan.dst)
     for rep in range(shared.num_reps):
@@ -252,8 +237,8 @@ def emit_shared(op: ConvertLayoutOp, launch: Launch, plan: StrategyPlan) -> ir.V
         pieces += emit_loads(builder, buffer, element, load, [i for i in load.instructions if i.rep == rep], base_ld)
     # pieces are in instruction order per rep; instructions are sorted by rep already
     if words:
-        word_type = ir.VectorType.get([2 * result_type.shape[0]], element)
-        result = _from_words(assemble(load, pieces, element, word_type), result_type)
+        word_type = ir.VectorType.get([result_type.shape[0] * element_bits(result_type.element_type) // 32], element)
+        result = from_words(assemble(load, pieces, element, word_type), result_type)
     else:
         result = assemble(load, pieces, element, result_type)
     return result if plan.packed is None else emit_swaps(builder, result, plan.packed.dst_steps[::-1])
@@ -311,8 +296,8 @@ def _shared_use(op: ConvertLayoutOp, launch: Launch, plan: StrategyPlan) -> Shar
     if not plan.strategy.uses_shared_memory:
         return SharedUse()
     element = lowered_element(op.src.type.element_type)
-    if plan.strategy is not Strategy.MATRIX:
-        element = _scratch_element(element)
+    if plan.strategy is not Strategy.MATRIX or element_bits(element) == 32:
+        element = scratch_word_element(element)
     scratch = Scratch(element, plan.scratch_bytes * 8 // element_bits(element), pooled=True)
     warp_only = warp_synchronous(plan.src, plan.dst)
     return SharedUse(scratch, (BufferAccess(Access.WRITE),), ends_with_reads=True, warp_synchronous=warp_only)

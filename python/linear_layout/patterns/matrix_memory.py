@@ -35,8 +35,18 @@ from ..dialects.ttg import ConvertLayoutOp
 from ..planning.matrix import MatrixInstruction, MatrixPlan, MatrixSide
 from .common import cast_to
 from .kernel import KernelBuilder, Launch, LoweringError
-from .shared_memory import assemble, buffer_index, emit_loads, emit_stores, exchange_barrier, workgroup_argument
-from .vectors import gather
+from .shared_memory import (
+    assemble,
+    buffer_index,
+    emit_loads,
+    emit_stores,
+    exchange_barrier,
+    from_words,
+    scratch_word_element,
+    to_words,
+    workgroup_argument,
+)
+from .vectors import element_bits, gather
 
 __all__ = ["emit_matrix"]
 
@@ -144,6 +154,9 @@ def emit_matrix(op: ConvertLayoutOp, launch: Launch, plan: MatrixPlan, warp_only
         raise LoweringError("a matrix-instruction conversion needs its workgroup buffer: run allocate_shared_memory")
     buffer = workgroup_argument(op, index)
     value = cast_to(op.src, builder.vector_type(op.src.type))
+    words = element_bits(element) == 32 and scratch_word_element(element) != element
+    if words:  # 32-bit floats move as i32 words (the pooled i32 scratch)
+        value, element = to_words(value), scratch_word_element(element)
     store, load = (plan.matrix, plan.other) if plan.matrix.kind == "store" else (plan.other, plan.matrix)
     rows = {id(side): _Rows(builder, buffer, side, element) for side in (store, load) if isinstance(side, MatrixSide)}
     bases = {
@@ -170,7 +183,10 @@ def emit_matrix(op: ConvertLayoutOp, launch: Launch, plan: MatrixPlan, warp_only
                 builder, buffer, element, load, [i for i in load.instructions if i.rep == rep], bases[id(load)]
             )
     result_type = builder.vector_type(op.result.type)
+    assembled_type = ir.VectorType.get(result_type.shape, element)
     if not isinstance(load, MatrixSide):
-        return assemble(load, pieces, element, result_type)
-    words = tuple(_Word(registers) for ins in load.instructions for registers in ins.words)
-    return assemble(_Words(len(words[0].registers), words, load.copies), pieces, element, result_type)
+        result = assemble(load, pieces, element, assembled_type)
+    else:
+        loaded = tuple(_Word(registers) for ins in load.instructions for registers in ins.words)
+        result = assemble(_Words(len(loaded[0].registers), loaded, load.copies), pieces, element, assembled_type)
+    return from_words(result, result_type) if words else result

@@ -29,7 +29,10 @@ __all__ = [
     "emit_stores",
     "emit_swaps",
     "exchange_barrier",
+    "from_words",
+    "scratch_word_element",
     "shared_buffer_of",
+    "to_words",
     "warp_synchronous",
     "workgroup_argument",
     "workgroup_type",
@@ -183,6 +186,29 @@ def assemble(access, pieces: list[ir.Value], element: ir.Type, result_type: ir.V
     if mask != list(range(count)) or len(pieces) * access.vector != count:
         value = vector.shuffle(value, value, mask)
     return value
+
+
+def scratch_word_element(element: ir.Type) -> ir.Type:
+    """The element of a conversion's pooled scratch: i32 words for 32- and 64-bit elements (one
+    pool for f32, i32 and pointer offsets, as Triton's one scratch), else the element itself."""
+    return ir.IntegerType.get_signless(32) if element_bits(element) in (32, 64) else element
+
+
+def to_words(value: ir.Value) -> ir.Value:
+    """vector<R x 32- or 64-bit> -> vector<R or 2R x i32> (an `index` vector through i64)."""
+    vector_type = ir.VectorType(value.type)
+    count, element = vector_type.shape[0], vector_type.element_type
+    if isinstance(element, ir.IndexType):
+        value = arith.index_cast(ir.VectorType.get([count], ir.IntegerType.get_signless(64)), value)
+    words = count * element_bits(element) // 32
+    return vector.bitcast(ir.VectorType.get([words], ir.IntegerType.get_signless(32)), value)
+
+
+def from_words(words: ir.Value, target: ir.VectorType) -> ir.Value:
+    element = target.element_type
+    wide = ir.IntegerType.get_signless(64) if isinstance(element, ir.IndexType) else element
+    value = vector.bitcast(ir.VectorType.get(target.shape, wide), words)
+    return arith.index_cast(target, value) if isinstance(element, ir.IndexType) else value
 
 
 def warp_synchronous(src: LinearLayout, dst: LinearLayout) -> bool:
