@@ -133,6 +133,16 @@ LDMATRIX_FILES = sorted(p for p in TTGIR.glob("matmul_*.ttgir") if p.stem.split(
 def test_dot_operands_load_with_ldmatrix_for_a_chip_and_run_like_tritons_interpreter(path):
     """With the chip known (sm_80/sm_90), the f16 dot operands' ttg.local_load is ldmatrix, as in
     Triton's PTX (x4 for A, x4.trans or x2.trans for B); the kernel still runs bit for bit."""
+    chip = "sm_" + path.stem.split(".")[1][2:]
+    module = lower_ttgir(path.read_text(), chip=chip)
+    text = str(module)
+    assert text.count("nvvm.ldmatrix") >= 2 and "#nvvm.mma_layout<col>" in text  # B is transposed
+    _assert_runs_like_tritons_interpreter(path.stem.split(".")[0], module, seed=3)
+
+
+def _assert_runs_like_tritons_interpreter(name: str, module, seed: int) -> None:
+    """The lowered corpus matmul `name` over its whole grid: C bit for bit as Triton's
+    interpreter leaves it on the same inputs, and no race."""
     import sys
 
     import numpy as np
@@ -144,12 +154,8 @@ def test_dot_operands_load_with_ldmatrix_for_a_chip_and_run_like_tritons_interpr
 
     from linear_layout.tools.kernels import run_triton_kernel
 
-    name, chip = path.stem.split(".")[0], "sm_" + path.stem.split(".")[1][2:]
-    module = lower_ttgir(path.read_text(), chip=chip)
-    text = str(module)
-    assert text.count("nvvm.ldmatrix") >= 2 and "#nvvm.mma_layout<col>" in text  # B is transposed
     kernel = case(name)
-    launch = kernel.make_inputs(np.random.default_rng(3))
+    launch = kernel.make_inputs(np.random.default_rng(seed))
     expected = run_triton_interpreter(name, launch.args, launch.grid, kernel.constexprs)
     args = [arg.copy() if isinstance(arg, np.ndarray) else arg for arg in launch.args]
     report = run_triton_kernel(module, args, launch.grid)
@@ -158,6 +164,7 @@ def test_dot_operands_load_with_ldmatrix_for_a_chip_and_run_like_tritons_interpr
 
 
 def _to_offset(registers: list[int], lanes: list[int], size: int = 256) -> LinearLayout:
+    """(register, lane, warp, block) -> offset with these register and lane offsets, one warp."""
     return LinearLayout.from_bases(
         [("register", [[o] for o in registers]), ("lane", [[o] for o in lanes]), ("warp", []), ("block", [])],
         ["offset"],
@@ -181,3 +188,108 @@ def test_operand_ldmatrix_plan_reads_the_ptx_fragment_off_the_offsets():
     assert trans is not None and trans.trans and trans.num == 4
     # A lane that moves by 3 elements fits neither form.
     assert plan_operand_ldmatrix(_to_offset([1, 64, 128], [3, 4, 8, 16, 32]), 1) is None
+
+
+def test_operand_ldmatrix_of_32_and_8_bit_elements_reads_words_of_one_and_four_registers():
+    """tf32 and i8 A operands (Triton loads them with ``ldmatrix .b16``, never ``.trans``): a lane
+    gets word q = lane % 4 of row lane / 4, a word being one f32 element or four i8 ones."""
+    from linear_layout.planning.dot import plan_operand_ldmatrix
+
+    # f32: lanes 0, 1 step the four words of a 16-byte row (1, 2), lanes 2..4 the rows (4, 8, 16),
+    # registers 0, 1 the matrices (32, 64): one x4 whose words are single registers.
+    side = plan_operand_ldmatrix(_to_offset([32, 64], [1, 2, 4, 8, 16], 128), 1, 32)
+    assert side is not None and (side.trans, side.num, len(side.instructions)) == (False, 4, 1)
+    assert side.instructions[0].words == ((0,), (1,), (2,), (3,))
+    assert [basis[0] for basis in dict(side.address.bases)["lane"]] == [4, 8, 16, 32, 64]
+    # i8: registers 0, 1 step a word's four bytes (1, 2), lanes 0, 1 the words (4, 8), lanes 2..4
+    # the 16-byte rows (16, 32, 64), registers 2, 3 the matrices (128, 256).
+    side = plan_operand_ldmatrix(_to_offset([1, 2, 128, 256], [4, 8, 16, 32, 64], 512), 1, 8)
+    assert side is not None and (side.trans, side.num) == (False, 4)
+    assert side.instructions[0].words == ((0, 1, 2, 3), (4, 5, 6, 7), (8, 9, 10, 11), (12, 13, 14, 15))
+    # The transposed form (lanes 2..4 along the row) is 16-bit only, as in Triton: a 32-bit B-like
+    # operand is left to plain shared loads.
+    assert plan_operand_ldmatrix(_to_offset([8, 64, 128], [16, 32, 1, 2, 4]), 1, 16) is not None
+    assert plan_operand_ldmatrix(_to_offset([8, 64, 128], [16, 32, 1, 2, 4]), 1, 32) is None
+
+
+NARROW_FILES = sorted(p for p in TTGIR.glob("matmul_*.ttgir") if p.stem.split(".")[0] in ("matmul_tf32", "matmul_i8"))
+
+
+@pytest.mark.parametrize("path", NARROW_FILES[::2], ids=[p.stem for p in NARROW_FILES[::2]])
+def test_tf32_and_i8_a_operands_load_with_ldmatrix_and_run_like_tritons_interpreter(path):
+    """Triton's PTX loads the A operand of tf32 and i8 dots with ``ldmatrix.x4`` (.b16, not
+    transposed) and B with plain ``ld.shared``: so does the lowering, bit for bit."""
+    chip = "sm_" + path.stem.split(".")[1][2:]
+    module = lower_ttgir(path.read_text(), chip=chip)
+    loads = re.findall(r"nvvm\.ldmatrix[^\n]*", str(module))
+    assert loads and all("#nvvm.mma_layout<row>" in line for line in loads)  # never .trans
+    _assert_runs_like_tritons_interpreter(path.stem.split(".")[0], module, seed=4)
+
+
+def test_tf32_dot_truncates_its_operands_as_the_hardware_and_stays_within_the_bound_of_tritons_interpreter(
+    monkeypatch,
+):
+    """Triton 3.9 passes the f32 bits of a tf32 dot straight to ``mma.sync .tf32`` (its PTX has no
+    ``cvt.rna.tf32.f32``), and the instruction reads only tf32's 10 mantissa bits: so does the
+    lowering, and on data that tf32 does not represent the result is the product of the
+    truncated operands (summed exactly, rounded to f32 once per instruction). Triton's interpreter
+    multiplies in full f32; the two stay within the documented bound
+    ``|ours - Triton's| <= (2^-9 + K 2^-23) sum_k |a_ik| |b_kj|``."""
+    import sys
+
+    import numpy as np
+
+    triton = pytest.importorskip("triton")
+    sys.path.insert(0, str(TTGIR.parent))
+    from corpus import case
+    from oracle import run_triton_interpreter
+    from triton.backends.compiler import GPUTarget
+
+    from linear_layout.tools.kernels import run_triton_kernel, ttgir_to_ptx
+
+    monkeypatch.setenv("TRITON_DEFAULT_FP_FUSION", "1")  # Triton 3.9's default, stated
+    path = TTGIR / "matmul_tf32.sm80.w4.ttgir"
+    theirs = triton.compile(str(path), target=GPUTarget("cuda", 80, 32)).asm["ptx"]
+    ours = ttgir_to_ptx(path.read_text(), chip="sm_80")
+    assert "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" in theirs and "cvt.rna" not in theirs
+    assert "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" in ours and "cvt.rna" not in ours
+    kernel = case("matmul_tf32")
+    m, n, k = 37, 45, 40
+    rng = np.random.default_rng(9)
+    a, b = rng.standard_normal((m, k)).astype(np.float32), rng.standard_normal((k, n)).astype(np.float32)
+    args = [a, b, np.zeros((m, n), np.float32), m, n, k]
+    grid = (2, 2)
+    expected = run_triton_interpreter("matmul_tf32", tuple(args), grid, kernel.constexprs)[2]
+    report = run_triton_kernel(lower_ttgir(path.read_text(), chip="sm_80"), args, grid)
+    assert not report.races
+    truncated = [(x.view(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32).astype(np.float64) for x in (a, b)]
+    magnitude = np.abs(a).astype(np.float64) @ np.abs(b).astype(np.float64)
+    assert np.all(np.abs(args[2] - truncated[0] @ truncated[1]) <= k * 2.0**-24 * magnitude)
+    assert np.all(np.abs(args[2] - expected) <= (2.0**-9 + k * 2.0**-23) * magnitude)
+    assert np.any(args[2] != expected)  # tf32, not f32: the truncation shows on this data
+
+
+@pytest.mark.parametrize("stem", ["attention.sm80.w4", "attention.sm90.w4"])
+def test_attention_compiles_with_the_stock_pipeline_to_tritons_matrix_instructions(stem, monkeypatch):
+    """Flash attention through `ll-lower{chip}` and the stock NVVM pipeline: as many mma.sync and
+    ldmatrix (of each form) as Triton's own PTX of the same TTGIR (P V is an mma.sync whose A
+    operand, P, comes from registers: no ldmatrix for it, in either). (With 8 warps at sm_90,
+    Triton's epilogue conversion of the accumulator also takes stmatrix and one ldmatrix.x2,
+    where ours stores and loads with st/ld.shared: the conversion planner's choice, not the dot's.)"""
+    import collections
+
+    triton = pytest.importorskip("triton")
+    from triton.backends.compiler import GPUTarget
+
+    from linear_layout.tools.kernels import ttgir_to_ptx
+
+    monkeypatch.setenv("TRITON_DEFAULT_FP_FUSION", "1")  # Triton 3.9's default, stated
+    path = TTGIR / f"{stem}.ttgir"
+    capability = int(stem.split(".")[1][2:])
+    theirs = triton.compile(str(path), target=GPUTarget("cuda", capability, 32)).asm["ptx"]
+    ours = ttgir_to_ptx(path.read_text(), chip=f"sm_{capability}")
+
+    def matrix_ops(ptx: str) -> collections.Counter:
+        return collections.Counter(re.findall(r"\b(mma\.sync\.aligned\.\S+|ldmatrix\.\S+)\s", ptx))
+
+    assert matrix_ops(ours) == matrix_ops(theirs) and sum(matrix_ops(ours).values()) > 0

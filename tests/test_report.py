@@ -198,7 +198,7 @@ def test_every_access_of_the_corpus_is_checked():
     """No access row is left out: subslice views (matmul_f32.sm80) are among them."""
     rows = [case.values[1] for case in ACCESSES]
     total = sum(text.count(op) for text in (p.read_text() for p in FILES)
-                for op in ("ttg.local_load ", "ttg.local_store "))
+                for op in ("ttg.local_load ", "ttg.local_store ", "ttg.async_copy_global_to_local "))
     assert len([r for r in rows if r.op != "ttg.local_alloc"]) == total
     assert any(list(r.shape) != [s for _, s in r.layouts[1].out_dims] for r in rows)
 
@@ -218,8 +218,10 @@ def test_text_has_a_row_per_entry_and_totals():
     rejected = [r for r in report.rows if r.cost is not None and r.cost.rejected]
     assert rejected  # the conversion through shared memory rejected the warp shuffles
     # the header, one line per row, the rejections (a heading and one line per conversion), the
-    # listed ops (a heading and one line each: the two reductions), the totals
-    assert len(report.others) == 2
+    # listed ops (a heading and one line each: the two reductions and the two wgmma dots), the totals
+    assert [o.op for o in report.others].count("tt.reduce") == 2
+    assert [o.op for o in report.others].count("ttng.warp_group_dot") == 2
+    assert len(report.others) == 4
     assert len(lines) == len(report.rows) + 1 + (1 + len(rejected)) + (1 + len(report.others)) + 1
     assert lines[-1].startswith("total: ")
     assert lines[len(report.rows) + 1] == "rejected (line: strategy (why)):"
@@ -243,7 +245,10 @@ def test_wave64_accesses_are_modelled_with_the_lds_bank_model():
         assert report.threads_per_warp == 64 and accesses, name
         assert all(r.cost is not None and not r.note for r in report.rows), name
         assert all(r.cost.floor > 0 and r.cost.wavefronts >= r.cost.floor for r in accesses), name
-        assert "not modelled" not in format_text(report)
+        # only the MFMA dots, which the lowering does not build, are not modelled, and say so
+        dots = [o for o in report.others if o.op == "tt.dot"]
+        assert dots and all(o.cost is None and "(MFMA/WMMA) is not lowered" in o.detail for o in dots), name
+        assert format_text(report).count("not modelled") == len(dots)
 
 
 def test_console_script(capsys):
@@ -304,7 +309,7 @@ def test_reductions_and_atomics_are_listed_with_their_predicted_cost(kernel):
     lines = text.splitlines()
     aliases = collect_aliases(text)
     expected = [n for n, line in enumerate(lines, start=1)
-                if re.search(r'"tt\.(reduce|scan|gather|histogram)"\(|tt\.(atomic_(rmw|cas)|histogram) ', line)]
+                if re.search(r'"tt\.(reduce|scan|gather|histogram)"\(|tt\.(atomic_(rmw|cas)|histogram|dot) ', line)]
     assert [o.mlir_line for o in report.others] == expected and expected
     for other in report.others:
         assert other.op.split(".", 1)[1] in lines[other.mlir_line - 1]
@@ -333,3 +338,45 @@ def test_a_kernel_with_no_layout_work_says_so(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "no layout work: this kernel has no convert_layout, shared-memory access, reduction" in out
     assert "no layout work:" in (tmp_path / "page.html").read_text()
+
+
+KERNEL_CORPUS = Path(__file__).resolve().parent / "kernel_corpus" / "ttgir"
+
+
+@pytest.mark.parametrize("stem", ["attention.sm80.w4", "attention.sm90.w8", "matmul_f16.sm80.w1", "matmul_tf32.sm80.w4",
+                                  "matmul_i8.sm90.w4", "matmul_ieee.sm80.w4"])
+def test_dots_are_listed_with_the_instructions_the_lowering_emits(stem):
+    """Each tt.dot's row counts what the lowering for the module's chip emits: the mma.sync (and
+    the ldmatrix of its operands) per warp, or the fma per thread; its ldmatrix wavefronts are at
+    least their floor (bytes / 128)."""
+    from linear_layout.tools.kernels import lower_ttgir
+
+    text = (KERNEL_CORPUS / f"{stem}.ttgir").read_text()
+    report = report_ttgir(text, kernel=stem)
+    dots = [o for o in report.others if o.op == "tt.dot"]
+    assert len(dots) == text.count("tt.dot ") and all(o.cost is not None for o in dots)
+    lowered = str(lower_ttgir(text, chip="sm_" + stem.split(".")[1][2:]))
+    assert sum(o.cost.mma for o in dots) == lowered.count("nvvm.mma.sync")
+    assert sum(o.cost.ldmatrix for o in dots) == lowered.count("nvvm.ldmatrix")
+    assert sum(o.cost.fma for o in dots) == lowered.count("math.fma")
+    for dot in dots:
+        assert dot.cost.instructions == dot.cost.mma + dot.cost.ldmatrix + dot.cost.fma > 0
+        assert dot.cost.wavefronts >= dot.cost.floor and (dot.cost.floor > 0) == (dot.cost.ldmatrix > 0)
+        assert dot.detail == dot.cost.summary() and dot.line() in format_text(report)
+        k = {"ieee": None, "tf32": 8, "i8": 32}.get(stem.split(".")[0].split("_")[-1], 16)
+        assert dot.cost.path == ("fma" if k is None else f"mma.sync m16n8k{k}") and dot.layout.startswith("#")
+    assert json.loads(format_json(report))["others"][0]["cost"] is not None
+
+
+def test_async_copies_are_rows_costed_as_the_stores_they_make():
+    """ttg.async_copy_global_to_local (cp.async writes the buffer): one row each, costed as a
+    local_store of the copied tensor's layout into the buffer; every element is written once, so
+    the floor is the buffer view's bytes / 128 (execution-checked with the other access rows)."""
+    text = (CORPUS / "matmul_f32.sm80.ttgir").read_text()
+    report = report_ttgir(text)
+    copies = [r for r in report.rows if r.op == "ttg.async_copy_global_to_local"]
+    assert len(copies) == text.count("ttg.async_copy_global_to_local ") > 0
+    for row in copies:
+        assert row.cost is not None and row.cost.load_wavefronts == 0 and row.element == "f32"
+        assert row.cost.floor == -(-int(np.prod(row.shape)) * 4 // 128) <= row.cost.store_wavefronts
+        assert (row.src, row.dst) in (("#blocked1", "#shared"), ("#blocked", "#shared1"))

@@ -37,7 +37,7 @@ def target_of(stem: str):
     name = stem.split(".")[1]
     if name.startswith("sm"):
         return GPUTarget("cuda", int(name[2:]), 32)
-    return GPUTarget("hip", name, 64 if name == "gfx942" else 32)
+    return GPUTarget("hip", name, 64 if name in ("gfx942", "gfx950") else 32)
 
 
 def compile_ttgir(text: str, stem: str) -> str:

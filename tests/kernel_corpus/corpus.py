@@ -14,7 +14,7 @@ compiles it without).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import triton
@@ -300,6 +300,33 @@ def call_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, x + _block_start(n, 2, 1), mask=mask)
 
 
+@triton.jit
+def attention_kernel(q_ptr, k_ptr, v_ptr, o_ptr, M, seq_len, scale,
+                     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, HEAD: tl.constexpr):
+    """Flash-attention forward, one head: O = softmax(scale Q K^T, base 2) V with the online
+    softmax in exp2 (m_i, l_i and acc carried by the loop; P cast to f16 is the second dot's A
+    operand, from registers); masked tails in the rows (M) and the keys (seq_len)."""
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.arange(0, BLOCK_N)
+    d = tl.arange(0, HEAD)
+    q = tl.load(q_ptr + rows[:, None] * HEAD + d[None, :], mask=rows[:, None] < M, other=0)
+    m_i = tl.full((BLOCK_M,), -float("inf"), tl.float32)
+    l_i = tl.zeros((BLOCK_M,), tl.float32)
+    acc = tl.zeros((BLOCK_M, HEAD), tl.float32)
+    for start in range(0, seq_len, BLOCK_N):
+        keys = start + cols
+        k = tl.load(k_ptr + keys[None, :] * HEAD + d[:, None], mask=keys[None, :] < seq_len, other=0)
+        s = tl.where(keys[None, :] < seq_len, tl.dot(q, k) * scale, -float("inf"))
+        m_new = tl.maximum(m_i, tl.max(s, 1))
+        p = tl.exp2(s - m_new[:, None])
+        alpha = tl.exp2(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        v = tl.load(v_ptr + keys[:, None] * HEAD + d[None, :], mask=keys[:, None] < seq_len, other=0)
+        acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), v)
+        m_i = m_new
+    tl.store(o_ptr + rows[:, None] * HEAD + d[None, :], acc / l_i[:, None], mask=rows[:, None] < M)
+
+
 @dataclass(frozen=True)
 class Launch:
     """One launch: `args` in signature order (numpy arrays for pointers, Python numbers for
@@ -323,6 +350,9 @@ class KernelCase:
     exact: bool = True  # False where exp/sqrt/division make results approximate (see ulp bounds)
     options: dict = field(default_factory=dict)
     hip: bool = True  # compiled for gfx942 too (False for the matmuls: AMD's MFMA dot is not lowered)
+    chips: tuple[str, ...] | None = None  # the cuda chips it is compiled for (None: sm80 and sm90)
+    num_warps: tuple[int, ...] | None = None  # the warp counts (None: 1, 4 and 8)
+    pipelines: str | None = None  # the corpus kernel this case compiles with num_stages >= 2
 
     @property
     def argument_names(self) -> tuple[str, ...]:
@@ -433,16 +463,16 @@ def _matmul(dtype, m: int = 37, n: int = 45, k: int = 40, block_m: int = 32, blo
     return make
 
 
-def _matmul_epilogue(rng):
-    m, n, k = 37, 45, 40
+def _matmul_epilogue(rng, n: int = 45, k: int = 40):
+    m = 37
     a, b = _ints(rng, (m, k), np.float16), _ints(rng, (k, n), np.float16)
     bias = _ints(rng, n, np.float32, -64, 64)
     grid = (-(-m // 32), -(-n // 32))
     return Launch((a, b, bias, np.zeros((m, n), np.float16), m, n, k), grid, ("c_ptr",))
 
 
-def _matmul_batched(rng):
-    batches, m, n, k = 3, 37, 45, 40
+def _matmul_batched(rng, n: int = 45, k: int = 40):
+    batches, m = 3, 37
     a, b = _ints(rng, (batches, m, k), np.float16), _ints(rng, (batches, k, n), np.float16)
     grid = (-(-m // 32), -(-n // 32), batches)
     return Launch((a, b, np.zeros((batches, m, n), np.float32), m, n, k), grid, ("c_ptr",))
@@ -488,6 +518,17 @@ def _atomic_cas(rng):
         (rng.integers(0, 3, size=n).astype(np.int32), _ints(rng, n, np.int32, 0, 100), np.zeros(n, np.int32)),
         (n // 512,), ("flags_ptr", "old_ptr"),
     )
+
+
+def _attention(rng):
+    """Q, K in {0, 1} and V in [-2, 2] (f16), scale 1: every score s is an integer in [0, HEAD = 16],
+    so each p = 2^(s - m) >= 2^-16 is exact in f16, and every product, partial sum and rescaled
+    accumulator is a multiple of 2^-16 below 2^8 in magnitude, exact in f32 (24 bits): QK^T, P V,
+    m_i and l_i are exact, and only the final division rounds."""
+    m, seq_len, head = 50, 100, 16
+    q, k = _ints(rng, (m, head), np.float16, 0, 2), _ints(rng, (seq_len, head), np.float16, 0, 2)
+    v = _ints(rng, (seq_len, head), np.float16, -2, 3)
+    return Launch((q, k, v, np.zeros((m, head), np.float32), m, seq_len, 1.0), (-(-m // 32),), ("o_ptr",))
 
 
 _ROWS = {"x_ptr": "*fp32", "out_ptr": "*fp32", "M": "i32", "N": "i32", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr"}
@@ -572,7 +613,40 @@ CASES: tuple[KernelCase, ...] = (
                _atomic_cas),
     KernelCase("call", call_kernel, {"x_ptr": "*i32", "out_ptr": "*i32", "n": "i32", "BLOCK": "constexpr"},
                {"BLOCK": 256}, _device_assert),
+    # Flash attention (f16 mma.sync, P from registers as the A operand), one stage: exact on its data
+    # (see _attention) in both interpreters; on a GPU, Triton's division (div.full.f32) is within 2 ulp.
+    KernelCase("attention", attention_kernel,
+               {"q_ptr": "*fp16", "k_ptr": "*fp16", "v_ptr": "*fp16", "o_ptr": "*fp32", "M": "i32", "seq_len": "i32",
+                "scale": "fp32", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "HEAD": "constexpr"},
+               {"BLOCK_M": 32, "BLOCK_N": 32, "HEAD": 16}, _attention, options={"num_stages": 1},
+               hip=False),
 )
+
+#: The inputs of the pipelined matmuls: K = N = 48, whose rows Triton copies 16 bytes at a time
+#: (with K = 40 and N = 45 it pipelines only the f32 operands); M = 37, and K = 48 in steps of 32
+#: (16 for f32) leave masked M, N and K tails.
+_PIPELINED_INPUTS: dict[str, Callable[[np.random.Generator], Launch]] = {
+    "matmul_f16": _matmul(np.float16, n=48, k=48),
+    "matmul_tf32": _matmul(np.float32, n=48, k=48),
+    "matmul_f16acc": _matmul(np.float16, n=48, k=48, accumulator=np.float16, low=-3, high=4),
+    "matmul_i8": _matmul(np.int8, n=48, k=48),
+    "matmul_epilogue": lambda rng: _matmul_epilogue(rng, n=48, k=48),
+    "matmul_batched": lambda rng: _matmul_batched(rng, n=48, k=48),
+    "matmul_ieee": _matmul(np.float32, n=48, k=48),
+}
+
+
+def _pipelined(kernel: KernelCase, stages: int) -> KernelCase:
+    """`kernel` software-pipelined by Triton over `stages` (cp.async copies into `stages - 1`
+    buffers), at sm_80 with 4 and 8 warps (and at sm_90 with 3 stages: mma.sync at these sizes)."""
+    return replace(
+        kernel, name=f"{kernel.name}_s{stages}", make_inputs=_PIPELINED_INPUTS[kernel.name],
+        options={"num_stages": stages}, chips=("sm80", "sm90") if stages == 3 else ("sm80",), num_warps=(4, 8),
+        pipelines=kernel.name,
+    )
+
+
+CASES += tuple(_pipelined(kernel, stages) for kernel in CASES if kernel.name in _PIPELINED_INPUTS for stages in (2, 3, 4))
 
 _BY_NAME = {kernel.name: kernel for kernel in CASES}
 

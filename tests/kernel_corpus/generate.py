@@ -4,7 +4,8 @@
 
 Every kernel is compiled with `triton.compile(ASTSource(...), target=GPUTarget("cuda", 80|90, 32)`
 (and `GPUTarget("hip", "gfx942", 64)`, 64-lane warps), `options={"num_warps": 1|4|8})` on the CPU (no GPU needed), with `tt.divisibility = 16` on every
-pointer argument as Triton's launcher specialises 16-byte aligned pointers, and on every integer
+pointer argument as Triton's launcher specialises 16-byte aligned pointers (a kernel's `chips` and `num_warps`, when
+given, narrow the compiles: the pipelined matmuls are sm_80 with 4 and 8 warps), and on every integer
 scalar of the corpus launch that is a multiple of 16 (as the launcher specialises them; no other
 specialisation, so a lowering may assume nothing else of the scalars). The files are committed: compile once, store. Source locations are
 written relative to `corpus.py`, so the files hold no machine paths. `triton_ptx.json` keeps the
@@ -53,6 +54,15 @@ def _portable_locations(ttgir: str) -> str:
     return re.sub(r'"[^"]*/site-packages/(triton/[^"]*)"', r'"\1"', ttgir)
 
 
+def compiles(kernel: KernelCase) -> list[tuple[str, GPUTarget, int]]:
+    """(chip, target, num_warps) of every file `kernel` is compiled to: cuda sm_80 and sm_90
+    (or its `chips`), gfx942 unless `hip` is False, each with 1, 4 and 8 warps (or its `num_warps`)."""
+    chips = {chip: CHIPS[chip] for chip in (kernel.chips or CHIPS)}
+    if kernel.hip:
+        chips.update(HIP_CHIPS)
+    return [(chip, target, num_warps) for chip, target in chips.items() for num_warps in kernel.num_warps or NUM_WARPS]
+
+
 def specialisation(kernel: KernelCase) -> dict:
     """`tt.divisibility = 16` where Triton's launcher would put it for the corpus launch: on every
     pointer (16-byte aligned, as numpy's and torch's allocations are) and on every integer
@@ -85,14 +95,13 @@ def main(argv: list[str]) -> int:
     for kernel in CASES:
         if only and kernel.name not in only:
             continue
-        for chip, target in {**CHIPS, **(HIP_CHIPS if kernel.hip else {})}.items():
-            for num_warps in NUM_WARPS:
-                name = stem(kernel.name, chip, num_warps)
-                text, found = compile_kernel(kernel, target, num_warps)
-                if found:
-                    figures[name] = found
-                (OUT / f"{name}.ttgir").write_text(text)
-                print(f"{name}: {len(text.splitlines())} lines", flush=True)
+        for chip, target, num_warps in compiles(kernel):
+            name = stem(kernel.name, chip, num_warps)
+            text, found = compile_kernel(kernel, target, num_warps)
+            if found:
+                figures[name] = found
+            (OUT / f"{name}.ttgir").write_text(text)
+            print(f"{name}: {len(text.splitlines())} lines", flush=True)
     lines = [f"  {json.dumps(name)}: {json.dumps(figures[name])}" for name in sorted(figures)]
     FIGURES.write_text("{\n" + ",\n".join(lines) + "\n}\n")  # one line per file
     return 0

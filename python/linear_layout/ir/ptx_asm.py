@@ -11,12 +11,17 @@ instruction without a branch, as Triton's `LoadStoreOpToLLVM`:
 - store: ``@$p st.global.v4.b32 [ $a + 0 ], { $0, .. };`` (operands: the words, the predicate, the
   address).
 
+The address is a register plus an immediate byte offset (`[ $a + 16 ]`, as Triton's): the
+registers of one thread share one address register, each at its constant offset from it.
+`access_of` reads any offset back (`PREDICATED_ACCESSES` lists the forms at offset 0).
+
 Example: ``predicated_store(1, 32)`` is ``("@$1 st.global.b32 [ $2 + 0 ], { $0 };", "r,b,l")``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 
 #: The (words, bits per word) the predicated accesses come in: at most 128 bits (the widest
 #: access before sm_100), several words only of 32 or 64 bits (Triton's packing).
@@ -26,13 +31,15 @@ _CODE = {8: "c", 16: "h", 32: "r", 64: "l"}  # an 8-bit word lives in a 16-bit r
 
 @dataclass(frozen=True)
 class PredicatedAccess:
-    """One predicated global access: `kind` "load" or "store", `words` x `bits`, and for a load
-    whether `other` words are operands (else the predicated-off words are 0)."""
+    """One predicated global access: `kind` "load" or "store", `words` x `bits`, for a load
+    whether `other` words are operands (else the predicated-off words are 0), and the
+    non-negative immediate byte `offset` added to the address operand."""
 
     kind: str
     words: int
     bits: int
     with_other: bool = False
+    offset: int = 0
 
 
 def _instruction(kind: str, words: int, bits: int) -> str:
@@ -44,28 +51,28 @@ def _registers(first: int, words: int) -> str:
     return "{ " + ", ".join(f"${first + k}" for k in range(words)) + " }"
 
 
-def predicated_load(words: int, bits: int, with_other: bool) -> tuple[str, str]:
-    """(asm, constraints) of a predicated load; operands: predicate $words, address $words+1,
-    other words from $words+2."""
+def predicated_load(words: int, bits: int, with_other: bool, offset: int = 0) -> tuple[str, str]:
+    """(asm, constraints) of a predicated load at address + `offset` bytes; operands: predicate
+    $words, address $words+1, other words from $words+2."""
     code = _CODE[bits]
     move = max(16, bits)  # PTX has no 8-bit mov: the register is 16 bits
     moves = [f"mov.b{move} ${k}, {f'${words + 2 + k}' if with_other else '0'};" for k in range(words)]
-    load = f"@${words} {_instruction('load', words, bits)} {_registers(0, words)}, [ ${words + 1} + 0 ];"
+    load = f"@${words} {_instruction('load', words, bits)} {_registers(0, words)}, [ ${words + 1} + {offset} ];"
     constraints = [f"={code}"] * words + ["b", "l"] + ([code] * words if with_other else [])
     return "\n\t".join([*moves, load]), ",".join(constraints)
 
 
-def predicated_store(words: int, bits: int) -> tuple[str, str]:
-    """(asm, constraints) of a predicated store; operands: the words, predicate $words, address
-    $words+1."""
-    store = f"@${words} {_instruction('store', words, bits)} [ ${words + 1} + 0 ], {_registers(0, words)};"
+def predicated_store(words: int, bits: int, offset: int = 0) -> tuple[str, str]:
+    """(asm, constraints) of a predicated store at address + `offset` bytes; operands: the words,
+    predicate $words, address $words+1."""
+    store = f"@${words} {_instruction('store', words, bits)} [ ${words + 1} + {offset} ], {_registers(0, words)};"
     return store, ",".join([_CODE[bits]] * words + ["b", "l"])
 
 
 def asm_of(access: PredicatedAccess) -> tuple[str, str]:
     if access.kind == "load":
-        return predicated_load(access.words, access.bits, access.with_other)
-    return predicated_store(access.words, access.bits)
+        return predicated_load(access.words, access.bits, access.with_other, access.offset)
+    return predicated_store(access.words, access.bits, access.offset)
 
 
 #: Every predicated access the lowering can emit, by its (asm, constraints).
@@ -78,3 +85,16 @@ PREDICATED_ACCESSES: dict[tuple[str, str], PredicatedAccess] = {
         PredicatedAccess("store", words, bits),
     )
 }
+
+
+_OFFSET = re.compile(r"\[ (\$\d+) \+ (\d+) \]")
+
+
+def access_of(asm: str, constraints: str) -> PredicatedAccess | None:
+    """The predicated access whose (asm, constraints) `asm_of` gives, at any offset; None for
+    any other text. Example: ``access_of(*predicated_store(1, 32, 8)).offset == 8``."""
+    found = _OFFSET.search(asm)
+    if found is None:
+        return None
+    access = PREDICATED_ACCESSES.get((_OFFSET.sub(r"[ \1 + 0 ]", asm, count=1), constraints))
+    return None if access is None else replace(access, offset=int(found.group(2)))

@@ -22,7 +22,9 @@ steps, as Triton's backend does:
    `unrealized_conversion_cast`s;
 6. `cleanup`: the upstream `reconcile-unrealized-casts` removes them, and
    `place_shared_memory` aligns the workgroup buffers (or moves them to dynamic shared memory
-   above the 48 KiB static limit).
+   above the 48 KiB static limit);
+7. for a `tt.func`, `scalarize_extracts`: lanes taken out of integer vectors are rebuilt on
+   scalars (masks become `i1` predicates, offsets scalars; `patterns/vectors.py`).
 
 `docs/passes.md` has the closed list of ops it emits. A failure (an unsupported op, mismatched
 layouts, too many warps for the launch) is reported at the op and leaves the module unchanged.
@@ -49,6 +51,7 @@ from ..patterns.outline import kernel_functions, outline_kernel
 from ..patterns.to_simt import populate_to_simt_patterns
 from ..patterns.triton_kernel import annotate_accesses, outline_triton_kernel, triton_kernel_launch
 from ..patterns.triton_ops import check_triton_kernels, triton_kernels
+from ..patterns.vectors import scalarize_extracts
 from ..ttgir.foreign import materialize
 from . import Pass, PipelineError
 
@@ -78,9 +81,11 @@ def _lower_kernel(func_op: ir.OpView, chip: str | None, run: PatternRun, pattern
 def _lower_triton_kernel(
     tt_func: ir.Operation, chip: str | None, run: PatternRun, patterns: FrozenRewritePatternSet
 ) -> None:
-    """Steps 2-6 on one `tt.func` that `check_triton_kernels` accepted."""
+    """Steps 2-7 on one `tt.func` that `check_triton_kernels` accepted."""
     annotate_accesses(tt_func)
-    _lower_outlined(outline_triton_kernel(tt_func, triton_kernel_launch(tt_func, chip)), run, patterns)
+    kernel = outline_triton_kernel(tt_func, triton_kernel_launch(tt_func, chip))
+    _lower_outlined(kernel, run, patterns)
+    scalarize_extracts(kernel.operation)
 
 
 def _lower_outlined(kernel: gpu.GPUFuncOp, run: PatternRun, patterns: FrozenRewritePatternSet) -> None:

@@ -42,7 +42,7 @@ def _collect_uses(block: ir.Block, launch: Launch, found: list[OpUse]) -> None:
                     _collect_uses(inner, launch, found)
             continue
         use = pattern.shared_use(op, launch, pattern.check(op, launch))
-        if use is not None and (use.scratch is not None or use.accesses):
+        if use is not None and (use.scratch is not None or use.accesses or use.synchronizes):
             found.append((op, use))
 
 

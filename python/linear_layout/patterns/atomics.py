@@ -1,6 +1,6 @@
 """`tt.atomic_rmw` and `tt.atomic_cas` on a tensor of pointers in SIMT form: one
-`memref.atomic_rmw` (a `memref.generic_atomic_rmw` that swaps where the element equals the
-compared value, for `tt.atomic_cas`) per element.
+`memref.atomic_rmw` (an `llvm.cmpxchg` on the element's global pointer, for `tt.atomic_cas`:
+one `atom.cas`) per element.
 
 Each element is updated once, by one thread: the layout's free variables (`get_free_variable_masks`:
 registers, lanes and warps that only hold copies) are skipped, the registers by number and the
@@ -15,14 +15,21 @@ the system scope at least as strong as every `sem`/`scope` Triton prints).
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import arith, memref, scf, vector
+from mlir.dialects import arith, llvm, memref, scf, vector
 from mlir.dialects.arith import AtomicRMWKind
 
 from .common import cast_to
 from .control_flow import lowered_type
 from .kernel import KernelBuilder, Launch, LoweringError, hardware_layout
 from .simt_pattern import SimtPattern
-from .triton_kernel import access_memory, access_operands, check_access, element_offsets, lowered_operand
+from .triton_kernel import (
+    access_memory,
+    access_operands,
+    check_access,
+    element_offsets,
+    global_pointer,
+    lowered_operand,
+)
 
 __all__ = ["ATOMIC_CAS", "ATOMIC_RMW", "atomic_kind"]
 
@@ -67,20 +74,21 @@ def _emit(op: ir.OpView, launch: Launch, kind: AtomicRMWKind) -> list[ir.Value]:
 
 
 def _compare_and_swap(value: ir.Value, compare: ir.Value, memory: ir.Value, index: ir.Value) -> ir.Value:
-    """`memref.generic_atomic_rmw` writing `value` where the element equals `compare` (bitwise
-    for floats, as `cmpxchg`), returning the element's old value."""
+    """One `llvm.cmpxchg` (`atom.cas`, as Triton's) at element `index` of `memory`, writing
+    `value` where the element's bits equal `compare`'s (floats compared as their bits),
+    returning the element's old value."""
     element = value.type
-    rmw = memref.GenericAtomicRMWOp(element, memory, [index])
-    block = rmw.atomic_body.blocks.append(element)
-    with ir.InsertionPoint(block):
-        current = block.arguments[0]
-        if isinstance(element, ir.IntegerType):
-            equal = arith.cmpi(arith.CmpIPredicate.eq, current, compare)
-        else:
-            bits = ir.IntegerType.get_signless(ir.FloatType(element).width)
-            equal = arith.cmpi(arith.CmpIPredicate.eq, arith.bitcast(bits, current), arith.bitcast(bits, compare))
-        memref.atomic_yield(arith.select(equal, value, current))
-    return rmw.result
+    bits = element if isinstance(element, ir.IntegerType) else ir.IntegerType.get_signless(element.width)
+    pointer = global_pointer(memory, index, element)
+    swapped = llvm.cmpxchg(
+        pointer,
+        compare if bits == element else arith.bitcast(bits, compare),
+        value if bits == element else arith.bitcast(bits, value),
+        llvm.AtomicOrdering.acq_rel,
+        llvm.AtomicOrdering.monotonic,
+    )
+    old = llvm.extractvalue(bits, swapped, [0])
+    return old if bits == element else arith.bitcast(element, old)
 
 
 def _emit_cas(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:

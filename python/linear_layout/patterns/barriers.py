@@ -1,5 +1,5 @@
 """Barrier insertion (Triton's Membar) for one kernel, from what each op's pattern declares
-(`SharedUse.accesses`, `ends_with_reads`); this module knows no op.
+(`SharedUse.accesses`, `ends_with_reads`, `synchronizes`); this module knows no op.
 
 A `gpu.barrier` goes before an op whose access to a buffer would race with what other warps did
 to it since the last barrier: a read or write after a write (RAW, WAW), a write after a read
@@ -15,8 +15,8 @@ from mlir import ir
 from mlir.dialects import gpu
 
 from .allocation import OpUse, shared_uses
-from .kernel import kernel_launch
-from .shared_memory import allocating_op, buffer_index
+from .kernel import LoweringError, kernel_launch
+from .shared_memory import buffer_index, memdesc_view
 from .simt_pattern import Access, BufferAccess
 
 __all__ = ["insert_barriers"]
@@ -26,12 +26,18 @@ def _buffer(op: ir.OpView, access: BufferAccess) -> int | None:
     """The index of the workgroup buffer `access` of `op` touches; None before allocation."""
     if access.memdesc is None:
         return buffer_index(op)
-    owner = allocating_op(access.memdesc)
-    return buffer_index(owner.opview) if owner is not None else None
+    try:  # through views (ttg.memdesc_index, ...) and loop arguments to its ttg.local_alloc
+        buffer = memdesc_view(access.memdesc).buffer
+    except LoweringError:
+        return None
+    return buffer if buffer >= 0 else None
 
 
 def _races(pending: set[Access], kind: Access) -> bool:
-    return Access.WRITE in pending or (kind is Access.WRITE and Access.READ in pending)
+    if kind is Access.ASYNC_WRITE:  # copies in flight are unordered: a barrier between two orders nothing
+        return bool(pending - {Access.ASYNC_WRITE})
+    writes = Access.WRITE in pending or Access.ASYNC_WRITE in pending
+    return writes or (kind is Access.WRITE and Access.READ in pending)
 
 
 Pending = dict[int, set[Access]]
@@ -63,6 +69,9 @@ def _walk(block: ir.Block, by_op: dict, pending: Pending, insert: bool) -> Pendi
         if use is None:
             if len(op.regions):
                 pending = _walk_regions(op, by_op, pending, insert)
+            continue
+        if use.synchronizes:  # a barrier of its own (after ttg.async_wait): nothing is pending
+            pending.clear()
             continue
         accesses = [(index, access.kind) for access in use.accesses if (index := _buffer(op, access)) is not None]
         if not accesses:

@@ -7,15 +7,21 @@ tensor of a kernel); the op is rebuilt with those types, its blocks' operations 
 op, block arguments are cast back to tensors for the ops not yet lowered, and each `scf.yield`
 yields vectors. A condition or bound is a scalar, the same in every thread of a Triton kernel
 (`tt.func` control flow is uniform), so the branches and trips need no masks.
+
+`scf.for` also carries the shared-memory views and async tokens of Triton's pipelined loops: a
+memdesc as its i32 start (its buffer and XOR recorded on the loop, `shared_memory.CARRIED_MEMDESCS`,
+the same on entry and on every back edge), a `!ttg.async_token` as an i32 that nothing reads.
 """
 
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import scf
+from mlir.dialects import arith, scf
 
+from ..ir.text import type_kind
 from .common import cast_to
-from .kernel import Launch, vector_type
+from .kernel import Launch, LoweringError, vector_type
+from .shared_memory import CARRIED_MEMDESCS, is_memdesc, memdesc_start, memdesc_view
 from .simt_pattern import SimtPattern
 
 __all__ = ["ASSERT", "SCF_FOR", "SCF_IF", "SCF_WHILE", "lowered_type"]
@@ -23,17 +29,54 @@ __all__ = ["ASSERT", "SCF_FOR", "SCF_IF", "SCF_WHILE", "lowered_type"]
 
 def lowered_type(t: ir.Type, launch: Launch) -> ir.Type:
     """The per-thread type of a value of type `t`: a distributed tensor's `vector<R x T>` (its
-    `!tt.ptr` elements as `index` offsets), any other type unchanged."""
-    return vector_type(t, launch) if isinstance(t, ir.RankedTensorType) else t
+    `!tt.ptr` elements as `index` offsets), a memdesc's start and an async token as i32, any
+    other type unchanged."""
+    if isinstance(t, ir.RankedTensorType):
+        return vector_type(t, launch)
+    if _is_carried_scalar(t):
+        return ir.IntegerType.get_signless(32)
+    return t
+
+
+def _is_carried_scalar(t: ir.Type) -> bool:
+    return is_memdesc(t) or type_kind(t) == "ttg.async_token"
+
+
+def lowered_value(value: ir.Value, launch: Launch) -> ir.Value:
+    """`value` as its `lowered_type`: a memdesc's start (`memdesc_start`, 0 for an allocation)."""
+    if is_memdesc(value.type):
+        start = memdesc_start(value)
+        return start if start is not None else arith.constant(ir.IntegerType.get_signless(32), 0)
+    return cast_to(value, lowered_type(value.type, launch))
 
 
 def _carries_tensors(op: ir.OpView) -> bool:
-    return any(isinstance(v.type, ir.RankedTensorType) for v in op.operation.results)
+    return any(isinstance(v.type, ir.RankedTensorType) or _is_carried_scalar(v.type) for v in op.operation.results)
 
 
 def _check(op: ir.OpView, launch: Launch) -> None:
     for value in op.operation.results:
         lowered_type(value.type, launch)  # LoweringError when a layout does not fit the launch
+        if op.operation.name != "scf.for" and is_memdesc(value.type):
+            raise LoweringError(f"a shared-memory view carried by '{op.operation.name}' is not lowered")
+
+
+def _check_for(op: ir.OpView, launch: Launch) -> list[int]:
+    """The `CARRIED_MEMDESCS` pairs of the loop: each memdesc argument's buffer and XOR, the same
+    entering the loop and on its back edge (LoweringError otherwise)."""
+    _check(op, launch)
+    operation = op.operation
+    terminator = list(operation.regions[0].blocks[0].operations)[-1]
+    pairs: list[int] = []
+    for init, yielded in zip(list(operation.operands)[3:], terminator.operands):
+        if not is_memdesc(init.type):
+            pairs += [-1, 0]
+            continue
+        entry = memdesc_view(init)
+        if memdesc_view(yielded) != entry:
+            raise LoweringError("a loop-carried shared-memory view changes its buffer or subslice on the back edge")
+        pairs += [entry.buffer, entry.xor]
+    return pairs
 
 
 def _move_block(old: ir.Block, new: ir.Block, replacements: list[ir.Value], launch: Launch) -> None:
@@ -46,7 +89,7 @@ def _move_block(old: ir.Block, new: ir.Block, replacements: list[ir.Value], laun
         ip.insert(op.operation.detach_from_parent())
     terminator = list(new.operations)[-1]
     with ir.InsertionPoint(terminator), terminator.location:
-        values = [cast_to(v, lowered_type(v.type, launch)) for v in terminator.operands]
+        values = [lowered_value(v, launch) for v in terminator.operands]
         if terminator.name == "scf.condition":
             scf.condition(values[0], values[1:])
         else:
@@ -65,10 +108,12 @@ def _emit_if(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
     return [cast_to(value, old.type) for value, old in zip(new.results, operation.results)]
 
 
-def _emit_for(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
+def _emit_for(op: ir.OpView, launch: Launch, plan: list[int]) -> list[ir.Value]:
     operation = op.operation
     lower, upper, step, *inits = operation.operands
-    new = scf.ForOp(lower, upper, step, [cast_to(v, lowered_type(v.type, launch)) for v in inits])
+    new = scf.ForOp(lower, upper, step, [lowered_value(v, launch) for v in inits])
+    if any(index >= 0 for index in plan[::2]):
+        new.operation.attributes[CARRIED_MEMDESCS] = ir.DenseI64ArrayAttr.get(plan)
     old_body = operation.regions[0].blocks[0]
     with ir.InsertionPoint(new.body), operation.location:
         carried = [
@@ -90,18 +135,20 @@ def _rebuilt_block(old: ir.Block, region: ir.Region, launch: Launch) -> None:
 def _emit_while(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
     operation = op.operation
     results = [lowered_type(r.type, launch) for r in operation.results]
-    new = scf.WhileOp(results, [cast_to(v, lowered_type(v.type, launch)) for v in operation.operands])
+    new = scf.WhileOp(results, [lowered_value(v, launch) for v in operation.operands])
     for k in range(2):
         _rebuilt_block(operation.regions[k].blocks[0], new.regions[k], launch)
     return [cast_to(value, old.type) for value, old in zip(new.results, operation.results)]
 
 
 def _while_carries_tensors(op: ir.OpView) -> bool:
-    return _carries_tensors(op) or any(isinstance(v.type, ir.RankedTensorType) for v in op.operation.operands)
+    return _carries_tensors(op) or any(
+        isinstance(v.type, ir.RankedTensorType) or _is_carried_scalar(v.type) for v in op.operation.operands
+    )
 
 
 SCF_IF = SimtPattern(("scf.if",), _check, _emit_if, matches=_carries_tensors)
-SCF_FOR = SimtPattern(("scf.for",), _check, _emit_for, matches=_carries_tensors)
+SCF_FOR = SimtPattern(("scf.for",), _check_for, _emit_for, matches=_carries_tensors)
 SCF_WHILE = SimtPattern(("scf.while",), _check, _emit_while, matches=_while_carries_tensors)
 
 

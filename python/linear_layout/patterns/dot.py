@@ -14,17 +14,26 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, llvm, math, vector
 
-from ..planning.dot import FmaDotPlan, MmaDotPlan, MmaStep, plan_fma_dot, plan_mma_dot, plan_operand_ldmatrix
+from ..core.layout import LinearLayout
+from ..planning.dot import (
+    MMA_TYPES,
+    FmaDotPlan,
+    MmaDotPlan,
+    MmaStep,
+    plan_fma_dot,
+    plan_mma_dot,
+    plan_operand_ldmatrix,
+)
 from ..planning.layouts import PlannerError
-from ..planning.matrix import matrix_instructions
+from ..planning.matrix import MatrixSide, matrix_instructions
 from .common import cast_to
 from .kernel import KernelBuilder, Launch, LoweringError, hardware_layout, vector_type
-from .matrix_memory import _ldmatrix, _Rows, _Word, _Words  # the matrix conversions' emitters, shared
-from .shared_memory import assemble, buffer_of, shared_buffer_of
+from .matrix_memory import MatrixRows, assemble_matrix, load_matrix
+from .shared_memory import in_allocation, shared_buffer_of, view_address
 from .simt_pattern import SimtPattern
 from .vectors import element_bits
 
-__all__ = ["DOT", "operand_ldmatrix_load"]
+__all__ = ["DOT", "operand_ldmatrix_load", "operand_ldmatrix_side"]
 
 _IEEE = 2  # formats.ENUMS["precision"]["ieee"], tt.dot's default
 _HARDWARE_DIMS = ("register", "lane", "warp", "block")
@@ -48,10 +57,6 @@ def _fma_plan(a: ir.Type, b: ir.Type, result: ir.Type, launch: Launch) -> FmaDot
             f"'tt.dot' with operands spread over threads along K ({error}): only the FMA path (dot operands "
             "of a blocked parent) is lowered; #ttg.nvidia_mma (mma.sync) dots are not yet"
         ) from None
-
-
-#: A/B element type name -> (the PTX multiplicand type, its bits); accumulators f32 or i32.
-_MMA_TYPES = {"f16": ("f16", 16), "bf16": ("bf16", 16), "f32": ("tf32", 32), "i8": ("s8", 8)}
 
 
 def _check(op: ir.OpView, launch: Launch) -> FmaDotPlan | MmaDotPlan:
@@ -78,11 +83,11 @@ def _mma_plan(a: ir.Type, b: ir.Type, result: ir.Type, launch: Launch, fma_error
     name = str(a.element_type)
     accumulator = str(result.element_type)
     accumulators = ("i32",) if name == "i8" else ("f32", "f16") if name == "f16" else ("f32",)
-    if name not in _MMA_TYPES or str(b.element_type) != name or accumulator not in accumulators:
+    if name not in MMA_TYPES or str(b.element_type) != name or accumulator not in accumulators:
         raise fma_error
     a_layout, b_layout, c_layout = (hardware_layout(t, launch) for t in (a, b, result))
     try:
-        return plan_mma_dot(a_layout, b_layout, c_layout, _MMA_TYPES[name][1], launch.threads_per_warp)
+        return plan_mma_dot(a_layout, b_layout, c_layout, MMA_TYPES[name][1], launch.threads_per_warp)
     except PlannerError as error:
         raise LoweringError(f"{fma_error}; not an mma.sync dot either: {error}") from None
 
@@ -161,7 +166,7 @@ def _emit_mma(op: ir.OpView, launch: Launch, plan: MmaDotPlan) -> list[ir.Value]
     a, b, c = (cast_to(v, vector_type(v.type, launch)) for v in op.operation.operands)
     result = op.operation.results[0]
     target = vector_type(result.type, launch)
-    ptx_type = _MMA_TYPES[str(op.operation.operands[0].type.element_type)][0]
+    ptx_type = MMA_TYPES[str(op.operation.operands[0].type.element_type)][0]
     registers = ir.VectorType(target).shape[0]
     values = {r: vector.extract(c, [], [r]) for r in range(registers)}
     for step in plan.steps:
@@ -177,21 +182,32 @@ DOT = SimtPattern(("tt.dot",), _check, _emit)
 # ---- dot operands loaded with ldmatrix
 
 
+def operand_ldmatrix_side(
+    result: LinearLayout, memdesc_type: ir.Type, element: ir.Type, num_warps: int, chip: str | None
+) -> MatrixSide | None:
+    """The ``ldmatrix`` side of a ``ttg.local_load`` of a dot operand (`planning.dot.plan_operand_ldmatrix`:
+    Triton's choice: 16-bit operands, and the A operand of tf32 and i8 dots), or None where the chip
+    has no ldmatrix, the elements are not 8, 16 or 32-bit or the element offsets do not fit. ``result``: the loaded tensor's layout padded to the launch;
+    ``memdesc_type``: the buffer it reads. The lowering and the report both ask this."""
+    bits = element_bits(element)
+    if "ldmatrix" not in matrix_instructions(chip) or bits not in (8, 16, 32):
+        return None
+    to_offset = result.invert_and_compose(shared_buffer_of(memdesc_type).layout)
+    return plan_operand_ldmatrix(to_offset, num_warps or 1, bits)
+
+
 def operand_ldmatrix_load(op: ir.OpView, launch: Launch) -> ir.Value | None:
-    """A ``ttg.local_load`` of 16-bit data as ``nvvm.ldmatrix`` where the chip has it and the
-    element offsets fit (`planning.dot.plan_operand_ldmatrix`: Triton's choice for dot operands);
-    the loaded per-thread vector, or None (the caller uses plain shared loads)."""
+    """A ``ttg.local_load`` of a dot operand as ``nvvm.ldmatrix`` where the chip has it and the
+    element offsets fit (:func:`operand_ldmatrix_side`); the loaded per-thread vector, or None
+    (the caller uses plain shared loads)."""
     result_type = op.operation.results[0].type
     element = result_type.element_type
-    if "ldmatrix" not in matrix_instructions(launch.chip) or element_bits(element) != 16:
-        return None
     memdesc = op.operation.operands[0]
-    to_offset = hardware_layout(result_type, launch).invert_and_compose(shared_buffer_of(memdesc.type).layout)
-    side = plan_operand_ldmatrix(to_offset, launch.num_warps or 1)
+    layout = in_allocation(hardware_layout(result_type, launch), memdesc.type)  # a subslice: its allocation's
+    side = operand_ldmatrix_side(layout, memdesc.type, element, launch.num_warps or 1, launch.chip)
     if side is None:
         return None
     builder = KernelBuilder(op, launch)
-    rows = _Rows(builder, buffer_of(memdesc), side, element)
-    pieces = [piece for ins in side.instructions for piece in _ldmatrix(rows, ins)]
-    words = tuple(_Word(registers) for ins in side.instructions for registers in ins.words)
-    return assemble(_Words(len(words[0].registers), words), pieces, element, builder.vector_type(result_type))
+    rows = MatrixRows(builder, view_address(op, memdesc), side, element)
+    pieces = [piece for ins in side.instructions for piece in load_matrix(rows, ins)]
+    return assemble_matrix(side, pieces, element, builder.vector_type(result_type))

@@ -17,24 +17,34 @@ from .common import cast_to
 from .dot import operand_ldmatrix_load
 from .kernel import KernelBuilder, Launch, LoweringError, hardware_layout
 from .shared_memory import (
-    allocating_op,
+    ViewAddress,
     assemble,
+    buffer_elements,
     buffer_index,
-    buffer_of,
     emit_loads,
     emit_stores,
+    in_allocation,
+    memdesc_view,
     shared_buffer_of,
+    view_address,
+    view_instructions,
     workgroup_argument,
 )
 from .simt_pattern import Access, BufferAccess, Scratch, SharedUse, SimtPattern
 from .vectors import element_bits
 
-__all__ = ["LOCAL_ALLOC", "LOCAL_DEALLOC", "LOCAL_LOAD", "LOCAL_STORE", "local_access"]
+__all__ = [
+    "LOCAL_ALLOC",
+    "LOCAL_DEALLOC",
+    "LOCAL_LOAD",
+    "LOCAL_STORE",
+    "local_access",
+]
 
 
 def local_access(op: ir.OpView, tensor_type: ir.RankedTensorType, memdesc_type: ir.Type, kind: str, launch: Launch):
     """The planned accesses of a local store or load (LoweringError when there is no plan)."""
-    distributed = hardware_layout(tensor_type, launch)
+    distributed = in_allocation(hardware_layout(tensor_type, launch), memdesc_type)
     shared = shared_buffer_of(memdesc_type).layout
     try:
         return plan_local_access(distributed, shared, element_bits(tensor_type.element_type), kind=kind)
@@ -42,11 +52,12 @@ def local_access(op: ir.OpView, tensor_type: ir.RankedTensorType, memdesc_type: 
         raise LoweringError(f"cannot lower {op.operation.name} of {tensor_type}: {error}") from None
 
 
-def _emit_store(op: ir.OpView, tensor: ir.Value, buffer: ir.Value, memdesc_type: ir.Type, launch: Launch) -> None:
+def _emit_store(op: ir.OpView, tensor: ir.Value, where: ViewAddress, memdesc_type: ir.Type, launch: Launch) -> None:
     access = local_access(op, tensor.type, memdesc_type, "store", launch)
     builder = KernelBuilder(op, launch)
     value = cast_to(tensor, builder.vector_type(tensor.type))
-    emit_stores(builder, buffer, value, access, list(access.instructions), builder.thread_offsets(access.thread_offset))
+    base, instructions = view_instructions(builder, access, where)
+    emit_stores(builder, where.buffer, value, access, instructions, base)
 
 
 def _check_alloc(op: LocalAllocOp, launch: Launch) -> None:
@@ -61,13 +72,12 @@ def _emit_alloc(op: LocalAllocOp, launch: Launch, plan: None) -> list[ir.Value]:
         raise LoweringError("a ttg.local_alloc needs its workgroup buffer: run allocate_shared_memory")
     buffer = workgroup_argument(op, index)
     if op.src is not None:
-        _emit_store(op, op.src, buffer, op.result.type, launch)
+        _emit_store(op, op.src, ViewAddress(buffer, None, 0), op.result.type, launch)
     return [cast_to(buffer, op.result.type)]
 
 
 def _check_buffer(memdesc_value: ir.Value) -> None:
-    if allocating_op(memdesc_value) is None:
-        raise LoweringError("the shared buffer does not come from a ttg.local_alloc of this function")
+    memdesc_view(memdesc_value)  # LoweringError when it does not come from a ttg.local_alloc
 
 
 def _check_store(op: LocalStoreOp, launch: Launch) -> None:
@@ -76,7 +86,7 @@ def _check_store(op: LocalStoreOp, launch: Launch) -> None:
 
 
 def _emit_local_store(op: LocalStoreOp, launch: Launch, plan: None) -> list[ir.Value]:
-    _emit_store(op, op.src, buffer_of(op.dst), op.dst.type, launch)
+    _emit_store(op, op.src, view_address(op, op.dst), op.dst.type, launch)
     return []
 
 
@@ -92,21 +102,17 @@ def _emit_load(op: LocalLoadOp, launch: Launch, plan: None) -> list[ir.Value]:
     access = local_access(op, op.result.type, op.src.type, "load", launch)
     builder = KernelBuilder(op, launch)
     element = op.result.type.element_type
-    pieces = emit_loads(
-        builder,
-        buffer_of(op.src),
-        element,
-        access,
-        list(access.instructions),
-        builder.thread_offsets(access.thread_offset),
-    )
+    where = view_address(op, op.src)
+    base, instructions = view_instructions(builder, access, where)
+    pieces = emit_loads(builder, where.buffer, element, access, instructions, base)
     return [cast_to(assemble(access, pieces, element, builder.vector_type(op.result.type)), op.result.type)]
 
 
 def _alloc_use(op: LocalAllocOp, launch: Launch, plan: None) -> SharedUse:
-    """A buffer of its own, written when the alloc has a source."""
-    buffer = shared_buffer_of(op.result.type)
-    scratch = Scratch(buffer.memdesc.element_type, buffer.layout.get_in_dim_size("offset"), pooled=False)
+    """A buffer of its own (one per leading index of a multi-buffered allocation, `N x` the
+    shared layout's offsets), written when the alloc has a source."""
+    element = shared_buffer_of(op.result.type).memdesc.element_type
+    scratch = Scratch(element, buffer_elements(op.result.type), pooled=False)
     return SharedUse(scratch, (BufferAccess(Access.WRITE),) if op.src is not None else ())
 
 

@@ -36,19 +36,22 @@ from ..planning.matrix import MatrixInstruction, MatrixPlan, MatrixSide
 from .common import cast_to
 from .kernel import KernelBuilder, Launch, LoweringError
 from .shared_memory import (
+    ViewAddress,
     assemble,
     buffer_index,
     emit_loads,
     emit_stores,
     exchange_barrier,
     from_words,
+    reachable_bits,
     scratch_word_element,
     to_words,
+    view_base,
     workgroup_argument,
 )
 from .vectors import element_bits, gather
 
-__all__ = ["emit_matrix"]
+__all__ = ["MatrixRows", "assemble_matrix", "emit_matrix", "load_matrix"]
 
 SHARED_POINTER = "!llvm.ptr<3>"
 _DYNAMIC = -(2**31)  # llvm.getelementptr: the index is an operand
@@ -68,22 +71,29 @@ class _Words:
     copies: tuple[tuple[int, int], ...] = ()
 
 
-class _Rows:
-    """Row pointers of one matrix side of a conversion."""
+class MatrixRows:
+    """The row pointers of one ``ldmatrix``/``stmatrix`` side (`planning.matrix.MatrixSide`) in
+    the workgroup ``buffer``: ``row`` = the buffer's base + ``side.address(lane, warp)`` elements
+    of ``element``, and :meth:`pointer` the row of one instruction (``row ^ instruction.offset``);
+    ``attributes`` are the instructions' (``.trans`` as the side says, 8x8 b16 matrices).
 
-    def __init__(self, builder: KernelBuilder, buffer: ir.Value, side: MatrixSide, element: ir.Type) -> None:
+    Used by the conversions' matrix emitter (`emit_matrix`) and by the dot operands' ldmatrix
+    (`patterns.dot`)."""
+
+    def __init__(
+        self, builder: KernelBuilder, buffer: ir.Value | ViewAddress, side: MatrixSide, element: ir.Type
+    ) -> None:
+        where = buffer if isinstance(buffer, ViewAddress) else ViewAddress(buffer, None, 0)  # a view: start, XOR
         self.builder = builder
         self.element = element
         self.pointer_type = ir.Type.parse(SHARED_POINTER)
         i64 = ir.IntegerType.get_signless(64)
-        start = memref.extract_aligned_pointer_as_index(buffer)
+        start = memref.extract_aligned_pointer_as_index(where.buffer)
         self.base = llvm.inttoptr(self.pointer_type, arith.index_cast(i64, start))
-        self.offset = builder.thread_offsets(side.address)[0]
+        self.thread_bits = reachable_bits(side.address)
+        base, self.xor = view_base(builder, builder.thread_offsets(side.address), self.thread_bits, where)
+        self.offset = base[0]
         self.row = self._gep(self.base, arith.extui(i64, self.offset))
-        self.thread_bits = 0
-        for _, bases in side.address.bases:
-            for basis in bases:
-                self.thread_bits |= basis[0]
         self.attributes = dict(
             layout=ir.Attribute.parse(f"#nvvm.mma_layout<{'col' if side.trans else 'row'}>"),
             shape=ir.Attribute.parse("#nvvm.ld_st_matrix_shape<m = 8, n = 8>"),
@@ -95,11 +105,15 @@ class _Rows:
         return llvm.getelementptr(self.pointer_type, base, dynamic, raw, self.element, llvm.GEPNoWrapFlags.none)
 
     def pointer(self, ins: MatrixInstruction) -> ir.Value:
-        if not ins.offset:
+        """The row this lane addresses for ``ins``: a constant step from ``row`` when the offset
+        (XORed with a view's origin) shares no bit with the lanes' row offsets (an immediate in
+        PTX), else an ``xori``."""
+        offset = ins.offset ^ self.xor
+        if not offset:
             return self.row
-        if not ins.offset & self.thread_bits:
-            return self._gep(self.row, ins.offset)
-        moved = arith.xori(self.offset, self.builder.const_i32(ins.offset))
+        if not offset & self.thread_bits:
+            return self._gep(self.row, offset)
+        moved = arith.xori(self.offset, self.builder.const_i32(offset))
         return self._gep(self.base, arith.extui(ir.IntegerType.get_signless(64), moved))
 
 
@@ -119,12 +133,12 @@ def _unpack(word: ir.Value, count: int, element: ir.Type) -> ir.Value:
     return vector.bitcast(ir.VectorType.get([count], element), one)
 
 
-def _stmatrix(rows: _Rows, value: ir.Value, ins: MatrixInstruction) -> None:
+def _stmatrix(rows: MatrixRows, value: ir.Value, ins: MatrixInstruction) -> None:
     words = [_pack(value, registers, rows.element) for registers in ins.words]
     nvvm.stmatrix(rows.pointer(ins), words, **rows.attributes)
 
 
-def _stmatrices(builder: KernelBuilder, rows: _Rows, value: ir.Value, side: MatrixSide, rep: int) -> None:
+def _stmatrices(builder: KernelBuilder, rows: MatrixRows, value: ir.Value, side: MatrixSide, rep: int) -> None:
     """The `stmatrix` of repetition `rep`, under the side's store predicate (`scf.if`) when warps
     repeat data: then only the warps outside its mask store."""
     cond = builder.store_predicate(side.predicate)
@@ -136,7 +150,9 @@ def _stmatrices(builder: KernelBuilder, rows: _Rows, value: ir.Value, side: Matr
             scf.YieldOp([])
 
 
-def _ldmatrix(rows: _Rows, ins: MatrixInstruction) -> list[ir.Value]:
+def load_matrix(rows: MatrixRows, ins: MatrixInstruction) -> list[ir.Value]:
+    """One ``nvvm.ldmatrix`` (``.x{len(ins.words)}``) at ``rows.pointer(ins)``: the pieces of its
+    words, each word unpacked into its registers' elements (`assemble_matrix` places them)."""
     i32 = ir.IntegerType.get_signless(32)
     num = len(ins.words)
     result = i32 if num == 1 else ir.Type.parse(f"!llvm.struct<({', '.join(['i32'] * num)})>")
@@ -158,7 +174,9 @@ def emit_matrix(op: ConvertLayoutOp, launch: Launch, plan: MatrixPlan, warp_only
     if words:  # 32-bit floats move as i32 words (the pooled i32 scratch)
         value, element = to_words(value), scratch_word_element(element)
     store, load = (plan.matrix, plan.other) if plan.matrix.kind == "store" else (plan.other, plan.matrix)
-    rows = {id(side): _Rows(builder, buffer, side, element) for side in (store, load) if isinstance(side, MatrixSide)}
+    rows = {
+        id(side): MatrixRows(builder, buffer, side, element) for side in (store, load) if isinstance(side, MatrixSide)
+    }
     bases = {
         id(side): builder.thread_offsets(side.thread_offset)
         for side in (store, load)
@@ -177,7 +195,7 @@ def emit_matrix(op: ConvertLayoutOp, launch: Launch, plan: MatrixPlan, warp_only
         exchange_barrier(warp_only)
         if isinstance(load, MatrixSide):
             for ins in (i for i in load.instructions if i.rep == rep):
-                pieces += _ldmatrix(rows[id(load)], ins)
+                pieces += load_matrix(rows[id(load)], ins)
         else:
             pieces += emit_loads(
                 builder, buffer, element, load, [i for i in load.instructions if i.rep == rep], bases[id(load)]
@@ -187,6 +205,13 @@ def emit_matrix(op: ConvertLayoutOp, launch: Launch, plan: MatrixPlan, warp_only
     if not isinstance(load, MatrixSide):
         result = assemble(load, pieces, element, assembled_type)
     else:
-        loaded = tuple(_Word(registers) for ins in load.instructions for registers in ins.words)
-        result = assemble(_Words(len(loaded[0].registers), loaded, load.copies), pieces, element, assembled_type)
+        result = assemble_matrix(load, pieces, element, assembled_type)
     return from_words(result, result_type) if words else result
+
+
+def assemble_matrix(side: MatrixSide, pieces: list[ir.Value], element: ir.Type, result_type: ir.Type) -> ir.Value:
+    """The per-thread vector of ``result_type`` from the pieces of a loading side's ``ldmatrix``
+    (`load_matrix`, in instruction order): each word's elements go to its registers, and the
+    side's ``copies`` fill the registers that repeat another."""
+    words = tuple(_Word(registers) for ins in side.instructions for registers in ins.words)
+    return assemble(_Words(len(words[0].registers), words, side.copies), pieces, element, result_type)

@@ -5,11 +5,24 @@ A shared buffer is a workgroup attribution of the `gpu.func` (`memref<N x T,
 `allocation.offset`: the `ll.workgroup_buffer` attribute holds the index of the attribution
 among the kernel's workgroup attributions (set by `allocate_shared_memory` in `allocation.py`).
 A lowered `ttg.local_alloc` is an `unrealized_conversion_cast` of its buffer to the memdesc type.
+
+**Views** (`ttg.memdesc_index`, `memdesc_subslice`, `memdesc_trans`, `memdesc_reshape`, and
+memdescs carried through `scf.for`): a memdesc is its allocation's buffer (static: found by
+`memdesc_view`, through the views and the loops), a dynamic element `start` (an i32: the first
+element of one buffer of a multi-buffered allocation, a multiple of the buffer's size, so it adds
+to any offset inside it) and a static `xor`: a subslice at origin `o` of a buffer whose shared
+layout is `S` reads its element `x` at `S^-1(o) ^ S^-1(x)` (Triton's `toLinearLayout` of a
+subslice), so every address of the view is XORed with `S^-1(o)`. A lowered view is the cast of
+its i32 start to the memdesc type, with `ll.memdesc = array<i64: buffer, xor>`; a lowered
+`scf.for` carries a memdesc as its i32 start, with `ll.carried_memdescs` (buffer and xor per
+iteration argument, -1 for the others) on the loop.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import math
 from dataclasses import dataclass
 
 from mlir import ir
@@ -17,22 +30,36 @@ from mlir.dialects import arith, gpu, memref, nvvm, scf, vector
 
 from ..core.layout import LinearLayout
 from ..ir.bridge import MemDesc, from_attribute, memdesc_of
-from .common import CAST
+from ..ir.text import memdesc_parameters, type_kind
+from .common import CAST, cast_to
 from .kernel import KernelBuilder, LoweringError
 from .vectors import concat, concat_units, element_bits, from_units, gather, to_units, unit
 
 __all__ = [
+    "CARRIED_MEMDESCS",
+    "MEMDESC_VIEW",
     "WORKGROUP_BUFFER",
+    "MemdescView",
     "SharedBuffer",
+    "ViewAddress",
     "assemble",
+    "buffer_elements",
     "emit_loads",
     "emit_stores",
     "emit_swaps",
     "exchange_barrier",
     "from_words",
+    "in_allocation",
+    "is_memdesc",
+    "memdesc_start",
+    "memdesc_view",
     "scratch_word_element",
     "shared_buffer_of",
+    "shared_index",
     "to_words",
+    "view_address",
+    "view_base",
+    "view_instructions",
     "warp_synchronous",
     "workgroup_argument",
     "workgroup_type",
@@ -40,6 +67,11 @@ __all__ = [
 
 #: The attribute naming an op's workgroup buffer (the index among the workgroup attributions).
 WORKGROUP_BUFFER = "ll.workgroup_buffer"
+#: On a lowered memdesc view (the cast of its i32 start): `array<i64: buffer, xor>`.
+MEMDESC_VIEW = "ll.memdesc"
+#: On a lowered `scf.for`: `array<i64: buffer, xor, ...>`, a pair per iteration argument (-1, 0
+#: for one that is not a memdesc).
+CARRIED_MEMDESCS = "ll.carried_memdescs"
 
 
 def workgroup_type(elements: int, element: ir.Type) -> ir.MemRefType:
@@ -56,13 +88,32 @@ class SharedBuffer:
     layout: LinearLayout
 
 
+def buffer_elements(memdesc_type: ir.Type) -> int:
+    """Elements of `memdesc_type`: its leading dims (those its shared layout does not map) times
+    the layout's offsets. Example: `!ttg.memdesc<2x32x32xf16, #shared>` (a 32 x 32 layout) has
+    2048, and each of its two buffers (`ttg.memdesc_index`) 1024."""
+    buffer = shared_buffer_of(memdesc_type)
+    shape = buffer.memdesc.shape
+    leading = math.prod(shape[: len(shape) - len(buffer.layout.get_out_dim_names())])
+    return leading * buffer.layout.get_in_dim_size("offset")
+
+
+def _laid_out_shape(t: ir.Type) -> list[int]:
+    """The shape a memdesc's encoding lays out: its allocation's (a subslice view's is bigger
+    than the view), without the leading buffer dims of a multi-buffered allocation (those the
+    encoding's rank does not reach), as Triton's `toLinearLayout(MemDescType)`."""
+    allocation = list(memdesc_parameters(t).allocation)
+    rank = getattr(from_attribute(memdesc_of(t).encoding), "rank", len(allocation))
+    return allocation[len(allocation) - rank :] if isinstance(rank, int) and 0 < rank <= len(allocation) else allocation
+
+
 def shared_buffer_of(t: ir.Type) -> SharedBuffer:
     """The memdesc type `t` as a buffer (LoweringError when its layout is not a linear shared
     layout of one CTA)."""
     try:
         memdesc = memdesc_of(t)
         encoding = from_attribute(memdesc.encoding)
-        shared = encoding if isinstance(encoding, LinearLayout) else encoding.to_linear_layout(list(memdesc.shape))
+        shared = encoding if isinstance(encoding, LinearLayout) else encoding.to_linear_layout(_laid_out_shape(t))
     except (TypeError, ValueError, AttributeError) as error:
         raise LoweringError(f"cannot lower {t}: {error}") from None
     if not shared.has_in_dim("offset") or any(n not in ("offset", "block") for n in shared.get_in_dim_names()):
@@ -87,31 +138,210 @@ def buffer_index(op: ir.OpView) -> int | None:
     return attributes[WORKGROUP_BUFFER].value if WORKGROUP_BUFFER in attributes else None
 
 
-def allocating_op(memdesc_value: ir.Value) -> ir.Operation | None:
-    """The `ttg.local_alloc` (or, once lowered, the cast of its buffer) defining a memdesc value."""
-    owner = memdesc_value.owner
+# ---------------------------------------------------------------------------- views
+
+
+def is_memdesc(t: ir.Type) -> bool:
+    """Whether `t` is a `!ttg.memdesc` (or, linearized, a `!ttg.memdesc_view`)."""
+    return type_kind(t) in ("ttg.memdesc", "ttg.memdesc_view")
+
+
+@dataclass(frozen=True)
+class MemdescView:
+    """Where a memdesc value lives: workgroup buffer `buffer`, its addresses XORed with `xor`."""
+
+    buffer: int
+    xor: int
+
+
+def _operation(value: ir.Value) -> ir.Operation | None:
+    owner = value.owner
     if isinstance(owner, ir.OpView):
         owner = owner.operation
-    if isinstance(owner, ir.Operation) and owner.name in ("ttg.local_alloc", CAST):
-        return owner
-    return None
+    return owner if isinstance(owner, ir.Operation) else None
 
 
-def buffer_of(memdesc_value: ir.Value) -> ir.Value:
-    """The workgroup memref behind a memdesc value (LoweringError when it has none)."""
-    owner = allocating_op(memdesc_value)
-    if owner is not None and owner.name == CAST:
-        return owner.operands[0]
-    index = buffer_index(owner.opview) if owner is not None else None
-    if owner is None or index is None:
+def _workgroup_index(memref_value: ir.Value) -> int:
+    """The attribution index of a workgroup buffer (a block argument of the kernel)."""
+    if not isinstance(memref_value, ir.BlockArgument):
+        raise LoweringError("a shared buffer that is not a workgroup attribution of the kernel")
+    kernel = memref_value.owner.owner.opview
+    return memref_value.arg_number - len(kernel.function_type.value.inputs)
+
+
+def subslice_xor(op: ir.Operation) -> int:
+    """`S^-1(origin)` of a `ttg.memdesc_subslice`: the XOR its view applies to every address
+    (`S`: the shared layout of its source, over the allocation shape).
+
+    Requires: the origin is a multiple of the view's shape in every dimension (LoweringError)."""
+    origin = list(ir.DenseI32ArrayAttr(op.attributes["offsets"]))
+    shape = memdesc_parameters(op.results[0].type).shape
+    if any(o % n for o, n in zip(origin, shape)):
+        raise LoweringError(f"a subslice at offsets {origin}, not a multiple of its shape {list(shape)}")
+    layout = shared_buffer_of(op.operands[0].type).layout
+    inverse = layout.invert()
+    return inverse.apply(dict(zip(inverse.get_in_dim_names(), origin)))["offset"]
+
+
+def _carried(op: ir.Operation, position: int) -> MemdescView | None:
+    """The view a lowered `scf.for` records for its iteration argument `position`."""
+    if CARRIED_MEMDESCS not in op.attributes:
+        return None
+    pairs = list(ir.DenseI64ArrayAttr(op.attributes[CARRIED_MEMDESCS]))
+    return MemdescView(pairs[2 * position], pairs[2 * position + 1])
+
+
+def _loop_source(op: ir.Operation, position: int) -> tuple[MemdescView | None, ir.Value]:
+    """(the recorded view, or None and the initial value) of iteration argument `position`."""
+    recorded = _carried(op, position)
+    return recorded, op.operands[3 + position]
+
+
+def _step(value: ir.Value) -> tuple[MemdescView | None, ir.Value | None, int]:
+    """One step of `memdesc_view`: (the view when found, else the value to follow, the XOR the
+    step adds)."""
+    if isinstance(value, ir.BlockArgument):
+        parent = value.owner.owner
+        if parent.name != "scf.for" or value.arg_number == 0:  # a function argument, a while loop's
+            raise LoweringError("the shared buffer does not come from a ttg.local_alloc of this function")
+        return (*_loop_source(parent, value.arg_number - 1), 0)
+    op = _operation(value)
+    if op is None:
         raise LoweringError("the shared buffer does not come from a ttg.local_alloc of this function")
-    return workgroup_argument(owner.opview, index)
+    name = op.name
+    if name == "ttg.local_alloc":
+        index = buffer_index(op.opview)
+        return MemdescView(-1 if index is None else index, 0), None, 0
+    if name == CAST:
+        if MEMDESC_VIEW in op.attributes:
+            buffer, xor = ir.DenseI64ArrayAttr(op.attributes[MEMDESC_VIEW])
+            return MemdescView(buffer, xor), None, 0
+        source = op.operands[0]
+        if isinstance(source.type, ir.MemRefType):
+            return MemdescView(_workgroup_index(source), 0), None, 0
+        return None, source, 0
+    if name == "scf.for":
+        return (*_loop_source(op, value.result_number), 0)
+    if name in ("ttg.memdesc_index", "ttg.memdesc_trans", "ttg.memdesc_reshape"):
+        return None, op.operands[0], 0
+    if name == "ttg.memdesc_subslice":
+        return None, op.operands[0], subslice_xor(op)
+    raise LoweringError("the shared buffer does not come from a ttg.local_alloc of this function")
+
+
+def memdesc_view(value: ir.Value) -> MemdescView:
+    """The workgroup buffer (-1 before `allocate_shared_memory`) and the static XOR of memdesc
+    `value`, followed through the views, the loops and the casts of the lowering (see the module
+    docstring); LoweringError when it does not come from a `ttg.local_alloc` of the kernel.
+
+    Postcondition: every memdesc a loop carries keeps its buffer (Triton's pipeliner indexes one
+    allocation per loop argument)."""
+    xor = 0
+    for _ in range(10_000):
+        found, value_next, step = _step(value)
+        xor ^= step
+        if found is not None:
+            return MemdescView(found.buffer, found.xor ^ xor)
+        value = value_next
+    raise LoweringError("a shared buffer whose views form a cycle")
+
+
+def memdesc_start(value: ir.Value) -> ir.Value | None:
+    """The i32 start of memdesc `value` (None: 0), the value a lowered view casts from, or a
+    cast to i32 that resolves once its producer is lowered."""
+    op = _operation(value)
+    if op is not None and op.name == "ttg.local_alloc":
+        return None
+    if op is not None and op.name == CAST and len(op.operands) == 1:
+        source = op.operands[0]
+        if isinstance(source.type, ir.MemRefType):
+            return None
+        if source.type == ir.IntegerType.get_signless(32):
+            return source
+    return cast_to(value, ir.IntegerType.get_signless(32))
+
+
+def lowered_view(start: ir.Value, view: MemdescView, memdesc_type: ir.Type) -> ir.Value:
+    """A lowered view: the cast of its i32 `start` to `memdesc_type`, marked with its buffer
+    and XOR (`ll.memdesc`)."""
+    cast = ir.Operation.create(CAST, results=[memdesc_type], operands=[start])
+    cast.attributes[MEMDESC_VIEW] = ir.DenseI64ArrayAttr.get([view.buffer, view.xor])
+    return cast.result
+
+
+@dataclass(frozen=True)
+class ViewAddress:
+    """What an access of a memdesc needs: the workgroup `buffer`, the dynamic `start` (None: 0)
+    and the static `xor`."""
+
+    buffer: ir.Value
+    start: ir.Value | None
+    xor: int
+
+
+def view_address(where: ir.Value | ir.OpView, memdesc_value: ir.Value) -> ViewAddress:
+    """The `ViewAddress` of memdesc `memdesc_value`, in the kernel of `where` (an op or a value).
+    Note: a start that is not lowered yet is a new cast at the insertion point."""
+    view = memdesc_view(memdesc_value)
+    if view.buffer < 0:
+        raise LoweringError("a ttg.local_alloc needs its workgroup buffer: run allocate_shared_memory")
+    if isinstance(where, ir.Value):
+        where = _operation(where) or where.owner.owner
+    return ViewAddress(workgroup_argument(where, view.buffer), memdesc_start(memdesc_value), view.xor)
+
+
+def reachable_bits(layout: LinearLayout) -> int:
+    """The OR of every basis of `layout` (one output dim): the bits its values may set."""
+    bits = 0
+    for _, bases in layout.bases:
+        for basis in bases:
+            bits |= basis[0]
+    return bits
+
+
+def view_base(
+    builder: KernelBuilder, base: tuple[ir.Value, ir.Value], thread_bits: int, where: ViewAddress
+) -> tuple[tuple[ir.Value, ir.Value], int]:
+    """The thread base of an access through view `where`, and the XOR left for the instruction
+    offsets: the part of the view's XOR on bits the threads set goes into the base (one `xori`),
+    the rest into each instruction's offset (so an additive offset stays additive); the start
+    is added last (its bits lie above the buffer's).
+
+    Formula: base' = (base ^ (xor & thread_bits)) + start; offset' = offset ^ (xor & ~thread_bits)."""
+    in_base = where.xor & thread_bits
+    value = base[0]
+    if in_base:
+        value = arith.xori(value, builder.const_i32(in_base))
+    if where.start is not None:
+        value = arith.addi(value, where.start)
+    if value is base[0]:
+        return base, where.xor
+    return (value, arith.index_castui(ir.IndexType.get(), value)), where.xor & ~thread_bits
+
+
+def in_allocation(layout: LinearLayout, memdesc_type: ir.Type) -> LinearLayout:
+    """`layout` (over the memdesc's shape) over the shape its shared layout maps onto (a
+    `ttg.memdesc_subslice` view is smaller than its allocation; the view's origin is the XOR of
+    its `ViewAddress`)."""
+    for name, size in zip(layout.get_out_dim_names(), _laid_out_shape(memdesc_type)):
+        layout = layout.resize_out_dim(name, size)
+    return layout
+
+
+def view_instructions(builder: KernelBuilder, access, where: ViewAddress):
+    """(thread base, instructions) of the planned `access` through view `where` (`view_base`:
+    the view's XOR split between the base and the instruction offsets, its start added)."""
+    base, xor = view_base(
+        builder, builder.thread_offsets(access.thread_offset), reachable_bits(access.thread_offset), where
+    )
+    instructions = [dataclasses.replace(ins, offset=ins.offset ^ xor) for ins in access.instructions]
+    return base, instructions
 
 
 # ---------------------------------------------------------------------------- emitters
 
 
-def _address(builder: KernelBuilder, base: tuple[ir.Value, ir.Value], offset: int, additive: bool) -> ir.Value:
+def shared_index(builder: KernelBuilder, base: tuple[ir.Value, ir.Value], offset: int, additive: bool) -> ir.Value:
     """`base ^ offset` as an index: an immediate `addi` when the offset shares no bit with
     the base (`additive`), else an `xori` on i32."""
     if offset == 0:
@@ -131,7 +361,7 @@ def emit_stores(
     if_op = scf.IfOp(cond) if cond is not None else None
     with ir.InsertionPoint(if_op.then_block) if if_op is not None else contextlib.nullcontext():
         for ins in instructions:
-            index = _address(builder, base, ins.offset, ins.additive)
+            index = shared_index(builder, base, ins.offset, ins.additive)
             if access.vector == 1:
                 memref.store(vector.extract(value, [], [ins.registers[0]]), buffer, [index])
             else:
@@ -147,7 +377,7 @@ def emit_loads(
     pieces = []
     piece_type = ir.VectorType.get([access.vector], element)
     for ins in instructions:
-        index = _address(builder, base, ins.offset, ins.additive)
+        index = shared_index(builder, base, ins.offset, ins.additive)
         if access.vector == 1:
             pieces.append(memref.load(buffer, [index]))
         else:

@@ -37,6 +37,7 @@ class Access(enum.Enum):
 
     READ = "read"
     WRITE = "write"
+    ASYNC_WRITE = "async write"  # a cp.async: it lands at its wait (whose barrier orders it)
 
 
 @dataclass(frozen=True)
@@ -61,15 +62,19 @@ class BufferAccess:
 
 @dataclass(frozen=True)
 class SharedUse:
-    """What an op does to shared memory: its `scratch` (None: none), the `accesses` it makes, and
+    """What an op does to shared memory: its `scratch` (None: none), the `accesses` it makes,
     whether it has barriers inside that leave only its own reads pending after it
-    (`ends_with_reads`: store | barrier | load); `warp_synchronous`: those barriers are warp
-    barriers (`bar.warp.sync`), which order nothing between warps."""
+    (`ends_with_reads`: store | barrier | load), whether those barriers are warp barriers
+    (`warp_synchronous`: `bar.warp.sync`, which orders nothing between warps), and whether it
+    ends with a barrier that leaves nothing pending (`synchronizes`: `ttg.async_wait`, after
+    which Triton's Membar always places one, since the copies it retires land as writes of their
+    own warps)."""
 
     scratch: Scratch | None = None
     accesses: tuple[BufferAccess, ...] = ()
     ends_with_reads: bool = False
     warp_synchronous: bool = False
+    synchronizes: bool = False
 
 
 Shared = Callable[[ir.OpView, Launch, Any], SharedUse]

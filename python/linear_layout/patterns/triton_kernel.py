@@ -25,6 +25,7 @@ info's constancy) it is one predicated `ld.global`/`st.global` of the same width
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from mlir import ir
@@ -48,7 +49,7 @@ from .kernel import (
 )
 from .outline import _kernel_module, _module_of
 from .simt_pattern import SimtPattern
-from .vectors import concat
+from .vectors import concat, element_of
 
 __all__ = [
     "POINTER_ARGUMENT",
@@ -57,6 +58,7 @@ __all__ = [
     "AccessOperands",
     "access_memory",
     "access_operands",
+    "global_pointer",
     "element_offsets",
     "lowered_operand",
     "annotate_accesses",
@@ -100,9 +102,11 @@ def triton_kernel_launch(kernel: ir.Operation, chip: str | None = None) -> Launc
 class AccessOperands:
     """The operands of a global access, whichever op makes it: `pointer` (a tensor of pointers,
     or for AMD's buffer ops the scalar base), `offsets` (buffer ops: the i32 element offsets from
-    the base), `value` (stored or combined), `compare` (`tt.atomic_cas`), `mask` and `other` (None: absent)."""
+    the base), `value` (stored or combined), `compare` (`tt.atomic_cas`), `mask` and `other` (None: absent),
+    `destination` (the shared buffer of `ttg.async_copy_global_to_local`)."""
 
     pointer: ir.Value
+    destination: ir.Value | None = None
     offsets: ir.Value | None = None
     value: ir.Value | None = None
     compare: ir.Value | None = None
@@ -119,6 +123,7 @@ _ACCESS_OPS = {
     "amdg.buffer_load": ("pointer", "offsets", "stride?", "mask?", "other?"),
     "amdg.buffer_store": ("value", "pointer", "offsets", "stride?", "mask?"),
     "amdg.buffer_atomic_rmw": ("pointer", "offsets", "value", "stride?", "mask?"),
+    "ttg.async_copy_global_to_local": ("pointer", "destination", "mask?", "other?"),
 }
 
 
@@ -200,7 +205,8 @@ def annotate_accesses(kernel: ir.Operation) -> None:
     for op in _accesses(kernel):
         operands = access_operands(op)
         op.attributes[POINTER_ARGUMENT] = ir.IntegerAttr.get(i32, _pointer_argument(operands.pointer, arguments))
-        vectorised = op.name in ("tt.load", "tt.store")  # buffer ops and atomics: one element each
+        # buffer ops and atomics: one element each
+        vectorised = op.name in ("tt.load", "tt.store", "ttg.async_copy_global_to_local")
         vector_size = facts.vector_size(operands.pointer, operands.mask) if vectorised else 1
         op.attributes[VECTOR_ATTRIBUTE] = ir.IntegerAttr.get(i32, vector_size)
 
@@ -291,9 +297,27 @@ def _i32_vector(values: list[int]) -> ir.Value:
     return arith.constant(t, ir.DenseElementsAttr.get([ir.IntegerAttr.get(i32, v) for v in values], type=t))
 
 
+def _bits_of(layout: LinearLayout, in_dims: tuple[str, ...]) -> int:
+    """The output bits any basis of `in_dims` sets (1-D layout): OR of L(d = 2**k)."""
+    found = 0
+    for dim in in_dims:
+        for position in range(layout.get_in_dim_size_log2(dim)):
+            found |= layout.get_basis(dim, position)[0]
+    return found
+
+
+#: `overflow<nsw, nuw>`: an add of non-negative terms with disjoint bits wraps in neither sense.
+_NO_WRAP = "#arith.overflow<nsw, nuw>"
+
+
 def _emit_make_range(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
     """`tt.make_range`: start + L(register, lane, warp) = start + (L(lane, warp) ^ L(register)),
-    the thread's part from the layout's index math, the register part as constants."""
+    the thread's part from the layout's index math, the register part as constants.
+
+    Where the register bases and the thread bases set disjoint bits (every blocked layout), the
+    XOR is an add that wraps in no sense, `L(lane, warp) + L(register)`, emitted as
+    `arith.addi overflow<nsw, nuw>` with `start`: each register is then the thread's one base
+    plus a constant, which the access folds into an immediate offset, as Triton's."""
     t = op.operation.results[0].type
     layout = hardware_layout(t, launch)
     builder = KernelBuilder(op, launch)
@@ -301,11 +325,14 @@ def _emit_make_range(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value
     target = _vector_of(t, launch)
     value = vector.broadcast(target, thread_part)
     constants = _register_constants(layout)
-    if any(constants):
-        value = arith.xori(value, _i32_vector(constants))
     start = op.operation.attributes["start"].value
-    if start:
-        value = arith.addi(value, _i32_vector([start] * len(constants)))
+    thread_dims = tuple(d for d in layout.get_in_dim_names() if d != "register")
+    if any(constants) and _bits_of(layout, ("register",)) & _bits_of(layout, thread_dims):
+        value = arith.xori(value, _i32_vector(constants))
+        constants = [0] * len(constants)
+    if any(constants) or start:
+        flags = ir.Attribute.parse(_NO_WRAP)
+        value = arith.addi(value, _i32_vector([c + start for c in constants]), overflow_flags=flags)
     return [cast_to(value, t)]
 
 
@@ -390,18 +417,17 @@ def _emit_load(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
     operands = access_operands(operation)
     offsets = element_offsets(operands, launch)
     mask, other = lowered_operand(operands.mask, launch), lowered_operand(operands.other, launch)
+    if other is not None and _is_zero(other):
+        other = None  # the predicated load's own `mov $k, 0`, as Triton's
     piece_type = ir.VectorType.get([vec], element)
     bits = _word_bits(element, vec) if mask is not None else None
-    base = _base_address(memory) if bits is not None else None
-    pieces = []
-    for first in range(0, registers, vec):
-        index = vector.extract(offsets, [], [first])
-        condition = vector.extract(mask, [], [first]) if mask is not None else None
+    pieces: list[ir.Value] = []
+    for access in _register_accesses(memory, offsets, mask, registers, vec, element):
+        first, index, condition = access.first, access.index, access.condition
         registers_here = list(range(first, first + vec))
-        if bits is not None and condition is not None and base is not None:
+        if bits is not None and condition is not None and access.address is not None:
             others = vector.shuffle(other, other, registers_here) if other is not None else None
-            address = _address(base, index, element)
-            pieces.append(_predicated_load(condition, address, others, piece_type, bits))
+            pieces.append(_predicated_load(condition, access.address, others, piece_type, bits))
             continue
 
         def load(index=index) -> ir.Value:
@@ -414,6 +440,47 @@ def _emit_load(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
 
         pieces.append(_guarded(condition, load, fallback, piece_type))
     return [cast_to(_concat(pieces, element), t)]
+
+
+def _is_zero(value: ir.Value) -> bool:
+    """Whether `value` is a constant vector of zero bits (0, or +0.0)."""
+    operation = _defining(value)
+    if operation is None or operation.name != "arith.constant":
+        return False
+    attribute = operation.attributes["value"]
+    if not isinstance(attribute, ir.DenseElementsAttr) or not attribute.is_splat:
+        return False
+    splat = attribute.get_splat_value()
+    if isinstance(splat, ir.FloatAttr):
+        return splat.value == 0.0 and math.copysign(1.0, splat.value) > 0
+    return isinstance(splat, ir.IntegerAttr) and splat.value == 0
+
+
+@dataclass(frozen=True)
+class _RegisterAccess:
+    """The access of registers [first, first + vec): its element index, its mask bit (None
+    without a mask) and, where it is one predicated instruction, its address."""
+
+    first: int
+    index: ir.Value
+    condition: ir.Value | None
+    address: _Address | None
+
+
+def _register_accesses(
+    memory: ir.Value, offsets: ir.Value, mask: ir.Value | None, registers: int, vec: int, element: ir.Type
+) -> list[_RegisterAccess]:
+    """One access per `vec` registers: the index and mask bit as scalars (`element_of`) and,
+    for a masked access with a predicated form, Triton's address (`_addresses`)."""
+    scalars: dict = {}
+    firsts = range(0, registers, vec)
+    indices = [element_of(offsets, first, scalars) for first in firsts]
+    conditions = [element_of(mask, first, scalars) if mask is not None else None for first in firsts]
+    predicated = mask is not None and _word_bits(element, vec) is not None
+    addresses: list[_Address | None] = [None] * len(indices)
+    if predicated:
+        addresses = list(_addresses(_base_address(memory), indices, element))
+    return [_RegisterAccess(*parts) for parts in zip(firsts, indices, conditions, addresses)]
 
 
 def _word_bits(element: ir.Type, vec: int) -> int | None:
@@ -435,10 +502,125 @@ def _base_address(memory: ir.Value) -> ir.Value:
     return memref.extract_aligned_pointer_as_index(memory)
 
 
-def _address(base: ir.Value, index: ir.Value, element: ir.Type) -> ir.Value:
-    """The 64-bit global byte address of element `index` of the argument at `base`."""
-    size = arith.constant(ir.IndexType.get(), _element_bytes(element))
-    return arith.index_cast(ir.IntegerType.get_signless(64), arith.addi(base, arith.muli(index, size)))
+def _defining(value: ir.Value) -> ir.Operation | None:
+    owner = value.owner
+    if isinstance(owner, ir.OpView):
+        owner = owner.operation
+    return owner if isinstance(owner, ir.Operation) else None
+
+
+def _constant_int(value: ir.Value) -> int | None:
+    operation = _defining(value)
+    if operation is None or operation.name != "arith.constant":
+        return None
+    attribute = operation.attributes["value"]
+    return ir.IntegerAttr(attribute).value if isinstance(attribute, ir.IntegerAttr) else None
+
+
+def _split_constant(value: ir.Value, memo: dict) -> tuple[ir.Value | None, int]:
+    """(rest, c) with value = rest + c and c >= 0 an integer folded out of `addi`s and signed
+    `index_cast`s (None: no rest). Exact for every offset an access may use: moving c >= 0 out
+    of a sign extension changes the value only where `rest + c` overflows to a negative offset,
+    which is out of every argument (a predicated-off access does not read its address). `memo`
+    gives one rest per value."""
+    if value not in memo:
+        memo[value] = _build_split(value, memo)
+    return memo[value]
+
+
+def _build_split(value: ir.Value, memo: dict) -> tuple[ir.Value | None, int]:
+    constant = _constant_int(value)
+    if constant is not None and constant >= 0:
+        return None, constant
+    operation = _defining(value)
+    if operation is not None and operation.name == "arith.index_cast":
+        rest, constant = _split_constant(operation.operands[0], memo)
+        if constant and isinstance(operation.operands[0].type, ir.IntegerType):
+            return (None if rest is None else arith.index_cast(value.type, rest)), constant
+    if operation is not None and operation.name == "arith.addi":
+        (rest_a, a), (rest_b, b) = (_split_constant(o, memo) for o in operation.operands)
+        if a or b:
+            rests = [r for r in (rest_a, rest_b) if r is not None]
+            return (arith.addi(*rests) if len(rests) == 2 else (rests[0] if rests else None)), a + b
+    return value, 0
+
+
+def _terms(index: ir.Value) -> list[ir.Value]:
+    """The summands of an `index` offset (its `arith.addi` tree on `index`)."""
+    operation = _defining(index)
+    if operation is not None and operation.name == "arith.addi" and isinstance(index.type, ir.IndexType):
+        return [term for operand in operation.operands for term in _terms(operand)]
+    return [index]
+
+
+@dataclass(frozen=True)
+class _Address:
+    """A global address as a `!llvm.ptr<1>` register plus an immediate byte offset."""
+
+    register: ir.Value
+    offset: int
+
+    def at(self) -> ir.Value:
+        """The address as one pointer (the offset as a byte `getelementptr`)."""
+        if not self.offset:
+            return self.register
+        i8 = ir.IntegerType.get_signless(8)
+        return llvm.getelementptr(self.register.type, self.register, [], [self.offset], i8, llvm.GEPNoWrapFlags.none)
+
+
+#: A global pointer: the address operand of the predicated accesses, as Triton's.
+GLOBAL_POINTER = "!llvm.ptr<1>"
+_DYNAMIC = -(2**31)  # llvm.getelementptr: the index is an operand
+
+
+def _gep_index(term: ir.Value) -> ir.Value:
+    """The `getelementptr` index of an offset summand: the i32 of a signed `index_cast` (the
+    GEP sign-extends it, as Triton's), else the summand as i64."""
+    operation = _defining(term)
+    if operation is not None and operation.name == "arith.index_cast":
+        source = operation.operands[0]
+        if isinstance(source.type, ir.IntegerType) and source.type.width <= 64:
+            return source
+    return arith.index_cast(ir.IntegerType.get_signless(64), term)
+
+
+def global_pointer(memory: ir.Value, index: ir.Value, element: ir.Type) -> ir.Value:
+    """The `!llvm.ptr<1>` of element `index` (an `index`) of the global memref `memory`."""
+    return _addresses(_base_address(memory), [index], element)[0].at()
+
+
+def _addresses(base: ir.Value, indices: list[ir.Value], element: ir.Type) -> list[_Address]:
+    """The addresses of elements `indices` of the argument at `base` (an `index` address),
+    Triton's way: one `getelementptr` per summand of the index, the summands most accesses
+    share first (so that the registers of a thread share one address register), and the
+    constant part of each index as the immediate byte offset.
+
+    Postcondition: register + offset == base + index * element bytes."""
+    split: list[tuple[list[ir.Value], int]] = []
+    memo: dict = {}
+    for index in indices:
+        rests, constant = [], 0
+        for term in _terms(index):
+            rest, c = _split_constant(term, memo)
+            constant += c
+            if rest is not None:
+                rests.append(rest)
+        split.append((rests, constant))
+    counts: dict = {}
+    for rests, _ in split:
+        for rest in rests:
+            counts[rest] = counts.get(rest, 0) + 1
+    pointer_type = ir.Type.parse(GLOBAL_POINTER)
+    start = llvm.inttoptr(pointer_type, arith.index_cast(ir.IntegerType.get_signless(64), base))
+    found = []
+    for rests, constant in split:
+        pointer = start
+        for rest in sorted(rests, key=lambda r: -counts[r]):
+            pointer = llvm.getelementptr(
+                pointer_type, pointer, [_gep_index(rest)], [_DYNAMIC], element, llvm.GEPNoWrapFlags.none
+            )
+        found.append(_Address(pointer, constant * _element_bytes(element)))
+    return found
 
 
 def _words(piece: ir.Value, bits: int) -> list[ir.Value]:
@@ -450,26 +632,26 @@ def _words(piece: ir.Value, bits: int) -> list[ir.Value]:
 
 
 def _predicated_load(
-    condition: ir.Value, address: ir.Value, others: ir.Value | None, piece_type: ir.Type, bits: int
+    condition: ir.Value, address: _Address, others: ir.Value | None, piece_type: ir.Type, bits: int
 ) -> ir.Value:
     """One predicated `ld.global` of `piece_type` at `address`; `others` (or 0) where off."""
     piece = ir.VectorType(piece_type)
     words = piece.shape[0] * piece.element_type.width // bits
     word = ir.IntegerType.get_signless(bits)
     other_words = _words(others, bits) if others is not None else []
-    asm, constraints = predicated_load(words, bits, others is not None)
+    asm, constraints = predicated_load(words, bits, others is not None, address.offset)
     result = word if words == 1 else llvm.StructType.get_literal([word] * words)
-    loaded = llvm.inline_asm(result, [condition, address, *other_words], asm, constraints)
+    loaded = llvm.inline_asm(result, [condition, address.register, *other_words], asm, constraints)
     values = [loaded] if words == 1 else [llvm.extractvalue(word, loaded, [k]) for k in range(words)]
     packed = vector.from_elements(ir.VectorType.get([words], word), values)
     return vector.bitcast(piece_type, packed)
 
 
-def _predicated_store(condition: ir.Value, address: ir.Value, piece: ir.Value, bits: int) -> None:
+def _predicated_store(condition: ir.Value, address: _Address, piece: ir.Value, bits: int) -> None:
     """One predicated `st.global` of the vector `piece` at `address`."""
     words = _words(piece, bits)
-    asm, constraints = predicated_store(len(words), bits)
-    llvm.inline_asm(None, [*words, condition, address], asm, constraints, has_side_effects=True)
+    asm, constraints = predicated_store(len(words), bits, address.offset)
+    llvm.inline_asm(None, [*words, condition, address.register], asm, constraints, has_side_effects=True)
 
 
 def _zero(element: ir.Type) -> ir.Attribute:
@@ -496,13 +678,11 @@ def _emit_store(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
     value = cast_to(operands.value, _vector_of(value_type, launch))
     mask = lowered_operand(operands.mask, launch)
     bits = _word_bits(element, vec) if mask is not None else None
-    base = _base_address(memory) if bits is not None else None
-    for first in range(0, registers, vec):
-        index = vector.extract(offsets, [], [first])
-        condition = vector.extract(mask, [], [first]) if mask is not None else None
+    for access in _register_accesses(memory, offsets, mask, registers, vec, element):
+        first, index, condition = access.first, access.index, access.condition
         piece = value if vec == registers else vector.shuffle(value, value, list(range(first, first + vec)))
-        if bits is not None and condition is not None and base is not None:
-            _predicated_store(condition, _address(base, index, element), piece, bits)
+        if bits is not None and condition is not None and access.address is not None:
+            _predicated_store(condition, access.address, piece, bits)
             continue
 
         def store(index=index, piece=piece) -> None:

@@ -12,8 +12,10 @@ per-thread vectors (or on scalars), each with the semantics of Triton's interpre
   extui b), N))` (NVPTX selects this as one `mul.hi.u32`);
 - `tt.fp_to_fp` between f16, bf16, f32 and f64 only (the interpreter has no fp8 types): an
   upcast is `arith.extf` (exact); a downcast is `arith.truncf` (to nearest even: `rtne`), and for
-  `rtz` that value moved one step toward zero (its bits minus one) where it rounded away from
-  zero (the stock pipeline drops `truncf`'s `roundingmode`). An fp8 operand is a `LoweringError`.
+  `rtz` from f32 to f16 one `cvt.rz.f16.f32` per register in `llvm.inline_asm`, as Triton's, for
+  other `rtz` downcasts the nearest value moved one step toward zero (its bits minus one) where it
+  rounded away from zero (the stock pipeline drops `truncf`'s `roundingmode`). An fp8 operand is
+  a `LoweringError`.
 
     >>> # %c = tt.clampf %x, %lo, %hi, propagateNan = none : tensor<256xf32, #blocked>
     >>> # becomes  %m = arith.maxnumf %x', %lo' : vector<2xf32>; %c' = arith.minnumf %m, %hi'
@@ -168,6 +170,8 @@ def _emit_fp_to_fp(op: ir.OpView, launch: Launch, mode: str | None) -> list[ir.V
         return _rebuilt(op, launch, lambda x: arith.extf(result_type, x) if source != result else x)
     if ir.FloatType(result).width == ir.FloatType(source).width:  # f16 <-> bf16: through f32, as Triton's
         return _rebuilt(op, launch, lambda x: _through_f32(x, result_type))
+    if mode == "rtz" and isinstance(source, ir.F32Type) and isinstance(result, ir.F16Type):
+        return _rebuilt(op, launch, _cvt_rz_f16)
     if mode == "rtz":
         return _rebuilt(op, launch, lambda x: _toward_zero(x, result_type))
     return _rebuilt(op, launch, lambda x: arith.truncf(result_type, x))
@@ -176,6 +180,24 @@ def _emit_fp_to_fp(op: ir.OpView, launch: Launch, mode: str | None) -> list[ir.V
 def _like(t: ir.Type, element: ir.Type) -> ir.Type:
     """`t` with element type `element` (a scalar type when `t` is one)."""
     return ir.VectorType.get(t.shape, element) if isinstance(t, ir.VectorType) else element
+
+
+#: The PTX of an f32 -> f16 conversion rounded toward zero (the 16 bits of the half), as
+#: Triton's `FpToFpOpConversion`; `simt/dialects/llvm.py` runs it.
+CVT_RZ_F16 = ("cvt.rz.f16.f32 $0, $1;", "=h,f")
+
+
+def _cvt_rz_f16(x: ir.Value) -> ir.Value:
+    """`cvt.rz.f16.f32` on each element of `x` (a scalar or a vector of f32)."""
+    i16, f16 = ir.IntegerType.get_signless(16), ir.F16Type.get()
+
+    def one(element: ir.Value) -> ir.Value:
+        return arith.bitcast(f16, llvm.inline_asm(i16, [element], *CVT_RZ_F16))
+
+    if not isinstance(x.type, ir.VectorType):
+        return one(x)
+    halves = [one(vector.extract(x, [], [k])) for k in range(x.type.shape[0])]
+    return vector.from_elements(ir.VectorType.get(x.type.shape, f16), halves)
 
 
 def _toward_zero(x: ir.Value, result_type: ir.Type) -> ir.Value:

@@ -31,7 +31,7 @@ __all__ = [
 ]
 
 #: The dialects of Triton's own ops (Triton's upstream-dialect ops, arith/math/scf, are not here).
-TRITON_OP_DIALECTS = ("tt", "ttg", "ttng", "amdg", "nvg", "nvws", "gluon", "proton")
+TRITON_OP_DIALECTS = ("tt", "ttg", "ttng", "amdg", "nvg", "nvws", "gluon", "proton", "ttg_unregistered")
 
 
 def _is_triton_name(name: str) -> bool:

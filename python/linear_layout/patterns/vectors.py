@@ -14,6 +14,8 @@ __all__ = [
     "concat",
     "concat_units",
     "element_bits",
+    "element_of",
+    "scalarize_extracts",
     "from_units",
     "gather",
     "select_tree",
@@ -136,3 +138,122 @@ def shuffle_casts(element: ir.Type) -> tuple[Callable[[ir.Value], ir.Value], Cal
             (lambda v: arith.bitcast(element, arith.trunci(i16, v))),
         )
     raise ValueError(f"cannot shuffle {element}")
+
+
+def _owner(value: ir.Value) -> ir.Operation | None:
+    owner = value.owner
+    if isinstance(owner, ir.OpView):
+        owner = owner.operation
+    return owner if isinstance(owner, ir.Operation) else None
+
+
+def _constant_element(attribute: ir.Attribute, k: int, element: ir.Type) -> ir.Value | None:
+    """Element `k` of a dense vector constant as a scalar `arith.constant` (None for others)."""
+    if not isinstance(attribute, ir.DenseElementsAttr):
+        return None
+    dense = ir.DenseIntElementsAttr(attribute) if isinstance(element, ir.IntegerType | ir.IndexType) else None
+    if dense is None and isinstance(element, ir.FloatType):
+        dense = ir.DenseFPElementsAttr(attribute)
+    if dense is None:
+        return None
+    item = dense[0] if attribute.is_splat else dense[k]
+    if isinstance(element, ir.FloatType):
+        return arith.constant(element, ir.FloatAttr.get(element, item))
+    return arith.constant(element, ir.IntegerAttr.get(element, item))
+
+
+def _elementwise(operation: ir.Operation) -> bool:
+    """An `arith`/`math` op on same-shaped vectors with one integer (mask, index) vector result and
+    no region: it maps over elements."""
+    if operation.name.split(".")[0] not in ("arith", "math") or len(operation.results) != 1 or operation.regions:
+        return False
+    result = operation.results[0].type
+    if not isinstance(result, ir.VectorType) or not isinstance(
+        ir.VectorType(result).element_type, ir.IntegerType | ir.IndexType
+    ):
+        return False  # floats stay vectors (f16x2 arithmetic); masks and offsets are integers
+    shape = ir.VectorType(result).shape
+    return all(isinstance(o.type, ir.VectorType) and ir.VectorType(o.type).shape == shape for o in operation.operands)
+
+
+def element_of(value: ir.Value, k: int, memo: dict | None = None) -> ir.Value:
+    """Element `k` of the 1-D per-thread vector `value` as a scalar, computed on scalars.
+
+    Where `value` comes from a broadcast, a dense constant, a `vector.shuffle` or an
+    elementwise `arith`/`math` op, element `k` is rebuilt from the elements of its sources
+    (the op cloned on scalars), so that an access's predicate and offset are scalar values
+    (an `i1` predicate register, as Triton's) rather than lanes extracted from a `vector<R x i1>`
+    that LLVM packs into integers and unpacks with shifts; anything else is one
+    `vector.extract`. `memo` (keyed by (value, k)) shares the scalars between calls.
+
+    Postcondition: the result equals `vector.extract(value, [k])`, of the vector's element type.
+    Example: element 3 of `arith.cmpi slt, broadcast(n), dense<[0..63]>` is `cmpi slt, n, 3`."""
+    memo = {} if memo is None else memo
+    key = (value, k)
+    if key not in memo:
+        memo[key] = _build_element(value, k, memo)
+    return memo[key]
+
+
+def _build_element(value: ir.Value, k: int, memo: dict) -> ir.Value:
+    element = ir.VectorType(value.type).element_type
+    operation = _owner(value)
+    if operation is None:
+        return vector.extract(value, [], [k])
+    name = operation.name
+    if name == "vector.broadcast":
+        source = operation.operands[0]
+        if not isinstance(source.type, ir.VectorType):
+            return source
+        if ir.VectorType(source.type).shape == [1]:
+            return element_of(source, 0, memo)
+    elif name == "arith.constant":
+        scalar = _constant_element(operation.attributes["value"], k, element)
+        if scalar is not None:
+            return scalar
+    elif name == "vector.shuffle":
+        first, second = operation.operands
+        position = list(ir.DenseI64ArrayAttr(operation.attributes["mask"]))[k]
+        size = ir.VectorType(first.type).shape[0]
+        if ir.VectorType(first.type).rank == 1 and position >= 0:
+            return element_of(first, position, memo) if position < size else element_of(second, position - size, memo)
+    elif _elementwise(operation):
+        operands = [element_of(o, k, memo) for o in operation.operands]
+        attributes = {name: operation.attributes[name] for name in operation.attributes}
+        same = (name, tuple(operands), tuple(sorted((n, str(a)) for n, a in attributes.items())))
+        if same not in memo:  # lanes computing the same scalar share it (a broadcast's lanes)
+            memo[same] = ir.Operation.create(name, results=[element], operands=operands, attributes=attributes).result
+        return memo[same]
+    return vector.extract(value, [], [k])
+
+
+def _static_extracts(root: ir.Operation) -> list[ir.Operation]:
+    """The `vector.extract`s of one element of a 1-D vector at a constant position, in order."""
+    found = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        op = op.operation
+        if op.name == "vector.extract" and len(op.operands) == 1:
+            source = ir.VectorType(op.operands[0].type)
+            if source.rank == 1 and len(list(ir.DenseI64ArrayAttr(op.attributes["static_position"]))) == 1:
+                found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    root.walk(visit)
+    return found
+
+
+def scalarize_extracts(root: ir.Operation) -> None:
+    """Every constant-position `vector.extract` of a 1-D vector under `root` rebuilt on scalars
+    (`element_of`), so that masks and integer offsets reach their scalar uses (predicates,
+    addresses, `gpu.shuffle` operands) as scalars computed once, not as lanes of packed vectors;
+    the vector ops left without uses are dead (`canonicalize` erases them).
+
+    Postcondition: every value is unchanged (each rebuilt scalar equals the lane it replaces)."""
+    memos: dict = {}
+    for extract in _static_extracts(root):
+        (position,) = list(ir.DenseI64ArrayAttr(extract.attributes["static_position"]))
+        with ir.InsertionPoint(extract), extract.location:
+            scalar = element_of(extract.operands[0], position, memos.setdefault(extract.block, {}))
+        if scalar != extract.results[0]:
+            extract.results[0].replace_all_uses_with(scalar)

@@ -9,7 +9,8 @@ Modules, each depending only on the ones before it:
 * :mod:`.shared` -- a shared-memory exchange: instructions, offsets, costs (:func:`plan_local_access`);
 * :mod:`.in_warp` -- the in-warp exchange: Triton's decision criterion and the shuffle rounds;
 * :mod:`.plan` -- the single :func:`plan_conversion`, its :class:`Strategy` and one plan class per strategy;
-* :mod:`.floor` -- a plan measured against the bandwidth floor.
+* :mod:`.floor` -- a plan measured against the bandwidth floor;
+* :mod:`.async_copy` -- the copies of an async copy (:func:`plan_async_copy`).
 """
 
 from .banks import BankConflicts, bank_conflicts

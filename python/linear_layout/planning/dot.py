@@ -14,11 +14,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.hardware import WAVEFRONT_BYTES
 from ..core.layout import LinearLayout
 from .layouts import PlannerError
-from .matrix import MatrixInstruction, MatrixSide, _phases_cost, _table  # the matrix planner's cost model
+from .matrix import MatrixInstruction, MatrixSide, matrix_rows_cost
 
-__all__ = ["FmaDotPlan", "MmaDotPlan", "MmaStep", "plan_fma_dot", "plan_mma_dot", "plan_operand_ldmatrix"]
+__all__ = [
+    "MMA_TYPES",
+    "DotCost",
+    "FmaDotPlan",
+    "MmaDotPlan",
+    "MmaStep",
+    "dot_cost",
+    "plan_fma_dot",
+    "plan_mma_dot",
+    "plan_operand_ldmatrix",
+]
 
 
 @dataclass(frozen=True)
@@ -62,6 +73,22 @@ def _uniform_over_threads(needed: np.ndarray, operand: str) -> np.ndarray:
     return needed[0]
 
 
+def _dot_shape(a: LinearLayout, b: LinearLayout, c: LinearLayout) -> tuple[int, int, int]:
+    """(M, K, N) of ``C = A B``: A M x K, B K x N, C M x N over (dim0, dim1); PlannerError for
+    other ranks or shapes that do not match."""
+    for name, layout in (("A", a), ("B", b), ("C", c)):
+        if [dim for dim, _ in layout.out_dims] != ["dim0", "dim1"]:
+            raise PlannerError(f"the dot's {name} is not a matrix over (dim0, dim1): {[d for d, _ in layout.out_dims]}")
+    m, k = a.get_out_dim_size("dim0"), a.get_out_dim_size("dim1")
+    n = b.get_out_dim_size("dim1")
+    if b.get_out_dim_size("dim0") != k or c.get_out_dim_size("dim0") != m or c.get_out_dim_size("dim1") != n:
+        raise PlannerError(
+            f"the dot's shapes do not match: A {m}x{k}, B {b.get_out_dim_size('dim0')}x{n}, "
+            f"C {c.get_out_dim_size('dim0')}x{c.get_out_dim_size('dim1')}"
+        )
+    return m, k, n
+
+
 def plan_fma_dot(a: LinearLayout, b: LinearLayout, c: LinearLayout) -> FmaDotPlan:
     """The registers of each FMA chain of ``C += A B`` (A: M x K, B: K x N, C: M x N; each layout's
     outputs are ``(dim0, dim1)``, its inputs register, lane, warp, block, of one launch).
@@ -72,13 +99,7 @@ def plan_fma_dot(a: LinearLayout, b: LinearLayout, c: LinearLayout) -> FmaDotPla
     Postcondition: ``A[a_registers[r][k]]`` is ``A[m, k]`` and ``B[b_registers[r][k]]`` is
     ``B[k, n]`` in every thread, for C register ``r`` at ``(m, n)``.
     """
-    m, k = a.get_out_dim_size("dim0"), a.get_out_dim_size("dim1")
-    n = b.get_out_dim_size("dim1")
-    if b.get_out_dim_size("dim0") != k or c.get_out_dim_size("dim0") != m or c.get_out_dim_size("dim1") != n:
-        raise PlannerError(
-            f"the dot's shapes do not match: A {m}x{k}, B {b.get_out_dim_size('dim0')}x{n}, "
-            f"C {c.get_out_dim_size('dim0')}x{c.get_out_dim_size('dim1')}"
-        )
+    m, k, n = _dot_shape(a, b, c)
     a_at, b_at = _register_at(a, m, k), _register_at(b, k, n)
     places = _by_thread(c)
     threads = np.arange(places.shape[0])[:, None]
@@ -162,8 +183,7 @@ def plan_mma_dot(
     if multiplicand_bits not in MMA_SHAPES:
         raise PlannerError(f"mma.sync multiplicands of {multiplicand_bits} bits: 8, 16 or 32 are supported")
     k_step, per_register = MMA_SHAPES[multiplicand_bits]
-    m, k = a.get_out_dim_size("dim0"), a.get_out_dim_size("dim1")
-    n = b.get_out_dim_size("dim1")
+    m, k, n = _dot_shape(a, b, c)
     if k % k_step or m % _TILE_M or n % _TILE_N:
         raise PlannerError(f"a {m}x{k}x{n} dot is not made of m16n8k{k_step} tiles")
     a_at, b_at, c_at = _register_at(a, m, k), _register_at(b, k, n), _register_at(c, m, n)
@@ -200,71 +220,85 @@ def plan_mma_dot(
 
 # ---- ldmatrix for a dot operand loaded from a fixed shared layout (ttg.local_load)
 
-_ROW_ELEMENTS_B16 = 8  # one 16-byte row of an 8x8 b16 matrix
-_ROW_BYTES = 16
+_ROW_BYTES = 16  # a row of an 8x8 b16 matrix
+_WORD_BITS = 32  # each lane receives one 32-bit word per matrix
 
 
 def _offsets(layout: LinearLayout, dim: str) -> list[int]:
     return [basis[0] for basis in dict(layout.bases).get(dim, ())]
 
 
-def plan_operand_ldmatrix(to_offset: LinearLayout, num_warps: int) -> MatrixSide | None:
+def plan_operand_ldmatrix(to_offset: LinearLayout, num_warps: int, element_bits: int = 16) -> MatrixSide | None:
     """The ``ldmatrix`` side (`planning.matrix.MatrixSide`: every lane addresses a row at
-    ``address(lane, warp) ^ instruction.offset``) of a 16-bit ``ttg.local_load`` whose element offsets are
+    ``address(lane, warp) ^ instruction.offset``) of a ``ttg.local_load`` of ``element_bits``-bit
+    data (16; 32 and 8 as Triton loads tf32 and i8 A operands) whose element offsets are
     ``to_offset`` ((register, lane, warp[, block]) -> offset: the distributed layout composed with
     the inverse of the fixed shared layout), or None where they do not fit.
 
-    Per the PTX ISA (see `planning.matrix`), lane bits 0, 1 and one register bit ``rho`` (the half of
-    a word) must step through the 8 elements of a 16-byte row: offsets ``rho, l0, l1 = 1, 2, 4``
-    (not transposed) or ``l2, l3, l4 = 1, 2, 4`` (``.trans``, the other three then address rows);
-    every other input must move by whole rows (multiples of 8). Up to two more register bits select
+    Per the PTX ISA (see `planning.matrix`), ``ldmatrix .b16`` gives lane ``4 r + q`` word ``q`` of
+    row ``r`` of each matrix, a row being 16 bytes, ``e = 32 / element_bits`` elements a word. Not
+    transposed, the register bits inside a word step its elements (offsets ``1, .., e / 2``: one
+    bit for 16-bit data, two for 8-bit, none for 32-bit) and lane bits 0, 1 the words
+    (offsets ``e, 2 e``); ``.trans`` (16-bit only, as Triton) has lanes 2..4 step through the row
+    (offsets ``1, 2, 4``) and one register bit and lanes 0, 1 address rows. Every other input
+    must move by whole rows (multiples of ``4 e`` elements). Up to two more register bits select
     the matrices of one instruction (``x4``); the remaining registers are the instructions.
 
-    Requires: ``to_offset`` over register, lane, warp (block of size 1), 32 lanes.
+    Requires: ``to_offset`` over register, lane, warp (block of size 1), 32 lanes; element_bits
+    in 8, 16, 32.
     Postcondition: loading each instruction's rows and unpacking its words puts every element in
     the register ``to_offset`` names for it (the interpreter's ldmatrix checks this end to end).
     """
     registers, lanes, warps = (_offsets(to_offset, dim) for dim in ("register", "lane", "warp"))
-    if len(lanes) != 5 or _offsets(to_offset, "block"):
+    if len(lanes) != 5 or _offsets(to_offset, "block") or element_bits not in (8, 16, 32):
         return None
-    for trans in (False, True):
-        plan = _ldmatrix_form(registers, lanes, warps, trans, to_offset.get_out_dim_size("offset"))
+    for trans in (False, True) if element_bits == 16 else (False,):
+        plan = _ldmatrix_form(registers, lanes, warps, trans, to_offset.get_out_dim_size("offset"), element_bits)
         if plan is not None:
-            return _costed(plan, num_warps)
+            return _costed(plan, num_warps, element_bits // 8)
     return None
 
 
-def _costed(form: tuple, num_warps: int) -> MatrixSide:
+def _costed(form: tuple, num_warps: int, element_bytes: int) -> MatrixSide:
     """The side with its wavefronts (one phase per matrix) and bytes, as `planning.matrix` counts them."""
     trans, num, address, instructions = form
-    table = _table(address, 32, num_warps)[:, : _ROW_ELEMENTS_B16 * num]  # the lanes that supply rows
-    offsets = np.asarray([ins.offset for ins in instructions], dtype=np.int64)
-    addresses = (table[None] ^ offsets[:, None, None]) * 2
-    waves, ideal = _phases_cost(addresses.reshape(-1, _ROW_ELEMENTS_B16), _ROW_BYTES)
-    moved = len(instructions) * num * _ROW_ELEMENTS_B16 * _ROW_BYTES * len(table)
+    offsets = [ins.offset for ins in instructions]
+    waves, ideal, moved = matrix_rows_cost(address, offsets, num, num_warps, element_bytes)
     return MatrixSide("ldmatrix", trans, num, address, tuple(instructions), waves, ideal, moved)
 
 
-def _ldmatrix_form(registers: list[int], lanes: list[int], warps: list[int], trans: bool, offsets: int) -> tuple | None:
+def _in_word(registers: list[int], per_word: int) -> list[int] | None:
+    """The register bits stepping through a word's elements (offsets 1, 2, ..), or None."""
+    steps = []
+    for offset in (1 << k for k in range(per_word.bit_length() - 1)):
+        if offset not in registers:
+            return None
+        steps.append(registers.index(offset))
+    return steps
+
+
+def _ldmatrix_form(
+    registers: list[int], lanes: list[int], warps: list[int], trans: bool, offsets: int, element_bits: int = 16
+) -> tuple | None:
     """(trans, num, address, instructions) when the offsets fit ``ldmatrix`` (``.trans``)."""
-    if not trans and 1 not in registers:
-        return None
-    rho = registers.index(1) if not trans else 0
-    if trans:  # contents (l2, l3, l4) = 1, 2, 4; rows (rho, l0, l1)
+    per_word = _WORD_BITS // element_bits
+    row_elements = _ROW_BYTES * 8 // element_bits
+    if trans:  # contents (l2, l3, l4) = 1, 2, 4; rows (rho, l0, l1); 16-bit only
         if lanes[2:] != [1, 2, 4]:
             return None
-        rho_candidates = [k for k, o in enumerate(registers) if o and o % _ROW_ELEMENTS_B16 == 0]
+        rho_candidates = [k for k, o in enumerate(registers) if o and o % row_elements == 0]
         if not rho_candidates:
             return None
-        rho = rho_candidates[0]
-        rows = [registers[rho], lanes[0], lanes[1]]
+        word = [rho_candidates[0]]
+        rows = [registers[word[0]], lanes[0], lanes[1]]
     else:
-        if lanes[:2] != [2, 4]:
+        found = _in_word(registers, per_word)
+        if found is None or lanes[:2] != [per_word, 2 * per_word]:
             return None
+        word = found
         rows = lanes[2:]
-    used = {rho}
-    spare = [k for k, o in enumerate(registers) if k not in used and o % _ROW_ELEMENTS_B16 == 0]
-    if any(o % _ROW_ELEMENTS_B16 for o in rows + warps) or len(spare) + 1 != len(registers):
+    spare = [k for k, o in enumerate(registers) if k not in word and o % row_elements == 0]
+    if any(o % row_elements for o in rows + warps) or len(spare) + len(word) != len(registers):
         return None
     matrix_bits = spare[:2]
     rest = spare[2:]
@@ -286,6 +320,97 @@ def _ldmatrix_form(registers: list[int], lanes: list[int], warps: list[int], tra
         words = []
         for i in range(num):
             matrix = base | sum(1 << matrix_bits[b] for b in range(len(matrix_bits)) if i >> b & 1)
-            words.append((matrix, matrix | 1 << rho))
+            words.append(_word_registers(matrix, word))
         instructions.append(MatrixInstruction(0, tuple(words), offset))
     return trans, num, address, tuple(instructions)
+
+
+def _word_registers(matrix: int, word: list[int]) -> tuple[int, ...]:
+    """The registers of one word, its lowest element first: ``matrix`` with each combination of
+    the in-word register bits ``word`` (bit ``b`` of the element index sets register bit ``word[b]``)."""
+    return tuple(matrix | sum(1 << word[b] for b in range(len(word)) if j >> b & 1) for j in range(1 << len(word)))
+
+
+# ---- the predicted cost of one dot (the report's row)
+
+#: A/B element type (as MLIR prints it) -> (the PTX multiplicand type of mma.sync, its bits).
+MMA_TYPES = {"f16": ("f16", 16), "bf16": ("bf16", 16), "f32": ("tf32", 32), "i8": ("s8", 8)}
+
+
+@dataclass(frozen=True)
+class DotCost:
+    """The predicted cost of one ``tt.dot``: ``mma`` (``mma.sync`` per warp, of shape ``path``),
+    ``fma`` (``fma`` per thread on the FMA path), ``ldmatrix`` (per warp, loading the operands
+    that come from shared memory through ``ldmatrix``), the shared-memory ``wavefronts`` of those
+    ldmatrix per CTA, their per-access minimum ``ideal`` and the bandwidth ``floor`` (distinct
+    bytes / 128). Counts per warp are the instructions of the kernel's code, as in its PTX."""
+
+    path: str  # "mma.sync m16n8k16" or "fma"
+    mma: int = 0
+    fma: int = 0
+    ldmatrix: int = 0
+    wavefronts: int = 0
+    ideal: int = 0
+    floor: int = 0
+
+    @property
+    def instructions(self) -> int:
+        """The dot's matrix and FMA instructions of one warp: mma.sync + ldmatrix + fma."""
+        return self.mma + self.ldmatrix + self.fma
+
+    def summary(self) -> str:
+        """One line: ``mma.sync m16n8k16: 8 mma, 3 ldmatrix per warp; wavefronts=24 (floor 24, ideal 24)``."""
+        counts = f"{self.fma} fma per thread" if self.path == "fma" else f"{self.mma} mma"
+        if self.path != "fma":
+            counts += f", {self.ldmatrix} ldmatrix per warp"
+        waves = f"wavefronts={self.wavefronts} (floor {self.floor}, ideal {self.ideal})" if self.ldmatrix else ""
+        return f"{self.path}: {counts}; {self.instructions} instruction(s)" + (f"; {waves}" if waves else "")
+
+
+def dot_cost(
+    a: LinearLayout,
+    b: LinearLayout,
+    c: LinearLayout,
+    element: str,
+    threads_per_warp: int = 32,
+    operand_loads: tuple[MatrixSide | None, ...] = (),
+    mma: bool = True,
+) -> DotCost | None:
+    """The cost of ``C = A B + C`` with operand layouts ``a``, ``b`` and result ``c`` (as for
+    :func:`plan_fma_dot`), multiplicands of type ``element`` (``f16``, ``bf16``, ``f32``, ``i8``),
+    and ``operand_loads``: the ldmatrix sides (:func:`plan_operand_ldmatrix`) of the operands
+    loaded from shared memory, None for the others. The path is the lowering's: FMA when every
+    thread holds its operands along K, else ``mma.sync`` (``#ttg.nvidia_mma`` version 2), or None
+    when ``mma`` is False (a target without mma.sync: AMD's MFMA/WMMA dots are not lowered).
+
+    Requires: the layouts fit one of the two paths (PlannerError otherwise).
+    Postcondition: ``mma`` and ``fma`` are the instructions the lowering emits per warp and per
+    thread; ``ldmatrix``, ``wavefronts`` and ``floor`` sum over ``operand_loads``.
+
+    >>> from linear_layout.core.layout import LinearLayout
+    >>> one = LinearLayout.from_bases([("register", [[0, 1]]), ("lane", []), ("warp", []), ("block", [])],
+    ...                               ["dim0", "dim1"], [1, 2])
+    >>> column = LinearLayout.from_bases([("register", [[1, 0]]), ("lane", []), ("warp", []), ("block", [])],
+    ...                                  ["dim0", "dim1"], [2, 1])
+    >>> scalar = LinearLayout.from_bases([("register", []), ("lane", []), ("warp", []), ("block", [])],
+    ...                                  ["dim0", "dim1"], [1, 1])
+    >>> dot_cost(one, column, scalar, "f32").summary()
+    'fma: 2 fma per thread; 2 instruction(s)'
+    """
+    loads = [side for side in operand_loads if side is not None]
+    shared = {
+        "ldmatrix": sum(len(side.instructions) for side in loads),
+        "wavefronts": sum(side.wavefronts for side in loads),
+        "ideal": sum(side.ideal_wavefronts for side in loads),
+        "floor": sum(-(-side.bytes // WAVEFRONT_BYTES) for side in loads),
+    }
+    try:
+        fma = plan_fma_dot(a, b, c)
+        return DotCost("fma", fma=len(fma.a_registers) * fma.k)
+    except PlannerError as fma_error:
+        if not mma:
+            return None
+        if element not in MMA_TYPES:
+            raise PlannerError(f"{fma_error}; no mma.sync for {element} operands") from None
+    plan = plan_mma_dot(a, b, c, MMA_TYPES[element][1], threads_per_warp)
+    return DotCost(f"mma.sync m16n8k{plan.k}", mma=len(plan.steps), **shared)

@@ -87,11 +87,13 @@ from .shared import SharedPlan
 
 __all__ = [
     "MATRIX_CHIPS",
+    "MatrixInstruction",
     "MatrixPlan",
     "MatrixSide",
     "VectorSide",
     "chip_capability",
     "matrix_instructions",
+    "matrix_rows_cost",
     "plan_matrix_conversion",
 ]
 
@@ -601,6 +603,37 @@ def _table(layout: LinearLayout, lanes: int, warps: int) -> np.ndarray:
     return table
 
 
+def matrix_rows_cost(
+    address: LinearLayout,
+    offsets: Sequence[int],
+    num: int,
+    num_warps: int,
+    element_bytes: int,
+    warp_mask: int = 0,
+) -> tuple[int, int, int]:
+    """(wavefronts, ideal, bytes moved) per CTA of ``ldmatrix``/``stmatrix`` instructions
+    ``.x{num}`` whose lanes address rows at ``address(lane, warp) ^ offset`` (elements of
+    ``element_bytes``), one instruction per ``offsets`` entry, by the warps outside ``warp_mask``.
+
+    Each matrix is one phase of shared memory: its 8 rows of 16 bytes (lanes ``8 i .. 8 i + 7``
+    supply the rows of matrix ``i``); a phase costs the most distinct 4-byte words in one bank,
+    and its ideal is its distinct words over 32 banks (`bank_conflicts`' model).
+
+    Requires: ``address`` over (lane, warp) -> offset, 32 lanes; ``num`` in 1, 2, 4.
+    Postcondition: ``wavefronts >= ideal``; ``moved = len(offsets) * num * 128 * active warps``.
+
+    >>> rows = LinearLayout.from_bases([("lane", [[8], [16], [32], [64], [128]]), ("warp", [])], ["offset"], [256],
+    ...                                require_surjective=False)
+    >>> matrix_rows_cost(rows, [0], 4, 1, 2)  # 4 matrices of 8 contiguous 16-byte rows: no conflict
+    (4, 4, 512)
+    """
+    table = _table(address, 32, num_warps)
+    table = table[_active(table.shape, 0, warp_mask)[:, 0]][:, : ROWS * num]  # the warps that access, lanes of rows
+    addresses = (table[None] ^ np.asarray(offsets, dtype=np.int64)[:, None, None]) * element_bytes
+    waves, ideal = _phases_cost(addresses.reshape(-1, ROWS), ROW_BYTES)  # one phase per matrix
+    return waves, ideal, len(offsets) * num * ROWS * ROW_BYTES * len(table)
+
+
 # ============================================================================ the two sides
 
 
@@ -640,12 +673,8 @@ def _matrix_side(
             words.append(tuple(halves))
         instructions.append(MatrixInstruction(rep, tuple(words), offset))
     mask = _thread_masks(m, kind)[1]  # a stmatrix side's lanes are distinct (its tile's rank)
-    table = _table(address, 32, 1 << len(m.warp))
-    table = table[_active(table.shape, 0, mask)[:, 0]][:, : ROWS * num]  # the warps that store, lanes of rows
-    offsets = np.asarray([ins.offset for ins in instructions], dtype=np.int64)
-    addresses = (table[None] ^ offsets[:, None, None]) * element_bytes
-    waves, ideal = _phases_cost(addresses.reshape(-1, ROWS), ROW_BYTES)  # one phase per matrix
-    moved = len(instructions) * num * ROWS * ROW_BYTES * len(table)
+    offsets = [ins.offset for ins in instructions]
+    waves, ideal, moved = matrix_rows_cost(address, offsets, num, 1 << len(m.warp), element_bytes, mask)
     return MatrixSide(
         "stmatrix" if kind == "store" else "ldmatrix",
         choice.trans,

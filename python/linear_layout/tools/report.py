@@ -44,11 +44,28 @@ from ..ttgir.syntax import Op, Region, TtgirSyntaxError, parse_file
 from ..ttgir.types import split_parameters
 from .cli import guarded_main
 from .report_html import report_page
-from .report_ops import LISTED, OtherOp, axis_of, describe, is_atomic, no_layout_work, predict
+from .report_ops import (
+    DOTS,
+    LISTED,
+    OtherOp,
+    axis_of,
+    chip_of,
+    describe,
+    is_atomic,
+    no_layout_work,
+    predict,
+    predict_dot,
+)
 
 __all__ = ["Cost", "ReportRow", "KernelReport", "build_report", "report_ttgir", "format_text", "format_json", "main"]
 
-REPORTED = ("ttg.convert_layout", "ttg.local_load", "ttg.local_store", "ttg.local_alloc")
+REPORTED = (
+    "ttg.convert_layout",
+    "ttg.local_load",
+    "ttg.local_store",
+    "ttg.local_alloc",
+    "ttg.async_copy_global_to_local",  # costed as the local_store of its elements (cp.async writes them)
+)
 # tt.reduce, tt.scan, tt.gather, tt.histogram and atomics are listed, costed, after the table:
 # tools/report_ops.py
 
@@ -174,6 +191,7 @@ def _written_types(source: str, op: Op) -> list[str]:
         "ttg.convert_layout": ("src", "result"),
         "ttg.local_load": ("src", "result"),
         "ttg.local_store": ("src", "dst"),
+        "ttg.async_copy_global_to_local": ("src", "result"),
     }[op.name]
     return [types[name][0] for name in order]
 
@@ -244,6 +262,7 @@ def _access_cost(
 class _Launch:
     num_warps: int
     threads_per_warp: int
+    chip: str | None = None  # the NVIDIA chip of ``ttg.target`` (ldmatrix for dot operands)
 
 
 def _launch(module: ir.Module) -> _Launch:
@@ -252,7 +271,7 @@ def _launch(module: ir.Module) -> _Launch:
     def value(name: str, default: int) -> int:
         return ir.IntegerAttr(attributes[name]).value if name in attributes else default
 
-    return _Launch(value("ttg.num-warps", 4), value("ttg.threads-per-warp", 32))
+    return _Launch(value("ttg.num-warps", 4), value("ttg.threads-per-warp", 32), chip_of(module))
 
 
 def _row(source: str, syntax_op: Op, op: ir.Operation, launch: _Launch) -> ReportRow | None:
@@ -262,6 +281,8 @@ def _row(source: str, syntax_op: Op, op: ir.Operation, launch: _Launch) -> Repor
     src_text, dst_text = (_encoding_text(t) for t in written)
     tensor_type = op.operands[0].type if op.name != "ttg.local_load" else op.results[0].type
     element = ir.RankedTensorType(tensor_type).element_type
+    if op.name == "ttg.async_copy_global_to_local":  # a tensor of pointers: the buffer's elements
+        element = memdesc_of(op.operands[1].type).element_type
     bits = element_bits(element)
     base = {
         "op": op.name,
@@ -280,7 +301,7 @@ def _row(source: str, syntax_op: Op, op: ir.Operation, launch: _Launch) -> Repor
             cost = _conversion_cost(distributed, other, bits, launch.threads_per_warp)
             return ReportRow(**base, cost=cost, layouts=(distributed, other))
         memdesc_type = local_memdesc_type(op)
-        kind = "load" if op.name == "ttg.local_load" else "store"
+        kind = "load" if op.name == "ttg.local_load" else "store"  # an async copy stores
         cost, layouts = _access_cost(distributed, memdesc_type, bits, kind, local_access_view(op))
         return ReportRow(**base, cost=cost, layouts=layouts)
     except (PlannerError, ValueError, TypeError) as error:
@@ -326,13 +347,17 @@ def _spelling(tensor: ir.RankedTensorType, aliases: dict[str, str]) -> str:
 
 
 def _other_op(syntax_op: Op, op: ir.Operation, launch: _Launch, aliases: dict[str, str]) -> OtherOp:
-    # an atomic's layout is its result's (AMD's buffer atomic takes the pointer first)
-    operand = op.results[0].type if is_atomic(op.name) and len(op.results) else op.operands[0].type
+    # an atomic's layout is its result's (AMD's buffer atomic takes the pointer first), a dot's too
+    by_result = (is_atomic(op.name) or op.name in DOTS) and len(op.results)
+    operand = op.results[0].type if by_result else op.operands[0].type
     base = {"op": op.name, "mlir_line": syntax_op.line, "python": python_line(op.location)}
     tensor = operand if isinstance(operand, ir.RankedTensorType) else None
     layout_text = _spelling(tensor, aliases) if tensor is not None and tensor.encoding is not None else ""
     shape = tuple(tensor.shape) if tensor is not None else ()
     try:
+        if op.name in DOTS:
+            dot = predict_dot(op, launch.num_warps, launch.threads_per_warp, launch.chip)
+            return OtherOp(**base, layout=layout_text, shape=shape, detail=describe(op.name, None, None, dot), cost=dot)
         cost = predict(op, launch.num_warps, launch.threads_per_warp)
         layout = None
         if tensor is not None:

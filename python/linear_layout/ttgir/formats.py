@@ -8,10 +8,16 @@ syntax into generic-form pieces (operands, types, attributes) and prints them ba
     $name                  an operand (ODS order in `operands`; `?` optional, `*` variadic) or an
                            attribute named in `attributes` (its kind says how it is spelled)
     type($n)               the type of operand or result n (a list for a variadic one)
+    type(operands)         the types of all operands, in ODS order
     qualified(type($n))    the same; `stripped(type($n))` prints a memdesc as `<...>`, and
                            `stripped(type($n), !tt.ptr)` a type of that dialect prefix
     functional-type        `(operand types) -> result types`
     attr-dict              the remaining attributes, `{...}`
+    custom<Token>($dep, $token)
+                           Triton's optional async token, glued to the value before it:
+                           `[%dep]` (`[]` without a dep) exactly when the op has the `$token` result
+    custom<BarriersAndPreds>($barriers, $preds)
+                           `, %barrier[%pred]` per barrier, glued to the value before it
     ( ... )?               an optional group, present when its `^`-marked element is
 
 Operand types are not in most formats: the reader takes them from the values' definitions.
@@ -28,7 +34,18 @@ from dataclasses import dataclass, field
 
 from .syntax import Token, TtgirSyntaxError, attribute_entries
 
-__all__ = ["OpFormat", "FORMATS", "ENUMS", "Parsed", "parse_custom", "print_custom", "TRITON_DIALECTS"]
+__all__ = [
+    "OpFormat",
+    "FORMATS",
+    "ENUMS",
+    "Parsed",
+    "parse_custom",
+    "print_custom",
+    "TRITON_DIALECTS",
+    "UNDECLARED",
+    "mlir_name",
+    "triton_names",
+]
 
 TRITON_DIALECTS = ("tt", "ttg", "ttng", "amdg", "nvg")
 
@@ -42,6 +59,9 @@ ENUMS: dict[str, dict[str, int]] = {
     "evict": {"normal": 1, "evict_first": 2, "evict_last": 3},
     "reduce_kind": {"add": 1, "min": 2, "max": 3, "inc": 4, "dec": 5, "and": 6, "or": 7, "xor": 8},
     "precision": {"tf32": 0, "tf32x3": 1, "ieee": 2, "bf16x3": 3, "bf16x6": 4},
+    "tmem_wait": {"load": 0, "store": 1},
+    "packed_arith": {"add": 0, "sub": 1, "mul": 2, "fma": 3, "min": 4, "max": 5},
+    "scale_elem": {"e4m3": 0, "e5m2": 1, "e2m3": 2, "e3m2": 3, "e2m1": 4, "bf16": 5, "fp16": 6},
 }
 
 
@@ -83,9 +103,17 @@ class OpFormat:
     def needs_segments(self) -> bool:
         return sum(1 for o in self.operands if o[-1] in "?*") > 1
 
+    def result_names(self) -> tuple[str, ...]:
+        return tuple(r.rstrip("?*") for r in self.results)
+
+    def needs_result_segments(self) -> bool:
+        """Whether the op has more than one optional or variadic result (Triton's
+        `AttrSizedResultSegments`: generic form carries `resultSegmentSizes`)."""
+        return sum(1 for r in self.results if r[-1] in "?*") > 1
+
 
 _FORMAT_TOKEN = re.compile(
-    r"`[^`]*`|\$\w+\^?|qualified\(type\(\$\w+\)\)\^?|stripped\(type\(\$\w+\)(?:,\s*![\w.]+)?\)\^?"
+    r"`[^`]*`|custom<\w+>\([^)]*\)|(?:qualified\()?type\(operands\)\)?|\$\w+\^?|qualified\(type\(\$\w+\)\)\^?|stripped\(type\(\$\w+\)(?:,\s*![\w.]+)?\)\^?"
     r"|type\(\$\w+\)\^?|functional-type\([^)]*\)|attr-dict|\(|\)\??|\S+"
 )
 
@@ -104,6 +132,12 @@ def _compile(format_text: str) -> tuple[_Element, ...]:
             stack[-1].append(_Element("attrdict"))
         elif token.startswith("functional-type"):
             stack[-1].append(_Element("ftype"))
+        elif "type(operands)" in token:
+            stack[-1].append(_Element("operand-types"))
+        elif token.startswith("custom<"):  # custom<Token>($dep), custom<BarriersAndPreds>($b, $p)
+            kind = token[7 : token.index(">")]
+            names = tuple(_Element("ref", n) for n in re.findall(r"\$(\w+)", token))
+            stack[-1].append(_Element(f"custom:{kind}", children=names))
         else:
             anchor = token.endswith("^")
             token = token.rstrip("^")
@@ -204,6 +238,14 @@ _TABLE = (
         ("d",),
         attributes={"inputPrecision": "enum:precision"},
     ),
+    _f(
+        "tt.dot_scaled",
+        "$a (`scale` $a_scale^)? `,` $b (`scale` $b_scale^)? `,` $c `lhs` `=` $a_elem_type `rhs` `=` $b_elem_type "
+        "attr-dict `:` type($a) (`,` type($a_scale)^)? `*` type($b) (`,` type($b_scale)^)? `->` type($d)",
+        ["a", "b", "c", "a_scale?", "b_scale?"],
+        ("d",),
+        attributes={"a_elem_type": "enum:scale_elem", "b_elem_type": "enum:scale_elem"},
+    ),
     _f("tt.gather", "$src `[` $indices `]` attr-dict `:` functional-type", ["src", "indices"]),
     _f(
         "tt.elementwise_inline_asm",
@@ -302,10 +344,9 @@ _TABLE = (
         "$desc `[` $x_offsets `,` $y_offset `]` attr-dict `:` functional-type",
         ["desc", "x_offsets", "y_offset"],
     ),
-    _f(  # `type(operands)`, spelled operand by operand
+    _f(
         "tt.descriptor_scatter",
-        "$desc `[` $x_offsets `,` $y_offset `]` `,` $src attr-dict "
-        "`:` type($desc) `,` type($x_offsets) `,` type($y_offset) `,` type($src)",
+        "$desc `[` $x_offsets `,` $y_offset `]` `,` $src attr-dict `:` type(operands)",
         ["desc", "x_offsets", "y_offset", "src"],
         (),
     ),
@@ -318,6 +359,9 @@ _TABLE = (
     ),
     # ttg (TritonGPUOps.td)
     _f("ttg.convert_layout", _UNARY, ["src"]),
+    _f("ttg.fp4_to_fp", _UNARY, ["src"]),
+    _f("ttg.mask", None, ["pred"], ("result*",)),
+    _f("ttg.mask.return", "$result attr-dict `:` type($result)", ["result*"], ()),
     _f("ttg.barrier", "$addrSpace attr-dict", (), (), attributes={"addrSpace": "keyword"}),
     _f("ttg.local_alloc", "($src^)? attr-dict `:` functional-type", ["src?"]),
     _f(
@@ -391,6 +435,12 @@ _TABLE = (
         ["iv", "ub", "step"],
         attributes={"maxStage": "i32", "stage": "i32"},
     ),
+    # `ttg.warp_specialize` spans regions with keywords between them: `warp_specialize` reads and
+    # writes it; its partitions op only exists in generic form (Triton prints it inside the parent)
+    _f("ttg.warp_specialize", "custom:warp_specialize", ["explicitCaptures*"], ("result*",)),
+    _f("ttg.warp_specialize.partitions", None, (), ()),
+    _f("ttg.warp_yield", "($values^)? attr-dict (`:` type($values)^)?", ["values*"], ()),
+    _f("ttg.warp_return", "attr-dict", (), ()),
     # ttng (TritonNvidiaGPUOps.td)
     _f(
         "ttng.arrive_barrier",
@@ -411,8 +461,17 @@ _TABLE = (
         ["clcResult"],
         attributes={"dim": "enum:proc_id"},
     ),
+    _f("ttng.clc_try_cancel_sync", "attr-dict `:` type($result)"),
     _f("ttng.clc_is_canceled", "$clcResult attr-dict `:` type($clcResult) `->` type($result)", ["clcResult"]),
     _f("ttng.fence_async_shared", "attr-dict", (), ()),
+    _f("ttng.fence_mbarrier_init_release_cluster", "attr-dict", (), ()),
+    _f("ttng.cluster_barrier", "attr-dict", (), ()),
+    _f(
+        "ttng.async_shared_store",
+        "$src `,` $dst `,` $mbarrier attr-dict `:` type($src) `->` qualified(type($dst)) `,` qualified(type($mbarrier))",
+        ["src", "dst", "mbarrier"],
+        (),
+    ),
     _f(
         "ttng.warp_group_dot",
         "$a `,` $b `,` $c (`,` $useC^)? attr-dict `:` type($a) `*` qualified(type($b)) `->` type($d)",
@@ -461,7 +520,98 @@ _TABLE = (
         (),
     ),
     _f("ttng.async_tma_store_wait", "attr-dict", (), ()),
+    _f(
+        "ttng.async_tma_gather",
+        "$desc `[` $x_offsets `,` $y_offset `]` $result `,` $barrier `,` $pred attr-dict `:` type(operands)",
+        ["desc", "x_offsets", "y_offset", "barrier", "result", "pred"],
+        (),
+    ),
+    _f(
+        "ttng.async_tma_scatter",
+        "$desc `[` $x_offsets `,` $y_offset `]` $src attr-dict `:` type(operands)",
+        ["desc", "x_offsets", "y_offset", "src"],
+        (),
+    ),
+    _f(
+        "ttng.async_tma_reduce",
+        "$kind `,` $desc `[` $coord `]` $src attr-dict `:` qualified(type($desc)) `,` qualified(type($src))",
+        ["desc", "coord*", "src"],
+        (),
+        attributes={"kind": "enum:reduce_kind"},
+    ),
+    _f(
+        "ttng.packed_arith",
+        "$op_kind $operands attr-dict `:` functional-type",
+        ["operands*"],
+        attributes={"op_kind": "enum:packed_arith"},
+    ),
+    _f(
+        "ttng.clc_try_cancel",
+        "$result `,` $mbarrier attr-dict `:` qualified(type($result)) `,` qualified(type($mbarrier))",
+        ["result", "mbarrier"],
+        (),
+    ),
+    _f(
+        "ttng.clc_load_result",
+        "$src attr-dict `:` qualified(type($src)) `->` type($clcResult)",
+        ["src"],
+        ("clcResult",),
+    ),
+    _f(
+        "ttng.tensormap_create",
+        "$desc_ptr `,` $global_address `,` `[` $box_dim `]` `,` `[` $global_dim `]` `,` `[` $global_stride `]` "
+        "`,` `[` $element_stride `]` attr-dict `:` functional-type",
+        ["desc_ptr", "global_address", "box_dim*", "global_dim*", "global_stride*", "element_stride*"],
+        (),
+    ),
     _f("ttng.tensormap_fenceproxy_acquire", "$desc_ptr attr-dict `:` qualified(type($desc_ptr))", ["desc_ptr"], ()),
+    # ttng tensor memory (sm_100): the memdesc of `#ttng.tensor_memory` is an opaque type (`types`)
+    _f("ttng.tmem_alloc", "($src^)? attr-dict `:` functional-type", ["src?"], ("result", "token?")),
+    _f(
+        "ttng.tmem_load",
+        "$src custom<Token>($dep, $token) attr-dict `:` qualified(type($src)) `->` type($result) (`,` type($red)^)?",
+        ["src", "dep?"],
+        ("result", "token?", "red?"),
+    ),
+    _f(
+        "ttng.tmem_store",
+        "$src `,` $dst custom<Token>($dep, $token) `,` $pred attr-dict `:` type($src) `->` qualified(type($dst))",
+        ["dst", "dep?", "src", "pred"],
+        ("token?",),
+    ),
+    _f("ttng.tmem_subslice", "$src attr-dict `:` qualified(type($src)) `->` qualified(type($result))", ["src"]),
+    _f(
+        "ttng.tmem_copy",
+        "$src `,` $dst attr-dict `:` qualified(type(operands))",
+        ["src", "dst"],
+        (),
+    ),
+    _f("ttng.tmem_wait", "$kind attr-dict", (), (), attributes={"kind": "enum:tmem_wait"}),
+    _f(
+        "ttng.tc_gen5_mma",
+        "$a `,` $b `,` $d custom<Token>($acc_dep, $token) `,` $useD `,` $pred "
+        "custom<BarriersAndPreds>($barriers, $barrier_preds) attr-dict `:` qualified(type($a)) `,` "
+        "qualified(type($b)) `,` qualified(type($d)) (`,` qualified(type($barriers))^)?",
+        ["a", "b", "d", "acc_dep?", "useD", "pred", "barriers*", "barrier_preds*"],
+        ("token?",),
+    ),
+    _f(
+        "ttng.tc_gen5_mma_scaled",
+        "$a `,` $b `,` $d custom<Token>($acc_dep, $token) `,` $a_scale `,` $b_scale `,` $useD `,` $pred "
+        "`lhs` `=` $a_type `rhs` `=` $b_type custom<BarriersAndPreds>($barriers, $barrier_preds) attr-dict "
+        "`:` qualified(type($a)) `,` qualified(type($b)) `,` qualified(type($d)) `,` qualified(type($a_scale)) "
+        "`,` qualified(type($b_scale)) (`,` qualified(type($barriers))^)?",
+        ["a", "b", "d", "acc_dep?", "a_scale", "b_scale", "useD", "pred", "barriers*", "barrier_preds*"],
+        ("token?",),
+        attributes={"a_type": "enum:scale_elem", "b_type": "enum:scale_elem"},
+    ),
+    _f(
+        "ttng.tc_gen5_commit",
+        "$barrier (`,` $pred^)? (`descs` $descs^)? attr-dict `:` qualified(type($barrier)) "
+        "(`,` qualified(type($descs))^)?",
+        ["barrier", "pred?", "descs*"],
+        (),
+    ),
     # amdg (TritonAMDGPUOps.td)
     _buffer_op("amdg.buffer_load", "", ["ptr", "offsets", "stride?", "mask?", "other?"], other=True),
     _buffer_op("amdg.buffer_store", "$value `,` ", ["value", "ptr", "offsets", "stride?", "mask?"], typed="value"),
@@ -509,10 +659,105 @@ _TABLE = (
         result_rule="token",
     ),
     _f("amdg.async_copy_mbarrier_arrive", "$barrier attr-dict `:` qualified(type($barrier))", ["barrier"], ()),
+    # gfx1250 tensor data mover (TDM): tensor descriptors in, async tokens out
+    _f(
+        "amdg.update_tensor_descriptor",
+        "$desc (`add_offsets` `=` `[` $add_offsets^ `]`)? (`set_bounds` `=` `[` $set_bounds^ `]`)? "
+        "(`pred` `=` $pred^)? attr-dict `:` type($desc)",
+        ["desc", "add_offsets*", "set_bounds*", "pred?"],
+        result_rule="type-of:desc",
+    ),
+    _f(
+        "amdg.async_tdm_copy_global_to_local",
+        "$desc `into` $dst (`,` `barrier` `=` $barrier^)? attr-dict `:` type($desc) "
+        "(`,` qualified(type($barrier))^)? `->` qualified(type($dst))",
+        ["desc", "dst", "barrier?"],
+        ("token",),
+        result_rule="token",
+    ),
+    _f(
+        "amdg.async_tdm_copy_local_to_global",
+        "$desc `from` $src (`,` `barrier` `=` $barrier^)? attr-dict `:` qualified(type($src)) "
+        "(`,` qualified(type($barrier))^)? `->` type($desc)",
+        ["desc", "src", "barrier?"],
+        ("token",),
+        result_rule="token",
+    ),
+    _f(
+        "amdg.async_tdm_fused_copy_global_to_local",
+        "$descs `into` $dsts attr-dict `:` type($descs) `->` qualified(type($dsts))",
+        ["descs*", "dsts*"],
+        ("token",),
+        result_rule="token",
+    ),
+    _f(
+        "amdg.async_tdm_gather",
+        "$desc `[` $indices `]` `to` $dst (`,` `barrier` `=` $barrier^)? attr-dict `:` type($indices) `,` "
+        "qualified(type($dst)) (`,` qualified(type($barrier))^)? `->` type($desc)",
+        ["desc", "indices", "dst", "barrier?"],
+        ("token",),
+        result_rule="token",
+    ),
+    _f(
+        "amdg.async_tdm_scatter",
+        "$desc `[` $indices `]` `from` $src (`,` `barrier` `=` $barrier^)? attr-dict `:` type($indices) `,` "
+        "qualified(type($src)) (`,` qualified(type($barrier))^)? `->` type($desc)",
+        ["desc", "indices", "src", "barrier?"],
+        ("token",),
+        result_rule="token",
+    ),
+    _f("amdg.async_tdm_wait", "$asyncToken attr-dict", ["asyncToken*"], ("retToken",), result_rule="token"),
+    _f(
+        "amdg.tdm_prefetch",
+        "$desc `[` $indices `]` `,` $pred `,` `speculative` `=` $speculative (`returnOffsets` $returnOffsets^)? "
+        "attr-dict `:` type($desc) (`->` type($offsets)^)?",
+        ["desc", "indices*", "pred"],
+        ("offsets?",),
+        attributes={"returnOffsets": "unit"},
+    ),
+    _f("amdg.cluster_barrier_arrive", "attr-dict", (), ()),
+    _f("amdg.cluster_barrier_wait", "attr-dict", (), ()),
     _f("amdg.in_thread_transpose", _UNARY, ["src"]),
+    *(
+        _f(
+            f"amdg.scaled_{kind}",
+            "$input `scale` $scale attr-dict `:` type($input) `,` type($scale) `->` type($output)",
+            ["input", "scale"],
+            ("output",),
+        )
+        for kind in ("upcast_fp4", "upcast_fp8", "downcast_fp4", "downcast_fp8")
+    ),
+    _f("amdg.local_load_packed_transposed", "$src attr-dict `:` qualified(type($src)) `->` type($result)", ["src"]),
+    _f(  # an absent $other still gets its space: `[tensor<...>]  -> <...>`
+        "amdg.buffer_load_to_local",
+        "$ptr `[` $offsets `]` (`mask` `=` $mask^)? (`other` `=` $other^)? (`stride` `=` $stride^)? "
+        "(`cachePolicy` `=` $cachePolicy^)? `into` $dest attr-dict "
+        "`:` type($ptr) `[` type($offsets) `]` type($other) `->` stripped(type($dest))",
+        ["dest", "ptr", "offsets", "mask?", "other?", "stride?"],
+        ("token",),
+        attributes={"cachePolicy": "attribute"},
+        result_rule="token",
+    ),
     _f("amdg.cond_barrier", "$pred attr-dict", ["pred"], ()),
+    _f("amdg.async_tdm_intrinsic_wait", "attr-dict", (), ("token",), result_rule="token"),
+    _f(
+        "amdg.masked_load",
+        "$ptr `,` $mask `,` $falseVal (`,` $multicastMask^)? attr-dict `:` functional-type",
+        ["ptr", "mask", "falseVal", "multicastMask?"],
+    ),
+    _f(
+        "amdg.masked_store",
+        "$ptr `,` $value `,` $mask attr-dict `:` type(operands)",
+        ["ptr", "value", "mask"],
+        (),
+    ),
     # nvg (NVGPUOps.td)
     _f("nvg.cluster_id", "attr-dict", result_rule="fixed:i32"),
+    _f(
+        "nvg.wgmma",
+        "$opA `,` $opB `,` $useC (`,` $opC^)? attr-dict `:` functional-type",
+        ["opA", "opB", "useC", "opC?"],
+    ),
     _f(
         "nvg.ld_acquire",
         "$sem `,` $scope `,` $addr (`,` $mask^)? attr-dict `:` functional-type",
@@ -531,6 +776,33 @@ _TABLE = (
 )
 
 FORMATS: dict[str, OpFormat] = {entry.name: entry for entry in _TABLE}
+
+# `ttg` is the IRDL dialect of `dialect/ttg.irdl.mlir`, which rejects ops it does not declare: the
+# table's other `ttg` ops (IRDL cannot declare `ttg.warp_specialize`'s dotted name, terminators and
+# regions with arguments; `ttg.mask` and `ttg.fp4_to_fp` are not declared yet) are, in MLIR, ops of the unregistered
+# dialect `ttg_unregistered`; `print_ttgir` gives them their names back.
+UNREGISTERED = "ttg_unregistered."
+UNDECLARED = frozenset(
+    {
+        "ttg.warp_specialize",
+        "ttg.warp_specialize.partitions",
+        "ttg.warp_yield",
+        "ttg.warp_return",
+        "ttg.fp4_to_fp",
+        "ttg.mask",
+        "ttg.mask.return",
+    }
+)
+
+
+def mlir_name(name: str) -> str:
+    """The name the op `name` has in the MLIR module (`ttg.warp_yield` -> `ttg_unregistered.warp_yield`)."""
+    return UNREGISTERED + name[4:] if name in UNDECLARED else name
+
+
+def triton_names(asm: str) -> str:
+    """MLIR's generic text `asm` with the ops of `UNDECLARED` under their Triton names."""
+    return asm.replace(f'"{UNREGISTERED}', '"ttg.')
 
 
 @dataclass
@@ -583,7 +855,7 @@ class _Cursor:
         index, depth = self.pos, 0
         while index < len(self.tokens):
             token = self.tokens[index]
-            if depth == 0 and index > self.pos and token.text in (",", "->", "*", "{", ")", "]", "to"):
+            if depth == 0 and index > self.pos and token.text in (",", "->", "*", "{", ")", "]", "[", "to"):
                 break
             if token.text in ("(", "[", "{", "<"):
                 depth += 1
@@ -659,6 +931,13 @@ def _parse_attribute(cursor: _Cursor, name: str, kind: str) -> str | None:
         return '"' + "|".join(words) + '"'
     if kind == "i32":
         return f"{cursor.take().text} : i32"
+    if kind == "attribute":  # a whole attribute, `#tt.cache_policy<cache_modifier = cg, ...>`
+        start = cursor.pos
+        cursor.take()
+        depth = 0
+        while cursor.peek() is not None and (depth or cursor.at("<")):
+            depth += {"<": 1, ">": -1}.get(cursor.take().text, 0)
+        return cursor.span(start, cursor.pos)
     if kind == "i64array":  # `[0, 16]`: a DenseI64ArrayAttr in its short form
         start = cursor.pos
         while not cursor.at("]"):
@@ -721,6 +1000,50 @@ def _parse_functional(cursor: _Cursor, parsed: Parsed) -> None:
     parsed.functional = (operand_types, results)
 
 
+def _parse_token(cursor: _Cursor, element: _Element, parsed: Parsed) -> None:
+    """`[%dep]`, `[]` or nothing: the token result exists exactly when the brackets do."""
+    if not cursor.at("["):
+        return
+    cursor.pos += 1
+    dep, token = (child.text for child in element.children)
+    if cursor.at_kind("value"):
+        parsed.operands[dep] = [cursor.take().text]
+    if not cursor.at("]"):
+        raise cursor.error("expected ']' closing the async token")
+    cursor.pos += 1
+    parsed.types[token] = ["!ttg.async.token"]
+
+
+def _parse_barriers(cursor: _Cursor, element: _Element, parsed: Parsed) -> None:
+    """`, %barrier[%pred]`, repeated."""
+    barriers, predicates = (child.text for child in element.children)
+    parsed.operands[barriers], parsed.operands[predicates] = [], []
+    while cursor.at(",") and cursor.pos + 2 < len(cursor.tokens) and cursor.tokens[cursor.pos + 2].text == "[":
+        cursor.pos += 1
+        parsed.operands[barriers].append(cursor.take().text)
+        cursor.pos += 1
+        if not cursor.at_kind("value"):
+            raise cursor.error("expected the predicate of a barrier")
+        parsed.operands[predicates].append(cursor.take().text)
+        if not cursor.at("]"):
+            raise cursor.error("expected ']' after a barrier's predicate")
+        cursor.pos += 1
+
+
+def result_segments(entry: OpFormat, parsed: Parsed, result_count: int) -> str | None:
+    """`resultSegmentSizes` of an op whose format has several optional results (its first
+    results are the format's required ones)."""
+    if not entry.needs_result_segments():
+        return None
+    sizes = [
+        len(parsed.types.get(name, [])) if raw[-1] in "?*" else 1
+        for raw, name in zip(entry.results, entry.result_names())
+    ]
+    if sum(sizes) != result_count:
+        return None
+    return f"array<i32: {', '.join(map(str, sizes))}>"
+
+
 def _parse_elements(elements, cursor: _Cursor, entry: OpFormat, parsed: Parsed) -> None:
     for element in elements:
         if element.kind == "group":
@@ -734,25 +1057,42 @@ def _parse_elements(elements, cursor: _Cursor, entry: OpFormat, parsed: Parsed) 
         elif element.kind == "ref":
             _parse_ref(cursor, entry, element.text, parsed)
         elif element.kind == "type":
-            variadic = entry.kind_of(element.text) == "variadic" or f"{element.text}*" in entry.results
-            if variadic:
-                parsed.types[element.text] = cursor.parse_type_list()
-            else:
-                parsed.types[element.text] = [cursor.parse_type(element.stripped or "!ttg.memdesc")]
+            _parse_type_element(cursor, element, entry, parsed)
         elif element.kind == "ftype":
             _parse_functional(cursor, parsed)
+        elif element.kind == "operand-types":  # the reader takes operand types from their definitions
+            cursor.parse_type_list()
+        elif element.kind == "custom:Token":
+            _parse_token(cursor, element, parsed)
+        elif element.kind == "custom:BarriersAndPreds":
+            _parse_barriers(cursor, element, parsed)
         elif element.kind == "attrdict" and cursor.at("{"):
-            open_index = cursor.pos
-            depth, index = 0, open_index
-            while True:
-                token = cursor.tokens[index]
-                depth += 1 if token.text in "([{<" and len(token.text) == 1 else 0
-                depth -= 1 if token.text in ")]}>" and len(token.text) == 1 else 0
-                if depth == 0:
-                    break
-                index += 1
-            parsed.attributes.extend(attribute_entries(cursor.text, list(cursor.tokens[open_index + 1 : index])))
-            cursor.pos = index + 1
+            _parse_attribute_dictionary(cursor, parsed)
+
+
+def _parse_type_element(cursor: _Cursor, element: _Element, entry: OpFormat, parsed: Parsed) -> None:
+    """`type($name)`: one type, a list for a variadic, none for an absent operand."""
+    kind = entry.kind_of(element.text)
+    if kind in ("optional", "variadic") and not parsed.operands.get(element.text):
+        return
+    if kind == "variadic" or f"{element.text}*" in entry.results:
+        parsed.types[element.text] = cursor.parse_type_list()
+    else:
+        parsed.types[element.text] = [cursor.parse_type(element.stripped or "!ttg.memdesc")]
+
+
+def _parse_attribute_dictionary(cursor: _Cursor, parsed: Parsed) -> None:
+    open_index = cursor.pos
+    depth, index = 0, open_index
+    while True:
+        token = cursor.tokens[index]
+        depth += 1 if token.text in "([{<" and len(token.text) == 1 else 0
+        depth -= 1 if token.text in ")]}>" and len(token.text) == 1 else 0
+        if depth == 0:
+            break
+        index += 1
+    parsed.attributes.extend(attribute_entries(cursor.text, list(cursor.tokens[open_index + 1 : index])))
+    cursor.pos = index + 1
 
 
 def parse_custom(entry: OpFormat, text: str, tokens: tuple[Token, ...]) -> Parsed:
@@ -831,7 +1171,8 @@ def _print_elements(elements, entry: OpFormat, op: GenericOp, used: set[str], ou
         elif element.kind == "literal":
             out.append(_Literal(element.text))
         elif element.kind == "ref" and entry.kind_of(element.text):
-            out.append(", ".join(op.operands.get(element.text, [])) or "")
+            # an empty variadic outside an optional group still gets its space (`amdg.async_tdm_wait  {num = 0}`)
+            out.append(", ".join(op.operands.get(element.text, [])) or _Empty())
         elif element.kind == "ref":
             used.add(element.text)
             out.append(_print_attribute(entry.attributes.get(element.text, "plain"), op.attributes[element.text]))
@@ -839,19 +1180,41 @@ def _print_elements(elements, entry: OpFormat, op: GenericOp, used: set[str], ou
             types = op.operand_types.get(element.text) or op.result_types.get(element.text) or []
             if element.stripped:
                 types = [_strip_prefix(t, element.stripped) for t in types]
-            out.append(", ".join(types))
+            # the type of an absent optional operand (or of none) still gets its space, as MLIR prints it
+            out.append(", ".join(types) or (_Empty() if entry.kind_of(element.text) else ""))
+        elif element.kind == "operand-types":
+            out.append(", ".join(op.all_operand_types))
         elif element.kind == "ftype":
             results = op.all_result_types
             shown = results[0] if len(results) == 1 else f"({', '.join(results)})"
             out.append(f"({', '.join(op.all_operand_types)}) -> {shown}")
+        elif element.kind.startswith("custom:"):
+            glued = _print_custom_element(element, op)
+            if glued:
+                out[-1] = out[-1] + glued
         elif element.kind == "attrdict":
-            rest = [(k, v) for k, v in op.attributes.items() if k not in used and k != "operandSegmentSizes"]
+            rest = [(k, v) for k, v in op.attributes.items() if k not in used and k not in _SEGMENTS]
             if rest:
                 out.append("{" + ", ".join(k if v is None else f"{k} = {v}" for k, v in rest) + "}")
 
 
+_SEGMENTS = ("operandSegmentSizes", "resultSegmentSizes")
+
+
+def _print_custom_element(element: _Element, op: GenericOp) -> str:
+    first, second = (child.text for child in element.children)
+    if element.kind == "custom:Token":
+        return f"[{', '.join(op.operands.get(first, []))}]" if op.result_types.get(second) else ""
+    pairs = zip(op.operands.get(first, []), op.operands.get(second, []))
+    return "".join(f", {barrier}[{predicate}]" for barrier, predicate in pairs)
+
+
 class _Literal(str):
     """A literal of the format (spaced the way MLIR's generated printers space them)."""
+
+
+class _Empty(str):
+    """An empty operand list: MLIR prints the space before it, and the one after."""
 
 
 def _join(pieces: list[str]) -> str:
@@ -860,9 +1223,17 @@ def _join(pieces: list[str]) -> str:
     out = ""
     space_next = False
     last_was_punctuation = False
+    forced = False  # after an empty operand list: a space whatever comes next
     for piece in pieces:
+        if isinstance(piece, _Empty):
+            out += " " if out and space_next else ""
+            forced = space_next = True
+            continue
         if not piece and not isinstance(piece, _Literal):
             continue
+        if forced:
+            out, forced = out + " ", False
+            space_next = False
         if isinstance(piece, _Literal):
             single = len(piece) == 1 or piece == "->"
             tight = ">)}]," if last_was_punctuation else "<>(){}[],"

@@ -22,8 +22,9 @@ from mlir import ir
 from ..core.limits import LimitError, check_text_limits
 from ..dialects.verifier import FACT_ATTRIBUTES, LaunchFacts, encoding_text_problem
 from ..ir import load_dialects
+from . import warp_specialize
 from .foreign import FOREIGN_PREFIX, is_foreign, opaque_syntax, syntax_attribute
-from .formats import FORMATS, TRITON_DIALECTS, OpFormat, parse_custom
+from .formats import FORMATS, TRITON_DIALECTS, OpFormat, mlir_name, parse_custom, result_segments
 from .syntax import (
     AliasDef,
     Op,
@@ -90,7 +91,7 @@ class _Converter:
         self.types: dict[str, str] = {}
 
     def mlir_text(self, text: str) -> str:
-        return to_mlir_types(expand_opaque_aliases(text, self.aliases))
+        return expand_opaque_aliases(to_mlir_types(text), self.aliases)
 
     # -- values ---------------------------------------------------------------------------------
     def define(self, op: Op, result_types: list[str]) -> None:
@@ -134,6 +135,12 @@ class _Converter:
         if op.generic or not triton:
             self.pass_through(op)
             return
+        if op.name == warp_specialize.NAME:  # several regions with keywords between them
+            try:
+                warp_specialize.read(self, op)
+            except TtgirSyntaxError as error:
+                raise TtgirError(error.bare, error.line, error.column) from None
+            return
         entry = FORMATS[op.name]
         if entry.format == "custom:func":
             self.convert_func(op)
@@ -172,6 +179,8 @@ class _Converter:
                 line = piece.end_line
                 self.out.put(line, "}")
             else:
+                if op.generic and piece.startswith(f'"{op.name}"'):  # `"ttg.mask"` as `"ttg_unregistered.mask"`
+                    piece = f'"{mlir_name(op.name)}"' + piece[len(op.name) + 2 :]
                 self.out.put(line, prefix + self.mlir_text(piece))
                 prefix = ""
         if op.loc:
@@ -210,7 +219,9 @@ class _Converter:
         colon = _last_top_level(tokens, ":")
         iv_type = "index"
         if colon is not None and (_last_top_level(tokens, "->") or -1) < colon:
-            iv_type = self.source[tokens[colon + 1].start : tokens[-1].end]
+            # up to the body's `{` (attributes after the body, `{tt.warp_specialize}`, are not it)
+            type_end = max(i for i, t in enumerate(tokens) if t.line == tokens[colon].line)
+            iv_type = self.source[tokens[colon + 1].start : tokens[type_end].end]
         induction, *iter_args = _loop_argument_names(op)
         self.types[induction] = iv_type
         result_types = [
@@ -238,11 +249,14 @@ class _Converter:
         attributes = [(k, None if v is None else self.mlir_text(v)) for k, v in parsed.attributes]
         if entry.needs_segments():
             attributes.append(("operandSegmentSizes", f"array<i32: {', '.join(map(str, sizes))}>"))
+        result_sizes = result_segments(entry, parsed, len(result_types))
+        if result_sizes:
+            attributes.append(("resultSegmentSizes", result_sizes))
         attribute_text = ", ".join(k if v in (None, "unit") else f"{k} = {v}" for k, v in attributes)
         results = ", ".join(result_types)
         shown = results if len(result_types) == 1 else f"({results})"
         text = (
-            f'{self.results_text(op)}"{op.name}"({", ".join(operands)})'
+            f'{self.results_text(op)}"{mlir_name(op.name)}"({", ".join(operands)})'
             + (f" {{{attribute_text}}}" if attribute_text else "")
             + f" : ({', '.join(operand_types)}) -> {shown}"
         )
@@ -253,7 +267,7 @@ class _Converter:
             return []
         if parsed.functional is not None:
             return [self.mlir_text(t) for t in parsed.functional[1]]
-        named = [t for r in entry.results for t in parsed.types.get(r.rstrip("*"), [])]
+        named = [t for r in entry.result_names() for t in parsed.types.get(r, [])]
         if named and entry.result_rule != "same-as-first-result":
             return [self.mlir_text(t) for t in named]
         rule = entry.result_rule

@@ -299,7 +299,7 @@ class _Parser:
                 if depth > 0:
                     raise self.error(f"unexpected end of input inside '{name_token.text}'", last)
                 break
-            if depth == 0 and token.line > last.line:
+            if depth == 0 and token.line > last.line and not _continues(name_token, token):
                 break
             if self.starts_region(self.pos):
                 pieces.append(self.text[piece_start : token.start])
@@ -355,6 +355,15 @@ class _Parser:
             self.pos = end + 1
         colon = self.expect(":")
         return self.text[label.start : colon.end], tuple(arguments)
+
+
+# Ops whose custom syntax goes on over lines: a line of `ttg.warp_specialize` starting with
+# `default` or `partitionN` continues the op (its next region).
+_CONTINUATION = re.compile(r"default|partition\d+")
+
+
+def _continues(name_token: Token, token: Token) -> bool:
+    return name_token.text == "ttg.warp_specialize" and _CONTINUATION.fullmatch(token.text) is not None
 
 
 def _depth_change(token: Token) -> int:

@@ -3,12 +3,17 @@
 IRDL type parameters are attributes, so Triton's `!ttg.memdesc<128x32xf16, #shared, #smem,
 mutable>` is read as `!ttg.memdesc<[128, 32], f16, #shared, #smem, "mutable">`, a memdesc with
 an allocation shape (`..., mutable, 32x128>`) as `!ttg.memdesc_view<..., [32, 128]>`, and
-`!ttg.async.token` as `!ttg.async_token` (IRDL names cannot hold a dot). Types of Triton's
+`!ttg.async.token` as `!ttg.async_token` (IRDL names cannot hold a dot). A memdesc in tensor
+memory (`#ttng.tensor_memory`, sm_100) is not a shared-memory buffer: it is read as the opaque
+type `!ttng.tensor_memdesc<...>` with Triton's text inside, which no pass mistakes for the
+IRDL memdesc. Types of Triton's
 other dialects (`!tt.ptr<f16>`, `!tt.tensordesc<...>`) stay as written: MLIR keeps them as
 opaque types, whose text is not parsed, so alias references inside them are expanded here.
 
     >>> to_mlir_types("!ttg.memdesc<128x32xf16, #shared, #smem, mutable>")
     '!ttg.memdesc<[128, 32], f16, #shared, #smem, "mutable">'
+    >>> to_mlir_types("!ttg.memdesc<128x64xf32, #tmem, #ttng.tensor_memory, mutable>")
+    '!ttng.tensor_memdesc<128x64xf32, #tmem, #ttng.tensor_memory, mutable>'
     >>> to_triton_types('!ttg.memdesc_view<[8, 128], f32, #s, #ttg.shared_memory, "mutable", [32, 128]>')
     '!ttg.memdesc<8x128xf32, #s, #ttg.shared_memory, mutable, 32x128>'
 """
@@ -36,6 +41,8 @@ class TypeTextError(ValueError):
 _STRING_OR_ANGLE = re.compile(r'"(?:[^"\\]|\\.)*"|[<>]')
 _ALIAS_REF = re.compile(r'"(?:[^"\\]|\\.)*"|#[A-Za-z_][\w$.\-]*')
 _OPAQUE_TYPE = re.compile(r"!(?:tt|ttng|amdg|nvws|gluon)\.[A-Za-z_]\w*<")
+TENSOR_MEMDESC = "!ttng.tensor_memdesc"
+_TENSOR_MEMORY = "#ttng.tensor_memory"
 
 
 def _closing(text: str, open_index: int) -> int:
@@ -107,6 +114,8 @@ def _memdesc_to_mlir(_prefix: str, body: str) -> str:
     dims = _dims(shape_match.group(1)[:-1]) if shape_match.group(1) else []
     element = shape_match.group(2)
     encoding, space = parts[1], parts[2]
+    if space == _TENSOR_MEMORY:
+        return f"{TENSOR_MEMDESC}<{body}>"
     rest = parts[3:]
     mutability = "immutable"
     if rest and rest[0] == "mutable":
@@ -148,7 +157,7 @@ def to_mlir_types(text: str) -> str:
 def to_triton_types(text: str) -> str:
     """The IRDL dialect's type syntax in `text` rewritten to Triton's."""
     text = _replace_types(text, ("!ttg.memdesc<", "!ttg.memdesc_view<"), _memdesc_to_triton)
-    return text.replace("!ttg.async_token", "!ttg.async.token")
+    return text.replace("!ttg.async_token", "!ttg.async.token").replace(TENSOR_MEMDESC + "<", "!ttg.memdesc<")
 
 
 def expand_aliases(text: str, aliases: dict[str, str], depth: int = 0) -> str:

@@ -13,8 +13,9 @@ import re
 from mlir import ir
 
 from ..ir import add_aliases
+from . import result_names, warp_specialize
 from .foreign import FOREIGN_PREFIX, SYNTAX_ATTRIBUTE, restore_text
-from .formats import FORMATS, GenericOp, OpFormat, print_custom
+from .formats import FORMATS, GenericOp, OpFormat, print_custom, triton_names
 from .reader import _last_top_level, _matching_index, _type_list
 from .syntax import AliasDef, Op, Region, attribute_entries, parse_file
 from .types import split_parameters, to_triton_types
@@ -118,26 +119,34 @@ def _distribute(entry: OpFormat, values: list, sizes: list[int] | None) -> dict[
     return out
 
 
-def _result_types_by_name(entry: OpFormat, types: list[str]) -> dict[str, list[str]]:
+def _result_types_by_name(entry: OpFormat, types: list[str], sizes: list[int] | None = None) -> dict[str, list[str]]:
+    names = entry.result_names()
+    if sizes is not None:  # `resultSegmentSizes`
+        starts = [sum(sizes[:index]) for index in range(len(sizes))]
+        return {name: types[start : start + size] for name, start, size in zip(names, starts, sizes)}
     if len(entry.results) == 1 or any(r.endswith("*") for r in entry.results):
-        return {entry.results[0].rstrip("*"): types} if entry.results else {}
-    return {name: [t] for name, t in zip(entry.results, types)}
+        return {names[0]: types} if entry.results else {}
+    return {name: [t] for name, t in zip(names, types)}
+
+
+def _segment_sizes(attributes: dict, key: str) -> list[int] | None:
+    text = attributes.get(key)
+    if text is None:
+        return None
+    return [int(v) for v in text[text.index(":") + 1 :].rstrip(">").split(",") if v.strip()]
 
 
 def _custom_line(source: str, op: Op, entry: OpFormat) -> str:
     operands, properties, attributes, operand_types, result_types = _generic_parts(source, op)
     merged = dict(properties)
     merged.update(attributes)
-    sizes = None
-    if "operandSegmentSizes" in merged:
-        text = merged["operandSegmentSizes"]
-        sizes = [int(v) for v in text[text.index(":") + 1 :].rstrip(">").split(",") if v.strip()]
+    sizes = _segment_sizes(merged, "operandSegmentSizes")
     operand_types = [to_triton_types(t) for t in operand_types]
     result_types = [to_triton_types(t) for t in result_types]
     generic = GenericOp(
         operands=_distribute(entry, operands, sizes),
         operand_types=_distribute(entry, operand_types, sizes),
-        result_types=_result_types_by_name(entry, result_types),
+        result_types=_result_types_by_name(entry, result_types, _segment_sizes(merged, "resultSegmentSizes")),
         all_operand_types=operand_types,
         all_result_types=result_types,
         attributes={k: (None if v is None else to_triton_types(v)) for k, v in merged.items()},
@@ -156,12 +165,16 @@ class _Writer:
     def __init__(self, source: str) -> None:
         self.source = source
         self.lines: list[str] = []
+        self.groups: list[result_names.Group] = []
 
     def write_op(self, op: Op, indent: int) -> None:
         pad = "  " * indent
         entry = FORMATS.get(op.name)
         if op.generic and entry is not None and entry.format == "custom:func":
             self.write_func(op, indent)
+            return
+        if op.generic and op.name == warp_specialize.NAME:
+            warp_specialize.write(self, op, indent, lambda o: _generic_parts(self.source, o), _results(op))
             return
         if op.generic and op.name.startswith(FOREIGN_PREFIX):
             operands, _properties, attributes, _types, _result_types = _generic_parts(self.source, op)
@@ -170,6 +183,7 @@ class _Writer:
             return
         if op.generic and entry is not None and entry.format is not None:
             line = _results(op) + _custom_line(self.source, op, entry)
+            self.note_result_group(op, entry, len(pad))
             self.lines.append(pad + line + (f" {op.loc}" if op.loc else ""))
             return
         current = pad + _results(op)
@@ -181,6 +195,20 @@ class _Writer:
             else:
                 current += to_triton_types(piece)
         self.lines.append(current + (f" {op.loc}" if op.loc else ""))
+
+    def note_result_group(self, op: Op, entry: OpFormat, indent: int) -> None:
+        """Remember a numbered result group (`%3:2`) of an op with several declared results, which
+        Triton names one by one (`result_names`)."""
+        if len(entry.results) < 2 or len(op.results) != 1 or not op.results[0][0][1:].isdigit():
+            return
+        _operands, properties, attributes, _types, _result_types = _generic_parts(self.source, op)
+        sizes = _segment_sizes({**dict(properties), **dict(attributes)}, "resultSegmentSizes")
+        sizes = sizes or [
+            1 if raw[-1] not in "?*" else op.result_count - len(entry.results) + 1 for raw in entry.results
+        ]
+        names = [name for name, size in zip(entry.result_names(), sizes) for _ in range(size)]
+        if len(names) == op.result_count and all(size <= 1 for size in sizes):
+            self.groups.append(result_names.Group(len(self.lines), indent, int(op.results[0][0][1:]), tuple(names)))
 
     def write_region(self, region: Region, indent: int, skip_entry_header: bool = False) -> None:
         for index, block in enumerate(region.blocks):
@@ -234,6 +262,7 @@ def _array_entries(text: str | None) -> list[str]:
 
 def mlir_to_ttgir(asm: str) -> str:
     """TTGIR text for MLIR's printed form of a module (with locations)."""
+    asm = triton_names(asm)
     parsed = parse_file(asm)
     writer = _Writer(asm)
     trailing: list[str] = []
@@ -245,7 +274,33 @@ def mlir_to_ttgir(asm: str) -> str:
         else:
             seen_op = True
             writer.write_op(item, 0)
-    return _mlir_alias_order(add_aliases(triton_key_order("\n".join(leading + writer.lines + trailing) + "\n")))
+    lines = result_names.rename(writer.lines, writer.groups)
+    text = _tensor_memory_aliases(triton_key_order("\n".join(leading + lines + trailing) + "\n"))
+    return _mlir_alias_order(add_aliases(text))
+
+
+# Triton's aliases of its tensor-memory encodings, which sit inside the opaque
+# `!ttng.tensor_memdesc<...>` text, so MLIR never sees (nor aliases) them.
+_TENSOR_MEMORY_ENCODING = re.compile(r"#ttng\.(tensor_memory_encoding|tensor_memory_scales_encoding)<[^<>]*>")
+_TENSOR_MEMORY_ALIAS = {"tensor_memory_encoding": "tmem", "tensor_memory_scales_encoding": "tmem_scales"}
+
+
+def _tensor_memory_aliases(text: str) -> str:
+    """`text` with each tensor-memory encoding replaced by its alias (`#tmem`, `#tmem1`,
+    `#tmem_scales`, numbered in the order of first use), the definitions put in front."""
+    alias_of: dict[str, str] = {}
+    counts: dict[str, int] = {}
+
+    def replace(match: re.Match) -> str:
+        if match.group() not in alias_of:
+            base = _TENSOR_MEMORY_ALIAS[match.group(1)]
+            count = counts.get(base, 0)
+            counts[base] = count + 1
+            alias_of[match.group()] = f"#{base}{count or ''}"
+        return alias_of[match.group()]
+
+    body = _TENSOR_MEMORY_ENCODING.sub(replace, text)
+    return "".join(f"{alias} = {definition}\n" for definition, alias in alias_of.items()) + body
 
 
 _ALIAS_LINE = re.compile(r"#([\w$-]+) = ")

@@ -1,7 +1,7 @@
 """The `llvm` ops: pointers into workgroup memory.
 
 Ops: inttoptr (to ``!llvm.ptr<1>`` and ``!llvm.ptr<3>``) ptrtoint getelementptr (one index into a scalar type)
-extractvalue (one position) bitcast, inline_asm (exactly the PTX strings of `INLINE_ASM`, and the
+extractvalue (one position) bitcast, cmpxchg (global memory, one thread after another), inline_asm (exactly the PTX strings of `INLINE_ASM`, and the
 predicated global loads and stores of `ir/ptx_asm.py`).
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 import mlir.ir as ir
 import numpy as np
 
-from ...ir.ptx_asm import PREDICATED_ACCESSES, PredicatedAccess
+from ...ir.ptx_asm import PredicatedAccess, access_of
 from ...ir.upstream import llvm_pointer_space
 from ..elements import elem_of, result_elem
 from ..errors import MemoryAccessError, UnsupportedOp
@@ -57,6 +57,27 @@ def _getelementptr(ex, op):
     return [(base.astype(np.int64) + index * size).astype(np.uint64)]
 
 
+@handles("llvm.cmpxchg")
+def _cmpxchg(ex, op):
+    """One compare-and-swap per active thread, in thread order, on global memory: the element
+    becomes `val` where its bits equal `cmp`'s; each thread gets (old value, swapped)."""
+    address, compare, value = ex.operands(op)
+    elem = elem_of(op.operands[1].type)
+    old = np.zeros(ex.num_threads, dtype=np.asarray(elem.wrap(compare)).dtype)
+    swapped = np.zeros(ex.num_threads, dtype=bool)
+    for thread in np.flatnonzero(ex.active):
+        at = np.asarray(address).astype(np.int64)[thread : thread + 1]
+        buf, place = elements_at(ex, op, ex.global_buffers, at, elem.mem_bytes, "global")
+        current = buf.data[int(place[0])]
+        old[thread] = current
+        swapped[thread] = (
+            elem.unsigned(np.asarray([current]))[0] == elem.unsigned(np.asarray(compare)[thread : thread + 1])[0]
+        )
+        if swapped[thread]:
+            buf.data[int(place[0])] = elem.wrap(np.asarray(value)[thread : thread + 1])[0]
+    return [(elem.wrap(old), swapped)]
+
+
 @handles("llvm.extractvalue")
 def _extractvalue(ex, op):
     (aggregate,) = ex.operands(op)
@@ -71,8 +92,20 @@ register("llvm.bitcast", bitcast)
 
 #: The `llvm.inline_asm` strings the interpreter runs (the lowering emits only these), each with
 #: its constraints and what it computes on its operands.
+def _cvt_rz_f16(x: np.ndarray) -> np.ndarray:
+    """The f16 bits of f32 `x` rounded toward zero: numpy's nearest, one step toward zero (its
+    bits less one) where that is larger in magnitude (infinity from overflow becomes 65504)."""
+    x = np.asarray(x, dtype=np.float32)
+    with np.errstate(over="ignore"):
+        nearest = x.astype(np.float16)
+    bits = nearest.view(np.uint16).astype(np.int64)
+    away = np.abs(nearest.astype(np.float32)) > np.abs(x)
+    return np.where(away, bits - 1, bits)
+
+
 INLINE_ASM = {
     ("sqrt.rn.f32 $0, $1;", "=f,f"): np.sqrt,  # IEEE-rounded, as numpy's float32 sqrt
+    ("cvt.rz.f16.f32 $0, $1;", "=h,f"): _cvt_rz_f16,  # the 16 bits of the half
 }
 
 
@@ -80,7 +113,7 @@ INLINE_ASM = {
 def _inline_asm(ex, op):
     asm = ir.StringAttr(op.attributes["asm_string"]).value
     constraints = ir.StringAttr(op.attributes["constraints"]).value
-    access = PREDICATED_ACCESSES.get((asm, constraints))
+    access = access_of(asm, constraints)
     if access is not None:
         return _predicated_access(ex, op, access)
     compute = INLINE_ASM.get((asm, constraints))
@@ -109,7 +142,7 @@ def _predicated_access(ex, op, access: PredicatedAccess):
     offsets = np.zeros(ex.num_threads, dtype=np.int64)
     buf = None
     if on.any():
-        addresses = np.asarray(address).astype(np.int64)
+        addresses = np.asarray(address).astype(np.int64) + access.offset
         misaligned = on & (addresses % nbytes != 0)
         if misaligned.any():
             t = int(np.argmax(misaligned))
