@@ -5,9 +5,15 @@ a one-line user error or success)."""
 
 from __future__ import annotations
 
+import math
+import random
+import re
 from pathlib import Path
 
-from linear_layout.tools import fuzz
+import pytest
+
+from linear_layout.encodings import parse_encoding
+from linear_layout.tools import fuzz, fuzz_ttgir, opt
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "fuzz_corpus"
@@ -138,3 +144,183 @@ def test_corpus_reproducers_are_now_handled():
     names = {case: path.name for case, path in zip(cases, CORPUS_FILES)}
     details = [f"{names[finding.case]}: {finding.kind}: {finding.detail[:300]}" for finding in report.findings]
     assert not details, "\n".join(details)
+
+
+# ============================================================================ mutated Triton kernels (fuzz_ttgir)
+
+KERNELS = fuzz_ttgir.load_kernels()
+KERNEL_TTGIR = ROOT / "tests" / "kernel_corpus" / "ttgir"
+
+
+def _blocked_fields(alias_line: str) -> dict[str, list[int]]:
+    return {key: [int(v) for v in values.split(", ")] for key, values in re.findall(r"(\w+) = \[([\d, ]+)\]", alias_line)}
+
+
+def test_kernel_cases_cover_every_kind_mutator_and_corpus():
+    cases = list(fuzz.generate_cases(5, 400, SEEDS, api_share=0, tools_share=0, kernels=KERNELS, kernel_share=1.0))
+    assert cases == list(fuzz.generate_cases(5, 400, SEEDS, api_share=0, tools_share=0, kernels=KERNELS,
+                                             kernel_share=1.0))
+    assert {case.kind for case in cases} == set(fuzz_ttgir.KERNEL_KINDS)
+    argv = [" ".join(case.argv) for case in cases]
+    for needed in ("builtin.module(ll-lower)", "--emit-ptx --ptx-chip=sm_80", "--ptx-chip=sm_90",
+                   "-o {tmp}/out.ttgir", "--json"):
+        assert any(needed in text for text in argv), needed
+    originals = {kernel.text for kernel in KERNELS}
+    assert sum(case.stdin not in originals for case in cases) > 300  # most inputs are mutated
+    assert {kernel.stem.split(".")[0] for kernel in KERNELS} >= {"softmax", "matmul_f16", "attention_fwd"}
+
+
+def test_each_kernel_mutator_edits_what_it_says():
+    text = (KERNEL_TTGIR / "row_sum.sm80.w4.ttgir").read_text()
+    rng = random.Random(3)
+    for mutator in set(fuzz_ttgir.TTGIR_MUTATORS):
+        assert any(mutator(rng, text) != text for _ in range(20)), mutator.__name__
+    attributes = [fuzz_ttgir._mutate_attribute(rng, text) for _ in range(50)]
+    starts = text.count("start = 0 : i32")
+    assert any(out.count("start = 0 : i32") < starts for out in attributes)  # a value replaced or dropped
+    assert any("nope = 1 : i32" in out for out in attributes)  # an unknown attribute added
+    loc_edits = [fuzz_ttgir._mutate_loc(rng, text) for _ in range(50)]
+    assert any("#loc999999" in out for out in loc_edits) and any(out.count("\n") < text.count("\n") for out in loc_edits)
+
+
+def test_redrawn_layouts_are_valid_layouts_of_the_kernel():
+    """A redrawn alias keeps its rank and uses exactly the kernel's lanes and warps."""
+    for stem in ("row_sum.sm80.w4", "transpose.gfx942.w8", "vadd.sm90.w1"):
+        text = (KERNEL_TTGIR / f"{stem}.ttgir").read_text()
+        lanes, warps = fuzz_ttgir._threads_and_warps(text)
+        rng = random.Random(stem)
+        for _ in range(20):
+            redrawn = fuzz_ttgir.redraw_layouts(rng, text)
+            for old, new in zip(text.splitlines(), redrawn.splitlines(), strict=True):
+                if old != new:
+                    before, after = _blocked_fields(old), _blocked_fields(new)
+                    assert {k: len(v) for k, v in before.items()} == {k: len(v) for k, v in after.items()}
+                    assert math.prod(after["threadsPerWarp"]) == lanes and math.prod(after["warpsPerCTA"]) == warps
+                    assert sorted(after["order"]) == list(range(len(after["order"])))
+                    parse_encoding(new.split(" = ", 1)[1])  # a valid encoding
+
+
+def test_the_kernel_oracle_is_strict():
+    """Every error of a TTGIR case carries file:line:col; a failed run writes no -o file; a TTGIR
+    round trip must reach a fixed point; a layout-redrawn kernel computes what the original does."""
+    case = fuzz.Case("ttgir-lower", ("{input.ttgir}",), "x")
+    assert fuzz.classify(case, fuzz.Outcome(1, "k.ttgir:3:4: error: bad\n"))[0] == "user-error"
+    assert fuzz.classify(case, fuzz.Outcome(1, "corpus.py:27:1: error: bad\nk.ttgir:2:1: note: n\n"))[0] == "user-error"
+    assert fuzz.classify(case, fuzz.Outcome(1, "k.ttgir: error: bad\n"))[0] == "wrong-exit"
+    assert fuzz.classify(case, fuzz.Outcome(1, "k.ttgir:1:1: error: x\n", output_problem="written"))[0] == "bad-output"
+    run = fuzz.Case("ttgir-run", ("vadd.sm80.w1", "0"), "x")
+    assert fuzz.classify(run, fuzz.Outcome(None, "", "wrong-result", "differ"))[0] == "wrong-result"
+    assert fuzz.classify(run, fuzz.Outcome(None, "", "KeyError", "k"))[0] == "internal-error"
+    assert fuzz.classify(run, fuzz.Outcome(None, "", None))[0] == "ok"
+
+
+def test_kernel_cases_run_and_are_checked():
+    """An unmutated kernel lowers, compiles, round-trips and runs like itself; a half-written -o
+    file, an unstable round trip and a wrong result are findings."""
+    vadd = (KERNEL_TTGIR / "vadd.sm80.w4.ttgir").read_text()
+    broken = vadd.replace("tt.load", "tt.nope", 1)
+    cases = [fuzz.Case("ttgir-lower", ("{input.ttgir}", "-p", "builtin.module(ll-lower)", "-o", "{tmp}/o.mlir"), vadd),
+             fuzz.Case("ttgir-ptx", ("{input.ttgir}", "-p", "builtin.module(ll-lower)", "--emit-ptx",
+                                     "--ptx-chip=sm_80", "-o", "{tmp}/o.ptx"), broken),
+             fuzz.Case("ttgir-roundtrip", ("{input.ttgir}", "-o", "{tmp}/out.ttgir"), vadd),
+             fuzz.Case("ttgir-report", ("{input.ttgir}", "--json"), vadd),
+             fuzz.Case("ttgir-run", ("vadd.sm80.w4", "1"), vadd),
+             fuzz.Case("ttgir-run", ("vadd.sm80.w4", "1"), broken)]
+    report = fuzz.run_cases(cases, timeout=60, batch_size=len(cases))
+    assert report.outcomes == {"ok": 4, "user-error": 2}, report
+    assert report.by_kind == {"ttgir-lower": 1, "ttgir-ptx": 1, "ttgir-roundtrip": 1, "ttgir-report": 1, "ttgir-run": 2}
+    # The result check can fail: a kernel that stores one more than the original.
+    plus_one = vadd.replace("%2 = arith.addf %x_6, %y_8", "%2 = arith.addf %x_6, %x_6")
+    assert fuzz_ttgir.run_kernel_case("vadd.sm80.w4", 1, plus_one)[0] == "wrong-result"
+
+
+def test_bounded_kernel_run_finds_nothing():
+    """Mutated kernels of both corpora through ll-lower, --emit-ptx, the TTGIR round trip, the
+    report and the interpreter (fixed seed): no finding of any kind."""
+    cases = list(fuzz.generate_cases(2027, 40, SEEDS, api_share=0, tools_share=0, kernels=KERNELS, kernel_share=1.0))
+    report = fuzz.run_cases(cases, timeout=60, batch_size=40)
+    details = [f"{finding.kind}: {finding.case.kind} {finding.case.argv} -> {finding.detail[:200]}"
+               for finding in report.findings]
+    assert not details, "\n".join(details)
+    assert report.outcomes.get("ok", 0) >= 5
+
+
+def test_errors_of_ops_without_a_position_are_placed_at_their_line(tmp_path, capsys):
+    """Triton gives constants `loc(unknown)`: an error at such an op (or at a bare `loc("name")`)
+    is reported at the op's line of the .ttgir file, not without a position (found by the fuzzer)."""
+    text = (KERNEL_TTGIR / "vadd.sm80.w1.ttgir").read_text()
+    anchor = "%c256_i32 = arith.constant 256 : i32 loc(#loc1)"
+    for loc in ("loc(#loc1)", 'loc("name")'):
+        edited = text.replace(anchor, f"{anchor}\n    %big = arith.constant dense<0> : tensor<2147483648xi32, #blocked> {loc}")
+        line = edited.splitlines().index(next(x for x in edited.splitlines() if "%big" in x)) + 1
+        path = tmp_path / "k.ttgir"
+        path.write_text(edited)
+        assert opt.main([str(path), "-p", "builtin.module(ll-lower)"]) == 1
+        stderr = capsys.readouterr().err
+        assert re.fullmatch(rf"\S+k\.ttgir:{line}:\d+: error: [^\n]*registers per thread[^\n]*\n", stderr), stderr
+
+
+# The ops of REQUIRED_ATTRIBUTES in corpus kernels, and an attribute of each to break.
+_ATTRIBUTE_EDITS = [
+    ("vadd.sm80.w4", "tt.make_range {end = 256 : i32, start = 0 : i32}", "tt.make_range {end = 256 : i32}", "'start'"),
+    ("vadd.sm80.w4", "tt.make_range {end = 256 : i32, start = 0 : i32}",
+     "tt.make_range {end = 256 : i32, start = 3 : i32}", "power of two"),
+    ("vadd.sm80.w4", "tt.make_range {end = 256 : i32, start = 0 : i32}",
+     "tt.make_range {end = 128 : i32, start = 0 : i32}", "end - start = 128"),
+    ("vadd.sm80.w4", "tt.make_range {end = 256 : i32, start = 0 : i32}",
+     'tt.make_range {end = 256 : i32, start = "x"}', "'start' must be an i32"),
+    ("row_sum.sm80.w4", "{axis = 1 : i32}", "{axis = 5 : i32}", "axis = 5"),
+    ("row_sum.sm80.w4", "<{axis = 1 : i32}>", "<{axis = [1]}>", "'axis' must be an i32"),
+    ("cumsum_reverse.sm80.w4", "reverse = true", "reverse = 1 : i32", "'reverse' must be a bool"),
+    ("transpose.sm80.w4", "order = array<i32: 1, 0>", "order = array<i32: 1, 1>", "not a permutation"),
+]
+
+
+@pytest.mark.parametrize("stem, old, new, needle", _ATTRIBUTE_EDITS)
+def test_triton_ops_with_a_missing_or_bad_attribute_are_one_error(tmp_path, capsys, stem, old, new, needle):
+    """An attribute Triton requires, dropped or of the wrong kind or range, is one located error
+    from ll-verify, not an internal error in the lowering (found by the fuzzer: `tt.make_range`
+    without `start` failed `ll-to-simt` with a KeyError)."""
+    text = (KERNEL_TTGIR / f"{stem}.ttgir").read_text()
+    assert old in text
+    path = tmp_path / "k.ttgir"
+    path.write_text(text.replace(old, new, 1))
+    assert opt.main([str(path), "-p", "builtin.module(ll-lower)"]) == 1
+    stderr = capsys.readouterr().err
+    assert len(stderr.splitlines()) == 1 and fuzz_ttgir.LOCATED_ERROR.match(stderr) and needle in stderr, stderr
+
+
+def test_atomic_enums_are_checked():
+    from mlir import ir
+
+    from linear_layout.dialects.triton_attributes import attribute_problem
+
+    with ir.Context() as context, ir.Location.unknown():
+        context.allow_unregistered_dialects = True
+        ok, no_sem, bad_op = (
+            ir.Operation.create("tt.atomic_rmw", attributes={k: ir.IntegerAttr.get(ir.IntegerType.get_signless(32), v)
+                                                             for k, v in values.items()})
+            for values in ({"atomic_rmw_op": 4, "sem": 4, "scope": 1}, {"atomic_rmw_op": 4, "scope": 1},
+                           {"atomic_rmw_op": 11, "sem": 4, "scope": 1})
+        )
+        assert attribute_problem(ok) is None
+        assert "'sem'" in attribute_problem(no_sem)
+        assert "'atomic_rmw_op' must be an i32 of 1" in attribute_problem(bad_op)
+
+
+def test_required_attributes_are_tritons():
+    """Each attribute of REQUIRED_ATTRIBUTES is a required (not optional, not defaulted) attribute
+    of its op in Triton 3.9's TritonOps.td."""
+    triton = pytest.importorskip("triton")
+    from linear_layout.dialects.triton_attributes import REQUIRED_ATTRIBUTES
+
+    td = (Path(triton.__file__).parent / "include/triton/Dialect/Triton/IR/TritonOps.td").read_text()
+    for op, attributes in REQUIRED_ATTRIBUTES.items():
+        definition = re.search(rf'TT_Op<"{op.split(".", 1)[1]}"(.*?)\n}}', td, re.S)
+        assert definition, op
+        arguments = re.search(r"let arguments = \(\s*ins(.*?)\);", definition.group(1), re.S)
+        assert arguments, op
+        for name in attributes:
+            declared = re.search(rf"([\w<>\", :]+):\${name}\b", arguments.group(1))
+            assert declared, (op, name)
+            assert not re.match(r"\s*(OptionalAttr|DefaultValuedAttr|UnitAttr)", declared.group(1)), (op, name)

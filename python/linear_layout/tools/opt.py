@@ -340,7 +340,7 @@ class _Driver:
             except ir.MLIRError as error:
                 text = "\n" * line_offset + chunk
                 errors = [_explain_unknown_name(_to_diagnostic(info), text) for info in error.error_diagnostics]
-                diagnostics.extend(self._source_files(errors, error))
+                diagnostics.extend(self._locate_unlocated(self._source_files(errors, error), chunk, line_offset))
                 if not error.error_diagnostics:
                     diagnostics.append(Diagnostic("error", None, None, str(error)))
                 return None, diagnostics
@@ -358,6 +358,24 @@ class _Driver:
         return [dataclasses.replace(d, file=f) if f else d for d, f in zip(diagnostics, files)] + diagnostics[
             len(files) :
         ]
+
+    def _locate_unlocated(self, errors: list[Diagnostic], chunk: str, line_offset: int) -> list[Diagnostic]:
+        """TTGIR ops at `loc(unknown)` (Triton's constants) or at a bare name have no position:
+        place their errors at the op's line of the input instead. The chunk is processed again
+        without its trailing `loc(...)`s (so each op sits at its own line:col) and each unplaced
+        error takes the position of the first error of the same message there."""
+        if not self.ttgir or all(error.line is not None for error in errors):
+            return errors
+        stripped = "\n".join(_without_trailing_loc(line) for line in chunk.split("\n"))
+        placed = [d for d in self.process(stripped, line_offset)[1] if d.severity == "error" and d.line is not None]
+        located = []
+        for error in errors:
+            twin = next((d for d in placed if d.message == error.message), None) if error.line is None else None
+            if twin is not None:
+                placed.remove(twin)
+                error = dataclasses.replace(error, line=twin.line, column=twin.column, file=None)
+            located.append(error)
+        return located
 
     def _as_mlir(self, chunk: str) -> str:
         """The chunk as MLIR text: TTGIR is rewritten to generic form, line for line."""
@@ -424,6 +442,19 @@ def _explain_unknown_name(diagnostic: Diagnostic, text: str) -> Diagnostic:
     hint = f" (did you mean {close[0]}?)" if close else ""
     message = f"unknown {kind} {written}{hint}; the known {dialect.group(1)} {kind}s are {', '.join(known)}"
     return dataclasses.replace(diagnostic, message=message)
+
+
+def _without_trailing_loc(line: str) -> str:
+    """`line` without the ` loc(...)` that ends it (TTGIR's location of the op on that line)."""
+    start = line.rfind(" loc(")
+    if start < 0 or line.startswith("#") or not line.rstrip().endswith(")"):
+        return line
+    depth = 0
+    for index in range(start + 1, len(line.rstrip())):
+        depth += {"(": 1, ")": -1}.get(line[index], 0)
+        if depth == 0 and line[index] == ")":
+            return line[:start] if index == len(line.rstrip()) - 1 else line
+    return line
 
 
 def _check_limits(chunk: str, line_offset: int) -> Diagnostic | None:
