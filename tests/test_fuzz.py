@@ -324,3 +324,41 @@ def test_required_attributes_are_tritons():
             declared = re.search(rf"([\w<>\", :]+):\${name}\b", arguments.group(1))
             assert declared, (op, name)
             assert not re.match(r"\s*(OptionalAttr|DefaultValuedAttr|UnitAttr)", declared.group(1)), (op, name)
+
+
+def test_cost_model_refuses_more_registers_than_it_enumerates():
+    """A tensor of 2**31 elements in a 256-element layout (8M registers per thread) made the
+    report's histogram cost run for hours (a fuzzer hang): the cost functions refuse it at once."""
+    from linear_layout import LinearLayout
+    from linear_layout.planning.layout_ops import histogram_cost, reduce_cost, scan_cost
+
+    huge = LinearLayout.from_bases([("register", [[1 << (5 + k)] for k in range(23)]),
+                                    ("lane", [[1 << k] for k in range(5)]), ("warp", [])], ["dim0"])
+    bins = LinearLayout.from_bases([("register", [[1]]), ("lane", [[2], [4], [8], [16], [32]]), ("warp", [])],
+                                   ["dim0"])
+    for call in (lambda: histogram_cost(huge, bins), lambda: scan_cost(huge, 0, [32]),
+                 lambda: reduce_cost(huge, 0, [32], None)):
+        with pytest.raises(ValueError, match="registers per thread"):
+            call()
+    assert histogram_cost(bins, bins).barriers == 1  # within the limit: costed as before
+
+
+@pytest.mark.parametrize("old, new, needle", [
+    ('"ttg.num-warps" = 4 : i32', '"ttg.num-warps" = "nope"', "'ttg.num-warps' must be a power-of-two integer"),
+    ('"ttg.threads-per-warp" = 32 : i32', '"ttg.threads-per-warp" = 1.5 : f32', "'ttg.threads-per-warp' must be"),
+    ("tt.return loc(#loc)", "tt.trans loc(#loc)", "'tt.trans': "),
+])
+def test_report_errors_are_located(tmp_path, capsys, old, new, needle):
+    """linear-layout-report on a kernel with a launch attribute that is not a power-of-two integer,
+    or with a custom-syntax op that has nothing after its name: one located error, exit 1 (found
+    by the fuzzer: an internal error, and an error without a position)."""
+    from linear_layout.tools import report
+
+    text = (KERNEL_TTGIR / "vadd.sm80.w4.ttgir").read_text()
+    assert old in text
+    path = tmp_path / "k.ttgir"
+    path.write_text(text.replace(old, new, 1))
+    line = next(n for n, t in enumerate(path.read_text().splitlines(), 1) if new in t)
+    assert report.main([str(path)]) == 1
+    stderr = capsys.readouterr().err
+    assert re.fullmatch(rf"\S+k\.ttgir:{line}:\d+: error: [^\n]*\n", stderr) and needle in stderr, stderr

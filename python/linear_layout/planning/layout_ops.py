@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 from ..core.hardware import BANK_BYTES, NUM_BANKS, WAVEFRONT_BYTES, lane_phases
 from ..core.layout import LinearLayout
+from .plan import MAX_PLANNED_REGISTERS
 
 __all__ = [
     "OpCost",
@@ -91,6 +92,18 @@ class _Warps:
 
     num_warps: int
     threads_per_warp: int
+
+
+def _check_registers(*layouts: LinearLayout | None) -> None:
+    """Raise ValueError when a layout holds more registers per thread than the planner plans
+    (``MAX_PLANNED_REGISTERS``; Triton would spill): the costs enumerate every register, and a
+    tensor of 2**31 elements in a 256-element layout would take hours (found by the fuzzer)."""
+    for layout in layouts:
+        registers = layout.get_in_dim_size("register") if layout is not None else 0
+        if registers > MAX_PLANNED_REGISTERS:
+            raise ValueError(
+                f"{registers} registers per thread, more than the {MAX_PLANNED_REGISTERS} the cost model enumerates"
+            )
 
 
 def _element(layout: LinearLayout, register: int, lane: int, warp: int) -> tuple[int, ...]:
@@ -197,6 +210,7 @@ def reduce_cost(layout: LinearLayout, axis: int, operand_bits: Sequence[int], re
     >>> reduce_cost(L, 1, [32], None).shuffles, reduce_cost(L, 1, [32], None).barriers
     (2, 0)
     """
+    _check_registers(layout, result)
     words = sum(_words(bits) for bits in operand_bits)
     shuffles = len(_moving(layout, "lane", axis)) * _accumulators(layout, axis) * words
     warp_bits = _moving(layout, "warp", axis)
@@ -251,6 +265,7 @@ def scan_cost(layout: LinearLayout, axis: int, operand_bits: Sequence[int]) -> O
     >>> scan_cost(L, 0, [32]).shuffles, scan_cost(L, 0, [32]).barriers, scan_cost(L, 0, [32]).scratch_bytes
     (4, 2, 64)
     """
+    _check_registers(layout)
     registers = layout.get_in_dim_size("register")
     words = sum(_words(bits) for bits in operand_bits)
     shuffles = len(_moving(layout, "lane", axis)) * registers * words
@@ -311,6 +326,7 @@ def gather_cost(source: LinearLayout, indices: LinearLayout, source_bits: int) -
     """The cost of a ``tt.gather``: the source stored at its elements, a barrier, one load per
     index register at an address the indices choose (``data_dependent``; ``load_wavefronts``
     and the loaded bytes are left 0, the ideal counts the stores only)."""
+    _check_registers(source, indices)
     element_bytes = max(1, source_bits // 8)
     shape = _shape(source)
     stores = _stores_at_elements(source, element_bytes, lambda element: _flat(element, shape))
@@ -320,6 +336,7 @@ def gather_cost(source: LinearLayout, indices: LinearLayout, source_bits: int) -
 def histogram_cost(source: LinearLayout, result: LinearLayout) -> OpCost:
     """The cost of a ``tt.histogram``: the (1-D) operand stored as i32 at its elements, a
     barrier, then each result register loads every slot (one wavefront per load per warp)."""
+    _check_registers(source, result)
     elements = source.get_out_dim_size(source.get_out_dim_names()[0])
     stores = _stores_at_elements(source, 4, lambda element: element[0])
     warps = _Warps(result.get_in_dim_size("warp"), result.get_in_dim_size("lane"))

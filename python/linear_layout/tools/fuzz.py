@@ -723,9 +723,11 @@ def _api_encoding_call(rng: random.Random, seeds: list[str]) -> str:
     return call.format(t=text, s=shape, l=rng.choice(_GOOD_LAYOUTS), v=_value(rng))
 
 
-def api_case(rng: random.Random, seeds: list[str]) -> Case:
+def api_case(rng: random.Random, seeds: list[str], kernels: list[fuzz_ttgir.Kernel] | None = None) -> Case:
     choice = rng.random()
-    if choice < 0.25:
+    if kernels and rng.random() < 0.1:
+        expression = fuzz_ttgir.kernel_api_expression(rng, kernels)
+    elif choice < 0.25:
         expression = _api_layout_call(rng)
     elif choice < 0.4:
         expression = _api_builder_call(rng)
@@ -759,7 +761,7 @@ def generate_cases(
     for _ in range(count):
         choice = rng.random()
         if choice < api_share:
-            yield api_case(rng, seeds)
+            yield api_case(rng, seeds, kernels)
         elif kernels and choice < api_share + kernel_share:
             yield fuzz_ttgir.kernel_case(rng, kernels, Case)  # type: ignore[misc]
         elif choice < api_share + kernel_share + tools_share:
@@ -867,6 +869,7 @@ def _api_namespace() -> dict:
     namespace.update({name: getattr(_encodings, name) for name in _encodings.__all__})
     namespace.update({name: getattr(_builders, name) for name in _builders.__all__})
     namespace.update({"np": np, "deep": _deep})
+    namespace.update(fuzz_ttgir.kernel_api_namespace())
     return namespace
 
 
@@ -886,7 +889,7 @@ def _run_api(case: Case, namespace: dict) -> Outcome:
                 exception, message, user_error = None, "", False
             except Exception as error:  # classified by the parent: only TypeError/ValueError are user errors
                 exception, message = type(error).__name__, _message(error)
-                user_error = isinstance(error, USER_ERROR_CLASSES)
+                user_error = isinstance(error, (*USER_ERROR_CLASSES, *fuzz_ttgir.KERNEL_API_ERRORS))
     except RecursionError:  # the expression itself nests too deeply to evaluate: not the API's fault
         return Outcome(None, "", None)
     return Outcome(None, stderr[0], exception, message, user_error)

@@ -38,13 +38,17 @@ from types import ModuleType
 import numpy as np
 from mlir.ir import MLIRError
 
-from ..ttgir import TtgirError
-from .kernels import lower_ttgir, run_triton_kernel
+from ..simt.errors import MemoryAccessError, UndefinedBehaviorError
+from ..ttgir import TtgirError, mlir_to_ttgir, parse_ttgir, print_ttgir, ttgir_to_mlir
+from .kernels import lower_ttgir, run_triton_kernel, ttgir_to_ptx
 
 __all__ = [
+    "KERNEL_API_ERRORS",
     "KERNEL_KINDS",
     "TTGIR_MUTATORS",
     "Kernel",
+    "kernel_api_expression",
+    "kernel_api_namespace",
     "kernel_case",
     "load_kernels",
     "redraw_layouts",
@@ -326,6 +330,91 @@ def kernel_case(rng: random.Random, kernels: list[Kernel], case_type: type) -> o
 def unlocated_errors(stderr: str) -> list[str]:
     """The ``error:`` lines of ``stderr`` without a ``file:line:col`` location."""
     return [line for line in stderr.splitlines() if ": error: " in line and not LOCATED_ERROR.match(line)]
+
+
+# ============================================================================ API inputs: the kernel pipeline's entry points
+
+#: What the kernel pipeline's API raises for bad input besides TypeError/ValueError (TtgirError is
+#: a ValueError): the lowering's diagnostics, and the interpreter's refusal of a buffer too small
+#: for the kernel's accesses or of scalars that make it divide by zero.
+KERNEL_API_ERRORS = (MLIRError, MemoryAccessError, UndefinedBehaviorError)
+_VADD_STEM = "vadd.sm80.w1"
+
+
+def kernel_api_namespace() -> dict:
+    """The kernel pipeline's public functions, and ``VADD``, a small corpus kernel's TTGIR."""
+    path = CORPUS_DIRECTORY / "ttgir" / f"{_VADD_STEM}.ttgir"
+    return {
+        "lower_ttgir": lower_ttgir,
+        "ttgir_to_ptx": ttgir_to_ptx,
+        "run_triton_kernel": run_triton_kernel,
+        "parse_ttgir": parse_ttgir,
+        "ttgir_to_mlir": ttgir_to_mlir,
+        "print_ttgir": print_ttgir,
+        "mlir_to_ttgir": mlir_to_ttgir,
+        "VADD": path.read_text() if path.exists() else "",
+    }
+
+
+_KERNEL_TEXTS = ("VADD", "VADD", "None", "1", "b'x'", "''", "'module {}'", "['VADD']", "VADD * 2", "VADD[:500]")
+_VADD_ARGUMENTS = (
+    "np.zeros(1024, np.float32)",
+    "np.zeros(1024, np.float32)",
+    "np.zeros(1024, np.float32)",
+    "1000",
+)
+_BAD_ARGUMENTS = (
+    "None",
+    "np.zeros(4, np.float32)",
+    "np.zeros(1024, np.int8)",
+    "np.zeros(1024, np.float64)",
+    "np.zeros((64, 64), np.float32)[:, ::2]",
+    "np.zeros(0, np.float32)",
+    "np.zeros(1024, np.float32).astype(object)",
+    "2**40",
+    "-1",
+    "1.5",
+    "'x'",
+    "[1.0] * 1024",
+    "np.float32(3)",
+)
+_GRIDS = ("(1,)", "(2,)", "(1, 1)", "(1, 1, 1)", "(0,)", "(-1,)", "()", "None", "'x'", "(1.5,)", "(1, 1, 1, 1)", "[2]")
+
+
+def kernel_api_expression(rng: random.Random, kernels: list[Kernel]) -> str:
+    """A call of the kernel pipeline's API (``kernel_api_namespace``) with drawn arguments: kernel
+    texts valid, mutated or of the wrong type, chips, argument lists of the wrong length, type,
+    dtype, size or layout, and grids."""
+    text = rng.choice(_KERNEL_TEXTS)
+    small = [kernel for kernel in kernels if kernel.stem.startswith("vadd.")]
+    if small and rng.random() < 0.3:
+        text = repr(mutate_kernel(rng, rng.choice(small).text))
+    arguments = list(_VADD_ARGUMENTS)
+    edit = rng.random()
+    if edit < 0.4:
+        arguments[rng.randrange(len(arguments))] = rng.choice(_BAD_ARGUMENTS)
+    elif edit < 0.5:
+        arguments.pop(rng.randrange(len(arguments)))
+    elif edit < 0.6:
+        arguments.append(rng.choice(_BAD_ARGUMENTS))
+    args = "[" + ", ".join(arguments) + "]"
+    chip = rng.choice(("'sm_80'", "'sm_90'", "'sm_1000'", "None", "80", "''"))
+    call = rng.choice(
+        (
+            "lower_ttgir({t})",
+            "lower_ttgir({t}, chip={c})",
+            "ttgir_to_ptx({t}, chip={c})",
+            "parse_ttgir({t})",
+            "print_ttgir(parse_ttgir({t}))",
+            "mlir_to_ttgir(ttgir_to_mlir({t}))",
+            "run_triton_kernel(lower_ttgir(VADD), {a}, {g})",
+            "run_triton_kernel(lower_ttgir(VADD), {a}, {g})",
+            "run_triton_kernel(lower_ttgir({t}), {a}, {g}, kernel={k})",
+            "run_triton_kernel({t}, {a}, {g})",
+        )
+    )
+    kernel = rng.choice(("None", "'vadd_kernel'", "'nope'", "1"))
+    return call.format(t=text, c=chip, a=args, g=rng.choice(_GRIDS), k=kernel)
 
 
 # ============================================================================ the run mode (in the worker)

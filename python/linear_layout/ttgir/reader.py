@@ -225,7 +225,8 @@ class _Converter:
         try:
             parsed = parse_custom(entry, self.source, op.tokens)
         except TtgirSyntaxError as error:
-            raise TtgirError(error.bare, error.line, error.column) from None
+            # An op with nothing after its name has no token to point at: the op's own position.
+            raise TtgirError(error.bare, error.line or op.line, error.column or op.column) from None
         operands: list[str] = []
         sizes: list[int] = []
         for name in entry.operand_names():
