@@ -10,6 +10,7 @@ import random
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from linear_layout.encodings import parse_encoding
@@ -362,3 +363,40 @@ def test_report_errors_are_located(tmp_path, capsys, old, new, needle):
     assert report.main([str(path)]) == 1
     stderr = capsys.readouterr().err
     assert re.fullmatch(rf"\S+k\.ttgir:{line}:\d+: error: [^\n]*\n", stderr) and needle in stderr, stderr
+
+
+def test_kernel_pipeline_api_checks_its_arguments():
+    """The kernel pipeline's entry points name the argument they refuse (found by the fuzzer's
+    kernel API cases: AttributeError, `object of type 'int' has no len()`, `invalid literal for
+    int()` and a SimtError for an unknown kernel name)."""
+    from linear_layout.tools.kernels import lower_ttgir, run_triton_kernel, ttgir_to_ptx
+    from linear_layout.ttgir import mlir_to_ttgir, parse_ttgir, print_ttgir, ttgir_to_mlir
+
+    vadd = (KERNEL_TTGIR / "vadd.sm80.w1.ttgir").read_text()
+    module = lower_ttgir(vadd)
+    arrays = [np.zeros(1024, np.float32) for _ in range(3)]
+    refused = [
+        (TypeError, "lower_ttgir: argument 'text'", lambda: lower_ttgir(None)),
+        (TypeError, "lower_ttgir: argument 'chip'", lambda: lower_ttgir(vadd, chip=80)),
+        (TypeError, "ttgir_to_ptx: argument 'chip'", lambda: ttgir_to_ptx(vadd, chip=None)),
+        (TypeError, "ttgir_to_mlir: argument 'text'", lambda: parse_ttgir(["x"])),
+        (TypeError, "ttgir_to_mlir: argument 'text'", lambda: ttgir_to_mlir(1)),
+        (TypeError, "mlir_to_ttgir: argument 'asm'", lambda: mlir_to_ttgir(None)),
+        (TypeError, "print_ttgir: argument 'module'", lambda: print_ttgir("module {}")),
+        (TypeError, "run_triton_kernel: argument 'module'", lambda: run_triton_kernel(vadd, [*arrays, 8], (1,))),
+        (TypeError, "argument 'args' item 3", lambda: run_triton_kernel(module, [*arrays, "x"], (1,))),
+        (TypeError, "argument 'grid'", lambda: run_triton_kernel(module, [*arrays, 8], None)),
+        (TypeError, "argument 'grid'", lambda: run_triton_kernel(module, [*arrays, 8], "x")),
+        (ValueError, "argument 'grid' must be at least 1", lambda: run_triton_kernel(module, [*arrays, 8], (0,))),
+        (ValueError, "1 to 3 sizes", lambda: run_triton_kernel(module, [*arrays, 8], (1, 1, 1, 1))),
+        (ValueError, "no kernel named 'nope'", lambda: run_triton_kernel(module, [*arrays, 8], (1,), kernel="nope")),
+    ]
+    for error, needle, call in refused:
+        with pytest.raises(error, match=re.escape(needle)):
+            call()
+    arrays[0][:] = 1
+    run_triton_kernel(module, [*arrays, 8], [1])  # a list grid, numpy arrays and an int: accepted
+    assert arrays[2][:8].tolist() == [1.0] * 8 and not arrays[2][8:].any()
+    api = " ".join(case.expression for case in fuzz.generate_cases(3, 1500, SEEDS, api_share=1.0, kernels=KERNELS))
+    for entry in fuzz_ttgir.kernel_api_namespace():
+        assert entry in api, entry

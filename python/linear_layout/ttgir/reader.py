@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from mlir import ir
 
+from ..core.arguments import require_str
 from ..core.limits import LimitError, check_text_limits
 from ..dialects.verifier import FACT_ATTRIBUTES, LaunchFacts, encoding_text_problem
 from ..ir import load_dialects
@@ -473,6 +474,7 @@ def ttgir_to_mlir(text: str) -> str:
     the nesting or shape limits of `core.limits` is a `TtgirError` before anything recurses.
     After `ir.Module.parse`, `name_loop_arguments(module, text)` restores what the generic text
     cannot carry (`parse_ttgir` does both)."""
+    require_str(text, "ttgir_to_mlir", "text", "TTGIR text")
     try:
         check_text_limits(text)
         parsed = parse_file(text)
