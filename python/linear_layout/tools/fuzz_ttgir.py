@@ -75,7 +75,7 @@ class Kernel:
 def load_kernels(directories: list[Path] | None = None) -> list[Kernel]:
     """Every ``*.ttgir`` under ``directories`` (default: both TTGIR corpora), sorted by path."""
     folders = directories or [CORPUS_DIRECTORY / "ttgir", ROOT / "tests" / "ttgir_corpus"]
-    kernels = []
+    kernels: list[Kernel] = []
     for folder in folders:
         runnable = folder == CORPUS_DIRECTORY / "ttgir"
         kernels.extend(Kernel(path.stem, path.read_text(), runnable) for path in sorted(folder.glob("*.ttgir")))
