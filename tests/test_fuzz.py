@@ -400,3 +400,44 @@ def test_kernel_pipeline_api_checks_its_arguments():
     api = " ".join(case.expression for case in fuzz.generate_cases(3, 1500, SEEDS, api_share=1.0, kernels=KERNELS))
     for entry in fuzz_ttgir.kernel_api_namespace():
         assert entry in api, entry
+
+
+def test_an_op_with_more_results_than_its_lowering_is_an_error(tmp_path, capsys):
+    """`tt.get_program_id` edited to two results (an op name swapped onto a two-result reduce)
+    aborted the process in `replace_op` (found by the fuzzer): now one located error, exit 1."""
+    text = (KERNEL_TTGIR / "vadd.sm80.w4.ttgir").read_text()
+    old = "%offs = tt.get_program_id x : i32"
+    assert old in text
+    path = tmp_path / "k.ttgir"
+    path.write_text(text.replace(old, '%offs, %extra = "tt.get_program_id"() <{axis = 0 : i32}> : () -> (i32, i32)'))
+    assert opt.main([str(path), "-p", "builtin.module(ll-lower)"]) == 1
+    stderr = capsys.readouterr().err
+    assert fuzz_ttgir.LOCATED_ERROR.match(stderr) and "with 2 results has no lowering" in stderr, stderr
+
+
+def test_a_verifier_error_while_parsing_is_located(tmp_path, capsys):
+    """An op MLIR's own verifier refuses while parsing (`arith.addi` given a region) was reported
+    by linear-layout-report without a position (found by the fuzzer): now at its line."""
+    from linear_layout.tools import report
+
+    text = (KERNEL_TTGIR / "row_sum.sm80.w4.ttgir").read_text()
+    old = '%4 = "tt.reduce"(%x_22)'
+    assert old in text
+    path = tmp_path / "k.ttgir"
+    path.write_text(text.replace(old, '%4 = "arith.addi"(%x_22)'))
+    line = next(n for n, t in enumerate(path.read_text().splitlines(), 1) if '"arith.addi"' in t)
+    assert report.main([str(path)]) == 1
+    stderr = capsys.readouterr().err
+    assert re.fullmatch(rf"\S+k\.ttgir:{line}:\d+: error: 'arith.addi' op requires zero regions\n", stderr), stderr
+
+
+def test_local_access_planning_refuses_more_registers_than_it_plans():
+    """A `ttg.local_load` of a 2**31-row tensor made the report run for hours (a fuzzer hang)."""
+    from linear_layout.encodings import BlockedLayout, SwizzledSharedLayout
+    from linear_layout.planning import PlannerError, plan_local_access
+
+    blocked = BlockedLayout((1, 1), (1, 32), (4, 1), (1, 0))
+    shared = SwizzledSharedLayout(1, 1, 1, (1, 0))
+    with pytest.raises(PlannerError, match="registers per thread"):
+        plan_local_access(blocked, shared, 16, [2**31, 32])
+    assert plan_local_access(blocked, shared, 16, [32, 32]) is not None

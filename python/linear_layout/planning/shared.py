@@ -22,7 +22,7 @@ from types import MappingProxyType
 from ..core.gf2 import EchelonBasis, rank
 from ..core.layout import LinearLayout
 from .banks import access_layouts, active_offset_bits, count_wavefronts, widest_vector
-from .layouts import LayoutLike, PlannerError, SideColumns, flat_columns, side_columns, unflatten
+from .layouts import MAX_PLANNED_REGISTERS, LayoutLike, PlannerError, SideColumns, flat_columns, side_columns, unflatten
 from .swizzle import CANDIDATE_CONFIGS, SmemBases, max_vector_bits, smem_bases
 from .triton_scratch import triton_scratch_bytes
 
@@ -408,6 +408,11 @@ def plan_local_access(
     Requires: the shared layout maps offsets one-to-one onto the tensor (per CTA); otherwise
     raises :class:`PlannerError`."""
     registers, smem = access_layouts(distributed, shared, shape, kind)
+    if registers.get_in_dim_size("register") > MAX_PLANNED_REGISTERS:  # the per-register grouping would run for hours
+        raise PlannerError(
+            f"{registers.get_in_dim_size('register')} registers per thread, more than the planner's "
+            f"limit of {MAX_PLANNED_REGISTERS}"
+        )
     offset_columns = flat_columns(smem)["offset"]
     n_bits = registers.get_total_out_dim_size_log2()
     if len(offset_columns) != n_bits or rank(offset_columns) != n_bits:

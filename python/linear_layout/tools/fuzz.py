@@ -835,7 +835,7 @@ def _run_tool(case: Case) -> Outcome:
 def _output_problem(case: Case, argv: list[str], code: int | None) -> str:
     """What is wrong with the ``-o`` file: written although the run failed, or (a TTGIR round
     trip) not a fixed point: reading the output and writing it again must give the same text."""
-    if "-o" not in argv or case.kind == "driver":
+    if "-o" not in argv[:-1] or case.kind == "driver":  # no -o, or one without its value (a usage error)
         return ""
     output = Path(argv[argv.index("-o") + 1])
     if code != 0:

@@ -25,6 +25,7 @@ from ..core.targets import NvptxTarget, TargetError, nvptx_target, ptx_features
 from ..ir import DIALECTS, dialect_file, load_dialects, print_module
 from ..passes import PipelineError, build_pass_manager, emit_ptx, get_pass, parse_pipeline, pass_names
 from ..ttgir import TtgirError, name_loop_arguments, print_ttgir, ttgir_to_mlir
+from ..ttgir.reader import without_trailing_loc
 from .cli import guarded_main
 
 __all__ = ["main"]
@@ -366,7 +367,7 @@ class _Driver:
         error takes the position of the first error of the same message there."""
         if not self.ttgir or all(error.line is not None for error in errors):
             return errors
-        stripped = "\n".join(_without_trailing_loc(line) for line in chunk.split("\n"))
+        stripped = "\n".join(without_trailing_loc(line) for line in chunk.split("\n"))
         placed = [d for d in self.process(stripped, line_offset)[1] if d.severity == "error" and d.line is not None]
         located = []
         for error in errors:
@@ -442,19 +443,6 @@ def _explain_unknown_name(diagnostic: Diagnostic, text: str) -> Diagnostic:
     hint = f" (did you mean {close[0]}?)" if close else ""
     message = f"unknown {kind} {written}{hint}; the known {dialect.group(1)} {kind}s are {', '.join(known)}"
     return dataclasses.replace(diagnostic, message=message)
-
-
-def _without_trailing_loc(line: str) -> str:
-    """`line` without the ` loc(...)` that ends it (TTGIR's location of the op on that line)."""
-    start = line.rfind(" loc(")
-    if start < 0 or line.startswith("#") or not line.rstrip().endswith(")"):
-        return line
-    depth = 0
-    for index in range(start + 1, len(line.rstrip())):
-        depth += {"(": 1, ")": -1}.get(line[index], 0)
-        if depth == 0 and line[index] == ")":
-            return line[:start] if index == len(line.rstrip()) - 1 else line
-    return line
 
 
 def _check_limits(chunk: str, line_offset: int) -> Diagnostic | None:

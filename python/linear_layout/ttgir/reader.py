@@ -548,6 +548,19 @@ def ttgir_context(context: ir.Context | None = None) -> ir.Context:
     return context
 
 
+def without_trailing_loc(line: str) -> str:
+    """`line` without the ` loc(...)` that ends it (TTGIR's location of the op on that line)."""
+    start = line.rfind(" loc(")
+    if start < 0 or line.startswith("#") or not line.rstrip().endswith(")"):
+        return line
+    depth = 0
+    for index in range(start + 1, len(line.rstrip())):
+        depth += {"(": 1, ")": -1}.get(line[index], 0)
+        if depth == 0 and line[index] == ")":
+            return line[:start] if index == len(line.rstrip()) - 1 else line
+    return line
+
+
 _MLIR_ERROR = re.compile(r'error: "[^"]*":(\d+):(\d+): ([^\n]*)')
 
 
@@ -561,12 +574,22 @@ def parse_ttgir(text: str, context: ir.Context | None = None) -> ir.Module:
     try:
         module = ir.Module.parse(generic, context)
     except ir.MLIRError as error:
-        match = _MLIR_ERROR.search(str(error))
+        match = _MLIR_ERROR.search(str(error)) or _MLIR_ERROR.search(_error_without_locations(generic, context))
         if match:
             raise TtgirError(match.group(3).strip(), int(match.group(1)), int(match.group(2))) from None
         raise TtgirError(" ".join(str(error).split())) from None
     name_loop_arguments(module, text)
     return module
+
+
+def _error_without_locations(generic: str, context: ir.Context) -> str:
+    """The parse error of `generic` with each op's trailing `loc(...)` removed: an op whose
+    verifier fails at parse time is then placed at its own line:col of the text ("" if it parses)."""
+    try:
+        ir.Module.parse("\n".join(without_trailing_loc(line) for line in generic.split("\n")), context)
+    except ir.MLIRError as error:
+        return str(error)
+    return ""
 
 
 _UNNAMED = re.compile(r"%arg\d+")
