@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from ..core.gf2 import log2
-from ..core.hardware import HW_DIMS, MAX_REGISTERS_PER_THREAD
+from ..core.hardware import HW_DIMS
 from ..core.layout import LinearLayout
 
 __all__ = [
@@ -37,11 +37,6 @@ class Encoded(Protocol):
 
 #: A layout the planner accepts: a LinearLayout, or an encoding together with a shape.
 LayoutLike = LinearLayout | Encoded
-
-
-#: The most 32-bit registers per thread a layout may hold to be planned: twice what a thread has
-#: (broadcast registers included); past it Triton spills, and the per-register search would run for minutes.
-MAX_PLANNED_REGISTERS = 2 * MAX_REGISTERS_PER_THREAD + 2
 
 
 class PlannerError(ValueError):

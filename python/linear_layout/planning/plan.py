@@ -95,7 +95,7 @@ from .in_warp import (
     register_maps,
     warp_decomposition,
 )
-from .layouts import MAX_PLANNED_REGISTERS, LayoutLike, PlannerError, as_hardware_layout
+from .layouts import LayoutLike, PlannerError, as_hardware_layout
 from .matrix import MatrixPlan, choose_matrix_plan, matrix_instructions
 from .packed import PackedExchange, plan_packed
 from .shared import SharedPlan, plan_shared
@@ -444,6 +444,11 @@ def _check_arguments(shape: object, bitwidth: object, threads_per_warp: object, 
         raise wrong("max_reps", "an integer or None", max_reps)
     if chip is not None and not isinstance(chip, str):
         raise wrong("chip", "a chip name such as 'sm_90' or None", chip)
+
+
+#: The most 32-bit registers per thread a layout may hold to be planned: twice what a thread has
+#: (broadcast registers included); past it Triton spills, and the per-register search would run for minutes.
+MAX_PLANNED_REGISTERS = 2 * MAX_REGISTERS_PER_THREAD + 2
 
 
 def _validate(src: LinearLayout, dst: LinearLayout, bitwidth: int, threads_per_warp: int | None) -> None:

@@ -22,7 +22,7 @@ from types import MappingProxyType
 from ..core.gf2 import EchelonBasis, rank
 from ..core.layout import LinearLayout
 from .banks import access_layouts, active_offset_bits, count_wavefronts, widest_vector
-from .layouts import MAX_PLANNED_REGISTERS, LayoutLike, PlannerError, SideColumns, flat_columns, side_columns, unflatten
+from .layouts import LayoutLike, PlannerError, SideColumns, flat_columns, side_columns, unflatten
 from .swizzle import CANDIDATE_CONFIGS, SmemBases, max_vector_bits, smem_bases
 from .triton_scratch import triton_scratch_bytes
 
@@ -387,6 +387,11 @@ def plan_shared(
     return best[1]
 
 
+#: The most registers per thread a local access is planned for: far past any kernel Triton
+#: compiles (matmul_f32 for gfx1100 loads 1024), far below a 2**31-row tensor (hours).
+MAX_ACCESS_REGISTERS = 2**16
+
+
 def plan_local_access(
     distributed: LayoutLike,
     shared: LayoutLike,
@@ -408,10 +413,10 @@ def plan_local_access(
     Requires: the shared layout maps offsets one-to-one onto the tensor (per CTA); otherwise
     raises :class:`PlannerError`."""
     registers, smem = access_layouts(distributed, shared, shape, kind)
-    if registers.get_in_dim_size("register") > MAX_PLANNED_REGISTERS:  # the per-register grouping would run for hours
+    if registers.get_in_dim_size("register") > MAX_ACCESS_REGISTERS:  # the per-register grouping would run for hours
         raise PlannerError(
-            f"{registers.get_in_dim_size('register')} registers per thread, more than the planner's "
-            f"limit of {MAX_PLANNED_REGISTERS}"
+            f"{registers.get_in_dim_size('register')} registers per thread, more than the access planner's "
+            f"limit of {MAX_ACCESS_REGISTERS}"
         )
     offset_columns = flat_columns(smem)["offset"]
     n_bits = registers.get_total_out_dim_size_log2()
