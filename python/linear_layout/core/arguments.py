@@ -34,6 +34,7 @@ __all__ = [
     "require_optional_name",
     "require_names",
     "require_sequence",
+    "require_str",
     "is_sequence",
     "short",
     "type_name",
@@ -81,6 +82,13 @@ def require_int(value: object, where: str, argument: str, minimum: int | None = 
     if minimum is not None and value < minimum:
         raise ValueError(f"{where}: argument '{argument}' must be at least {minimum}, got {value}")
     return value
+
+
+def require_str(value: object, where: str, argument: str, what: str) -> str:
+    """``value`` as a ``str`` (``what`` names what it holds: "TTGIR text"; a TypeError otherwise)."""
+    if isinstance(value, str):
+        return value
+    raise TypeError(f"{where}: argument '{argument}' must be {what} (str), {_got(value)}")
 
 
 def require_bool(value: object, where: str, argument: str) -> bool:

@@ -44,6 +44,7 @@ from ..core.layout import LinearLayout
 from ..encodings import DotOperandLayout, SliceLayout, to_linear_layout
 from ..ir.bridge import from_attribute, layout_of, memdesc_of
 from ..ir.text import is_memdesc
+from .triton_attributes import attribute_problem
 
 __all__ = ["TRITON_RULES", "triton_rule_problem"]
 
@@ -322,8 +323,12 @@ TRITON_RULES: dict[str, Callable[[ir.Operation], str | None]] = {
 
 
 def triton_rule_problem(op: ir.Operation) -> str | None:
-    """The broken layout-inference rule of Triton op `op` (None: none broken, or no rule). An
-    encoding that cannot be read is not this rule's to report: the type checks report it."""
+    """The broken layout-inference rule of Triton op `op` (None: none broken, or no rule), after
+    the attributes Triton requires of it (`triton_attributes`). An encoding that cannot be read
+    is not this rule's to report: the type checks report it."""
+    problem = attribute_problem(op)
+    if problem:
+        return problem
     rule = TRITON_RULES.get(op.name)
     if rule is None:
         return None

@@ -125,6 +125,8 @@ class SimtPattern:
             return False
         with ir.InsertionPoint(op), op.location:
             values = list(self.emit(op, launch, plan))
+        if len(values) != len(op.results):  # an edited op with more or fewer results: replace_op would abort
+            raise LoweringError(f"'{op.name}' with {len(op.results)} results has no lowering (it gives {len(values)})")
         rewriter.replace_op(op, values)
         return True
 

@@ -33,6 +33,7 @@ from dataclasses import dataclass, replace
 
 from ..core.hardware import BANK_BYTES, NUM_BANKS, WAVEFRONT_BYTES, lane_phases
 from ..core.layout import LinearLayout
+from .plan import MAX_PLANNED_REGISTERS
 
 __all__ = [
     "OpCost",
@@ -99,6 +100,18 @@ class _Warps:
 
     num_warps: int
     threads_per_warp: int
+
+
+def _check_registers(*layouts: LinearLayout | None) -> None:
+    """Raise ValueError when a layout holds more registers per thread than the planner plans
+    (``MAX_PLANNED_REGISTERS``; Triton would spill): the costs enumerate every register, and a
+    tensor of 2**31 elements in a 256-element layout would take hours (found by the fuzzer)."""
+    for layout in layouts:
+        registers = layout.get_in_dim_size("register") if layout is not None else 0
+        if registers > MAX_PLANNED_REGISTERS:
+            raise ValueError(
+                f"{registers} registers per thread, more than the {MAX_PLANNED_REGISTERS} the cost model enumerates"
+            )
 
 
 def _element(layout: LinearLayout, register: int, lane: int, warp: int) -> tuple[int, ...]:
@@ -209,6 +222,7 @@ def reduce_cost(layout: LinearLayout, axis: int, operand_bits: Sequence[int], re
     >>> reduce_cost(L, 1, [32], None).shuffles, reduce_cost(L, 1, [32], None).barriers
     (2, 0)
     """
+    _check_registers(layout, result)
     words = sum(_words(bits) for bits in operand_bits)
     shuffles = len(_moving(layout, "lane", axis)) * _accumulators(layout, axis) * words
     warp_bits = _moving(layout, "warp", axis)
@@ -277,6 +291,7 @@ def scan_cost(layout: LinearLayout, axis: int, operand_bits: Sequence[int]) -> O
     >>> scan_cost(L, 0, [32]).shuffles, scan_cost(L, 0, [32]).barriers, scan_cost(L, 0, [32]).scratch_bytes
     (4, 1, 8)
     """
+    _check_registers(layout)
     registers = layout.get_in_dim_size("register")
     words = sum(_words(bits) for bits in operand_bits)
     shuffles = len(_moving(layout, "lane", axis)) * registers * words
@@ -413,6 +428,7 @@ def gather_cost(source: LinearLayout, indices: LinearLayout, source_bits: int, a
     shared memory. Else the source stored at its elements, a barrier, one load per index
     register at an address the indices choose (``data_dependent``; ``load_wavefronts`` and the
     loaded bytes are left 0, the ideal counts the stores only)."""
+    _check_registers(source, indices)
     local = warp_local_gather(source, indices, axis)
     if local is not None:
         return OpCost(shuffles=local.shuffles(indices.get_in_dim_size("register")) * _words(source_bits))
@@ -436,6 +452,7 @@ def histogram_cost(source: LinearLayout, result: LinearLayout) -> OpCost:
     >>> cost.barriers, cost.scratch_bytes, cost.shared_atomics
     (2, 16, 2)
     """
+    _check_registers(source, result)
     bins = result.get_out_dim_size(result.get_out_dim_names()[0])
     stores = _stores_at_elements(result, 4, lambda element: element[0])
     loads = [

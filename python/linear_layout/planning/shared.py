@@ -387,6 +387,11 @@ def plan_shared(
     return best[1]
 
 
+#: The most registers per thread a local access is planned for: far past any kernel Triton
+#: compiles (matmul_f32 for gfx1100 loads 1024), far below a 2**31-row tensor (hours).
+MAX_ACCESS_REGISTERS = 2**16
+
+
 def plan_local_access(
     distributed: LayoutLike,
     shared: LayoutLike,
@@ -408,6 +413,11 @@ def plan_local_access(
     Requires: the shared layout maps offsets one-to-one onto the tensor (per CTA); otherwise
     raises :class:`PlannerError`."""
     registers, smem = access_layouts(distributed, shared, shape, kind)
+    if registers.get_in_dim_size("register") > MAX_ACCESS_REGISTERS:  # the per-register grouping would run for hours
+        raise PlannerError(
+            f"{registers.get_in_dim_size('register')} registers per thread, more than the access planner's "
+            f"limit of {MAX_ACCESS_REGISTERS}"
+        )
     offset_columns = flat_columns(smem)["offset"]
     n_bits = registers.get_total_out_dim_size_log2()
     if len(offset_columns) != n_bits or rank(offset_columns) != n_bits:

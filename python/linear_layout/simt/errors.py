@@ -7,7 +7,14 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .report import Race
 
-__all__ = ["MemoryAccessError", "RaceError", "SimtError", "UndefinedBehaviorError", "UnsupportedOp"]
+__all__ = [
+    "KernelChoiceError",
+    "MemoryAccessError",
+    "RaceError",
+    "SimtError",
+    "UndefinedBehaviorError",
+    "UnsupportedOp",
+]
 
 
 class SimtError(Exception):
@@ -33,3 +40,8 @@ class RaceError(SimtError):
     """Two warps touched the same workgroup element in one barrier interval (see module doc)."""
 
     race: Race | None = None  # the race found, set by the interpreter when it raises
+
+
+class KernelChoiceError(SimtError, ValueError):
+    """The module has no kernel of the name asked for, or several and no name was given (a
+    ValueError too: the caller's argument is wrong)."""

@@ -138,7 +138,7 @@ import numpy as np
 from . import dialects  # noqa: F401  (registers every op handler)
 from .banks import bank_wavefronts as _wavefronts  # noqa: F401  (the name the bank-model tests use)
 from .elements import elem_of, vector_shape
-from .errors import MemoryAccessError, RaceError, SimtError, UndefinedBehaviorError, UnsupportedOp
+from .errors import KernelChoiceError, MemoryAccessError, RaceError, SimtError, UndefinedBehaviorError, UnsupportedOp
 from .machine import HANDLERS, TERMINATORS, Launch, Machine
 from .memory import GLOBAL_ARGUMENT_SPAN, GLOBAL_BASE_ADDRESS, Buffer, memory_space, memref_layout
 from .report import GlobalAccess, Race, Report, SharedAccess
@@ -185,9 +185,9 @@ def _find_kernel(root, kernel: str | None):
     if kernel is not None:
         kernels = [f for f, n in zip(kernels, names) if n == kernel]
         if not kernels:
-            raise SimtError(f"no kernel named {kernel!r}; found {names}")
+            raise KernelChoiceError(f"no kernel named {kernel!r}; found {names}")
     elif len(kernels) != 1:
-        raise SimtError(f"expected exactly one kernel, found {names}; pass kernel=<name>")
+        raise KernelChoiceError(f"expected exactly one kernel, found {names}; pass kernel=<name>")
     return kernels[0]
 
 

@@ -59,12 +59,12 @@ from .. import LinearLayout
 from .. import __all__ as _PUBLIC_NAMES
 from .. import encodings as _encodings
 from ..core import builders as _builders
-from . import draw, opt, report
+from . import draw, fuzz_ttgir, opt, report
 
 __all__ = ["Case", "Finding", "FuzzReport", "classify", "generate_cases", "main", "run_cases"]
 
 ROOT = Path(__file__).resolve().parents[3]
-FINDING_KINDS = ("crash", "hang", "traceback", "internal-error", "wrong-exit")
+FINDING_KINDS = ("crash", "hang", "traceback", "internal-error", "wrong-exit", "bad-output", "wrong-result")
 USER_ERRORS = ("TypeError", "ValueError")
 USER_ERROR_CLASSES = (TypeError, ValueError)
 _DIAGNOSTIC = re.compile(r"^\S.*?: (error|warning|note|remark): \S")
@@ -85,7 +85,7 @@ _RAW_PYTHON_ERROR = re.compile(
 class Case:
     """One input: a console-script run (``argv`` and ``stdin``) or an API expression (``expression``)."""
 
-    kind: str  # "driver" (linear-layout-opt), "draw", "report" or "api"
+    kind: str  # "driver" (linear-layout-opt), "draw", "report", "api" or one of fuzz_ttgir.KERNEL_KINDS
     argv: tuple[str, ...] = ()
     stdin: str = ""
     expression: str = ""
@@ -110,6 +110,7 @@ class Outcome:
     exception: str | None = None
     message: str = ""
     user_error: bool = False  # the API exception is a TypeError or ValueError (subclasses included)
+    output_problem: str = ""  # a half-written -o file, or a TTGIR round trip that does not reach a fixed point
 
 
 @dataclass(frozen=True)
@@ -123,12 +124,17 @@ class Finding:
 class FuzzReport:
     inputs: int
     seconds: float
-    outcomes: dict[str, int]  # "ok", "user-error" and the finding kinds -> count
+    outcomes: dict[str, int]  # "ok", "user-error", "skipped" and the finding kinds -> count
     findings: tuple[Finding, ...] = field(default=())
+    by_kind: dict[str, int] = field(default_factory=dict)  # case kind -> number of inputs
 
     def summary(self) -> str:
         counts = ", ".join(f"{kind} {self.outcomes.get(kind, 0)}" for kind in ("ok", "user-error", *FINDING_KINDS))
-        return f"{self.inputs} inputs in {self.seconds:.1f} s: {counts}"
+        skipped = f", skipped {self.outcomes['skipped']}" if self.outcomes.get("skipped") else ""
+        return f"{self.inputs} inputs in {self.seconds:.1f} s: {counts}{skipped}"
+
+    def kinds_summary(self) -> str:
+        return "inputs per kind: " + ", ".join(f"{kind} {count}" for kind, count in sorted(self.by_kind.items()))
 
 
 # ============================================================================ classification
@@ -139,9 +145,13 @@ def _stray_lines(stderr: str) -> list[str]:
 
 
 def classify(case: Case, outcome: Outcome) -> tuple[str, str]:
-    """(outcome kind, detail): "ok", "user-error" or a finding kind."""
+    """(outcome kind, detail): "ok", "user-error", "skipped" or a finding kind."""
     if "Traceback" in outcome.stderr:
         return "traceback", outcome.stderr[-400:]
+    if case.kind == "ttgir-run":
+        if outcome.exception in (None, "user-error", "skipped", "wrong-result"):
+            return outcome.exception or "ok", outcome.message
+        return "internal-error", f"{outcome.exception}: {outcome.message}"[:400]
     if case.kind == "api":
         if outcome.exception is None:
             return "ok", ""
@@ -159,6 +169,11 @@ def classify(case: Case, outcome: Outcome) -> tuple[str, str]:
         return "wrong-exit", f"exit code {outcome.exit_code}, stray stderr line: {stray[0][:300]}"
     if outcome.exit_code == 1 and not outcome.stderr.strip():
         return "wrong-exit", "exit code 1 without an error message"
+    if outcome.output_problem:
+        return "bad-output", outcome.output_problem
+    unlocated = fuzz_ttgir.unlocated_errors(outcome.stderr) if case.kind in fuzz_ttgir.KERNEL_KINDS else []
+    if unlocated:
+        return "wrong-exit", f"error without a file:line:col location: {unlocated[0][:300]}"
     return ("ok", "") if outcome.exit_code == 0 else ("user-error", outcome.stderr.splitlines()[0][:300])
 
 
@@ -708,9 +723,11 @@ def _api_encoding_call(rng: random.Random, seeds: list[str]) -> str:
     return call.format(t=text, s=shape, l=rng.choice(_GOOD_LAYOUTS), v=_value(rng))
 
 
-def api_case(rng: random.Random, seeds: list[str]) -> Case:
+def api_case(rng: random.Random, seeds: list[str], kernels: list[fuzz_ttgir.Kernel] | None = None) -> Case:
     choice = rng.random()
-    if choice < 0.25:
+    if kernels and rng.random() < 0.1:
+        expression = fuzz_ttgir.kernel_api_expression(rng, kernels)
+    elif choice < 0.25:
         expression = _api_layout_call(rng)
     elif choice < 0.4:
         expression = _api_builder_call(rng)
@@ -733,16 +750,21 @@ def generate_cases(
     *,
     ttgir_seeds: list[str] | None = None,
     tools_share: float = 0.2,
+    kernels: list[fuzz_ttgir.Kernel] | None = None,
+    kernel_share: float = 0.0,
 ) -> Iterator[Case]:
-    """``count`` cases, reproducible from ``seed``: ``api_share`` API cases, ``tools_share``
-    draw/report cases (report cases only with ``ttgir_seeds``), the rest driver cases."""
+    """``count`` cases, reproducible from ``seed``: ``api_share`` API cases, ``kernel_share``
+    mutated Triton kernels (``fuzz_ttgir``, only with ``kernels``), ``tools_share`` draw/report
+    cases (report cases only with ``ttgir_seeds``), the rest driver cases."""
     rng = random.Random(seed)
     ttgir = ttgir_seeds or []
     for _ in range(count):
         choice = rng.random()
         if choice < api_share:
-            yield api_case(rng, seeds)
-        elif choice < api_share + tools_share:
+            yield api_case(rng, seeds, kernels)
+        elif kernels and choice < api_share + kernel_share:
+            yield fuzz_ttgir.kernel_case(rng, kernels, Case)  # type: ignore[misc]
+        elif choice < api_share + kernel_share + tools_share:
             yield report_case(rng, ttgir) if ttgir and rng.random() < 0.4 else draw_case(rng, seeds, ttgir)
         else:
             yield driver_case(rng, seeds)
@@ -775,24 +797,60 @@ def _captured_fds() -> Iterator[list[str]]:
 
 
 #: The console scripts' ``main`` functions, by case kind.
-_MAINS = {"driver": opt.main, "draw": draw.main, "report": report.main}
+_MAINS = {
+    "driver": opt.main,
+    "draw": draw.main,
+    "report": report.main,
+    "ttgir-lower": opt.main,
+    "ttgir-ptx": opt.main,
+    "ttgir-roundtrip": opt.main,
+    "ttgir-report": report.main,
+}
 
 
 def _run_tool(case: Case) -> Outcome:
     """A console script's ``main`` on the case, as the shell would run it: stdin from the case,
-    ``{input}`` a file holding it, ``{tmp}`` a fresh folder; an escaping exception is printed as
-    the traceback the user would see, ``SystemExit`` is the exit code."""
+    ``{input}`` (and ``{input.ttgir}``) a file holding it, ``{tmp}`` a fresh folder; an escaping
+    exception is printed as the traceback the user would see, ``SystemExit`` is the exit code.
+    Then the ``-o`` file is checked (:func:`_output_problem`)."""
     stdin = sys.stdin
     sys.stdin = io.TextIOWrapper(io.BytesIO(case.stdin.encode("utf-8", "surrogatepass")))
     try:
         with tempfile.TemporaryDirectory(prefix="ll-fuzz-") as folder:
-            (Path(folder) / "input").write_text(case.stdin, encoding="utf-8", errors="surrogatepass")
-            argv = [arg.replace("{input}", f"{folder}/input").replace("{tmp}", folder) for arg in case.argv]
+            for name in ("input", "input.ttgir"):
+                (Path(folder) / name).write_text(case.stdin, encoding="utf-8", errors="surrogatepass")
+            argv = [
+                arg.replace("{input.ttgir}", f"{folder}/input.ttgir").replace("{input}", f"{folder}/input")
+                for arg in case.argv
+            ]
+            argv = [arg.replace("{tmp}", folder) for arg in argv]
             with _captured_fds() as stderr, open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
                 code = _call_main(_MAINS[case.kind], argv)
-        return Outcome(code, stderr[0])
+                problem = _output_problem(case, argv, code)
+        return Outcome(code, stderr[0], output_problem=problem)
     finally:
         sys.stdin = stdin
+
+
+def _output_problem(case: Case, argv: list[str], code: int | None) -> str:
+    """What is wrong with the ``-o`` file: written although the run failed, or (a TTGIR round
+    trip) not a fixed point: reading the output and writing it again must give the same text."""
+    if "-o" not in argv[:-1] or case.kind == "driver":  # no -o, or one without its value (a usage error)
+        return ""
+    output = Path(argv[argv.index("-o") + 1])
+    if code != 0:
+        return f"exit code {code}, but the output file was written" if output.exists() else ""
+    if case.kind != "ttgir-roundtrip":
+        return ""
+    if not output.exists():
+        return "exit code 0 without the output file"
+    again = output.with_name("again.ttgir")
+    code = _call_main(opt.main, [str(output), "-o", str(again)])
+    if code != 0:
+        return f"the round trip's output does not read back (exit code {code})"
+    if again.read_text() != output.read_text():
+        return "the round trip's output, read and written again, changes"
+    return ""
 
 
 def _call_main(main, argv: list[str]) -> int | None:
@@ -811,6 +869,7 @@ def _api_namespace() -> dict:
     namespace.update({name: getattr(_encodings, name) for name in _encodings.__all__})
     namespace.update({name: getattr(_builders, name) for name in _builders.__all__})
     namespace.update({"np": np, "deep": _deep})
+    namespace.update(fuzz_ttgir.kernel_api_namespace())
     return namespace
 
 
@@ -830,7 +889,7 @@ def _run_api(case: Case, namespace: dict) -> Outcome:
                 exception, message, user_error = None, "", False
             except Exception as error:  # classified by the parent: only TypeError/ValueError are user errors
                 exception, message = type(error).__name__, _message(error)
-                user_error = isinstance(error, USER_ERROR_CLASSES)
+                user_error = isinstance(error, (*USER_ERROR_CLASSES, *fuzz_ttgir.KERNEL_API_ERRORS))
     except RecursionError:  # the expression itself nests too deeply to evaluate: not the API's fault
         return Outcome(None, "", None)
     return Outcome(None, stderr[0], exception, message, user_error)
@@ -843,6 +902,19 @@ def _message(error: Exception) -> str:
         return "(the message itself recursed too deeply)"
 
 
+def _run_kernel(case: Case) -> Outcome:
+    """A ``ttgir-run`` case (``fuzz_ttgir.run_kernel_case``); its outcome kind travels as the
+    exception field, an exception as itself with the last lines of its traceback."""
+    stem, seed = case.argv
+    try:
+        with _captured_fds() as stderr:
+            kind, detail = fuzz_ttgir.run_kernel_case(stem, int(seed), case.stdin)
+    except Exception as error:  # classified by the parent: any exception here is a bug
+        frames = traceback.format_exc().strip().splitlines()
+        return Outcome(None, "", type(error).__name__, " | ".join([_message(error), *frames[-3:-1]])[:400])
+    return Outcome(None, stderr[0], None if kind == "ok" else kind, detail)
+
+
 def _worker() -> None:
     """Read cases (JSON lines) from stdin; for each, print "start" then its outcome, flushed."""
     namespace = _api_namespace()
@@ -851,7 +923,12 @@ def _worker() -> None:
         case = Case.from_json(line)
         out.write("start\n")
         out.flush()
-        outcome = _run_api(case, namespace) if case.kind == "api" else _run_tool(case)
+        if case.kind == "api":
+            outcome = _run_api(case, namespace)
+        elif case.kind == "ttgir-run":
+            outcome = _run_kernel(case)
+        else:
+            outcome = _run_tool(case)
         out.write(json.dumps(outcome.__dict__) + "\n")
         out.flush()
 
@@ -954,6 +1031,7 @@ def run_cases(
     """Run every case (until ``deadline``, a ``time.monotonic()`` value) and classify the outcomes."""
     start = time.monotonic()
     counts: Counter[str] = Counter()
+    kinds: Counter[str] = Counter()
     findings: list[Finding] = []
     index = 0
     while index < len(cases) and (deadline is None or time.monotonic() < deadline):
@@ -961,14 +1039,20 @@ def run_cases(
         for case, outcome in zip(batch, _run_batch(batch, timeout)):
             kind, detail = _classify_outcome(case, outcome)
             counts[kind] += 1
+            kinds[case.kind] += 1
             index += 1
             if kind in FINDING_KINDS:
                 findings.append(Finding(kind, case, detail))
-    return FuzzReport(index, time.monotonic() - start, dict(counts), tuple(findings))
+    return FuzzReport(index, time.monotonic() - start, dict(counts), tuple(findings), dict(kinds))
 
 
 #: Corpus file suffix of each kind of case whose input is text with an ``// ARGS:`` header.
-REPRODUCER_SUFFIXES = {"driver": ".mlir", "draw": ".draw", "report": ".report"}
+REPRODUCER_SUFFIXES = {
+    "driver": ".mlir",
+    "draw": ".draw",
+    "report": ".report",
+    **{kind: f".{kind}" for kind in fuzz_ttgir.KERNEL_KINDS},
+}
 
 
 def write_reproducer(directory: Path, number: int, finding: Finding) -> Path:
@@ -1023,6 +1107,12 @@ def _argument_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--tools-share", type=float, default=0.2, help="fraction of linear-layout-draw and -report cases"
     )
+    parser.add_argument(
+        "--kernel-share",
+        type=float,
+        default=0.2,
+        help="fraction of mutated Triton kernels (tests/kernel_corpus/ttgir, tests/ttgir_corpus)",
+    )
     parser.add_argument("--out", type=Path, default=Path("fuzz-findings"), help="folder for reproducers")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     return parser
@@ -1041,13 +1131,21 @@ def main(argv: list[str] | None = None) -> int:
     deadline = time.monotonic() + args.minutes * 60 if args.minutes else None
     ttgir_seeds = load_seeds([ROOT / "tests" / "ttgir_corpus"], "*.ttgir")
     cases = generate_cases(
-        args.seed, count, seeds, args.api_share, ttgir_seeds=ttgir_seeds, tools_share=args.tools_share
+        args.seed,
+        count,
+        seeds,
+        args.api_share,
+        ttgir_seeds=ttgir_seeds,
+        tools_share=args.tools_share,
+        kernels=fuzz_ttgir.load_kernels(),
+        kernel_share=args.kernel_share,
     )
     report = _run_in_chunks(cases, args, deadline)
     for number, finding in enumerate(report.findings):
         path = write_reproducer(args.out, number, finding)
         print(f"{finding.kind}: {path}: {finding.detail.splitlines()[0] if finding.detail else ''}"[:300])
     print(report.summary())
+    print(report.kinds_summary())
     return 1 if report.findings else 0
 
 
@@ -1064,6 +1162,7 @@ def _run_in_chunks(cases: Iterator[Case], args, deadline: float | None) -> FuzzR
             total.seconds + report.seconds,
             dict(Counter(total.outcomes) + Counter(report.outcomes)),
             total.findings + report.findings,
+            dict(Counter(total.by_kind) + Counter(report.by_kind)),
         )
         print(f"progress: {total.summary()}", file=sys.stderr, flush=True)
     return total

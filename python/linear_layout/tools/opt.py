@@ -25,6 +25,7 @@ from ..core.targets import NvptxTarget, TargetError, nvptx_target, ptx_features
 from ..ir import DIALECTS, dialect_file, load_dialects, print_module
 from ..passes import PipelineError, build_pass_manager, emit_ptx, get_pass, parse_pipeline, pass_names
 from ..ttgir import TtgirError, name_loop_arguments, print_ttgir, ttgir_to_mlir
+from ..ttgir.reader import without_trailing_loc
 from .cli import guarded_main
 
 __all__ = ["main"]
@@ -340,7 +341,7 @@ class _Driver:
             except ir.MLIRError as error:
                 text = "\n" * line_offset + chunk
                 errors = [_explain_unknown_name(_to_diagnostic(info), text) for info in error.error_diagnostics]
-                diagnostics.extend(self._source_files(errors, error))
+                diagnostics.extend(self._locate_unlocated(self._source_files(errors, error), chunk, line_offset))
                 if not error.error_diagnostics:
                     diagnostics.append(Diagnostic("error", None, None, str(error)))
                 return None, diagnostics
@@ -358,6 +359,24 @@ class _Driver:
         return [dataclasses.replace(d, file=f) if f else d for d, f in zip(diagnostics, files)] + diagnostics[
             len(files) :
         ]
+
+    def _locate_unlocated(self, errors: list[Diagnostic], chunk: str, line_offset: int) -> list[Diagnostic]:
+        """TTGIR ops at `loc(unknown)` (Triton's constants) or at a bare name have no position:
+        place their errors at the op's line of the input instead. The chunk is processed again
+        without its trailing `loc(...)`s (so each op sits at its own line:col) and each unplaced
+        error takes the position of the first error of the same message there."""
+        if not self.ttgir or all(error.line is not None for error in errors):
+            return errors
+        stripped = "\n".join(without_trailing_loc(line) for line in chunk.split("\n"))
+        placed = [d for d in self.process(stripped, line_offset)[1] if d.severity == "error" and d.line is not None]
+        located = []
+        for error in errors:
+            twin = next((d for d in placed if d.message == error.message), None) if error.line is None else None
+            if twin is not None:
+                placed.remove(twin)
+                error = dataclasses.replace(error, line=twin.line, column=twin.column, file=None)
+            located.append(error)
+        return located
 
     def _as_mlir(self, chunk: str) -> str:
         """The chunk as MLIR text: TTGIR is rewritten to generic form, line for line."""

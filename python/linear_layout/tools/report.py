@@ -265,13 +265,41 @@ class _Launch:
     chip: str | None = None  # the NVIDIA chip of ``ttg.target`` (ldmatrix for dot operands)
 
 
-def _launch(module: ir.Module) -> _Launch:
+#: The most threads a CTA may have (CUDA's and HIP's limit per block).
+_MAX_THREADS = 1024
+
+
+def _launch(module: ir.Module, text: str) -> _Launch:
+    """The module's warps and lanes; a value that is not a power-of-two integer, or a CTA of more
+    than 1024 threads, is a TtgirError at the attribute (found by the fuzzer: `"ttg.num-warps" =
+    "nope"` made the report fail with an internal error)."""
     attributes = module.operation.attributes
 
     def value(name: str, default: int) -> int:
-        return ir.IntegerAttr(attributes[name]).value if name in attributes else default
+        if name not in attributes:
+            return default
+        attr = attributes[name]
+        number = attr.value if isinstance(attr, ir.IntegerAttr) and not isinstance(attr, ir.BoolAttr) else 0
+        if number < 1 or number & (number - 1) or number > _MAX_THREADS:
+            message = f"'{name}' must be a power-of-two integer up to {_MAX_THREADS}, got {attr}"
+            raise TtgirError(message, *_attribute_position(text, name))
+        return number
 
-    return _Launch(value("ttg.num-warps", 4), value("ttg.threads-per-warp", 32), chip_of(module))
+    launch = _Launch(value("ttg.num-warps", 4), value("ttg.threads-per-warp", 32), chip_of(module))
+    if launch.num_warps * launch.threads_per_warp > _MAX_THREADS:
+        raise TtgirError(
+            f"{launch.num_warps} warps of {launch.threads_per_warp} threads: more than {_MAX_THREADS} threads per CTA",
+            *_attribute_position(text, "ttg.num-warps"),
+        )
+    return launch
+
+
+def _attribute_position(text: str, name: str) -> tuple[int, int]:
+    """(line, column) where `"name" =` is written in `text` ((0, 0): nowhere)."""
+    written = re.search(rf'"{re.escape(name)}"\s*=', text)
+    if written is None:
+        return 0, 0
+    return text.count("\n", 0, written.start()) + 1, written.start() - text.rfind("\n", 0, written.start())
 
 
 def _row(source: str, syntax_op: Op, op: ir.Operation, launch: _Launch) -> ReportRow | None:
@@ -325,7 +353,7 @@ def build_report(module: ir.Module, ttgir: str | None = None, kernel: str = "") 
             where.line if where else 0,
             where.column if where else 0,
         )
-    launch = _launch(module)
+    launch = _launch(module, ttgir)
     rows = tuple(row for row in (_row(ttgir, s, o, launch) for s, o in zip(syntax_ops, module_ops)) if row is not None)
     others = _other_ops(module, ttgir, launch)
     return KernelReport(kernel, launch.num_warps, launch.threads_per_warp, rows, others)

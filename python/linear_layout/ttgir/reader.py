@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from mlir import ir
 
+from ..core.arguments import require_str
 from ..core.limits import LimitError, check_text_limits
 from ..dialects.verifier import FACT_ATTRIBUTES, LaunchFacts, encoding_text_problem
 from ..ir import load_dialects
@@ -237,7 +238,8 @@ class _Converter:
         try:
             parsed = parse_custom(entry, self.source, op.tokens)
         except TtgirSyntaxError as error:
-            raise TtgirError(error.bare, error.line, error.column) from None
+            # An op with nothing after its name has no token to point at: the op's own position.
+            raise TtgirError(error.bare, error.line or op.line, error.column or op.column) from None
         operands: list[str] = []
         sizes: list[int] = []
         for name in entry.operand_names():
@@ -487,6 +489,7 @@ def ttgir_to_mlir(text: str) -> str:
     the nesting or shape limits of `core.limits` is a `TtgirError` before anything recurses.
     After `ir.Module.parse`, `name_loop_arguments(module, text)` restores what the generic text
     cannot carry (`parse_ttgir` does both)."""
+    require_str(text, "ttgir_to_mlir", "text", "TTGIR text")
     return _generic_text(text, _parsed_file(text))
 
 
@@ -569,6 +572,19 @@ def ttgir_context(context: ir.Context | None = None) -> ir.Context:
     return context
 
 
+def without_trailing_loc(line: str) -> str:
+    """`line` without the ` loc(...)` that ends it (TTGIR's location of the op on that line)."""
+    start = line.rfind(" loc(")
+    if start < 0 or line.startswith("#") or not line.rstrip().endswith(")"):
+        return line
+    depth = 0
+    for index in range(start + 1, len(line.rstrip())):
+        depth += {"(": 1, ")": -1}.get(line[index], 0)
+        if depth == 0 and line[index] == ")":
+            return line[:start] if index == len(line.rstrip()) - 1 else line
+    return line
+
+
 _MLIR_ERROR = re.compile(r'error: "[^"]*":(\d+):(\d+): ([^\n]*)')
 
 
@@ -577,18 +593,29 @@ def parse_ttgir(text: str, context: ir.Context | None = None) -> ir.Module:
 
     Raises `TtgirError` (one line, with the TTGIR line and column) on malformed input.
     """
+    require_str(text, "parse_ttgir", "text", "TTGIR text")
     parsed = _parsed_file(text)  # tokenized and parsed once, for the conversion and the loop names
     generic = _generic_text(text, parsed)
     context = ttgir_context(context)
     try:
         module = ir.Module.parse(generic, context)
     except ir.MLIRError as error:
-        match = _MLIR_ERROR.search(str(error))
+        match = _MLIR_ERROR.search(str(error)) or _MLIR_ERROR.search(_error_without_locations(generic, context))
         if match:
             raise TtgirError(match.group(3).strip(), int(match.group(1)), int(match.group(2))) from None
         raise TtgirError(" ".join(str(error).split())) from None
     _name_loop_arguments(module, parsed)
     return module
+
+
+def _error_without_locations(generic: str, context: ir.Context) -> str:
+    """The parse error of `generic` with each op's trailing `loc(...)` removed: an op whose
+    verifier fails at parse time is then placed at its own line:col of the text ("" if it parses)."""
+    try:
+        ir.Module.parse("\n".join(without_trailing_loc(line) for line in generic.split("\n")), context)
+    except ir.MLIRError as error:
+        return str(error)
+    return ""
 
 
 _UNNAMED = re.compile(r"%arg\d+")

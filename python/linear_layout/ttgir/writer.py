@@ -12,6 +12,7 @@ import re
 
 from mlir import ir
 
+from ..core.arguments import require_str, type_name
 from ..ir import add_aliases
 from . import result_names, warp_specialize
 from .foreign import FOREIGN_PREFIX, SYNTAX_ATTRIBUTE, restore_text
@@ -262,7 +263,7 @@ def _array_entries(text: str | None) -> list[str]:
 
 def mlir_to_ttgir(asm: str) -> str:
     """TTGIR text for MLIR's printed form of a module (with locations)."""
-    asm = triton_names(asm)
+    asm = triton_names(require_str(asm, "mlir_to_ttgir", "asm", "MLIR text"))
     parsed = parse_file(asm)
     writer = _Writer(asm)
     trailing: list[str] = []
@@ -333,6 +334,8 @@ def _mlir_alias_order(text: str) -> str:
 
 def print_ttgir(module: ir.Module | ir.Operation) -> str:
     """The module in Triton's TTGIR syntax: Triton compiles it (`triton.compile(path, target=...)`)."""
-    operation = module.operation if isinstance(module, ir.Module) else module
+    if not isinstance(module, (ir.Module, ir.Operation, ir.OpView)):
+        raise TypeError(f"print_ttgir: argument 'module' must be an MLIR module or operation, got {type_name(module)}")
+    operation = module.operation if isinstance(module, (ir.Module, ir.OpView)) else module
     asm = operation.get_asm(enable_debug_info=True, assume_verified=True, use_name_loc_as_prefix=True)
     return mlir_to_ttgir(asm)
