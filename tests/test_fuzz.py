@@ -379,7 +379,7 @@ def test_kernel_pipeline_api_checks_its_arguments():
         (TypeError, "lower_ttgir: argument 'text'", lambda: lower_ttgir(None)),
         (TypeError, "lower_ttgir: argument 'chip'", lambda: lower_ttgir(vadd, chip=80)),
         (TypeError, "ttgir_to_ptx: argument 'chip'", lambda: ttgir_to_ptx(vadd, chip=None)),
-        (TypeError, "ttgir_to_mlir: argument 'text'", lambda: parse_ttgir(["x"])),
+        (TypeError, "parse_ttgir: argument 'text'", lambda: parse_ttgir(["x"])),
         (TypeError, "ttgir_to_mlir: argument 'text'", lambda: ttgir_to_mlir(1)),
         (TypeError, "mlir_to_ttgir: argument 'asm'", lambda: mlir_to_ttgir(None)),
         (TypeError, "print_ttgir: argument 'module'", lambda: print_ttgir("module {}")),
