@@ -33,8 +33,12 @@ def test_targets():
     assert amdgpu_target("gfx942").wave_size == 64 and amdgpu_target("gfx1100").wave_size == 32
     assert lowering_chip("gfx942") == "gfx942" and lowering_chip("sm_90") == "sm_90"
     assert hip_chip("hip:gfx942") == "gfx942" and hip_chip("cuda:90") is None and hip_chip("hip:gfx1") is None
-    with pytest.raises(TargetError, match=r"unknown chip 'gfx1'.*AMDGPU"):
+    with pytest.raises(TargetError, match=r"unknown AMDGPU chip 'gfx1'; known chips: gfx908"):
         lowering_chip("gfx1")
+    with pytest.raises(TargetError, match=r"unknown NVPTX chip 'sm_1'"):
+        lowering_chip("sm_1")
+    with pytest.raises(TargetError, match=r"unknown chip 'a100'.*\(NVPTX\), gfx908.*\(AMDGPU\)"):
+        lowering_chip("a100")
     with pytest.raises(TargetError, match="unknown AMDGPU chip 'sm_90'"):
         amdgpu_target("sm_90")
 
@@ -155,7 +159,7 @@ def test_the_chip_option_accepts_amd_chips_only_known_ones():
 
     with ir.Context():
         build_pass_manager("builtin.module(ll-lower{chip=gfx942})")
-        with pytest.raises(PipelineError, match=r"bad value 'gfx9' for option 'chip'.*unknown chip"):
+        with pytest.raises(PipelineError, match=r"bad value 'gfx9' for option 'chip'.*unknown AMDGPU chip 'gfx9'"):
             build_pass_manager("builtin.module(ll-lower{chip=gfx9})")
 
 

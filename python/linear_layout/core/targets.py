@@ -250,15 +250,17 @@ def amdgpu_target(chip: object) -> AmdgpuTarget:
 
 
 def lowering_chip(chip: object) -> str:
-    """``chip`` checked as a target of the lowering: an NVPTX chip or an AMD chip; a
-    :class:`TargetError` naming both families' chips otherwise.
+    """``chip`` checked as a target of the lowering: an NVPTX chip or an AMD chip; otherwise a
+    :class:`TargetError` listing the chips of its family (``sm_*``: NVPTX, ``gfx*``: AMDGPU) or,
+    for any other name, of both.
 
     >>> lowering_chip("gfx942"), lowering_chip("sm_80")
     ('gfx942', 'sm_80')
     """
-    if is_amdgpu_chip(chip):
-        assert isinstance(chip, str)
-        return chip
+    if isinstance(chip, str) and chip.startswith("gfx"):
+        return amdgpu_target(chip).chip
+    if isinstance(chip, str) and chip.startswith("sm_"):
+        return nvptx_target(chip).chip
     try:
         return nvptx_target(chip).chip
     except TargetError:
