@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "kernel_corpus"
 sys.path.insert(0, str(CORPUS))
 
-from amdgcn_stats import AmdgcnStats, amdgcn_stats  # noqa: E402
+from amdgcn_stats import AmdgcnStats, amdgcn_stats, tritons_codegen  # noqa: E402
 
 from linear_layout.passes.amdgcn import amdgpu_backend_available, emit_amdgcn, emit_rocdl_llvm  # noqa: E402
 from linear_layout.tools.kernels import lower_ttgir  # noqa: E402
@@ -64,27 +64,6 @@ def triton_amdgcn(path: Path) -> tuple[str, float, int]:
     return kernel.asm["amdgcn"], seconds, int(kernel.metadata.shared)
 
 
-def _codegen_with_tritons_llvm(llvm_ir: str) -> str:
-    """AMDGCN of our LLVM IR by Triton's LLVM AMDGPU back end (optimised, as `make_amdgcn`)."""
-    from triton.backends.amd.compiler import compile_amdgpu, get_amd_codegen_target_triple, get_llvm_flags
-
-    triple = get_amd_codegen_target_triple(CHIP)
-    source = llvm_ir.replace('target triple = "amdgcn-amd-amdhsa"', f'target triple = "{triple}"')
-    return compile_amdgpu(
-        source,
-        triple,
-        CHIP,
-        "",
-        flags=get_llvm_flags(CHIP),
-        enable_fp_fusion=True,
-        disable_optimization=False,
-        canonicalize_gep=False,
-        disabled_passes="",
-        dump_ir=False,
-        enable_timing=False,
-    )
-
-
 def ours(path: Path) -> tuple[str | None, float, str]:
     """Our AMDGCN (None and the reason when the kernel does not lower) and the seconds it took."""
     start = time.perf_counter()
@@ -93,7 +72,7 @@ def ours(path: Path) -> tuple[str | None, float, str]:
         if amdgpu_backend_available():
             asm = emit_amdgcn(module, CHIP)
         else:
-            asm = _codegen_with_tritons_llvm(emit_rocdl_llvm(module, CHIP))
+            asm = tritons_codegen(emit_rocdl_llvm(module, CHIP), CHIP)
     except Exception as error:  # the reason is printed: the first line of the diagnostics
         lines = [line.strip() for line in str(error).splitlines() if "error:" in line]
         return None, 0.0, (lines[0] if lines else str(error).splitlines()[0])[:140]

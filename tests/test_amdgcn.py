@@ -88,36 +88,16 @@ def test_the_stock_rocdl_path_gives_amdgpu_llvm_ir(stem):
         assert "atomicrmw" in llvm_ir
 
 
-def _tritons_codegen(llvm_ir: str) -> str:
-    from triton.backends.amd.compiler import compile_amdgpu, get_amd_codegen_target_triple, get_llvm_flags
-
-    triple = get_amd_codegen_target_triple("gfx942")
-    source = llvm_ir.replace('target triple = "amdgcn-amd-amdhsa"', f'target triple = "{triple}"')
-    return compile_amdgpu(
-        source,
-        triple,
-        "gfx942",
-        "",
-        flags=get_llvm_flags("gfx942"),
-        enable_fp_fusion=True,
-        disable_optimization=False,
-        canonicalize_gep=False,
-        disabled_passes="",
-        dump_ir=False,
-        enable_timing=False,
-    )
-
-
 def test_the_llvm_ir_is_valid_amdgpu_code():
     """Triton's LLVM AMDGPU back end compiles our stock-path LLVM IR: 64-lane softmax with its
     barriers, and vadd's masked loads as exec-masked loads at Triton's widths."""
     pytest.importorskip("triton")
     sys.path.insert(0, str(CORPUS))
-    from amdgcn_stats import amdgcn_stats
+    from amdgcn_stats import amdgcn_stats, tritons_codegen
 
-    softmax = amdgcn_stats(_tritons_codegen(emit_rocdl_llvm(lower_ttgir(_text("softmax.gfx942.w4")), "gfx942")))
+    softmax = amdgcn_stats(tritons_codegen(emit_rocdl_llvm(lower_ttgir(_text("softmax.gfx942.w4")), "gfx942")))
     assert softmax.barriers >= 1 and softmax.cross_lane >= 6 and softmax.lds_bytes == 8
-    asm = _tritons_codegen(emit_rocdl_llvm(lower_ttgir(_text("vadd16.gfx942.w1")), "gfx942"))
+    asm = tritons_codegen(emit_rocdl_llvm(lower_ttgir(_text("vadd16.gfx942.w1")), "gfx942"))
     assert "s_and_saveexec_b64" in asm and "s_endpgm" in asm
     vadd16 = amdgcn_stats(asm)
     assert vadd16.global_loads == (128, 128) and vadd16.global_stores == (128,)

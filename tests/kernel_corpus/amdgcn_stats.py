@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["AmdgcnStats", "amdgcn_stats"]
+__all__ = ["AmdgcnStats", "amdgcn_stats", "tritons_codegen"]
 
 #: A global memory access (flat, global or buffer) and its width suffix.
 _ACCESS = re.compile(r"^(?:flat|global|buffer)_(load|store)_(dwordx[234]|dword|ubyte|sbyte|ushort|sshort|byte|short)\b")
@@ -73,4 +73,27 @@ def amdgcn_stats(asm: str) -> AmdgcnStats:
         barriers=sum(1 for text in instructions if text.split()[0] == "s_barrier"),
         cross_lane=sum(1 for text in instructions if _CROSS_LANE.search(text)),
         lds_bytes=sum(int(n) for n in _LDS.findall(asm)),
+    )
+
+
+def tritons_codegen(llvm_ir: str, chip: str = "gfx942") -> str:
+    """AMDGCN of LLVM IR for `amdgcn-amd-amdhsa` (`emit_rocdl_llvm`'s) by Triton's own LLVM AMDGPU
+    back end, optimised as `triton.compile` does its LLVM IR (`compile_amdgpu`, as `make_amdgcn`):
+    the stand-in for `gpu-module-to-binary` where the MLIR build has no AMDGPU target."""
+    from triton.backends.amd.compiler import compile_amdgpu, get_amd_codegen_target_triple, get_llvm_flags
+
+    triple = get_amd_codegen_target_triple(chip)
+    source = llvm_ir.replace('target triple = "amdgcn-amd-amdhsa"', f'target triple = "{triple}"')
+    return compile_amdgpu(
+        source,
+        triple,
+        chip,
+        "",
+        flags=get_llvm_flags(chip),
+        enable_fp_fusion=True,
+        disable_optimization=False,
+        canonicalize_gep=False,
+        disabled_passes="",
+        dump_ir=False,
+        enable_timing=False,
     )
