@@ -1,7 +1,7 @@
 """Figures of an AMDGCN kernel, to compare ours with Triton's: instructions, global access widths
 (flat, global and buffer), atomics, `s_barrier`s, cross-lane operations and LDS bytes.
 
-    >>> amdgcn_stats("k:\\n\\tglobal_load_dwordx4 v[0:3], v[4:5], off\\n\\ts_barrier\\n\\ts_endpgm\\n"
+    >>> amdgcn_stats("\\t.type k,@function\\nk:\\n\\tglobal_load_dwordx4 v[0:3], v[4:5], off\\n\\ts_barrier\\n\\ts_endpgm\\n"
     ...              ".Lfunc_end0:\\n\\t.amdhsa_group_segment_fixed_size 512\\n")
     AmdgcnStats(instructions=3, global_loads=(128,), global_stores=(), atomics=0, barriers=1, cross_lane=0, lds_bytes=512)
 """
@@ -39,12 +39,14 @@ class AmdgcnStats:
 
 
 def _instructions(asm: str) -> list[str]:
-    """The instructions of every kernel body: the lines up to `.Lfunc_end` that are neither
-    directives, labels nor comments."""
+    """The instructions of every function body: from its label (a `.type NAME,@function`) to its
+    `.Lfunc_end`, the lines that are neither directives, labels nor comments (so not the
+    kernel descriptors and the metadata that follow)."""
+    functions = set(re.findall(r"^\s*\.type\s+([\w.$]+),@function", asm, re.MULTILINE))
     found, inside = [], False
     for line in asm.splitlines():
         text = line.split(";", 1)[0].strip()
-        if re.match(r"^[A-Za-z_][\w.$]*:$", text) and not text.startswith(".L"):
+        if text.endswith(":") and text[:-1] in functions:
             inside = True
             continue
         if text.startswith(".Lfunc_end"):

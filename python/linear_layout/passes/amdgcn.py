@@ -51,7 +51,7 @@ class AmdgcnError(ValueError):
 def _to_rocdl(chip: str) -> str:
     """Steps 1-2 of the module docstring, as one pipeline."""
     return (
-        f"builtin.module(rocdl-attach-target{{chip={chip}}}, gpu.module(convert-scf-to-cf, "
+        f"builtin.module(rocdl-attach-target{{chip={chip}}}, gpu.module(cse, canonicalize, convert-scf-to-cf, "
         f"convert-gpu-to-rocdl{{chipset={chip}}}, canonicalize, cse, reconcile-unrealized-casts))"
     )
 
