@@ -3,7 +3,9 @@
 The path is MLIR 22's own, with no pass of this project:
 
 1. `rocdl-attach-target{chip=C}` puts `#rocdl.target<chip = C>` on each `gpu.module`;
-2. in each `gpu.module`: `convert-scf-to-cf`, `convert-gpu-to-rocdl{chipset=C}` (the gpu, arith,
+2. in each `gpu.module`: `cse` and `canonicalize` (masked accesses under one mask, adjacent after
+   the lowering, become one `scf.if`: one exec-mask switch), `convert-scf-to-cf`,
+   `convert-gpu-to-rocdl{chipset=C}` (the gpu, arith,
    math, vector, memref and cf ops to the `llvm`/`rocdl` dialects; `gpu.shuffle` becomes
    `ds_bpermute`/`ds_swizzle`, `gpu.barrier` `s_barrier`), `canonicalize`, `cse`,
    `reconcile-unrealized-casts`;
