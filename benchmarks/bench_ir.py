@@ -1,12 +1,15 @@
 """Time parse -> verify (ll-verify) -> print of ttg IR, for 1k, 10k and 100k ops, with few and
 with many distinct encodings, side by side with Triton 3.9 doing the same with its C++ dialect.
 
-    python benchmarks/bench_ir.py [--sizes 1000 10000 100000] [--skip-triton]
+    python benchmarks/bench_ir.py [--sizes 1000 10000 100000] [--repeat N] [--skip-triton]
 
 Each module is one function holding a chain of `ttg.convert_layout` ops. "few" cycles through
 4 blocked encodings; "many" through up to 512 distinct ones (distinct tensor types too). We
 report microseconds per op for each phase, the 10x scaling ratio of the total (10 means
 linear; the target is <= 11), and the hit rate of our attribute/type cache during verification.
+With `--repeat N`, each row is timed N more times and a "warm" row gives the best of them (the
+first run of a row is cold: a fresh context, and encodings the process has not yet built).
+docs/tools.md records the figures before and after issue 20's speed-up and where the time goes.
 Ratio = ours / Triton (above 1 means slower): Triton parses, verifies and prints in C++ with
 aliases, we do the verification in Python over IRDL attributes.
 """
@@ -103,28 +106,46 @@ def triton_timer():
     return run
 
 
+def _best(runs: list[dict[str, float]]) -> dict[str, float]:
+    return min(runs, key=lambda phases: sum(phases.values()))
+
+
+def _row(size: int, label: str, phases: dict[str, float], hit_rate: float, triton_total: float | None) -> str:
+    per_op = {k: v / size * 1e6 for k, v in phases.items()}
+    total = sum(phases.values())
+    triton_text = "" if triton_total is None else f"{triton_total / size * 1e6:7.2f}       {total / triton_total:6.2f}"
+    return (
+        f"{size:>7} {label:>14} | {per_op['parse']:7.2f} {per_op['verify']:7.2f} "
+        f"{per_op['print']:7.2f} {total / size * 1e6:7.2f}       | {hit_rate:10.1%} | {triton_text}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10_000, 100_000])
+    parser.add_argument("--repeat", type=int, default=1, help="also time each row this many more times (warm)")
     parser.add_argument("--skip-triton", action="store_true")
     args = parser.parse_args()
     triton = None if args.skip_triton else triton_timer()
-    print(f"{'ops':>7} {'encodings':>9} | {'parse':>7} {'verify':>7} {'print':>7} {'total':>7} us/op | "
+    print(f"{'ops':>7} {'encodings':>14} | {'parse':>7} {'verify':>7} {'print':>7} {'total':>7} us/op | "
           f"{'cache hits':>10} | {'triton':>7} us/op {'ratio':>6}")
     for label, count in (("few", 4), ("many", 512)):
         totals = {}
         for size in args.sizes:
             text = make_module(size, min(count, size))
-            phases, hit_rate = time_ours(text)
-            total = sum(phases.values())
-            totals[size] = total
-            per_op = {k: v / size * 1e6 for k, v in phases.items()}
-            triton_text = ""
-            if triton is not None:
-                triton_total = sum(triton(text).values())
-                triton_text = f"{triton_total / size * 1e6:7.2f}       {total / triton_total:6.1f}"
-            print(f"{size:>7} {label + ' ' + str(min(count, size)):>9} | {per_op['parse']:7.2f} {per_op['verify']:7.2f} "
-                  f"{per_op['print']:7.2f} {total / size * 1e6:7.2f}       | {hit_rate:10.1%} | {triton_text}")
+            name = f"{label} {min(count, size)}"
+            # The first run of a row is cold for its encodings (each row uses a fresh context, and
+            # "many" brings 508 encodings the process has not seen); the repeats are warm.
+            runs = [time_ours(text) for _ in range(1 + args.repeat)]
+            triton_runs = [triton(text) for _ in range(1 + args.repeat)] if triton is not None else []
+            phases, hit_rate = runs[0]
+            totals[size] = sum(phases.values())
+            triton_total = sum(triton_runs[0].values()) if triton_runs else None
+            print(_row(size, name, phases, hit_rate, triton_total))
+            if args.repeat:
+                warm = _best([run[0] for run in runs[1:]])
+                triton_warm = sum(_best(triton_runs[1:]).values()) if triton_runs else None
+                print(_row(size, name + " warm", warm, runs[-1][1], triton_warm))
         for small, large in zip(args.sizes, args.sizes[1:]):
             if large == 10 * small:
                 print(f"  scaling {label}: total({large}) / total({small}) = {totals[large] / totals[small]:.1f} (target <= 11)")

@@ -98,7 +98,7 @@ def test_a_64_kib_scratch_is_dynamic_shared_memory():
     assert lowered.count("gpu.dynamic_shared_memory") == 1
     assert re.search(
         r"memref\.view %\w+\[%\w+\]\[\] : memref<\?xi8, #gpu\.address_space<workgroup>> to "
-        r"memref<16384xf32, #gpu\.address_space<workgroup>>",
+        r"memref<16384xi32, #gpu\.address_space<workgroup>>",
         lowered,
     )
     assert "workgroup(" not in lowered
@@ -116,10 +116,10 @@ def test_two_buffers_are_disjoint_views_and_the_matrix_path_runs_on_them():
     constants = dict(re.findall(r"%(\w+) = arith\.constant (\d+) : index", lowered))
     views = re.findall(
         r"memref\.view %\w+\[%(\w+)\]\[\] : memref<\?xi8, #gpu\.address_space<workgroup>> to "
-        r"memref<(\d+)x(f32|f16)",
+        r"memref<(\d+)x(i32|f16)",
         lowered,
     )
-    offsets = sorted((int(constants[shift]), int(n) * {"f32": 4, "f16": 2}[t]) for shift, n, t in views)
+    offsets = sorted((int(constants[shift]), int(n) * {"i32": 4, "f16": 2}[t]) for shift, n, t in views)
     assert [o for o, _ in offsets] == [0, 65536] and offsets[0][1] == 65536  # 128-byte aligned, in order
     total = offsets[-1][0] + offsets[-1][1]
     assert f"ll.dynamic_shared_memory = {total} : i64" in lowered and total > MAX_STATIC_SHARED_BYTES

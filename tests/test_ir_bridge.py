@@ -217,3 +217,64 @@ def test_print_module_aliases_parse_back(context):
     assert "#ttg.slice<{dim = 1 : i64, parent = #blocked}>" in text
     assert 'note = "#ttg.blocked<{looks like one}>"' in text  # strings are left alone
     assert str(ir.Module.parse(text)) == str(module)
+
+
+def _blocked(warps: int) -> str:
+    return (f"#ttg.blocked<{{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [{warps}, 1], "
+            "order = [1, 0]}>")
+
+
+def _function(name: str, warps: int) -> str:
+    tensor = f"tensor<64x64xf32, {_blocked(warps)}>"
+    return f"  func.func @{name}(%a: {tensor}) -> {tensor} {{\n    return %a : {tensor}\n  }}\n"
+
+
+@pytest.mark.parametrize("outer, inner", [(4, 8), (8, 4)])
+def test_verify_reads_the_launch_facts_of_the_nearest_enclosing_op(context, outer, inner):
+    """A module nested in another brings other launch facts; the ops after it are its parent's
+    again. Checked per signature, so the same op text is right in one place and wrong in the other."""
+    def module(first: int, nested: int, last: int) -> str:
+        return (f'module attributes {{"ttg.num-warps" = {outer} : i32}} {{\n' + _function("a", first)
+                + f'  module @m attributes {{"ttg.num-warps" = {inner} : i32}} {{\n' + _function("b", nested)
+                + "  }\n" + _function("c", last) + "}\n")
+
+    assert verify(ir.Module.parse(module(outer, inner, outer))) == []
+    errors = verify(ir.Module.parse(module(inner, outer, inner)))
+    assert [location.start_line for location, _ in errors] == [2, 6, 10]
+    assert [f"ttg.num-warps = {expected}" in message for (_, message), expected in zip(errors, (outer, inner, outer))] \
+        == [True] * 3
+
+
+def test_a_pipeline_that_only_reads_takes_no_snapshot(context):
+    """`ll-verify` alone changes nothing, so the atomic pass manager copies nothing; a pipeline
+    with a pass that may change the IR keeps the snapshot (and its rollback)."""
+    assert build_pass_manager("builtin.module(ll-verify)").read_only
+    assert build_pass_manager("builtin.module(func.func(ll-verify{check-launch=false}))").read_only
+    assert not build_pass_manager("builtin.module(ll-verify, canonicalize)").read_only
+    assert not build_pass_manager("ll-lower").read_only
+    later = build_pass_manager("builtin.module(ll-verify)")
+    later.add("canonicalize")  # a pass added afterwards may change the IR: atomic again
+    assert not later.read_only
+
+
+def test_wrapping_an_unregistered_triton_op_imports_nothing_each_time(context, monkeypatch):
+    """The bindings import a dialect's Python module whenever they wrap one of its ops and retry a
+    failed import every time; Triton's unregistered dialects get an empty module found once."""
+    import sys
+
+    context.allow_unregistered_dialects = True
+    module = ir.Module.parse('"tt.frobnicate"() : () -> ()\n"ttng.frobnicate"() : () -> ()\n"nvg.x"() : () -> ()')
+    ops = list(module.body.operations)
+    first = [op.operation.opview for op in ops]  # the first wrap may look the module up
+    assert [type(view) for view in first] == [ir.OpView] * 3  # no op class: generic views
+    searched: list[str] = []
+
+    class Spy:
+        def find_spec(self, name, path=None, target=None):
+            searched.append(name)
+
+    monkeypatch.setattr(sys, "meta_path", [Spy(), *sys.meta_path])
+    for _ in range(3):
+        for op in ops:
+            assert type(op.operation.opview) is ir.OpView
+    assert searched == []

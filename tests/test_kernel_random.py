@@ -77,3 +77,44 @@ def test_row_kernels(block_m, block_n, m, n, num_warps, chip, kernel, seed):
     out = np.zeros_like(x) if kernel == "cumsum" else np.zeros(m, np.int32 if kernel == "argmax" else dtype)
     constexprs = {"BLOCK_M": block_m, "BLOCK_N": block_n}
     _check(kernel, constexprs, (x, out, m, n), (-(-m // block_m),), chip, num_warps)
+
+
+@pytest.mark.parametrize("kernel", ["cumsum", "cumsum_reverse"])
+@pytest.mark.parametrize(
+    ("block_m", "block_n", "num_warps", "tail"),
+    [(1, 1024, 4, 3), (2, 256, 8, 3), (4, 64, 8, 3), (1, 512, 4, 0)],
+    ids=["registers-above-warps", "three-warp-bits", "warps-on-both-axes", "registers-below-warps"],
+)
+def test_scans_with_warp_steps(kernel, block_m, block_n, num_warps, tail):
+    """Scans whose axis crosses warps: several warp bits along it, register bits above them, or
+    below them (full rows of 512, a multiple of 16: Triton loads 4 per thread), which share
+    one block slot per thread (each warp step's block slots and regions)."""
+    rng = np.random.default_rng(block_n + num_warps)
+    m, n = 2 * block_m + 1, block_n - tail
+    x = rng.integers(-8, 8, (m, n)).astype(np.int32)
+    constexprs = {"BLOCK_M": block_m, "BLOCK_N": block_n}
+    _check(kernel, constexprs, (x, np.zeros_like(x), m, n), (-(-m // block_m),), "sm80", num_warps)
+
+
+@pytest.mark.parametrize(("block_m", "block_n", "num_warps"), [(8, 128, 4), (4, 8, 2), (2, 256, 1)],
+                         ids=["registers-along-axis", "narrow-axis", "one-warp"])
+def test_gathers(block_m, block_n, num_warps):
+    """Gathers inside a warp (shuffles) where the source's axis is also in registers (a select
+    among the shuffled candidates) or narrower than the warp, and through shared memory
+    elsewhere, against Triton's interpreter."""
+    rng = np.random.default_rng(block_n)
+    m = 3 * block_m - 1
+    x = rng.integers(-8, 8, (m, block_n)).astype(np.float32)
+    idx = rng.integers(0, block_n, (m, block_n)).astype(np.int32)
+    constexprs = {"BLOCK_M": block_m, "BLOCK_N": block_n}
+    _check("gather", constexprs, (x, idx, np.zeros_like(x), m), (-(-m // block_m),), "sm80", num_warps)
+
+
+@pytest.mark.parametrize(("block", "bins", "num_warps"), [(64, 16, 4), (512, 128, 2), (32, 256, 8)],
+                         ids=["elements-repeated-over-warps", "registers", "bins-over-elements"])
+def test_histograms(block, bins, num_warps):
+    """Shared-atomic histograms: elements held by several threads counted once, values outside
+    the bins (negative and too large) not counted."""
+    rng = np.random.default_rng(bins)
+    x = rng.integers(-4, bins + 4, 3 * block).astype(np.int32)
+    _check("histogram", {"BLOCK": block, "BINS": bins}, (x, np.zeros(bins, np.int32)), (3,), "sm80", num_warps)

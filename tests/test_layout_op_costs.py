@@ -47,7 +47,7 @@ def _predicted(report):
         total["store_bytes"] += other.cost.store_bytes
         total["load_bytes"] += other.cost.load_bytes
         total["data_dependent"] += other.cost.data_dependent
-        total["atomics"] += other.cost.atomics
+        total["atomics"] += other.cost.atomics + other.cost.shared_atomics
     return total
 
 

@@ -105,11 +105,13 @@ ACCESSES = _rows(conversions=False)  # every local_load/local_store/local_alloc 
 
 
 def _local_kernel(distributed, shared, row, report) -> str:
-    """ll.load -> ttg.local_alloc -> ttg.local_load -> ll.store of the row's layouts."""
+    """ll.load -> ttg.local_alloc -> ttg.local_load -> ll.store of the row's layouts, on elements
+    of the row's width (`_extracted_dtype`: the data only moves)."""
     dims = "x".join(map(str, row.shape))
-    memref = f"memref<{dims}x{row.element}>"
-    tensor = f"tensor<{dims}x{row.element}, {format_ll_layout(distributed)}>"
-    memdesc = (f'!ttg.memdesc<[{", ".join(map(str, row.shape))}], {row.element}, {format_ll_layout(shared)}, '
+    element = _extracted_dtype(row)
+    memref = f"memref<{dims}x{element}>"
+    tensor = f"tensor<{dims}x{element}, {format_ll_layout(distributed)}>"
+    memdesc = (f'!ttg.memdesc<[{", ".join(map(str, row.shape))}], {element}, {format_ll_layout(shared)}, '
                '#ttg.shared_memory, "mutable">')
     return f"""module attributes {{"ttg.num-warps" = {report.num_warps} : i32, \
 "ttg.threads-per-warp" = {report.threads_per_warp} : i32}} {{

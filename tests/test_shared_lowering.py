@@ -32,6 +32,7 @@ from linear_layout.encodings import (
     SliceLayout,
     SwizzledSharedLayout,
 )
+from linear_layout.patterns.shared_memory import warp_synchronous
 from linear_layout.planning import bank_conflicts, plan_conversion
 from linear_layout.simt import run_kernel
 from lowering_cases import assert_placed_as_the_encoding_says, kernel_text, random_case, random_input
@@ -66,7 +67,10 @@ def execute(src, dst, dtype: str, num_warps: int, encodings=None, seed: int = 0)
         assert measured["store"] == shared.store.wavefronts, (measured, shared.store.wavefronts)
         assert measured["load"] == shared.load.wavefronts, (measured, shared.load.wavefronts)
         assert report.barriers == shared.barriers
-        assert "gpu.barrier" in str(module)
+        # inside each warp (always with one warp) the barriers are warp barriers, as Triton's
+        warp_only = warp_synchronous(src, dst)
+        assert report.warp_barriers == (shared.barriers if warp_only else 0)
+        assert ("nvvm.bar.warp.sync" if warp_only else "gpu.barrier") in str(module)
     return plan
 
 

@@ -171,7 +171,9 @@ def test_shared_transpose_padded_is_conflict_free():
 
 
 def test_missing_barrier_is_a_read_after_write_race():
-    with pytest.raises(simt.RaceError, match=r"read-after-write race on workgroup buffer .* a gpu.barrier is missing") as raised:
+    with pytest.raises(
+        simt.RaceError, match=r"read-after-write race on workgroup buffer .* a gpu.barrier is missing"
+    ) as raised:
         transpose(stride=32, barrier="")
     race = raised.value.race  # the raised error carries the structured race, as a recorded one would
     assert race is not None and race.kind == "read-after-write" and race.warp not in race.other_warps
@@ -200,7 +202,9 @@ def test_write_after_read_race():
       %y = arith.addf %x, %f : f32
       memref.store %y, %smem[%ti] : memref<128xf32, #gpu.address_space<workgroup>>"""
     source = kernel("", body, workgroup=f"%smem: memref<128xf32, {SMEM}>")
-    with pytest.raises(simt.RaceError, match=r"write-after-read race .* warp 0 writes it .* after warp\(s\) 1, 2, 3 read"):
+    with pytest.raises(
+        simt.RaceError, match=r"write-after-read race .* warp 0 writes it .* after warp\(s\) 1, 2, 3 read"
+    ):
         simt.run_kernel(source, [], num_warps=4)
 
 
@@ -267,8 +271,12 @@ def test_shuffle_modes_width_and_valid_flag():
       %c10 = arith.constant 10 : i32
       %c = arith.constant {offset} : i32"""
     lanes = np.arange(32)
-    for mode, offset, source in [("down", 3, lanes + 3), ("up", 3, lanes - 3), ("idx", 5, np.full(32, 5)),
-                                 ("xor", 2, lanes ^ 2)]:
+    for mode, offset, source in [
+        ("down", 3, lanes + 3),
+        ("up", 3, lanes - 3),
+        ("idx", 5, np.full(32, 5)),
+        ("xor", 2, lanes ^ 2),
+    ]:
         out = np.zeros(32, np.int32)
         source_text = kernel("%out: memref<32xi32>", prelude.format(offset=offset) + body.format(mode=mode))
         simt.run_kernel(source_text, [out], num_warps=1)
@@ -379,39 +387,55 @@ def test_undefined_behaviour_is_reported():
     divide = kernel("%n: i32", "      %x = arith.divui %tid, %n : i32")
     with pytest.raises(simt.UndefinedBehaviorError, match="division by zero"):
         simt.run_kernel(divide, [0], num_warps=1)
-    divergent_barrier = kernel("", """
+    divergent_barrier = kernel(
+        "",
+        """
       %c1 = arith.constant 1 : i32
       %odd = arith.andi %tid, %c1 : i32
       %cond = arith.trunci %odd : i32 to i1
       scf.if %cond {
         gpu.barrier
-      }""")
+      }""",
+    )
     with pytest.raises(simt.UndefinedBehaviorError, match=r"gpu\.barrier reached by only 32 of 64"):
         simt.run_kernel(divergent_barrier, [], num_warps=2)
 
 
 def test_memory_errors():
-    out_of_bounds = kernel("%out: memref<32xf32>", """
+    out_of_bounds = kernel(
+        "%out: memref<32xf32>",
+        """
       %c = arith.constant 1.0 : f32
       %i = arith.constant 1 : index
       %j = arith.addi %tid_index, %i : index
-      memref.store %c, %out[%j] : memref<32xf32>""")
+      memref.store %c, %out[%j] : memref<32xf32>""",
+    )
     with pytest.raises(simt.MemoryAccessError, match=r"out-of-bounds .* thread 31 index 32"):
         simt.run_kernel(out_of_bounds, [np.zeros(32, np.float32)], num_warps=1)
-    negative = kernel("%in: memref<32xf32>", """
+    negative = kernel(
+        "%in: memref<32xf32>",
+        """
       %c1 = arith.constant 1 : index
       %j = arith.subi %tid_index, %c1 : index
-      %v = vector.load %in[%j] : memref<32xf32>, vector<2xf32>""")
+      %v = vector.load %in[%j] : memref<32xf32>, vector<2xf32>""",
+    )
     with pytest.raises(simt.MemoryAccessError, match=r"thread 0 index -1 in dimension 0 with a vector of 2"):
         simt.run_kernel(negative, [np.zeros(32, np.float32)], num_warps=1)
-    misaligned = kernel("%in: memref<64xf32>", """
+    misaligned = kernel(
+        "%in: memref<64xf32>",
+        """
       %c2 = arith.constant 2 : index
       %i = arith.muli %tid_index, %c2 : index
-      %v = vector.load %in[%i] {alignment = 16} : memref<64xf32>, vector<2xf32>""")
+      %v = vector.load %in[%i] {alignment = 16} : memref<64xf32>, vector<2xf32>""",
+    )
     with pytest.raises(simt.MemoryAccessError, match="promises alignment 16 but thread 1 accesses byte 8"):
         simt.run_kernel(misaligned, [np.zeros(64, np.float32)], num_warps=1)
-    uninitialised = kernel("", f"""
-      %x = memref.load %smem[%tid_index] : memref<32xf32, {SMEM}>""", workgroup=f"%smem: memref<32xf32, {SMEM}>")
+    uninitialised = kernel(
+        "",
+        f"""
+      %x = memref.load %smem[%tid_index] : memref<32xf32, {SMEM}>""",
+        workgroup=f"%smem: memref<32xf32, {SMEM}>",
+    )
     with pytest.raises(simt.MemoryAccessError, match="uninitialised workgroup memory"):
         simt.run_kernel(uninitialised, [], num_warps=1)
     with pytest.raises(simt.MemoryAccessError, match="cannot hold f32"):
@@ -436,7 +460,9 @@ def test_vector_width_bank_model():
         source = kernel("", body, workgroup=f"%smem: memref<4096xf32, {SMEM}>")
         (access,) = simt.run_kernel(source, [], num_warps=1).shared_accesses
         assert (access.wavefronts, access.ideal_wavefronts) == (wavefronts, ideal), (stride, width)
-    broadcast = kernel("", f"""
+    broadcast = kernel(
+        "",
+        f"""
       %c0 = arith.constant 0.0 : f16
       %fill = vector.broadcast %c0 : f16 to vector<2xf16>
       %c2 = arith.constant 2 : index
@@ -445,7 +471,9 @@ def test_vector_width_bank_model():
       gpu.barrier
       %c1 = arith.constant 1 : index
       %half = arith.shrui %tid_index, %c1 : index
-      %x = memref.load %smem[%half] : memref<64xf16, {SMEM}>""", workgroup=f"%smem: memref<64xf16, {SMEM}>")
+      %x = memref.load %smem[%half] : memref<64xf16, {SMEM}>""",
+        workgroup=f"%smem: memref<64xf16, {SMEM}>",
+    )
     report = simt.run_kernel(broadcast, [], num_warps=1)
     # Without an alignment attribute the vector<2xf16> store is two 2-byte instructions; in each,
     # thread t touches word t (bank t): 1 wavefront each. The f16 load of element t // 2 touches
@@ -638,18 +666,34 @@ INT_CASES = {
     "arith.minui": lambda a, b: np.minimum(a.astype(_U), b.astype(_U)),
 }
 PREDICATES = {
-    "eq": np.equal, "ne": np.not_equal, "slt": np.less, "sle": np.less_equal, "sgt": np.greater,
-    "sge": np.greater_equal, "ult": lambda a, b: a.astype(_U) < b.astype(_U),
-    "ule": lambda a, b: a.astype(_U) <= b.astype(_U), "ugt": lambda a, b: a.astype(_U) > b.astype(_U),
+    "eq": np.equal,
+    "ne": np.not_equal,
+    "slt": np.less,
+    "sle": np.less_equal,
+    "sgt": np.greater,
+    "sge": np.greater_equal,
+    "ult": lambda a, b: a.astype(_U) < b.astype(_U),
+    "ule": lambda a, b: a.astype(_U) <= b.astype(_U),
+    "ugt": lambda a, b: a.astype(_U) > b.astype(_U),
     "uge": lambda a, b: a.astype(_U) >= b.astype(_U),
 }
 FLOAT_BINARY = {
-    "arith.addf": np.add, "arith.subf": np.subtract, "arith.mulf": np.multiply, "arith.divf": np.divide,
-    "arith.maximumf": np.maximum, "arith.minimumf": np.minimum, "arith.remf": np.fmod,
+    "arith.addf": np.add,
+    "arith.subf": np.subtract,
+    "arith.mulf": np.multiply,
+    "arith.divf": np.divide,
+    "arith.maximumf": np.maximum,
+    "arith.minimumf": np.minimum,
+    "arith.remf": np.fmod,
 }
 FLOAT_UNARY = {
-    "arith.negf": np.negative, "math.absf": np.abs, "math.exp": np.exp, "math.sqrt": np.sqrt,
-    "math.floor": np.floor, "math.tanh": np.tanh, "math.rsqrt": lambda x: np.float32(1) / np.sqrt(x),
+    "arith.negf": np.negative,
+    "math.absf": np.abs,
+    "math.exp": np.exp,
+    "math.sqrt": np.sqrt,
+    "math.floor": np.floor,
+    "math.tanh": np.tanh,
+    "math.rsqrt": lambda x: np.float32(1) / np.sqrt(x),
 }
 
 
@@ -735,10 +779,84 @@ def test_docstrings_list_exactly_the_supported_ops():
 
 
 def test_kernel_selection():
-    two = DESIGN_COPY.replace("gpu.module @kernels {", """gpu.module @kernels {
-  gpu.func @other() kernel { gpu.return }""") + "\n"
+    two = (
+        DESIGN_COPY.replace(
+            "gpu.module @kernels {",
+            """gpu.module @kernels {
+  gpu.func @other() kernel { gpu.return }""",
+        )
+        + "\n"
+    )
     with pytest.raises(simt.SimtError, match=r"expected exactly one kernel, found \['other', 'copy'\]"):
         simt.run_kernel(two, [])
     x, y = np.ones((32, 32), np.float32), np.zeros((32, 32), np.float32)
     simt.run_kernel(two, [x, y], kernel="copy")
     np.testing.assert_array_equal(y, x)
+
+
+WARP_BARRIER = "%all_lanes = arith.constant -1 : i32\n      nvvm.bar.warp.sync %all_lanes : i32"
+
+
+def test_a_warp_barrier_orders_nothing_between_warps():
+    # The transpose exchanges data between warps: a warp barrier in place of gpu.barrier is a race.
+    with pytest.raises(simt.RaceError, match="read-after-write"):
+        transpose(stride=32, barrier=WARP_BARRIER)
+
+
+def test_a_warp_barrier_is_counted_and_needs_every_lane():
+    # Each warp writes and reads back its own 32 words: a warp barrier suffices.
+    body = """
+      %c31 = arith.constant 31 : i32
+      %lane = arith.andi %tid, %c31 : i32
+      %ti = arith.index_cast %tid : i32 to index
+      %mirror = arith.xori %tid, %c31 : i32
+      %mi = arith.index_cast %mirror : i32 to index
+      memref.store %tid, %smem[%ti] : memref<64xi32, #gpu.address_space<workgroup>>
+      {barrier}
+      %x = memref.load %smem[%mi] : memref<64xi32, #gpu.address_space<workgroup>>
+      memref.store %x, %out[%ti] : memref<64xi32>"""
+    out = np.zeros(64, np.int32)
+    source = kernel(
+        "%out: memref<64xi32>", body.format(barrier=WARP_BARRIER), workgroup=f"%smem: memref<64xi32, {SMEM}>"
+    )
+    report = simt.run_kernel(source, [out], num_warps=2)
+    np.testing.assert_array_equal(out, np.arange(64) ^ 31)
+    assert report.barriers == report.warp_barriers == 1 and not report.races
+    partial = body.format(barrier="%m = arith.constant 65535 : i32\n      nvvm.bar.warp.sync %m : i32")
+    with pytest.raises(simt.UnsupportedOp, match="mask other than -1"):
+        simt.run_kernel(
+            kernel("%out: memref<64xi32>", partial, workgroup=f"%smem: memref<64xi32, {SMEM}>"), [out], num_warps=2
+        )
+
+
+SHARED_ATOMICS = """
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %c3 = arith.constant 3 : i32
+      %ti = arith.index_cast %tid : i32 to index
+      %bin = arith.andi %tid, %c3 : i32
+      %bi = arith.index_cast %bin : i32 to index
+      %low = arith.cmpi ult, %tid, %c3 : i32
+      scf.if %low {{
+        memref.store %c0, %smem[%bi] : memref<4xi32, #gpu.address_space<workgroup>>
+      }}
+      %c3i = arith.constant 3 : index
+      memref.store %c0, %smem[%c3i] : memref<4xi32, #gpu.address_space<workgroup>>
+      gpu.barrier
+      %old = memref.atomic_rmw addi %c1, %smem[%bi] : (i32, memref<4xi32, #gpu.address_space<workgroup>>) -> i32
+      {between}
+      %count = memref.load %smem[%bi] : memref<4xi32, #gpu.address_space<workgroup>>
+      memref.store %count, %out[%ti] : memref<128xi32>"""
+
+
+def test_shared_atomics_of_several_warps_count_and_race_only_with_plain_accesses():
+    out = np.zeros(128, np.int32)
+    counted = kernel(
+        "%out: memref<128xi32>", SHARED_ATOMICS.format(between="gpu.barrier"), workgroup=f"%smem: memref<4xi32, {SMEM}>"
+    )
+    report = simt.run_kernel(counted, [out], num_warps=4)
+    np.testing.assert_array_equal(out, np.full(128, 32))  # 128 threads into 4 bins
+    assert not report.races and report.op_counts["memref.atomic_rmw"] == 1
+    racy = kernel("%out: memref<128xi32>", SHARED_ATOMICS.format(between=""), workgroup=f"%smem: memref<4xi32, {SMEM}>")
+    with pytest.raises(simt.RaceError, match="read-after-atomic"):
+        simt.run_kernel(racy, [out], num_warps=4)

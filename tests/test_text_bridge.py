@@ -7,6 +7,8 @@ dimension names (quotes, backslashes, non-ASCII), `#ttg` encodings in Triton's s
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -90,6 +92,12 @@ def test_kinds_of_builtin_and_dynamic_types():
         assert bridge_text.type_kind(ir.F32Type.get()) == "f32"
         assert not bridge_text.is_memdesc(ir.RankedTensorType.get([4], ir.F32Type.get()))
         assert not bridge_text.is_layout_attribute(ir.Attribute.parse("#ttg.shared_memory"))
+    opaque = ir.Context()
+    opaque.allow_unregistered_dialects = True
+    for text, kind in [("!tt.ptr<f16>", "tt.ptr"), ("!tt.ptr<f32, 3>", "tt.ptr"), ("!foo.bar", "foo.bar")]:
+        t = ir.Type.parse(text, opaque)
+        assert isinstance(t, ir.OpaqueType) and bridge_text.type_kind(t) == kind == bridge_text.printed_kind(str(t))
+    assert str(bridge_text.pointee_type(ir.Type.parse("!tt.ptr<f32, 3>", opaque))) == "f32"
 
 
 def test_retyped_dense_keeps_the_data():
@@ -152,3 +160,58 @@ def test_decoding_a_printed_string_gives_the_text_back(text):
     with CONTEXT:
         printed = str(ir.StringAttr.get(text))
     assert bridge_text.decode_mlir_string(printed) == text
+
+
+_SLICE = ("#ttg.slice<{dim = 0, parent = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], "
+          "warpsPerCTA = [4, 1], order = [1, 0]}>}>")
+_BLOCKED_1D = "#ttg.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>"
+
+
+def _chain(count: int) -> str:
+    """A module of `count` conversions between a slice and a blocked layout, one carrying a string
+    attribute that holds an encoding's text."""
+    a, b = f"tensor<64xf32, {_SLICE}>", f"tensor<64xf32, {_BLOCKED_1D}>"
+    lines = ['module attributes {"ttg.num-warps" = 4 : i32} {', "  module @nested {",
+             "    func.func private @g(memref<4xf32, affine_map<(d0) -> (d0 + 1)>>)", "  }",
+             f"  func.func @f(%v0: {a}) -> {a} {{"]
+    for i in range(count):
+        src, dst = (a, b) if i % 2 == 0 else (b, a)
+        note = ' {note = "#ttg.blocked<{x = [1]}>"}' if i == 3 else ""
+        lines.append(f'    %v{i + 1} = "ttg.convert_layout"(%v{i}){note} : ({src}) -> {dst}')
+    lines += [f"    return %v{count} : {a}", "  }", "}"]
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("generic", [False, True])
+def test_a_large_module_prints_through_a_file_exactly_as_get_asm(generic):
+    """The buffered printer (`_print_through_file`) gives `get_asm`'s bytes, on our dialects and
+    on a Triton kernel with unregistered ops and locations; `print_module` takes it for a module
+    of more than BUFFERED_PRINT_MIN_OPS ops."""
+    from linear_layout.ttgir import parse_ttgir
+
+    chain = ir.Module.parse(_chain(2 * bridge_text.BUFFERED_PRINT_MIN_OPS), CONTEXT)
+    kernel_context = ir.Context()
+    kernel = parse_ttgir(Path(__file__).with_name("ttgir_corpus").joinpath("matmul_f32.sm80.ttgir").read_text(),
+                         kernel_context)
+    for module in (chain, kernel):
+        op = module.operation
+        assert bridge_text._more_ops_than(op, bridge_text.BUFFERED_PRINT_MIN_OPS)
+        expected = op.get_asm(print_generic_op_form=generic, assume_verified=True)
+        assert bridge_text._print_through_file(op, generic) == expected
+        assert bridge_text.print_module(module, generic=generic) == bridge_text.add_aliases(expected)
+
+
+def test_a_module_that_does_not_verify_is_printed_by_get_asm():
+    """MLIR's IR printing falls back to the generic form for a module that does not verify, where
+    `get_asm(assume_verified=True)` keeps the custom form: such a module is left to `get_asm`."""
+    module = ir.Module.parse(_chain(bridge_text.BUFFERED_PRINT_MIN_OPS + 2), CONTEXT)
+    function = module.body.operations[1]  # after the nested module
+    block = function.regions[0].blocks[0]
+    with ir.InsertionPoint.at_block_begin(block), ir.Location.unknown(CONTEXT):
+        ir.Operation.create("func.return", operands=[block.arguments[0], block.arguments[0]])  # wrong arity
+    with pytest.raises(ir.MLIRError):
+        module.operation.verify()
+    assert bridge_text._print_through_file(module.operation, False) is None
+    assert module.operation.get_asm(assume_verified=True).startswith("#map = ")  # an alias comes first
+    expected = module.operation.get_asm(assume_verified=True)
+    assert bridge_text.print_module(module) == bridge_text.add_aliases(expected)

@@ -126,6 +126,20 @@ def test_malformed_ttgir_is_one_line_error_with_location(case):
     assert info.value.line >= 1, message
 
 
+@pytest.mark.parametrize("text, line, column", [
+    ("`module {}", 1, 1),
+    ("module {\n  tt.func @k() {\n    tt.return ~\n  }\n}\n", 3, 15),
+    ("module {\n}\n;", 3, 1),
+])
+def test_a_character_no_token_matches_is_an_error_at_its_line_and_column(text, line, column):
+    """Also right after the last token and at the very start of the file (the tokenizer walks its
+    matches one after another and stops at the first gap)."""
+    with pytest.raises(TtgirError) as info:
+        parse_ttgir(text)
+    assert "unexpected character" in str(info.value)
+    assert (info.value.line, info.value.column) == (line, column), str(info.value)
+
+
 def test_corpus_has_no_machine_paths():
     for path in FILES:
         text = path.read_text()

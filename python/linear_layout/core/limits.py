@@ -114,25 +114,31 @@ def _is_bracket(text: str, index: int) -> bool:
     return True
 
 
+# The characters `_deepest_offset` acts on; it jumps from one to the next.
+_SIGNIFICANT = re.compile(r'["/()\[\]{}<>]')
+
+
 def _deepest_offset(text: str, limit: int) -> int | None:
     """The offset of the first bracket nested deeper than ``limit``, ignoring strings and comments."""
-    depth, index = 0, 0
-    while index < len(text):
+    depth = 0
+    match = _SIGNIFICANT.search(text)
+    while match is not None:
+        index = match.start()
         char = text[index]
         if char == '"':
             index = _skip_string(text, index)
-            continue
-        if text.startswith("//", index):
-            newline = text.find("\n", index)
+        elif char == "/":
+            newline = text.find("\n", index) if text.startswith("//", index) else index + 1
             index = len(text) if newline < 0 else newline
-            continue
-        if char in _OPENERS and _is_bracket(text, index):
-            depth += 1
-            if depth > limit:
-                return index
-        elif char in _CLOSERS and _is_bracket(text, index):
-            depth = max(depth - 1, 0)
-        index += 1
+        else:
+            if char in _OPENERS and _is_bracket(text, index):
+                depth += 1
+                if depth > limit:
+                    return index
+            elif char in _CLOSERS and _is_bracket(text, index):
+                depth = max(depth - 1, 0)
+            index += 1
+        match = _SIGNIFICANT.search(text, index)
     return None
 
 

@@ -17,7 +17,8 @@ launch facts) per run: a kernel of 100,000 ops in a few types costs one Python l
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 
 from mlir import ir
 
@@ -25,11 +26,11 @@ from ..core.layout import LinearLayout
 from ..encodings import ENCODING_NAMES, SharedLayout, parse_encoding, to_linear_layout
 from ..ir._dialects import context_state
 from ..ir.bridge import from_attribute, layout_of, memdesc_of, type_pointer
-from ..ir.text import is_memdesc, memdesc_parameters
+from ..ir.text import attribute_kind, is_layout_kind, is_memdesc, memdesc_parameters
 from ..ir.walk import walk
 from ._base import LayoutOp
 from .triton_rules import triton_rule_problem
-from .types import is_layout_tensor, kind_of
+from .types import kind_of
 
 __all__ = [
     "FACT_ATTRIBUTES",
@@ -55,14 +56,20 @@ class LaunchFacts:
     num_warps: int | None = None
     threads_per_warp: int | None = None
     num_ctas: int | None = None
+    # The three sizes as a plain tuple, for signatures: a tuple of ints hashes in C, where the
+    # dataclass's own hash is a Python call (about 0.4 µs on every op of a large module).
+    key: tuple = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "key", (self.num_warps, self.threads_per_warp, self.num_ctas))
 
     def updated_by(self, op: ir.Operation) -> LaunchFacts:
         changes = {}
-        for name, field in FACT_ATTRIBUTES.items():
+        for name, fact in FACT_ATTRIBUTES.items():
             if name in op.attributes:
                 value = op.attributes[name]
                 if isinstance(value, ir.IntegerAttr):
-                    changes[field] = value.value
+                    changes[fact] = value.value
         return replace(self, **changes) if changes else self
 
     def expected(self) -> dict[str, int]:
@@ -82,23 +89,25 @@ def _is_shared(encoding) -> bool:
     return isinstance(encoding, SharedLayout) or (isinstance(encoding, LinearLayout) and encoding.has_in_dim("offset"))
 
 
-def _shape_problem(encoding, kind: str, shape, what: str) -> str | None:
+def _shape_problem(encoding, kind: str, shape, what: Callable[[], str]) -> str | None:
+    """What keeps `encoding` from laying out `shape`; `what()` names the type (printed only for a
+    message: printing a type costs a Python call per token)."""
     if isinstance(encoding, LinearLayout):
         sizes = [size for _, size in encoding.out_dims]
         if sizes != list(shape):
-            return f"#ll.layout does not cover {what}: its output dimension sizes are {sizes}"
+            return f"#ll.layout does not cover {what()}: its output dimension sizes are {sizes}"
         if not encoding.is_surjective():
             return (
-                f"#ll.layout does not cover {what}: its bases reach only 2**{encoding.rank()} "
+                f"#ll.layout does not cover {what()}: its bases reach only 2**{encoding.rank()} "
                 f"of the {encoding.get_total_out_dim_size()} elements"
             )
         return None
     if encoding.rank != len(shape):
-        return f"{kind} has rank {encoding.rank} but {what} has rank {len(shape)}"
+        return f"{kind} has rank {encoding.rank} but {what()} has rank {len(shape)}"
     try:
         to_linear_layout(encoding, list(shape))
     except ValueError as error:
-        return f"{kind} cannot lay out {what}: {error}"
+        return f"{kind} cannot lay out {what()}: {error}"
     return None
 
 
@@ -143,15 +152,15 @@ def encoding_text_problem(text: str, facts: LaunchFacts) -> str | None:
     return layout_launch_problem(layout, kind, facts)
 
 
-def _tensor_problem(t: ir.RankedTensorType, facts: LaunchFacts) -> str | None:
-    kind = kind_of(t.encoding)
+def _tensor_problem(t: ir.RankedTensorType, attr: ir.Attribute, kind: str, facts: LaunchFacts) -> str | None:
+    """What is wrong with tensor type `t`, whose encoding `attr` is a layout of kind `kind`."""
     try:
-        encoding = from_attribute(t.encoding)
+        encoding = from_attribute(attr)
     except ValueError as error:
         return _invalid(kind, error)
     if isinstance(encoding, SharedLayout):
         return f"a tensor needs a distributed encoding, got the shared-memory {kind} on {t}"
-    return _shape_problem(encoding, kind, list(t.shape), str(t)) or _launch_problem(t, kind, facts)
+    return _shape_problem(encoding, kind, list(t.shape), lambda: str(t)) or _launch_problem(t, kind, facts)
 
 
 def _memdesc_problem(t: ir.Type) -> str | None:
@@ -172,26 +181,42 @@ def _memdesc_problem(t: ir.Type) -> str | None:
     rank = len(encoding.out_dims) if isinstance(encoding, LinearLayout) else encoding.rank
     if 0 < rank < len(shape):
         shape = shape[len(shape) - rank :]  # Triton's leading buffer dimensions (multi-buffering)
-    return _shape_problem(encoding, kind, shape, f"!ttg.memdesc of shape {list(memdesc.shape)}")
+    return _shape_problem(encoding, kind, shape, lambda: f"!ttg.memdesc of shape {list(memdesc.shape)}")
 
 
 def type_problem(t: ir.Type, facts: LaunchFacts) -> str | None:
     """What is wrong with the layout of type `t` under `facts` (None: nothing, or no layout)."""
-    if is_layout_tensor(t):
-        return _tensor_problem(t, facts)
+    if isinstance(t, ir.RankedTensorType):
+        attr = t.encoding
+        if attr is None:
+            return None
+        kind = attribute_kind(attr)  # printed once for the kind, once more (cached) to decode
+        return _tensor_problem(t, attr, "#" + kind, facts) if is_layout_kind(kind) else None
     if not isinstance(t, ir.ShapedType) and is_memdesc(t):
         return _memdesc_problem(t)
     return None
 
 
 class _Verifier:
-    def __init__(self, context: ir.Context, check_launch: bool) -> None:
+    """One run of `verify`: the type checks (cached per context), the op checks (cached per
+    signature for the run) and the launch facts of the ops with regions.
+
+    The launch facts of an op are its parent's, updated by its own attributes; ops with regions
+    record theirs (`facts_of`). While every op with regions met so far has the same facts
+    (`uniform`, the usual kernel: the facts sit on the module), an op's parent is one of them
+    (the walk visits the root first, and parents before their children), so no op needs a
+    lookup of its parent until an op with regions brings other facts (`mixed`)."""
+
+    def __init__(self, context: ir.Context, check_launch: bool, root_facts: LaunchFacts) -> None:
         self.check_launch = check_launch
+        self.root_facts = root_facts
         self.errors: list[tuple[ir.Location, str]] = []
         # (type storage pointer, facts) -> message or None, shared per context with the
         # attribute cache (and its hit/miss counters).
         self.state = context_state(context)
         self.facts_of: dict[ir.Operation, LaunchFacts] = {}
+        self.uniform: LaunchFacts | None = None  # None until the root is visited
+        self.mixed = False
         self.signatures: dict[tuple, tuple[str, ...]] = {}
 
     def type_message(self, t: ir.Type, facts: LaunchFacts) -> str | None:
@@ -206,31 +231,44 @@ class _Verifier:
             self.state.hits += 1
         return message if isinstance(message, str) else None
 
-    def facts(self, op: ir.Operation, root_facts: LaunchFacts) -> LaunchFacts:
-        """The launch facts of `op`: its parent's (the root's: `root_facts`), updated by its own
-        attributes. Pre-order walks visit parents first."""
-        if not self.check_launch:
-            return root_facts
+    def parent_facts(self, op: ir.Operation) -> LaunchFacts:
+        """The launch facts of `op`'s parent (the root's: `root_facts`). Pre-order walks visit
+        parents first."""
+        if not self.mixed:
+            return self.root_facts if self.uniform is None else self.uniform
         parent = op.parent
-        facts = self.facts_of.get(parent.operation, root_facts) if parent is not None else root_facts
-        if len(op.attributes):
-            facts = facts.updated_by(op)
-        if len(op.regions):
-            self.facts_of[op] = facts
-        return facts
+        return self.facts_of.get(parent.operation, self.root_facts) if parent is not None else self.root_facts
 
-    def check_op(self, op: ir.Operation, facts: LaunchFacts) -> None:
+    def own_facts(self, op: ir.Operation, parent_facts: LaunchFacts) -> LaunchFacts:
+        """`parent_facts` updated by `op`'s own launch attributes."""
+        if not self.check_launch or not len(op.attributes):
+            return parent_facts
+        return parent_facts.updated_by(op)
+
+    def check_op(self, op: ir.Operation) -> ir.WalkResult:
         """An op with regions is checked in full; an op without is checked once per signature
-        (`_Signature`): its messages hold for every op of the same signature."""
+        (`_signature`): its messages hold for every op of the same signature."""
+        parent_facts = self.parent_facts(op)
         if len(op.regions):
-            self.errors.extend((op.location, message) for message in self.messages(op, facts))
-            return
-        signature = _signature(op, facts)
+            facts = self.own_facts(op, parent_facts)
+            self.facts_of[op] = facts
+            if self.uniform is None:
+                self.uniform = facts
+            elif facts != self.uniform:
+                self.mixed = True
+            self.report(op, self.messages(op, facts))
+            return ir.WalkResult.ADVANCE
+        signature = _signature(op, parent_facts)
         messages = self.signatures.get(signature)
-        if messages is None:
-            messages = self.signatures[signature] = self.messages(op, facts)
+        if messages is None:  # the op's attributes are in the signature, so its own facts too
+            messages = self.signatures[signature] = self.messages(op, self.own_facts(op, parent_facts))
         else:
             self.state.hits += 1
+        if messages:
+            self.report(op, messages)
+        return ir.WalkResult.ADVANCE
+
+    def report(self, op: ir.Operation, messages: tuple[str, ...]) -> None:
         if messages:
             location = op.location
             self.errors.extend((location, message) for message in messages)
@@ -256,19 +294,19 @@ class _Verifier:
         return tuple(message for message in found if message)
 
 
-def _signature(op: ir.Operation, facts: LaunchFacts) -> tuple:
+def _signature(op: ir.Operation, parent_facts: LaunchFacts) -> tuple:
     """What the checks of an op without regions read: its name, operand and result types,
-    attributes and launch facts (types and attributes are uniqued per context, so equal
-    signatures compare equal)."""
+    attributes and its parent's launch facts (types and attributes are uniqued per context, so
+    equal signatures compare equal). The result types come in one call (`results.types`)."""
     attributes = op.attributes
     count = len(attributes)
     named = tuple((a.name, a.attr) for a in map(attributes.__getitem__, range(count))) if count else ()
     return (
         op.name,
-        tuple(operand.type for operand in op.operands),
-        tuple(result.type for result in op.results),
+        tuple([operand.type for operand in op.operands]),
+        tuple(op.results.types),
         named,
-        facts,
+        parent_facts.key,
     )
 
 
@@ -293,12 +331,6 @@ def verify(op: ir.Operation | ir.Module, *, check_launch: bool = True) -> list[t
     if isinstance(op, ir.Module):
         op = op.operation
     op = op.operation
-    root_facts = _root_facts(op, check_launch)
-    verifier = _Verifier(op.context, check_launch)
-
-    def visit(child: ir.Operation) -> ir.WalkResult:
-        verifier.check_op(child, verifier.facts(child, root_facts))
-        return ir.WalkResult.ADVANCE
-
-    walk(op, visit)
+    verifier = _Verifier(op.context, check_launch, _root_facts(op, check_launch))
+    walk(op, verifier.check_op)
     return verifier.errors

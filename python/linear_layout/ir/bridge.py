@@ -132,23 +132,26 @@ def format_ll_layout(layout: LinearLayout) -> str:
 # ---------------------------------------------------------------------------- #ttg.*
 
 
-def _decode_ttg(attr: ir.Attribute):
-    blocked = text.plain_blocked_fields(attr)
+def _decode_ttg(printed: str):
+    """The encoding of the printed `#ttg` attribute `printed`."""
+    blocked = text.plain_blocked_fields(printed)
     if blocked is not None:
         try:
             return BlockedLayout(*blocked)
         except ValueError:
             pass  # the general reader says what is wrong, as for every other encoding
-    return parse_encoding(text.triton_encoding_text(attr))
+    return parse_encoding(text.triton_encoding_text(printed))
 
 
 # ---------------------------------------------------------------------------- public API
 
 
 def _decode(attr: ir.Attribute):
-    if not is_layout_attribute(attr):
-        raise TypeError(f"not a layout attribute: {attr}")
-    return _decode_ll_layout(attr) if attribute_kind(attr) == "ll.layout" else _decode_ttg(attr)
+    printed = str(attr)  # once: printing costs a Python call per token
+    kind = text.printed_kind(printed)
+    if not text.is_layout_kind(kind):
+        raise TypeError(f"not a layout attribute: {printed}")
+    return _decode_ll_layout(attr) if kind == "ll.layout" else _decode_ttg(printed)
 
 
 def from_attribute(attr: ir.Attribute | ir.RankedTensorType):

@@ -26,11 +26,16 @@ hoisted out of printed IR by `add_aliases`; the result parses back to the same m
 
 from __future__ import annotations
 
+import os
 import re
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from mlir import ir
+from mlir.passmanager import PassManager
+
+from .walk import walk
 
 __all__ = [
     "MemDescText",
@@ -39,6 +44,7 @@ __all__ = [
     "decode_mlir_string",
     "format_ll_layout",
     "is_layout_attribute",
+    "is_layout_kind",
     "is_memdesc",
     "ll_layout_parameters",
     "memdesc_parameters",
@@ -47,6 +53,7 @@ __all__ = [
     "mlir_string",
     "plain_blocked_fields",
     "print_module",
+    "printed_kind",
     "retyped_dense",
     "triton_encoding_text",
     "triton_to_mlir_text",
@@ -56,7 +63,7 @@ __all__ = [
 # ---------------------------------------------------------------------------- kinds
 
 
-def _kind(text: str) -> str:
+def printed_kind(text: str) -> str:
     """'#ttg.blocked<...>' -> 'ttg.blocked'; '!ttg.memdesc<...>' -> 'ttg.memdesc'."""
     end = text.find("<")
     return text[1 : end if end >= 0 else len(text)]
@@ -64,13 +71,15 @@ def _kind(text: str) -> str:
 
 def attribute_kind(attr: ir.Attribute) -> str:
     """`ttg.blocked` for `#ttg.blocked<{...}>`, `ll.layout` for `#ll.layout<...>`."""
-    return _kind(str(attr))
+    return printed_kind(str(attr))
 
 
 def type_kind(t: ir.Type) -> str:
     """`ttg.memdesc` for `!ttg.memdesc<...>`; builtin types have no dialect prefix (`f32`)."""
+    if isinstance(t, ir.OpaqueType):  # an unregistered dialect's (`!tt.ptr<f16>`): read, not printed
+        return printed_kind(f"!{t.dialect_namespace}.{t.data}")
     text = str(t)
-    return _kind(text) if text.startswith("!") else text
+    return printed_kind(text) if text.startswith("!") else text
 
 
 def pointee_type(t: ir.Type) -> ir.Type | None:
@@ -85,7 +94,11 @@ def pointee_type(t: ir.Type) -> ir.Type | None:
 
 def is_layout_attribute(attr: ir.Attribute) -> bool:
     """An `#ll.layout` or a `#ttg` layout encoding (not `#ttg.shared_memory`)."""
-    kind = attribute_kind(attr)
+    return is_layout_kind(attribute_kind(attr))
+
+
+def is_layout_kind(kind: str) -> bool:
+    """Whether `attribute_kind` `kind` is that of a layout (`is_layout_attribute`)."""
     return kind == "ll.layout" or (kind.startswith("ttg.") and kind != "ttg.shared_memory")
 
 
@@ -178,9 +191,10 @@ _TYPED_INTEGER = re.compile(r"(-?\d+) : i\d+")
 _TRITON_ALIGNMENT = re.compile(r"\}, alignment = (\d+)>")
 
 
-def triton_encoding_text(attr: ir.Attribute) -> str:
-    """A `#ttg` encoding attribute as Triton's syntax (for `encodings.parse_encoding`)."""
-    return _TYPED_INTEGER.sub(r"\1", str(attr))
+def triton_encoding_text(attr: ir.Attribute | str) -> str:
+    """A `#ttg` encoding attribute (or its printed text) as Triton's syntax (for
+    `encodings.parse_encoding`)."""
+    return _TYPED_INTEGER.sub(r"\1", attr if isinstance(attr, str) else str(attr))
 
 
 _INTEGERS = r"\[(\d+(?:, \d+)*)\]"
@@ -190,7 +204,7 @@ _PLAIN_BLOCKED = re.compile(
 )
 
 
-def plain_blocked_fields(attr: ir.Attribute) -> tuple[_Ints, _Ints, _Ints, _Ints] | None:
+def plain_blocked_fields(attr: ir.Attribute | str) -> tuple[_Ints, _Ints, _Ints, _Ints] | None:
     """(sizePerThread, threadsPerWarp, warpsPerCTA, order) of a `#ttg.blocked` with just those
     four fields, as MLIR prints it (keys sorted); None for any other attribute (the general
     reader, `encodings.parse_encoding`, reads those). The common case, read with one match.
@@ -202,7 +216,7 @@ def plain_blocked_fields(attr: ir.Attribute) -> tuple[_Ints, _Ints, _Ints, _Ints
     ...         "threadsPerWarp = [4, 8], warpsPerCTA = [2, 2], order = [1, 0]}>"))
     ((1, 4), (4, 8), (2, 2), (1, 0))
     """
-    match = _PLAIN_BLOCKED.fullmatch(str(attr))
+    match = _PLAIN_BLOCKED.fullmatch(attr if isinstance(attr, str) else str(attr))
     if match is None:
         return None
     order, spt, tpw, wpc = (tuple(int(v) for v in group.split(", ")) for group in match.groups())
@@ -293,20 +307,48 @@ _ALIAS_NAMES = {
     "ll.layout": "layout",
 }
 # A string literal, or a `#ttg.`/`#ll.` attribute whose parameters hold no other `<...>` (strings
-# inside them are skipped whole: MLIR prints a `"` inside a string as `\22`).
-_INNERMOST_OR_STRING = re.compile(r'"[^"]*"|#(?:ttg|ll)\.([A-Za-z_]\w*)(<[^<>"]*(?:"[^"]*"[^<>"]*)*>)?')
-_INNERMOST = re.compile(r'#(?:ttg|ll)\.([A-Za-z_]\w*)(<[^<>"]*(?:"[^"]*"[^<>"]*)*>)?')
+# inside them are skipped whole: MLIR prints a `"` inside a string as `\22`). An attribute name
+# followed by `<` whose parameters do hold a nested `<...>` does not match (the possessive `\w*+`
+# keeps the name whole): a later pass meets it, once its parameters are aliased. One capturing
+# group, the whole match, so that `split` puts the matches at the odd indices.
+_ATTRIBUTE = r'#(?:ttg|ll)\.[A-Za-z_]\w*+(?:<[^<>"]*(?:"[^"]*"[^<>"]*)*>|(?!<))'
+_INNERMOST_OR_STRING = re.compile(rf'("[^"]*"|{_ATTRIBUTE})')
+_INNERMOST = re.compile(f"({_ATTRIBUTE})")
 _ATTRIBUTE_IN_STRING = re.compile(r'"[^"]*#(?:ttg|ll)\.[^"]*"')
-_PLACEHOLDER = re.compile("\x01(\\d+)\x02")
-_EXISTING_ALIAS = re.compile(r"^#([\w.$-]+) = ", re.MULTILINE)
+_PLACEHOLDER = re.compile("(\x01\\d+\x02)")
+_EXISTING_ALIAS = re.compile(r"#([\w.$-]+) = ")
+_EXISTING_ALIAS_LINE = re.compile(r"\n#([\w.$-]+) = ")
+
+
+def _existing_aliases(asm: str) -> set[str]:
+    """The alias names defined at the start of a line of `asm` (a literal `\n#` search, which is
+    much faster than a multi-line `^#` over megabytes of text)."""
+    names = set(_EXISTING_ALIAS_LINE.findall(asm))
+    first = _EXISTING_ALIAS.match(asm)
+    if first is not None:
+        names.add(first.group(1))
+    return names
+
+
+def _replaced(pattern: re.Pattern, text: str, replacement) -> tuple[str, list[str]]:
+    """`text` with each match of `pattern` (one capturing group: the whole match) replaced by
+    `replacement(match text)`, called once per distinct match, in the order of first occurrence;
+    also the distinct matches. The matches are split out and joined back in C, so a text with
+    100,000 occurrences of a few attributes costs a few Python calls, not 100,000."""
+    parts = pattern.split(text)
+    found = parts[1::2]
+    distinct = list(dict.fromkeys(found))
+    table = {match: replacement(match) for match in distinct}
+    parts[1::2] = [table[match] for match in found]
+    return "".join(parts), distinct
 
 
 class _Aliaser:
-    """Innermost attributes first, one regular-expression pass per level of nesting: each pass
-    replaces every attribute without nested `<...>` by its alias (`#blocked`), or, for a kind
-    that stays inline (`#ttg.slice`, `#ttg.dot_op`), by a placeholder, so that the attributes
-    around it have no nested `<...>` on the next pass. Equal texts get one alias (a dictionary
-    lookup per occurrence); aliases are numbered in the order the passes meet them."""
+    """Innermost attributes first, one pass per level of nesting: each pass replaces every
+    attribute without nested `<...>` by its alias (`#blocked`), or, for a kind that stays inline
+    (`#ttg.slice`, `#ttg.dot_op`), by a placeholder, so that the attributes around it have no
+    nested `<...>` on the next pass. Equal texts get one alias (a pass looks up each distinct
+    text once); aliases are numbered in the order the passes meet them."""
 
     def __init__(self, taken: set[str]) -> None:
         self.alias_of: dict[str, str] = {}
@@ -315,7 +357,6 @@ class _Aliaser:
         self.counts: dict[str, int] = {}
         self.inline: list[str] = []  # placeholder n -> the attribute's text (may hold placeholders)
         self.inline_index: dict[str, int] = {}
-        self.replaced = 0
 
     def _new_name(self, base: str) -> str:
         while True:
@@ -328,18 +369,18 @@ class _Aliaser:
 
     def _restore(self, text: str) -> str:
         while "\x01" in text:
-            text = _PLACEHOLDER.sub(lambda m: self.inline[int(m.group(1))], text)
+            text, _ = _replaced(_PLACEHOLDER, text, lambda mark: self.inline[int(mark[1:-1])])
         return text
 
-    def _replace(self, match: re.Match) -> str:
-        text = match.group()
-        if text[0] == '"' or (match.group(2) is None and _is_open(match)):
+    def _alias(self, text: str) -> str:
+        """The alias (or placeholder) of the attribute `text`; a string literal stays as it is."""
+        if text[0] == '"':
             return text
-        self.replaced += match.group(2) is not None
         alias = self.alias_of.get(text)
         if alias is not None:
             return alias
-        dialect_kind = text[1 : text.find("<")] if match.group(2) is not None else text[1:]
+        has_parameters = text[-1] == ">"
+        dialect_kind = text[1 : text.find("<")] if has_parameters else text[1:]
         base = _ALIAS_NAMES.get(dialect_kind)
         if base is None:  # stays inline
             index = self.inline_index.get(text)
@@ -358,30 +399,103 @@ class _Aliaser:
         # strings need skipping (one more match per op name) only where one holds an attribute
         pattern = _INNERMOST_OR_STRING if _ATTRIBUTE_IN_STRING.search(text) else _INNERMOST
         while True:
-            self.replaced = 0
-            text = pattern.sub(self._replace, text)
-            if not self.replaced:
+            text, found = _replaced(pattern, text, self._alias)
+            if not any(match[-1] == ">" and match[0] != '"' for match in found):
                 return self._restore(text)
-
-
-def _is_open(match: re.Match) -> bool:
-    """Whether the attribute name just matched goes on with parameters holding nested `<...>`
-    (matched on a later pass)."""
-    end = match.end()
-    return end < len(match.string) and match.string[end] == "<"
 
 
 def add_aliases(asm: str) -> str:
     """Hoist the layout attributes of printed IR into alias definitions."""
-    aliaser = _Aliaser(set(_EXISTING_ALIAS.findall(asm)))
+    aliaser = _Aliaser(_existing_aliases(asm))
     body = aliaser.rewrite(asm)
     if not aliaser.definitions:
         return body
     return "\n".join(aliaser.definitions) + "\n" + body
 
 
+# Above this many ops, a module prints faster through a file (`_print_through_file`).
+BUFFERED_PRINT_MIN_OPS = 64
+
+
+def _more_ops_than(op: ir.Operation, limit: int) -> bool:
+    """Whether `op` holds more than `limit` ops (a walk that stops after `limit + 1`)."""
+    seen = 0
+
+    def count(_: ir.Operation) -> ir.WalkResult:
+        nonlocal seen
+        seen += 1
+        return ir.WalkResult.INTERRUPT if seen > limit else ir.WalkResult.ADVANCE
+
+    walk(op, count)
+    return seen > limit
+
+
+def _print_through_file(op: ir.Operation, generic: bool) -> str | None:
+    """The text `get_asm(print_generic_op_form=generic, assume_verified=True)` gives for the
+    top-level `builtin.module` `op`, printed by MLIR into a file, or None where that cannot hold.
+
+    `get_asm` hands every token the printer writes to a Python callback (the bindings' stream is
+    unbuffered): about 56 calls per `ttg.convert_layout` op, 15 µs. MLIR's IR printing with a
+    tree directory (`mlir-print-ir-tree-dir`) writes through a buffered C++ file stream instead:
+    a pass that does nothing, printed after it runs. The printer verifies the op first and falls
+    back to the generic form when it fails (`assume_verified` cannot be set there), so a module
+    that does not verify is left to `get_asm` (None).
+
+    Postcondition: the result is byte-identical to `get_asm`'s (tests/test_text_bridge.py)."""
+    pm = PassManager("builtin.module", op.context)
+    pm.add(lambda _op, _pass: None, name="LinearLayoutPrint", argument="ll-print")
+    pm.enable_verifier(False)
+    try:
+        dump = _dump_after_a_pass(pm, op, generic)
+    except OSError:  # no temporary directory to write in
+        return None
+    if dump is None:
+        return None
+    header, _, text = dump.partition("\n")
+    if not (header.startswith("// -----// IR Dump After") and text.endswith("\n\n\n")):
+        return None
+    if not generic and _first_op_line(text).startswith('"builtin.module"'):  # did not verify: printed generic
+        return None
+    return text[:-2]
+
+
+def _first_op_line(text: str) -> str:
+    """The first line of printed IR that is no alias definition (`#map = ...`, `!t = ...`)."""
+    for line in text.split("\n", 64):  # aliases of large modules are few; a line past them is an op
+        if line and line[0] not in "#!":
+            return line
+    return ""
+
+
+def _dump_after_a_pass(pm: PassManager, op: ir.Operation, generic: bool) -> str | None:
+    """The one file MLIR's IR printing writes after `pm` runs on `op` (None if not one)."""
+    with tempfile.TemporaryDirectory(prefix="linear-layout-print-") as directory:
+        pm.enable_ir_printing(
+            print_before_all=False,
+            print_after_all=True,
+            print_generic_op_form=generic,
+            tree_printing_dir_path=directory,
+        )
+        pm.run(op)
+        paths = [os.path.join(root, name) for root, _, names in os.walk(directory) for name in names]
+        if len(paths) != 1:
+            return None
+        with open(paths[0], encoding="utf-8") as file:
+            return file.read()
+
+
+def _printed(op: ir.Operation, generic: bool) -> str:
+    """`op.get_asm(print_generic_op_form=generic, assume_verified=True)`, through a file for a
+    large top-level module."""
+    if op.name == "builtin.module" and op.parent is None and _more_ops_than(op, BUFFERED_PRINT_MIN_OPS):
+        text = _print_through_file(op, generic)
+        if text is not None:
+            return text
+    return op.get_asm(print_generic_op_form=generic, assume_verified=True)
+
+
 def print_module(op: ir.Operation | ir.Module, *, generic: bool = False) -> str:
     """The text of `op` with layout aliases, optionally in generic op form."""
     if isinstance(op, ir.Module):
         op = op.operation
-    return add_aliases(op.get_asm(print_generic_op_form=generic, assume_verified=True))
+    return add_aliases(_printed(op.operation, generic))

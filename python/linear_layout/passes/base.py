@@ -40,6 +40,9 @@ class Pass(Configurable, abc.ABC):
     a pass changes nothing outside its anchor."""
 
     op_name: ClassVar[str | None] = None
+    #: False for a pass that only reads the IR (`ll-verify`): a pipeline of such passes needs
+    #: no snapshot to be atomic (`PipelinePassManager.read_only`).
+    changes_ir: ClassVar[bool] = True
 
     def problems(self, op: ir.Operation) -> list[tuple[ir.Location, str]]:
         """What stops the pass on `op`, as (location, message) pairs; nothing is changed."""
@@ -192,6 +195,22 @@ def build_pass_manager(pipeline: str, context: ir.Context | None = None) -> Pipe
     PipelineError (a ValueError) with a one-line message for bad syntax, unknown passes, bad
     options and passes nested where they cannot run."""
     context = context or ir.Context.current
+    elements = parse_pipeline(pipeline)
     pm = PipelinePassManager("builtin.module", context)
-    add_pipeline(pm, parse_pipeline(pipeline))
+    add_pipeline(pm, elements)
+    pm.read_only = _reads_only(elements)
     return pm
+
+
+def _reads_only(elements: Sequence[PipelineElement]) -> bool:
+    """Whether every pass of `elements` is one of ours that changes nothing (`Pass.changes_ir`);
+    an upstream pass or a named pipeline counts as changing the IR."""
+    for item in (item for element in elements for item in element.walk()):
+        if item.children is not None:
+            continue
+        if not is_registered(item.name):
+            return False
+        pass_class = get_pass(item.name)
+        if not (isinstance(pass_class, type) and issubclass(pass_class, Pass)) or pass_class.changes_ir:
+            return False
+    return True

@@ -86,7 +86,7 @@ def predict(op: ir.Operation, num_warps: int, threads_per_warp: int) -> OpCost:
     if op.name == "tt.gather":
         indices = padded(operands[1])
         assert indices is not None
-        return gather_cost(layout, indices, element_bits(operands[0].type.element_type))
+        return gather_cost(layout, indices, element_bits(operands[0].type.element_type), axis_of(op) or 0)
     if op.name == "tt.histogram":
         result = padded(op.results[0])
         assert result is not None

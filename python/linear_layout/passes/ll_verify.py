@@ -14,6 +14,7 @@ from . import Pass
 class LLVerify(Pass):
     argument = "ll-verify"
     summary = "Check layout encodings against tensor shapes, launch sizes and op rules"
+    changes_ir = False
 
     check_launch: bool = dataclasses.field(
         default=True,

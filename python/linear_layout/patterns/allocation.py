@@ -1,7 +1,8 @@
 """Shared-memory allocation (Triton's AllocateSharedMemory) for one kernel, from what each op's
 pattern declares (`SimtPattern.shared` -> `SharedUse.scratch`); this module knows no op.
 
-Pooled scratch (a conversion's) gets one workgroup buffer per element type, sized by the largest
+Pooled scratch (a conversion's, a reduction's, ...) gets one workgroup buffer per element type (the
+patterns declare 32- and 64-bit data as i32 words, so those share one buffer), sized by the largest
 request of that type; every other scratch (a `ttg.local_alloc`'s) a buffer of its own. Pooled
 buffers come first (in the order their element types first appear), then the others in op
 order. Each op gets the index of its buffer as `ll.workgroup_buffer`, and the kernel the buffers

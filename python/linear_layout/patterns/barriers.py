@@ -4,7 +4,9 @@
 A `gpu.barrier` goes before an op whose access to a buffer would race with what other warps did
 to it since the last barrier: a read or write after a write (RAW, WAW), a write after a read
 (WAR). An op with barriers inside (`ends_with_reads`: store | barrier | load) leaves only its
-own reads pending after it.
+own reads pending after it; one whose inside barriers are warp barriers (`warp_synchronous`, a
+conversion that stays inside each warp) adds its reads to what is pending, as Triton's Membar
+does not clear the pending accesses for a warp-synchronous `convert_layout`.
 """
 
 from __future__ import annotations
@@ -79,7 +81,10 @@ def _walk(block: ir.Block, by_op: dict, pending: Pending, insert: bool) -> Pendi
                 with ir.InsertionPoint(op), op.location:
                     gpu.barrier()
             pending.clear()
-        if use.ends_with_reads:
+        if use.ends_with_reads and use.warp_synchronous:  # its warp barriers order no other warp
+            for index, _ in accesses:
+                pending.setdefault(index, set()).add(Access.READ)
+        elif use.ends_with_reads:
             pending = {index: {Access.READ} for index, _ in accesses}
         else:
             for index, kind in accesses:

@@ -8,9 +8,11 @@ the emitter of the plan's strategy in one table (`EMITTERS`), as Triton's `Conve
   and register plans): at most one `vector.shuffle`;
 - `emit_in_warp`: the in-warp rounds: per destination register a `select` tree over source
   registers, a `gpu.shuffle` when it comes from another lane, and the reader's `select` tree;
-- `emit_shared`: store, `gpu.barrier`, load per repetition (a barrier between repetitions)
+- `emit_shared`: store, barrier, load per repetition (a barrier between repetitions)
   through the kernel's scratch buffer of that element type, then the copies of broadcast
   registers (one final `vector.shuffle`); the packed exchange adds its register transposes;
+  each barrier is `nvvm.bar.warp.sync` where the exchange stays inside each warp (Triton's
+  `isCvtWarpSync`: always with one warp), else `gpu.barrier`;
 - `emit_matrix_plan`: `ldmatrix`/`stmatrix` (`patterns/matrix_memory.py`).
 
 The repetition loop is unrolled, with static register selection: an `scf.for` carrying the
@@ -20,6 +22,7 @@ not unroll away (docs/passes.md has the measured PTX).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable
 
@@ -31,10 +34,23 @@ from ..core.layout import LinearLayout
 from ..dialects.ttg import ConvertLayoutOp
 from ..planning import Strategy, StrategyPlan, plan_conversion
 from ..planning.plan import InWarpConversion, MatrixConversion, PackedConversion, SharedConversion
+from ..planning.shared import Access as PlannedAccess
 from .common import cast_to
 from .kernel import KernelBuilder, Launch, LoweringError, hardware_layout, run_memo
 from .matrix_memory import emit_matrix
-from .shared_memory import assemble, buffer_index, emit_loads, emit_stores, emit_swaps, workgroup_argument
+from .shared_memory import (
+    assemble,
+    buffer_index,
+    emit_loads,
+    emit_stores,
+    emit_swaps,
+    exchange_barrier,
+    from_words,
+    scratch_word_element,
+    to_words,
+    warp_synchronous,
+    workgroup_argument,
+)
 from .simt_pattern import Access, BufferAccess, Scratch, SharedUse, SimtPattern
 from .vectors import element_bits, lowered_element, select_tree, shuffle_casts
 
@@ -165,8 +181,32 @@ def emit_in_warp(op: ConvertLayoutOp, launch: Launch, plan: InWarpConversion) ->
     )
 
 
+def _as_words(access: PlannedAccess) -> PlannedAccess:
+    """`access` of 64-bit elements as pairs of 32-bit words (low word first): the same bytes at
+    the same addresses, so that 64-bit conversions share the pooled i32 scratch (Triton's one
+    scratch for every conversion) instead of a buffer of their own."""
+
+    def words(registers: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(word for r in registers for word in (2 * r, 2 * r + 1))
+
+    return dataclasses.replace(
+        access,
+        vector=2 * access.vector,
+        instructions=tuple(
+            dataclasses.replace(i, registers=words(i.registers), offset=2 * i.offset) for i in access.instructions
+        ),
+        copies=tuple(pair for r, s in access.copies for pair in ((2 * r, 2 * s), (2 * r + 1, 2 * s + 1))),
+    )
+
+
+def _word_base(builder: KernelBuilder, base: tuple[ir.Value, ir.Value]) -> tuple[ir.Value, ir.Value]:
+    doubled = arith.shli(base[0], builder.const_i32(1))
+    return doubled, arith.index_castui(ir.IndexType.get(), doubled)
+
+
 def emit_shared(op: ConvertLayoutOp, launch: Launch, plan: StrategyPlan) -> ir.Value:
-    """Store, barrier, load per repetition (a barrier between repetitions), then the copies."""
+    """Store, barrier, load per repetition (a barrier between repetitions), then the copies; 32-bit
+    elements move as i32 words, 64-bit ones as pairs of them (`_as_words`)."""
     assert isinstance(plan, (SharedConversion, PackedConversion)), plan.strategy
     builder = KernelBuilder(op, launch)
     element = lowered_element(op.src.type.element_type)
@@ -180,15 +220,27 @@ def emit_shared(op: ConvertLayoutOp, launch: Launch, plan: StrategyPlan) -> ir.V
     store, load = shared.store, shared.load
     base_st = builder.thread_offsets(store.thread_offset)
     base_ld = builder.thread_offsets(load.thread_offset)
+    result_type = builder.vector_type(op.result.type)
+    words = scratch_word_element(element) != element
+    if words and element_bits(element) == 64:
+        store, load = _as_words(store), _as_words(load)
+        base_st, base_ld = _word_base(builder, base_st), _word_base(builder, base_ld)
+    if words:
+        value, element = to_words(value), scratch_word_element(element)
     pieces: list[ir.Value] = []
+    warp_only = warp_synchronous(plan.src, plan.dst)
     for rep in range(shared.num_reps):
         if rep:
-            gpu.barrier()  # the previous repetition's loads are done (WAR)
+            exchange_barrier(warp_only)  # the previous repetition's loads are done (WAR)
         emit_stores(builder, buffer, value, store, [i for i in store.instructions if i.rep == rep], base_st)
-        gpu.barrier()
+        exchange_barrier(warp_only)
         pieces += emit_loads(builder, buffer, element, load, [i for i in load.instructions if i.rep == rep], base_ld)
     # pieces are in instruction order per rep; instructions are sorted by rep already
-    result = assemble(load, pieces, element, builder.vector_type(op.result.type))
+    if words:
+        word_type = ir.VectorType.get([result_type.shape[0] * element_bits(result_type.element_type) // 32], element)
+        result = from_words(assemble(load, pieces, element, word_type), result_type)
+    else:
+        result = assemble(load, pieces, element, result_type)
     return result if plan.packed is None else emit_swaps(builder, result, plan.packed.dst_steps[::-1])
 
 
@@ -202,7 +254,7 @@ def emit_registers(op: ConvertLayoutOp, launch: Launch, plan: StrategyPlan) -> i
 def emit_matrix_plan(op: ConvertLayoutOp, launch: Launch, plan: StrategyPlan) -> ir.Value:
     """`ldmatrix`/`stmatrix` instead of the vector accesses (patterns/matrix_memory.py)."""
     assert isinstance(plan, MatrixConversion), plan.strategy
-    return emit_matrix(op, launch, plan.matrix)
+    return emit_matrix(op, launch, plan.matrix, warp_synchronous(plan.src, plan.dst))
 
 
 Emitter = Callable[[ConvertLayoutOp, Launch, StrategyPlan], ir.Value]
@@ -244,8 +296,11 @@ def _shared_use(op: ConvertLayoutOp, launch: Launch, plan: StrategyPlan) -> Shar
     if not plan.strategy.uses_shared_memory:
         return SharedUse()
     element = lowered_element(op.src.type.element_type)
+    if plan.strategy is not Strategy.MATRIX or element_bits(element) == 32:
+        element = scratch_word_element(element)
     scratch = Scratch(element, plan.scratch_bytes * 8 // element_bits(element), pooled=True)
-    return SharedUse(scratch, (BufferAccess(Access.WRITE),), ends_with_reads=True)
+    warp_only = warp_synchronous(plan.src, plan.dst)
+    return SharedUse(scratch, (BufferAccess(Access.WRITE),), ends_with_reads=True, warp_synchronous=warp_only)
 
 
 CONVERT_LAYOUT = SimtPattern((ConvertLayoutOp,), check_convert_layout, _emit, shared=_shared_use)

@@ -5,12 +5,15 @@ Per CTA, as `emit_shared` does for ordinary plans::
 
     row = base + matrix.address(lane, warp)                 # the row this lane supplies
     for rep in range(num_reps):
-        if rep: gpu.barrier
+        if rep: barrier
         stores of rep (stmatrix words, or vector stores), under the store predicate when the
             storing side's warps repeat data (only warps outside its mask store)
-        gpu.barrier
+        barrier
         loads of rep (vector loads, or ldmatrix words)
     the destination vector from the loaded pieces (one vector.shuffle)
+
+Each barrier is `nvvm.bar.warp.sync` when the exchange stays inside each warp
+(`shared_memory.warp_synchronous`, Triton's `isCvtWarpSync`), else `gpu.barrier`.
 
 The row pointer is the upstream recipe (DESIGN.md): `memref.extract_aligned_pointer_as_index`
 of the workgroup buffer, `arith.index_cast` to i64, `llvm.inttoptr` to `!llvm.ptr<3>`, then
@@ -26,7 +29,7 @@ import contextlib
 from dataclasses import dataclass
 
 from mlir import ir
-from mlir.dialects import arith, gpu, llvm, memref, nvvm, scf, vector
+from mlir.dialects import arith, llvm, memref, nvvm, scf, vector
 
 from ..dialects.ttg import ConvertLayoutOp
 from ..planning.matrix import MatrixInstruction, MatrixPlan, MatrixSide
@@ -38,11 +41,15 @@ from .shared_memory import (
     buffer_index,
     emit_loads,
     emit_stores,
+    exchange_barrier,
+    from_words,
     reachable_bits,
+    scratch_word_element,
+    to_words,
     view_base,
     workgroup_argument,
 )
-from .vectors import gather
+from .vectors import element_bits, gather
 
 __all__ = ["MatrixRows", "assemble_matrix", "emit_matrix", "load_matrix"]
 
@@ -154,7 +161,7 @@ def load_matrix(rows: MatrixRows, ins: MatrixInstruction) -> list[ir.Value]:
     return [_unpack(word, len(registers), rows.element) for word, registers in zip(words, ins.words, strict=True)]
 
 
-def emit_matrix(op: ConvertLayoutOp, launch: Launch, plan: MatrixPlan) -> ir.Value:
+def emit_matrix(op: ConvertLayoutOp, launch: Launch, plan: MatrixPlan, warp_only: bool = False) -> ir.Value:
     """The conversion `op` through its workgroup buffer as `plan` says (see the module docstring)."""
     builder = KernelBuilder(op, launch)
     element = op.src.type.element_type
@@ -163,6 +170,9 @@ def emit_matrix(op: ConvertLayoutOp, launch: Launch, plan: MatrixPlan) -> ir.Val
         raise LoweringError("a matrix-instruction conversion needs its workgroup buffer: run allocate_shared_memory")
     buffer = workgroup_argument(op, index)
     value = cast_to(op.src, builder.vector_type(op.src.type))
+    words = element_bits(element) == 32 and scratch_word_element(element) != element
+    if words:  # 32-bit floats move as i32 words (the pooled i32 scratch)
+        value, element = to_words(value), scratch_word_element(element)
     store, load = (plan.matrix, plan.other) if plan.matrix.kind == "store" else (plan.other, plan.matrix)
     rows = {
         id(side): MatrixRows(builder, buffer, side, element) for side in (store, load) if isinstance(side, MatrixSide)
@@ -175,14 +185,14 @@ def emit_matrix(op: ConvertLayoutOp, launch: Launch, plan: MatrixPlan) -> ir.Val
     pieces: list[ir.Value] = []
     for rep in range(plan.num_reps):
         if rep:
-            gpu.barrier()  # the previous repetition's loads are done (WAR)
+            exchange_barrier(warp_only)  # the previous repetition's loads are done (WAR)
         if isinstance(store, MatrixSide):
             _stmatrices(builder, rows[id(store)], value, store, rep)
         else:
             emit_stores(
                 builder, buffer, value, store, [i for i in store.instructions if i.rep == rep], bases[id(store)]
             )
-        gpu.barrier()
+        exchange_barrier(warp_only)
         if isinstance(load, MatrixSide):
             for ins in (i for i in load.instructions if i.rep == rep):
                 pieces += load_matrix(rows[id(load)], ins)
@@ -191,9 +201,12 @@ def emit_matrix(op: ConvertLayoutOp, launch: Launch, plan: MatrixPlan) -> ir.Val
                 builder, buffer, element, load, [i for i in load.instructions if i.rep == rep], bases[id(load)]
             )
     result_type = builder.vector_type(op.result.type)
+    assembled_type = ir.VectorType.get(result_type.shape, element)
     if not isinstance(load, MatrixSide):
-        return assemble(load, pieces, element, result_type)
-    return assemble_matrix(load, pieces, element, result_type)
+        result = assemble(load, pieces, element, assembled_type)
+    else:
+        result = assemble_matrix(load, pieces, element, assembled_type)
+    return from_words(result, result_type) if words else result
 
 
 def assemble_matrix(side: MatrixSide, pieces: list[ir.Value], element: ir.Type, result_type: ir.Type) -> ir.Value:

@@ -131,12 +131,13 @@ def _outputs(result: LinearLayout | None, layout: LinearLayout, axis: int, keys)
 
 
 def scratch_element(types: list[ir.Type]) -> ir.Type:
-    """The scratch type of a combine over operands of `types` through shared memory: the type of
-    a single operand; i32 for several 32-bit ones (floats bitcast); LoweringError otherwise."""
-    if len(types) == 1:
-        return types[0]
+    """The scratch type of a combine over operands of `types` through shared memory: i32 for
+    32-bit ones (floats bitcast: one pool with the conversions' words, as Triton's one scratch);
+    the type of a single operand of another width; LoweringError otherwise."""
     if all(element_bits(t) == 32 for t in types):
         return ir.IntegerType.get_signless(32)
+    if len(types) == 1:
+        return types[0]
     raise LoweringError("a combine of several operands across warps needs 32-bit operands")
 
 

@@ -7,8 +7,14 @@ apart). The scan doubles blocks bit by bit (Kogge-Stone over the index bits, low
 every element keeps its prefix `P` inside its aligned block of 2^k and the block's total `T`;
 merging the block with its partner (index ^ 2^k) gives the upper block `P = T' + P` and both
 `T = T_lower + T_upper`. The partner's total comes from another register of the same thread
-(a register bit), a `gpu.shuffle xor` (a lane bit), or shared memory (a warp bit: every thread
-stores its totals at their elements' places, a barrier, the partner's are loaded, a barrier).
+(a register bit), a `gpu.shuffle xor` (a lane bit), or shared memory (a warp bit `k`: the total
+is the same across each aligned block of 2^k along the axis, so each block's total has one slot,
+its element's row-major index with the axis coordinate shifted right by `k`; every thread stores
+the totals of its registers that start a block, a barrier, and loads the partner block's at
+`slot ^ stride`). Each warp step has its own region of the scratch, so no barrier separates one
+step's loads from the next step's stores; the next op reusing the scratch gets its barrier from
+Membar. With 2 warps along the axis of an 8x64 scan (32 lanes along it) the scratch is 16 slots,
+Triton's "one total per warp" (`ScanOpToLLVM`'s `storeWarpAccumulator`), and one barrier.
 A reverse scan swaps the roles of the halves.
 """
 
@@ -43,11 +49,26 @@ class ScanPlan:
     scratch_element: ir.Type | None
 
     @property
-    def scratch_elements(self) -> int:
+    def elements(self) -> int:
         elements = 1
         for size in self.shape:
             elements *= size
         return elements
+
+    def block_slots(self, axis_bit: int) -> int:
+        """The slots of the warp step at `axis_bit`: one per aligned block of 2^axis_bit."""
+        return self.elements >> axis_bit
+
+    def region(self, axis_bit: int, operands: int) -> int:
+        """The first slot of the warp step at `axis_bit` (the earlier warp steps' regions first)."""
+        return operands * sum(self.block_slots(k) for k, (dim, _) in enumerate(self.steps[:axis_bit]) if dim == "warp")
+
+    def scratch_elements(self, operands: int) -> int:
+        return self.region(len(self.steps), operands)
+
+    def block_registers(self, axis_bit: int) -> int:
+        """The register bits of the steps below `axis_bit`: registers differing only in them share a block."""
+        return sum(1 << bit for dim, bit in self.steps[:axis_bit] if dim == "register")
 
 
 def _basis(layout: LinearLayout, dim: str, bit: int) -> tuple[int, ...]:
@@ -93,51 +114,60 @@ class _Exchange:
 
     def __init__(self, op: ir.OpView, launch: Launch, plan: ScanPlan) -> None:
         self.op, self.launch, self.plan = op, launch, plan
-        self.builder: KernelBuilder | None = None
-        self.flat: list[ir.Value] = []
+        self.builder = KernelBuilder(op, launch)
+        self.coordinates: list[dict[str, ir.Value]] = []
 
-    def _flat_indices(self) -> list[ir.Value]:
-        """Per register, the flat index of its element (i32), for the warp steps."""
-        if not self.flat:
-            self.builder = KernelBuilder(self.op, self.launch)
+    def _coordinates(self) -> list[dict[str, ir.Value]]:
+        """Per register, the coordinates of its element (i32), for the warp steps."""
+        if not self.coordinates:
             layout = hardware_layout(self.op.operation.operands[0].type, self.launch)
             for register in range(self.plan.registers):
-                coordinates = self.builder.apply(layout, self.builder.hw_indices(register))
-                index = self.builder.const_i32(0)
-                for d, size in enumerate(self.plan.shape):
-                    index = arith.addi(arith.muli(index, self.builder.const_i32(size)), coordinates[f"dim{d}"])
-                self.flat.append(index)
-        return self.flat
+                self.coordinates.append(self.builder.apply(layout, self.builder.hw_indices(register)))
+        return self.coordinates
+
+    def _slot(self, register: int, axis_bit: int) -> ir.Value:
+        """The block slot of `register`'s element: its row-major index with the axis coordinate
+        shifted right by `axis_bit` (the axis `shape[axis] >> axis_bit` long), as an i32."""
+        builder, coordinates = self.builder, self._coordinates()[register]
+        index = builder.const_i32(0)
+        for d, size in enumerate(self.plan.shape):
+            coordinate = coordinates[f"dim{d}"]
+            if d == self.plan.axis:
+                size >>= axis_bit
+                coordinate = arith.shrui(coordinate, builder.const_i32(axis_bit))
+            index = arith.addi(arith.muli(index, builder.const_i32(size)), coordinate)
+        return index
 
     def through_shared(self, totals: list[list[ir.Value]], axis_bit: int) -> list[list[ir.Value]]:
-        flat = self._flat_indices()
-        builder = self.builder
-        assert builder is not None
+        builder, plan = self.builder, self.plan
         index = buffer_index(self.op)
-        if index is None or self.plan.scratch_element is None:
+        if index is None or plan.scratch_element is None:
             raise LoweringError("the warp steps of tt.scan need their workgroup buffer")
-        buffer, element = workgroup_argument(self.op, index), self.plan.scratch_element
+        buffer, element = workgroup_argument(self.op, index), plan.scratch_element
         stride = 1
-        for size in self.plan.shape[self.plan.axis + 1 :]:
+        for size in plan.shape[plan.axis + 1 :]:
             stride *= size
-        slots = self.plan.scratch_elements
+        slots, region = plan.block_slots(axis_bit), plan.region(axis_bit, len(totals[0]))
+        shared = plan.block_registers(axis_bit)
+        starts = [r for r in range(plan.registers) if not r & shared]
         to_index = ir.IndexType.get()
-        for register, values in enumerate(totals):
-            for k, value in enumerate(values):
-                place = arith.addi(arith.index_castui(to_index, flat[register]), builder.const_index(k * slots))
+        slot = {r: self._slot(r, axis_bit) for r in starts}
+        for register in starts:
+            for k, value in enumerate(totals[register]):
+                place = arith.addi(
+                    arith.index_castui(to_index, slot[register]), builder.const_index(region + k * slots)
+                )
                 memref.store(value if value.type == element else arith.bitcast(element, value), buffer, [place])
         gpu.barrier()
-        partners = []
-        for register, values in enumerate(totals):
-            partner = arith.xori(flat[register], builder.const_i32((1 << axis_bit) * stride))
-            loaded = []
-            for k, value in enumerate(values):
-                place = arith.addi(arith.index_castui(to_index, partner), builder.const_index(k * slots))
+        loaded: dict[int, list[ir.Value]] = {}
+        for register in starts:
+            partner = arith.xori(slot[register], builder.const_i32(stride))
+            loaded[register] = []
+            for k, value in enumerate(totals[register]):
+                place = arith.addi(arith.index_castui(to_index, partner), builder.const_index(region + k * slots))
                 raw = memref.load(buffer, [place])
-                loaded.append(raw if value.type == element else arith.bitcast(value.type, raw))
-            partners.append(loaded)
-        gpu.barrier()
-        return partners
+                loaded[register].append(raw if value.type == element else arith.bitcast(value.type, raw))
+        return [loaded[r & ~shared] for r in range(plan.registers)]
 
 
 def _upper(layout_bit: tuple[str, int], register: int, builder_bits) -> ir.Value | bool:
@@ -199,10 +229,11 @@ def _emit(op: ir.OpView, launch: Launch, plan: ScanPlan) -> list[ir.Value]:
 
 
 def _shared_use(op: ir.OpView, launch: Launch, plan: ScanPlan) -> SharedUse:
-    """The warp steps' scratch: one slot per element of the tensor, per operand."""
+    """The warp steps' scratch: per warp step at axis bit `k`, one slot per aligned block of 2^k
+    along the axis, per operand (store | barrier | load per step, each step in its own region)."""
     if plan.scratch_element is None:
         return SharedUse()
-    scratch = Scratch(plan.scratch_element, plan.scratch_elements * len(op.operation.operands), pooled=True)
+    scratch = Scratch(plan.scratch_element, plan.scratch_elements(len(op.operation.operands)), pooled=True)
     return SharedUse(scratch, (BufferAccess(Access.WRITE),), ends_with_reads=True)
 
 

@@ -26,7 +26,7 @@ import math
 from dataclasses import dataclass
 
 from mlir import ir
-from mlir.dialects import arith, gpu, memref, scf, vector
+from mlir.dialects import arith, gpu, memref, nvvm, scf, vector
 
 from ..core.layout import LinearLayout
 from ..ir.bridge import MemDesc, from_attribute, memdesc_of
@@ -47,15 +47,20 @@ __all__ = [
     "emit_loads",
     "emit_stores",
     "emit_swaps",
+    "exchange_barrier",
+    "from_words",
     "in_allocation",
     "is_memdesc",
     "memdesc_start",
     "memdesc_view",
+    "scratch_word_element",
     "shared_buffer_of",
     "shared_index",
+    "to_words",
     "view_address",
     "view_base",
     "view_instructions",
+    "warp_synchronous",
     "workgroup_argument",
     "workgroup_type",
 ]
@@ -413,8 +418,57 @@ def assemble(access, pieces: list[ir.Value], element: ir.Type, result_type: ir.V
     return value
 
 
-def barrier() -> None:
-    gpu.barrier()
+def scratch_word_element(element: ir.Type) -> ir.Type:
+    """The element of a conversion's pooled scratch: i32 words for 32- and 64-bit elements (one
+    pool for f32, i32 and pointer offsets, as Triton's one scratch), else the element itself."""
+    return ir.IntegerType.get_signless(32) if element_bits(element) in (32, 64) else element
+
+
+def to_words(value: ir.Value) -> ir.Value:
+    """vector<R x 32- or 64-bit> -> vector<R or 2R x i32> (an `index` vector through i64)."""
+    vector_type = ir.VectorType(value.type)
+    count, element = vector_type.shape[0], vector_type.element_type
+    if isinstance(element, ir.IndexType):
+        value = arith.index_cast(ir.VectorType.get([count], ir.IntegerType.get_signless(64)), value)
+    words = count * element_bits(element) // 32
+    return vector.bitcast(ir.VectorType.get([words], ir.IntegerType.get_signless(32)), value)
+
+
+def from_words(words: ir.Value, target: ir.VectorType) -> ir.Value:
+    element = target.element_type
+    wide = ir.IntegerType.get_signless(64) if isinstance(element, ir.IndexType) else element
+    value = vector.bitcast(ir.VectorType.get(target.shape, wide), words)
+    return arith.index_cast(target, value) if isinstance(element, ir.IndexType) else value
+
+
+def warp_synchronous(src: LinearLayout, dst: LinearLayout) -> bool:
+    """Whether a conversion from `src` to `dst` through shared memory exchanges data only inside
+    each warp, so that a warp barrier (`bar.warp.sync`) orders its store and load: Triton's
+    `isCvtWarpSync`, `dst.invert_and_compose(src)` is the identity on the warps and neither
+    layout repeats data over warps. Always true with one warp.
+
+    >>> from linear_layout.core.layout import LinearLayout
+    >>> rows = LinearLayout.from_bases([("register", []), ("lane", [[1], [2]]), ("warp", [[4]])], ["dim0"])
+    >>> cols = LinearLayout.from_bases([("register", []), ("lane", [[2], [1]]), ("warp", [[4]])], ["dim0"])
+    >>> warp_swap = LinearLayout.from_bases([("register", []), ("lane", [[1], [4]]), ("warp", [[2]])], ["dim0"])
+    >>> warp_synchronous(rows, cols), warp_synchronous(rows, warp_swap)
+    (True, False)
+    """
+    if not src.has_in_dim("warp"):
+        return True
+    composed = dst.invert_and_compose(src)
+    free_src, free_dst = src.get_free_variable_masks(), dst.get_free_variable_masks()
+    return composed.is_trivial_over(["warp"]) and not free_src.get("warp", 0) and not free_dst.get("warp", 0)
+
+
+def exchange_barrier(warp_only: bool) -> None:
+    """The barrier between a conversion's shared stores and loads (and between its repetitions):
+    `nvvm.bar.warp.sync -1` when the exchange stays inside each warp (`warp_synchronous`), as
+    Triton's `targetInfo.warpSync`, else `gpu.barrier`."""
+    if warp_only:
+        nvvm.SyncWarpOp(arith.constant(ir.IntegerType.get_signless(32), -1))
+    else:
+        gpu.barrier()
 
 
 # ---------------------------------------------------------------------------- packed exchange

@@ -64,13 +64,16 @@ class BufferAccess:
 class SharedUse:
     """What an op does to shared memory: its `scratch` (None: none), the `accesses` it makes,
     whether it has barriers inside that leave only its own reads pending after it
-    (`ends_with_reads`: store | barrier | load), and whether it ends with a barrier that leaves
-    nothing pending (`synchronizes`: `ttg.async_wait`, after which Triton's Membar always places
-    one, since the copies it retires land as writes of their own warps)."""
+    (`ends_with_reads`: store | barrier | load), whether those barriers are warp barriers
+    (`warp_synchronous`: `bar.warp.sync`, which orders nothing between warps), and whether it
+    ends with a barrier that leaves nothing pending (`synchronizes`: `ttg.async_wait`, after
+    which Triton's Membar always places one, since the copies it retires land as writes of their
+    own warps)."""
 
     scratch: Scratch | None = None
     accesses: tuple[BufferAccess, ...] = ()
     ends_with_reads: bool = False
+    warp_synchronous: bool = False
     synchronizes: bool = False
 
 

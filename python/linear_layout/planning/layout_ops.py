@@ -9,12 +9,14 @@ the SIMT patterns (``patterns/reduce.py``, ``scan.py``, ``gather.py``, ``histogr
   ``flat(result element) * P + warp position`` (``P`` warp positions; per operand a block of
   ``result elements * P`` slots), one barrier, and loads the ``P`` partials back;
 * **scan**: per axis bit, a register step (free), a lane step (one shuffle per register and
-  word) or a warp step (store every register's total at its element, barrier, load the
-  partner's at ``flat ^ 2**bit * stride``, barrier);
+  word) or a warp step at axis bit ``k`` (store the total of each register starting an aligned
+  block of ``2**k`` in the block's slot, barrier, load the partner block's at ``slot ^
+  stride``; a region of ``elements >> k`` slots per step and operand);
 * **gather**: the source is stored at its elements, a barrier, then one load per index register
   (at an address the indices choose: the load wavefronts depend on the data);
-* **histogram**: the operand is stored at its elements (i32), a barrier, then each result
-  register loads every slot (all lanes at one address: one wavefront each);
+* **histogram**: each result register zeroes its bin (an i32 slot), a barrier, one shared
+  ``atomic_rmw addi`` per operand register (not modelled in wavefronts), a barrier, each result
+  register loads its bin;
 * **atomic**: one atomic per element a thread holds (no shuffle); where the result is used and lanes or
   warps hold copies, the old values' broadcast through scratch (a store, a barrier, a load per register).
 
@@ -34,12 +36,14 @@ from ..core.layout import LinearLayout
 
 __all__ = [
     "OpCost",
+    "WarpLocalGather",
     "atomic_cost",
     "gather_cost",
     "histogram_cost",
     "reduce_cost",
     "scan_cost",
     "scratch_bits",
+    "warp_local_gather",
 ]
 
 #: A warp access: ``(warp, lane) -> byte address`` (every lane accesses).
@@ -51,7 +55,7 @@ class OpCost:
     """The predicted cost of one op per CTA: ``shuffles`` per warp, ``barriers``,
     ``scratch_bytes`` (its pooled shared buffer), store/load wavefronts, ``ideal`` (the
     per-access minimum), the distinct bytes stored and loaded (``floor``: their wavefronts),
-    ``atomics`` per thread, and ``data_dependent``: the load wavefronts depend on the data
+    ``atomics`` (global) and ``shared_atomics`` per thread, and ``data_dependent``: the load wavefronts depend on the data
     (a gather; ``load_wavefronts`` is then the ideal)."""
 
     shuffles: int = 0
@@ -63,6 +67,7 @@ class OpCost:
     store_bytes: int = 0
     load_bytes: int = 0
     atomics: int = 0
+    shared_atomics: int = 0  # a histogram's counts on shared memory
     data_dependent: bool = False
     scalar: bool = False  # an atomic on a scalar: one for the program
 
@@ -83,7 +88,8 @@ class OpCost:
         waves = f"wavefronts={self.wavefronts} (floor {self.floor}, ideal {self.ideal})"
         if self.data_dependent:
             waves = f"wavefronts={self.store_wavefronts} stored + loads as the indices fall (ideal {self.ideal})"
-        line = f"shuffles={self.shuffles}/warp scratch={self.scratch_bytes}B barriers={self.barriers} {waves}"
+        shared = f" shared atomics={self.shared_atomics}/thread" if self.shared_atomics else ""
+        line = f"shuffles={self.shuffles}/warp scratch={self.scratch_bytes}B barriers={self.barriers}{shared} {waves}"
         return f"{self.atomics} atomic(s) per thread, old values to the copies: {line}" if self.atomics else line
 
 
@@ -248,48 +254,65 @@ def _shape(layout: LinearLayout) -> tuple[int, ...]:
     return tuple(layout.get_out_dim_size(d) for d in layout.get_out_dim_names())
 
 
+def _axis_dims(layout: LinearLayout, axis: int) -> dict[int, tuple[str, int]]:
+    """(hardware dimension, bit) of each basis moving along ``axis``, by the axis bit it sets."""
+    found = {}
+    for dim in ("register", "lane", "warp"):
+        for bit in _moving(layout, dim, axis):
+            found[dict(layout.bases)[dim][bit][axis].bit_length() - 1] = (dim, bit)
+    return found
+
+
 def scan_cost(layout: LinearLayout, axis: int, operand_bits: Sequence[int]) -> OpCost:
     """The cost of a ``tt.scan`` (either direction) along ``axis``: per lane bit along it one
-    shuffle per register and word; per warp bit a store of every register's total, a barrier,
-    a load of the partner's and a barrier.
+    shuffle per register and word; per warp bit (at axis bit ``k``) a store of the block total
+    of each register starting an aligned block of ``2**k`` (at its element's row-major index
+    with the axis coordinate shifted right by ``k``: ``elements >> k`` slots per operand, each
+    warp step its own region), a barrier, and a load of the partner block's (``slot ^ stride``).
+
+    Requires: every basis moving along ``axis`` moves along it alone, by a power of two.
+    Postcondition: one barrier per warp bit along the axis.
 
     >>> L = LinearLayout.from_bases([("register", [[1]]), ("lane", [[2], [4]]), ("warp", [[8]])], ["dim0"])
     >>> scan_cost(L, 0, [32]).shuffles, scan_cost(L, 0, [32]).barriers, scan_cost(L, 0, [32]).scratch_bytes
-    (4, 2, 64)
+    (4, 1, 8)
     """
     registers = layout.get_in_dim_size("register")
     words = sum(_words(bits) for bits in operand_bits)
     shuffles = len(_moving(layout, "lane", axis)) * registers * words
-    warp_steps = [dict(layout.bases)["warp"][b][axis] for b in _moving(layout, "warp", axis)]
-    if not warp_steps:
+    steps = _axis_dims(layout, axis)
+    if not any(dim == "warp" for dim, _ in steps.values()):
         return OpCost(shuffles=shuffles)
     warps = _Warps(layout.get_in_dim_size("warp"), layout.get_in_dim_size("lane"))
     shape = _shape(layout)
-    slots = 1
-    for size in shape:
-        slots *= size
     stride = _prod(shape[axis + 1 :])
     element_bytes = scratch_bits(operand_bits) // 8
     stores, loads = [], []
-    for step in warp_steps:
-        for register in range(registers):
+    region = 0
+    for axis_bit in sorted(k for k, (dim, _) in steps.items() if dim == "warp"):
+        slots = _prod(shape) >> axis_bit
+        shared = sum(1 << bit for k, (dim, bit) in steps.items() if dim == "register" and k < axis_bit)
+        block_shape = tuple(size >> axis_bit if d == axis else size for d, size in enumerate(shape))
+
+        def slot(r: int, w: int, lane: int, b: int = axis_bit, s: tuple[int, ...] = block_shape) -> int:
+            element = _element(layout, r, lane, w)
+            return _flat(tuple(c >> b if d == axis else c for d, c in enumerate(element)), s)
+
+        for register in (r for r in range(registers) if not r & shared):
             for k in range(len(operand_bits)):
+                base = region + k * slots
 
-                def stored(w: int, lane: int, r: int = register, k: int = k) -> int:
-                    return (_flat(_element(layout, r, lane, w), shape) + k * slots) * element_bytes
+                def stored(w: int, lane: int, r: int = register, base: int = base) -> int:
+                    return (base + slot(r, w, lane)) * element_bytes
 
-                def loaded(w: int, lane: int, r: int = register, k: int = k, s: int = step) -> int:
-                    return ((_flat(_element(layout, r, lane, w), shape) ^ s * stride) + k * slots) * element_bytes
+                def loaded(w: int, lane: int, r: int = register, base: int = base) -> int:
+                    return (base + (slot(r, w, lane) ^ stride)) * element_bytes
 
                 stores.append(_access(warps, stored, element_bytes, "store"))
                 loads.append(_access(warps, loaded, element_bytes, "load"))
-    return _shared_cost(
-        stores,
-        loads,
-        shuffles=shuffles,
-        barriers=2 * len(warp_steps),
-        scratch_bytes=slots * len(operand_bits) * element_bytes,
-    )
+        region += slots * len(operand_bits)
+    barriers = sum(1 for dim, _ in steps.values() if dim == "warp")
+    return _shared_cost(stores, loads, shuffles=shuffles, barriers=barriers, scratch_bytes=region * element_bytes)
 
 
 def _prod(sizes: Sequence[int]) -> int:
@@ -299,24 +322,100 @@ def _prod(sizes: Sequence[int]) -> int:
     return total
 
 
+def _element_addresses(
+    layout: LinearLayout, element_bytes: int, place: Callable[[tuple[int, ...]], int]
+) -> list[_Addresses]:
+    """Per register, the warp access at the place of its element."""
+
+    def at(register: int) -> _Addresses:
+        return lambda w, lane: place(_element(layout, register, lane, w)) * element_bytes
+
+    return [at(register) for register in range(layout.get_in_dim_size("register"))]
+
+
 def _stores_at_elements(
     layout: LinearLayout, element_bytes: int, place: Callable[[tuple[int, ...]], int]
 ) -> list[_Side]:
     warps = _Warps(layout.get_in_dim_size("warp"), layout.get_in_dim_size("lane"))
-    sides = []
-    for register in range(layout.get_in_dim_size("register")):
-
-        def stored(w: int, lane: int, r: int = register) -> int:
-            return place(_element(layout, r, lane, w)) * element_bytes
-
-        sides.append(_access(warps, stored, element_bytes, "store"))
-    return sides
+    return [
+        _access(warps, address, element_bytes, "store") for address in _element_addresses(layout, element_bytes, place)
+    ]
 
 
-def gather_cost(source: LinearLayout, indices: LinearLayout, source_bits: int) -> OpCost:
-    """The cost of a ``tt.gather``: the source stored at its elements, a barrier, one load per
-    index register at an address the indices choose (``data_dependent``; ``load_wavefronts``
-    and the loaded bytes are left 0, the ideal counts the stores only)."""
+@dataclass(frozen=True)
+class WarpLocalGather:
+    """A ``tt.gather`` inside each warp, Triton's ``emitWarpLocalGather``: the source bases that
+    move along the axis are ``lane_steps`` and ``register_steps``, ``(axis bit, hardware bit)``
+    each; the element at axis coordinate ``v`` of a row is in lane ``(lane & ~lane_mask) | v's
+    lane bits`` and register ``(register & ~register_mask) | v's register bits`` of the same warp."""
+
+    lane_steps: tuple[tuple[int, int], ...]
+    register_steps: tuple[tuple[int, int], ...]
+
+    @property
+    def lane_mask(self) -> int:
+        return sum(1 << bit for _, bit in self.lane_steps)
+
+    @property
+    def register_mask(self) -> int:
+        return sum(1 << bit for _, bit in self.register_steps)
+
+    def shuffles(self, registers: int) -> int:
+        """Shuffles per index register set: one per candidate source register."""
+        return registers << len(self.register_steps)
+
+
+def _without_axis(layout: LinearLayout, axis: int) -> dict[str, tuple[tuple[int, ...], ...]]:
+    return {
+        dim: tuple(tuple(0 if d == axis else v for d, v in enumerate(b)) for b in bases) for dim, bases in layout.bases
+    }
+
+
+def warp_local_gather(source: LinearLayout, indices: LinearLayout, axis: int) -> WarpLocalGather | None:
+    """The warp-local plan of a gather along ``axis`` (None: it goes through shared memory):
+    every source basis with a component along the axis moves along it alone by a power of two
+    and is a register or lane basis, together they cover the axis, and the source and index
+    layouts agree on everything but the axis (so a thread's row is in its own warp's lanes).
+
+    >>> rows = LinearLayout.from_bases([("register", [[1, 0]]), ("lane", [[0, 1], [0, 2]]), ("warp", [[2, 0]])], ["dim0", "dim1"])
+    >>> warp_local_gather(rows, rows, 1)
+    WarpLocalGather(lane_steps=((0, 0), (1, 1)), register_steps=())
+    >>> warp_local_gather(rows, rows, 0) is None  # a warp moves along dim0
+    True
+    """
+    if source.get_out_dim_names() != indices.get_out_dim_names() or _without_axis(source, axis) != _without_axis(
+        indices, axis
+    ):
+        return None
+    steps: dict[int, tuple[str, int]] = {}
+    for dim, bases in source.bases:
+        for bit, basis in enumerate(bases):
+            along = basis[axis]
+            if not along:
+                continue
+            if (
+                dim not in ("register", "lane")
+                or along & (along - 1)
+                or any(v for d, v in enumerate(basis) if d != axis)
+            ):
+                return None
+            steps[along.bit_length() - 1] = (dim, bit)
+    if sorted(steps) != list(range(source.get_out_dim_size_log2(source.get_out_dim_names()[axis]))):
+        return None
+    lane = tuple((k, bit) for k, (dim, bit) in sorted(steps.items()) if dim == "lane")
+    register = tuple((k, bit) for k, (dim, bit) in sorted(steps.items()) if dim == "register")
+    return WarpLocalGather(lane, register)
+
+
+def gather_cost(source: LinearLayout, indices: LinearLayout, source_bits: int, axis: int) -> OpCost:
+    """The cost of a ``tt.gather`` along ``axis``. Warp-local (``warp_local_gather``): one
+    ``shuffle idx`` per index register and candidate source register (and 32-bit word), no
+    shared memory. Else the source stored at its elements, a barrier, one load per index
+    register at an address the indices choose (``data_dependent``; ``load_wavefronts`` and the
+    loaded bytes are left 0, the ideal counts the stores only)."""
+    local = warp_local_gather(source, indices, axis)
+    if local is not None:
+        return OpCost(shuffles=local.shuffles(indices.get_in_dim_size("register")) * _words(source_bits))
     element_bytes = max(1, source_bits // 8)
     shape = _shape(source)
     stores = _stores_at_elements(source, element_bytes, lambda element: _flat(element, shape))
@@ -324,21 +423,29 @@ def gather_cost(source: LinearLayout, indices: LinearLayout, source_bits: int) -
 
 
 def histogram_cost(source: LinearLayout, result: LinearLayout) -> OpCost:
-    """The cost of a ``tt.histogram``: the (1-D) operand stored as i32 at its elements, a
-    barrier, then each result register loads every slot (one wavefront per load per warp)."""
-    elements = source.get_out_dim_size(source.get_out_dim_names()[0])
-    stores = _stores_at_elements(source, 4, lambda element: element[0])
-    warps = _Warps(result.get_in_dim_size("warp"), result.get_in_dim_size("lane"))
+    """The cost of a ``tt.histogram`` counted with shared atomics: each result register stores 0
+    at its bin (an i32 slot), a barrier, one ``atomic_rmw addi`` per operand register that is
+    not a repeat of another (free register bits 0), a barrier, each result register loads its
+    bin. The atomics' bank cost is not modelled (their addresses are the data).
 
-    def slot_address(slot: int) -> _Addresses:
-        return lambda warp, lane: slot * 4  # every lane reads the loop's slot
+    Postcondition: two barriers, ``bins * 4`` bytes of scratch.
 
+    >>> src = LinearLayout.from_bases([("register", [[1]]), ("lane", [[2], [4]]), ("warp", [[0]])], ["dim0"])
+    >>> bins = LinearLayout.from_bases([("register", []), ("lane", [[1], [2]]), ("warp", [[0]])], ["dim0"])
+    >>> cost = histogram_cost(src, bins)
+    >>> cost.barriers, cost.scratch_bytes, cost.shared_atomics
+    (2, 16, 2)
+    """
+    bins = result.get_out_dim_size(result.get_out_dim_names()[0])
+    stores = _stores_at_elements(result, 4, lambda element: element[0])
     loads = [
-        _access(warps, slot_address(slot), 4, "load")
-        for _ in range(result.get_in_dim_size("register"))
-        for slot in range(elements)
+        _access(_Warps(result.get_in_dim_size("warp"), result.get_in_dim_size("lane")), address, 4, "load")
+        for address in _element_addresses(result, 4, lambda element: element[0])
     ]
-    return _shared_cost(stores, loads, barriers=1, scratch_bytes=elements * 4)
+    free = source.get_free_variable_masks().get("register", 0)
+    atomics = sum(1 for register in range(source.get_in_dim_size("register")) if not register & free)
+    cost = _shared_cost(stores, loads, barriers=2, scratch_bytes=bins * 4)
+    return replace(cost, shared_atomics=atomics)
 
 
 def atomic_cost(layout: LinearLayout | None, broadcast_bits: int = 0) -> OpCost:

@@ -331,16 +331,43 @@ class Machine:
         warp_bits = self._warp_bits(offsets)
         flat = offsets.ravel()
         self._check_in_flight(op, "read-before-async-wait", buf, flat, warp_bits)
-        if self.launch.check_uninitialized and not tracking.initialized[flat].all():
-            bad = flat[~tracking.initialized[flat]][0]
-            raise MemoryAccessError(
-                f"read of uninitialised workgroup memory {buf.name} element {list(buf.multi_index(int(bad)))}"
-            )
+        self._check_initialized(buf, flat, "read of")
         writers = tracking.writers[flat]
         racing = ((writers & ~warp_bits) != 0) & ((writers & warp_bits) == 0)
         if racing.any():
             self.race(op, "read-after-write", buf, flat, warp_bits, writers & ~warp_bits, racing)
+        self._check_atomics(op, "read-after-atomic", buf, flat, warp_bits)
         np.bitwise_or.at(tracking.readers, flat, warp_bits)
+
+    def track_atomic(self, op, buf: Buffer, offsets: np.ndarray) -> None:
+        """An atomic read-modify-write of workgroup memory: it races with other warps' plain
+        reads and writes since the last barrier, not with their atomics."""
+        tracking = buf.race_tracking()
+        warp_bits = self._warp_bits(offsets)
+        flat = offsets.ravel()
+        self._check_in_flight(op, "atomic-before-async-wait", buf, flat, warp_bits)
+        self._check_initialized(buf, flat, "atomic on")
+        for kind, bits in (
+            ("atomic-after-write", tracking.writers[flat]),
+            ("atomic-after-read", tracking.readers[flat]),
+        ):
+            others = bits & ~warp_bits
+            if (others != 0).any():
+                self.race(op, kind, buf, flat, warp_bits, others, others != 0)
+        np.bitwise_or.at(tracking.atomics, flat, warp_bits)
+
+    def _check_initialized(self, buf: Buffer, flat: np.ndarray, what: str) -> None:
+        tracking = buf.race_tracking()
+        if self.launch.check_uninitialized and not tracking.initialized[flat].all():
+            bad = flat[~tracking.initialized[flat]][0]
+            raise MemoryAccessError(
+                f"{what} uninitialised workgroup memory {buf.name} element {list(buf.multi_index(int(bad)))}"
+            )
+
+    def _check_atomics(self, op, kind: str, buf: Buffer, flat: np.ndarray, warp_bits: np.ndarray) -> None:
+        others = buf.race_tracking().atomics[flat] & ~warp_bits
+        if (others != 0).any():
+            self.race(op, kind, buf, flat, warp_bits, others, others != 0)
 
     def track_write(self, op, buf: Buffer, offsets: np.ndarray, values: np.ndarray) -> None:
         tracking = buf.race_tracking()
@@ -348,6 +375,7 @@ class Machine:
         flat = offsets.ravel()
         self._check_in_flight(op, "write-before-async-wait", buf, flat, warp_bits)
         new_bits = buf.elem.to_bits(values).ravel()
+        self._check_atomics(op, "write-after-atomic", buf, flat, warp_bits)
         readers = tracking.readers[flat] & ~warp_bits
         if (readers != 0).any():
             self.race(op, "write-after-read", buf, flat, warp_bits, readers, readers != 0)

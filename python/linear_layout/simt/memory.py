@@ -33,21 +33,27 @@ GLOBAL_ARGUMENT_SPAN = 1 << 40
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class RaceTracking:
-    """Race tracking of one workgroup buffer: per element, bit w set if warp w wrote / read it
-    since the last barrier; ``initialized`` is set once any thread has written the element;
-    ``in_flight`` has bit w set while a ``cp.async`` of warp w to the element has not landed
-    (its ``wait_group`` has not run). The arrays are updated in place (the tracking is
-    per-buffer scratch state, never cached)."""
+    """Race tracking of one workgroup buffer: per element, bit w set if warp w wrote / read /
+    updated it atomically (``atomics``) since the last barrier; ``initialized`` is set once any
+    thread has written the element; ``in_flight`` has bit w set while a ``cp.async`` of warp w to
+    the element has not landed (its ``wait_group`` has not run). Atomics of several warps on one
+    element do not race with each other, only with plain reads and writes of other warps. The
+    arrays are updated in place (the tracking is per-buffer scratch state, never cached)."""
 
     writers: np.ndarray
     readers: np.ndarray
     initialized: np.ndarray
     in_flight: np.ndarray
+    atomics: np.ndarray
 
     @classmethod
     def of_size(cls, size: int) -> RaceTracking:
         return cls(
-            np.zeros(size, np.uint64), np.zeros(size, np.uint64), np.zeros(size, bool), np.zeros(size, np.uint64)
+            np.zeros(size, np.uint64),
+            np.zeros(size, np.uint64),
+            np.zeros(size, bool),
+            np.zeros(size, np.uint64),
+            np.zeros(size, np.uint64),
         )
 
 
@@ -69,6 +75,7 @@ class Buffer:
         if self.tracking is not None:
             self.tracking.writers[:] = 0
             self.tracking.readers[:] = 0
+            self.tracking.atomics[:] = 0
 
     def race_tracking(self) -> RaceTracking:
         """The race tracking of a workgroup buffer."""

@@ -83,7 +83,8 @@ class Report:
     shared_accesses: list[SharedAccess] = dataclasses.field(default_factory=list)
     global_accesses: list[GlobalAccess] = dataclasses.field(default_factory=list)
     shuffles: int = 0  # warp-level 32-bit shuffle instructions
-    barriers: int = 0  # gpu.barrier executions (per block, not per warp)
+    barriers: int = 0  # gpu.barrier and nvvm.bar.warp.sync executions (per block, not per warp)
+    warp_barriers: int = 0  # of which nvvm.bar.warp.sync (a warp barrier, every warp at once)
     races: list[Race] = dataclasses.field(default_factory=list)
     op_counts: collections.Counter = dataclasses.field(default_factory=collections.Counter)
     # The workgroup buffers of every block as the kernel left them (placement checks read their bytes).

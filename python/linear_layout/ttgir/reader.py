@@ -28,6 +28,7 @@ from .formats import FORMATS, TRITON_DIALECTS, OpFormat, mlir_name, parse_custom
 from .syntax import (
     AliasDef,
     Op,
+    ParsedFile,
     Region,
     Token,
     TtgirSyntaxError,
@@ -486,14 +487,23 @@ def ttgir_to_mlir(text: str) -> str:
     the nesting or shape limits of `core.limits` is a `TtgirError` before anything recurses.
     After `ir.Module.parse`, `name_loop_arguments(module, text)` restores what the generic text
     cannot carry (`parse_ttgir` does both)."""
+    return _generic_text(text, _parsed_file(text))
+
+
+def _parsed_file(text: str) -> ParsedFile:
+    """`parse_file(text)` after the limits of `core.limits`, errors as `TtgirError`."""
     try:
         check_text_limits(text)
-        parsed = parse_file(text)
+        return parse_file(text)
     except LimitError as error:
         position = error.position
         raise TtgirError(error.what, position.line if position else 0, position.column if position else 0) from None
     except TtgirSyntaxError as error:
         raise TtgirError(error.bare, error.line, error.column) from None
+
+
+def _generic_text(text: str, parsed: ParsedFile) -> str:
+    """`ttgir_to_mlir(text)`, from the file `text` parsed (`_parsed_file`)."""
     _check_aliases(parsed, text)
     converter = _Converter(text, parsed.aliases)
     for item in parsed.items:
@@ -567,7 +577,8 @@ def parse_ttgir(text: str, context: ir.Context | None = None) -> ir.Module:
 
     Raises `TtgirError` (one line, with the TTGIR line and column) on malformed input.
     """
-    generic = ttgir_to_mlir(text)
+    parsed = _parsed_file(text)  # tokenized and parsed once, for the conversion and the loop names
+    generic = _generic_text(text, parsed)
     context = ttgir_context(context)
     try:
         module = ir.Module.parse(generic, context)
@@ -576,7 +587,7 @@ def parse_ttgir(text: str, context: ir.Context | None = None) -> ir.Module:
         if match:
             raise TtgirError(match.group(3).strip(), int(match.group(1)), int(match.group(2))) from None
         raise TtgirError(" ".join(str(error).split())) from None
-    name_loop_arguments(module, text)
+    _name_loop_arguments(module, parsed)
     return module
 
 
@@ -588,7 +599,15 @@ def name_loop_arguments(module: ir.Module, text: str) -> None:
     """Give the arguments of each scf.for body of `module` (read from TTGIR `text`) the name
     location Triton's printer named them from (`%acc_41` was the value `acc`, made unique), which
     the custom syntax of scf.for cannot write: `print_ttgir` then names them the same."""
-    loops = iter([_loop_argument_names(op) for op in _loops(parse_file(text).items)])
+    _name_loop_arguments(module, parse_file(text))
+
+
+def _name_loop_arguments(module: ir.Module, parsed: ParsedFile) -> None:
+    """`name_loop_arguments`, from the file parsed; no walk for a file without scf.for."""
+    names = [_loop_argument_names(op) for op in _loops(parsed.items)]
+    if not names:
+        return
+    loops = iter(names)
 
     def visit(op: ir.Operation) -> ir.WalkResult:
         if op.name == "scf.for":

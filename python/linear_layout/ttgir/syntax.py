@@ -16,6 +16,7 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = [
     "Token",
@@ -63,8 +64,10 @@ _OPEN = {"(": ")", "[": "]", "{": "}", "<": ">"}
 _CLOSE = {v: k for k, v in _OPEN.items()}
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(NamedTuple):
+    """One token (immutable; a named tuple, which a file of thousands of tokens builds about
+    twice as fast as a frozen dataclass)."""
+
     kind: str
     text: str
     start: int
@@ -74,22 +77,24 @@ class Token:
 
 
 def tokenize(text: str) -> tuple[Token, ...]:
-    """The tokens of `text` (comments and white space dropped), each with its line and column."""
+    """The tokens of `text` (comments and white space dropped), each with its line and column.
+    One `finditer` over the text; a match that does not start where the previous one ended
+    leaves a character no token matches."""
     line_starts = [0] + [m.end() for m in re.finditer(r"\n", text)]
     tokens = []
     pos = 0
-    while pos < len(text):
-        match = _TOKEN.match(text, pos)
-        line = bisect.bisect_right(line_starts, pos)
-        column = pos - line_starts[line - 1] + 1
-        if match is None:
-            raise TtgirSyntaxError(f"unexpected character {text[pos]!r}", line, column)
+    for match in _TOKEN.finditer(text):
+        if match.start() != pos:
+            break
         kind = match.lastgroup
-        if kind is None:
-            raise TtgirSyntaxError(f"unexpected character {text[pos]!r}", line, column)
+        end = match.end()
         if kind != "space":
-            tokens.append(Token(kind, match.group(), pos, match.end(), line, column))
-        pos = match.end()
+            line = bisect.bisect_right(line_starts, pos)
+            tokens.append(Token(kind or "", match.group(), pos, end, line, pos - line_starts[line - 1] + 1))
+        pos = end
+    if pos < len(text):
+        line = bisect.bisect_right(line_starts, pos)
+        raise TtgirSyntaxError(f"unexpected character {text[pos]!r}", line, pos - line_starts[line - 1] + 1)
     return tuple(tokens)
 
 

@@ -5,7 +5,8 @@
 // PTX-PIPELINE: builtin.module(ll-lower)
 
 // A 32x32 f32 transpose across 4 warps: 16-byte stores and 4-byte loads at swizzled (xor)
-// addresses, one round, one barrier; 4 KiB of scratch in a workgroup attribution.
+// addresses, one round, one barrier; 4 KiB of scratch in a workgroup attribution (f32 moves
+// as i32 words: conversions, reductions and scans of 32-bit data share one i32 pool).
 #row = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 #col = #ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
 module attributes {"ttg.num-warps" = 4 : i32} {
@@ -18,15 +19,15 @@ module attributes {"ttg.num-warps" = 4 : i32} {
 }
 
 // CHECK-LABEL: gpu.func @transpose(
-// CHECK-SAME: workgroup(%[[SMEM:.*]] : memref<1024xf32, #gpu.address_space<workgroup>> {llvm.align = 128 : i64})
+// CHECK-SAME: workgroup(%[[SMEM:.*]] : memref<1024xi32, #gpu.address_space<workgroup>> {llvm.align = 128 : i64})
 // CHECK: gpu.thread_id x
 // CHECK: arith.xori
-// CHECK: vector.store %{{.*}}, %[[SMEM]][%{{.*}}] {alignment = 16 : i64} : memref<1024xf32, #gpu.address_space<workgroup>>, vector<4xf32>
-// CHECK: vector.store %{{.*}}, %[[SMEM]][%{{.*}}] {alignment = 16 : i64} : memref<1024xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK: vector.store %{{.*}}, %[[SMEM]][%{{.*}}] {alignment = 16 : i64} : memref<1024xi32, #gpu.address_space<workgroup>>, vector<4xi32>
+// CHECK: vector.store %{{.*}}, %[[SMEM]][%{{.*}}] {alignment = 16 : i64} : memref<1024xi32, #gpu.address_space<workgroup>>, vector<4xi32>
 // CHECK-NOT: gpu.barrier
 // CHECK: gpu.barrier
 // CHECK-NOT: gpu.barrier
-// CHECK-COUNT-8: memref.load %[[SMEM]][%{{.*}}] : memref<1024xf32, #gpu.address_space<workgroup>>
+// CHECK-COUNT-8: memref.load %[[SMEM]][%{{.*}}] : memref<1024xi32, #gpu.address_space<workgroup>>
 // CHECK-NOT: gpu.barrier
 // CHECK: gpu.return
 
@@ -49,18 +50,18 @@ module attributes {"ttg.num-warps" = 8 : i32} {
 }
 
 // CHECK-LABEL: gpu.func @reps(
-// CHECK-SAME: workgroup(%[[SMEM:.*]] : memref<4096xf32, #gpu.address_space<workgroup>> {llvm.align = 128 : i64})
+// CHECK-SAME: workgroup(%[[SMEM:.*]] : memref<4096xi32, #gpu.address_space<workgroup>> {llvm.align = 128 : i64})
 // round 0
-// CHECK-COUNT-4: vector.store %{{.*}}, %[[SMEM]]{{.*}} vector<4xf32>
+// CHECK-COUNT-4: vector.store %{{.*}}, %[[SMEM]]{{.*}} vector<4xi32>
 // CHECK-NOT: vector.store
 // CHECK: gpu.barrier
-// CHECK-COUNT-4: vector.load %[[SMEM]]{{.*}} vector<4xf32>
+// CHECK-COUNT-4: vector.load %[[SMEM]]{{.*}} vector<4xi32>
 // CHECK-NOT: vector.load %[[SMEM]]
 // CHECK: gpu.barrier
 // round 1
-// CHECK-COUNT-4: vector.store %{{.*}}, %[[SMEM]]{{.*}} vector<4xf32>
+// CHECK-COUNT-4: vector.store %{{.*}}, %[[SMEM]]{{.*}} vector<4xi32>
 // CHECK: gpu.barrier
-// CHECK-COUNT-4: vector.load %[[SMEM]]{{.*}} vector<4xf32>
+// CHECK-COUNT-4: vector.load %[[SMEM]]{{.*}} vector<4xi32>
 // CHECK-NOT: gpu.barrier
 // CHECK: gpu.return
 

@@ -2,8 +2,8 @@
 
 Ops: load store, alloc (workgroup memory only), extract_aligned_pointer_as_index (the buffer's
 byte address; global arguments sit at ``memory.GLOBAL_BASE_ADDRESS`` on), view (of ``gpu.dynamic_shared_memory`` only, at a
-uniform byte shift, to a static shape), atomic_rmw (global memory only: one read-modify-write
-per active thread, in thread order, returning the old values), generic_atomic_rmw (the same, its
+uniform byte shift, to a static shape), atomic_rmw (global or workgroup memory: one
+read-modify-write per active thread, in thread order, returning the old values), generic_atomic_rmw (the same, its
 region run for one thread at a time) atomic_yield.
 """
 
@@ -92,16 +92,17 @@ _ATOMIC_KINDS = {
 
 @handles("memref.atomic_rmw")
 def _memref_atomic_rmw(ex, op):
-    """One read-modify-write per active thread, in thread order, on global memory; each thread
-    gets the value it replaced."""
+    """One read-modify-write per active thread, in thread order, on global or workgroup memory;
+    each thread gets the value it replaced. On workgroup memory the race tracking sees an atomic
+    (`Machine.track_atomic`); its bank cost is not modelled (no wavefronts are recorded)."""
     value, buf, *indices = ex.operands(op)
-    if buf.space != "global":
-        raise UnsupportedOp("memref.atomic_rmw on workgroup memory")
     kind = op.attributes["kind"].value
     if kind not in _ATOMIC_KINDS:
         raise UnsupportedOp(f"memref.atomic_rmw kind {kind}")
     combine, view = _ATOMIC_KINDS[kind]
     offsets = ex.element_offsets(buf, indices, ())
+    if buf.space == "workgroup":
+        ex.track_atomic(op, buf, offsets[ex.active])
     elem = buf.elem
     old = np.zeros(ex.num_threads, dtype=buf.data.dtype)
     new = elem.wrap(value)

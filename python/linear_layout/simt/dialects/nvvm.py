@@ -4,7 +4,9 @@
 Ops: ldmatrix stmatrix (``m8n8`` ``b16``, ``num`` 1/2/4, row or col layout) mma.sync (``row.col``:
 m16n8k16 f16/bf16, m16n8k8 tf32, m16n8k32 s8/u8; f32, f16 or s32 accumulators)
 cp.async.shared.global cp.async.commit.group cp.async.wait.group (a copy lands at the wait that
-retires its group; touching its bytes before is a race).
+retires its group; touching its bytes before is a race) bar.warp.sync (a warp barrier: every
+lane of each warp, full mask; it orders nothing between warps, so the race tracking of the
+barrier interval goes on).
 """
 
 from __future__ import annotations
@@ -411,4 +413,19 @@ def _cp_async_wait(ex, op):
         finally:
             ex.active = saved
         copy.buf.data[copy.offsets] = copy.values
+    return []
+
+
+@handles("nvvm.bar.warp.sync")
+def _bar_warp_sync(ex, op):
+    """``bar.warp.sync -1``: each warp waits for its own 32 lanes. The interpreter runs a warp's
+    lanes in lockstep, so the only check is the full mask and converged warps; the accesses of
+    other warps in the interval stay tracked (a cross-warp race is still found). Counted in
+    ``report.barriers`` and ``report.warp_barriers``."""
+    ex.require_warps_converged(op.name)
+    (mask,) = ex.operands(op)
+    if ex.uniform(mask, "the mask of nvvm.bar.warp.sync") & 0xFFFFFFFF != 0xFFFFFFFF:
+        raise UnsupportedOp("nvvm.bar.warp.sync with a mask other than -1 (every lane)")
+    ex.report.barriers += 1
+    ex.report.warp_barriers += 1
     return []
