@@ -24,7 +24,20 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-__all__ = ["INSTRUCTION_REQUIREMENTS", "NVPTX_CHIPS", "PTX_VERSIONS", "TargetError", "nvptx_target", "ptx_features"]
+__all__ = [
+    "AMDGPU_CHIPS",
+    "INSTRUCTION_REQUIREMENTS",
+    "NVPTX_CHIPS",
+    "PTX_VERSIONS",
+    "AmdgpuTarget",
+    "TargetError",
+    "amdgpu_target",
+    "hip_chip",
+    "is_amdgpu_chip",
+    "lowering_chip",
+    "nvptx_target",
+    "ptx_features",
+]
 
 #: chip -> minimum PTX ISA version, as ``major * 10 + minor`` (LLVM 22.1.8's NVPTX processors).
 NVPTX_CHIPS: dict[str, int] = {
@@ -188,3 +201,82 @@ def ptx_features(target: NvptxTarget, op_names: Iterable[str] = (), features: st
             f"PTX features '{features}' are too old: {target.chip} and the ops used need at least +ptx{needed}"
         )
     return f"+ptx{given}"
+
+
+# ---------------------------------------------------------------------------- AMDGPU
+
+#: AMD chips the lowering targets (the ones Triton 3.9's HIP back end compiles for) -> their
+#: wavefront size: 64 lanes on CDNA (gfx9), 32 on RDNA (gfx10+), as Triton's `GPUTarget.warp_size`.
+AMDGPU_CHIPS: dict[str, int] = {
+    "gfx908": 64,
+    "gfx90a": 64,
+    "gfx942": 64,
+    "gfx950": 64,
+    "gfx1030": 32,
+    "gfx1100": 32,
+    "gfx1101": 32,
+    "gfx1200": 32,
+    "gfx1201": 32,
+}
+
+
+@dataclass(frozen=True)
+class AmdgpuTarget:
+    """A validated AMD chip: its name (``gfx942``) and its wavefront size (lanes per warp)."""
+
+    chip: str
+    wave_size: int
+
+
+def is_amdgpu_chip(chip: object) -> bool:
+    """Whether ``chip`` names an AMD chip of :data:`AMDGPU_CHIPS`.
+
+    >>> is_amdgpu_chip("gfx942"), is_amdgpu_chip("sm_90"), is_amdgpu_chip(None)
+    (True, False, False)
+    """
+    return isinstance(chip, str) and chip in AMDGPU_CHIPS
+
+
+def amdgpu_target(chip: object) -> AmdgpuTarget:
+    """The AMD target for ``chip``; a :class:`TargetError` listing the known chips otherwise.
+
+    >>> amdgpu_target("gfx942")
+    AmdgpuTarget(chip='gfx942', wave_size=64)
+    """
+    if not is_amdgpu_chip(chip):
+        raise TargetError(f"unknown AMDGPU chip {chip!r}; known chips: {', '.join(AMDGPU_CHIPS)}")
+    assert isinstance(chip, str)  # is_amdgpu_chip checked it
+    return AmdgpuTarget(chip, AMDGPU_CHIPS[chip])
+
+
+def lowering_chip(chip: object) -> str:
+    """``chip`` checked as a target of the lowering: an NVPTX chip or an AMD chip; otherwise a
+    :class:`TargetError` listing the chips of its family (``sm_*``: NVPTX, ``gfx*``: AMDGPU) or,
+    for any other name, of both.
+
+    >>> lowering_chip("gfx942"), lowering_chip("sm_80")
+    ('gfx942', 'sm_80')
+    """
+    if isinstance(chip, str) and chip.startswith("gfx"):
+        return amdgpu_target(chip).chip
+    if isinstance(chip, str) and chip.startswith("sm_"):
+        return nvptx_target(chip).chip
+    try:
+        return nvptx_target(chip).chip
+    except TargetError:
+        raise TargetError(
+            f"unknown chip {chip!r}; known chips: {_known_chips()} (NVPTX), {', '.join(AMDGPU_CHIPS)} (AMDGPU)"
+        ) from None
+
+
+def hip_chip(ttg_target: str | None) -> str | None:
+    """The AMD chip of a TTGIR module's ``ttg.target`` (``"hip:gfx942"`` -> ``"gfx942"``); None
+    for any other target or an AMD chip this project does not know.
+
+    >>> hip_chip("hip:gfx942"), hip_chip("cuda:90"), hip_chip(None)
+    ('gfx942', None, None)
+    """
+    if ttg_target is None or not ttg_target.startswith("hip:"):
+        return None
+    chip = ttg_target.split(":", 1)[1]
+    return chip if is_amdgpu_chip(chip) else None

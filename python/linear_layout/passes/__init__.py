@@ -15,11 +15,14 @@ upstream MLIR passes.
 - `diagnostics.py`: one-line errors, user errors at their op, `internal error:` for bugs, and
   tracebacks with `LINEAR_LAYOUT_DEBUG=1`;
 - `pipeline.py`: the textual pipeline parser;
-- `ptx.py`: `emit_ptx`, the stock NVVM pipeline to PTX.
+- `ptx.py`: `emit_ptx`, the stock NVVM pipeline to PTX;
+- `amdgcn.py`: `emit_amdgcn` and `emit_rocdl_llvm`, the stock ROCDL path to AMDGCN (LLVM IR without
+  an AMDGPU back end).
 """
 
 from __future__ import annotations
 
+from .amdgcn import emit_amdgcn, emit_rocdl_llvm
 from .atomic import PipelinePassManager
 from .base import Pass, Pipeline, add_pipeline, build_pass_manager
 from .pipeline import PipelineError, parse_pipeline
@@ -33,7 +36,9 @@ __all__ = [
     "PipelinePassManager",
     "add_pipeline",
     "build_pass_manager",
+    "emit_amdgcn",
     "emit_ptx",
+    "emit_rocdl_llvm",
     "get_pass",
     "pass_names",
     "parse_pipeline",

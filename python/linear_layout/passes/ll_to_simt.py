@@ -40,7 +40,7 @@ from mlir.dialects import gpu
 from mlir.passmanager import PassManager
 from mlir.rewrite import FrozenRewritePatternSet, RewritePatternSet, walk_and_apply_patterns
 
-from ..core.targets import TargetError, nvptx_target
+from ..core.targets import TargetError, hip_chip, lowering_chip
 from ..patterns.allocation import allocate_shared_memory, shared_uses
 from ..patterns.barriers import insert_barriers
 from ..patterns.calls import inline_calls
@@ -59,7 +59,8 @@ __all__ = ["ChipOption", "LLToSimt", "lower_checked", "lower_to_simt", "problems
 
 CHIP_HELP = (
     "target chip, e.g. sm_90: shared-memory conversions of 8/16-bit data use ldmatrix (sm_75+) and "
-    "stmatrix (sm_90+) where they reach the bandwidth floor; empty (the default): portable"
+    "stmatrix (sm_90+) where they reach the bandwidth floor; an AMD chip (gfx942) gives the AMD form of "
+    "masked accesses; empty (the default): portable, or the AMD chip of a TTGIR module's ttg.target"
 )
 
 
@@ -69,6 +70,7 @@ def problems(root: ir.Operation, chip: str | None = None) -> list[tuple[ir.Locat
     foreign = materialize(root)
     if foreign:
         return [(error.location, str(error)) for error in foreign]
+    chip = chip or _hip_chip_of(root)
     triton = check_triton_kernels(root, chip)
     return triton + [error for func_op in kernel_functions(root) for error in check_function(func_op, chip)]
 
@@ -86,6 +88,18 @@ def _lower_triton_kernel(
     kernel = outline_triton_kernel(tt_func, triton_kernel_launch(tt_func, chip))
     _lower_outlined(kernel, run, patterns)
     scalarize_extracts(kernel.operation)
+
+
+def _hip_chip_of(op: ir.Operation) -> str | None:
+    """The AMD chip of the `ttg.target` around `op` (`"hip:gfx942"` -> `"gfx942"`), else None: a
+    TTGIR module compiled for AMD lowers to the AMD form without a `chip` option."""
+    current: ir.Operation | None = op
+    while current is not None:
+        if "ttg.target" in current.attributes:
+            return hip_chip(ir.StringAttr(current.attributes["ttg.target"]).value)
+        parent = current.parent
+        current = parent.operation if parent is not None else None
+    return None
 
 
 def _lower_outlined(kernel: gpu.GPUFuncOp, run: PatternRun, patterns: FrozenRewritePatternSet) -> None:
@@ -119,6 +133,7 @@ def lower_checked(root: ir.Operation, chip: str | None = None) -> None:
     """Steps 2-6 on every function under `root` (after `problems` found none), its `tt.call`s
     inlined first."""
     inline_calls(root)
+    chip = chip or _hip_chip_of(root)
     patterns = RewritePatternSet(root.context)
     run = populate_to_simt_patterns(patterns, target=chip)
     frozen = patterns.freeze()
@@ -131,7 +146,8 @@ def lower_checked(root: ir.Operation, chip: str | None = None) -> None:
 @dataclasses.dataclass(frozen=True)
 class ChipOption:
     """The `chip` option of the passes and pipelines that lower conversions, checked when the pass
-    is configured: a chip LLVM's NVPTX back end does not know is a PipelineError."""
+    is configured: a chip that is neither one of LLVM's NVPTX chips nor a known AMD chip is a
+    PipelineError."""
 
     argument: ClassVar[str]
     chip: str = dataclasses.field(default="", metadata={"help": CHIP_HELP})
@@ -139,7 +155,7 @@ class ChipOption:
     def __post_init__(self) -> None:
         if self.chip:
             try:
-                nvptx_target(self.chip)
+                lowering_chip(self.chip)
             except TargetError as error:
                 raise PipelineError(
                     f"bad value '{self.chip}' for option 'chip' of pass '{self.argument}': {error}"

@@ -31,6 +31,7 @@ from mlir.dialects import arith, gpu, vector
 
 from ..core.gf2 import apply_columns
 from ..core.layout import LinearLayout
+from ..core.targets import is_amdgpu_chip
 from ..dialects.ttg import ConvertLayoutOp
 from ..planning import Strategy, StrategyPlan, plan_conversion
 from ..planning.plan import InWarpConversion, MatrixConversion, PackedConversion, SharedConversion
@@ -228,7 +229,7 @@ def emit_shared(op: ConvertLayoutOp, launch: Launch, plan: StrategyPlan) -> ir.V
     if words:
         value, element = to_words(value), scratch_word_element(element)
     pieces: list[ir.Value] = []
-    warp_only = warp_synchronous(plan.src, plan.dst)
+    warp_only = _warp_barriers(plan, launch)
     for rep in range(shared.num_reps):
         if rep:
             exchange_barrier(warp_only)  # the previous repetition's loads are done (WAR)
@@ -290,6 +291,12 @@ def _emit(op: ConvertLayoutOp, launch: Launch, plan: StrategyPlan) -> list[ir.Va
     return [cast_to(emitter_of(plan)(op, launch, plan), op.result.type)]
 
 
+def _warp_barriers(plan: StrategyPlan, launch: Launch) -> bool:
+    """Whether the exchange's barriers are warp barriers (`warp_synchronous`): NVIDIA's
+    `bar.warp.sync`; for an AMD chip, which has none, every barrier is the workgroup's."""
+    return warp_synchronous(plan.src, plan.dst) and not is_amdgpu_chip(launch.chip)
+
+
 def _shared_use(op: ConvertLayoutOp, launch: Launch, plan: StrategyPlan) -> SharedUse:
     """A shared-memory plan's scratch (the matrix plan's size, if any), written then read back
     with barriers inside (store | barrier | load)."""
@@ -299,7 +306,7 @@ def _shared_use(op: ConvertLayoutOp, launch: Launch, plan: StrategyPlan) -> Shar
     if plan.strategy is not Strategy.MATRIX or element_bits(element) == 32:
         element = scratch_word_element(element)
     scratch = Scratch(element, plan.scratch_bytes * 8 // element_bits(element), pooled=True)
-    warp_only = warp_synchronous(plan.src, plan.dst)
+    warp_only = _warp_barriers(plan, launch)
     return SharedUse(scratch, (BufferAccess(Access.WRITE),), ends_with_reads=True, warp_synchronous=warp_only)
 
 

@@ -33,6 +33,7 @@ from mlir import ir
 from mlir.dialects import arith, gpu, llvm, memref, scf, vector
 
 from ..core.layout import LinearLayout
+from ..core.targets import is_amdgpu_chip
 from ..ir.ptx_asm import FORMS, predicated_load, predicated_store
 from ..ir.text import pointee_type as pointee_of
 from ..ir.text import type_kind
@@ -467,7 +468,7 @@ def _emit_load(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
     if other is not None and _is_zero(other):
         other = None  # the predicated load's own `mov $k, 0`, as Triton's
     piece_type = ir.VectorType.get([vec], element)
-    bits = _word_bits(element, vec) if mask is not None else None
+    bits = _predicated_bits(element, vec, mask, launch)
     pieces: list[ir.Value] = []
     for access in _register_accesses(memory, offsets, mask, registers, vec, element):
         first, index, condition = access.first, access.index, access.condition
@@ -543,6 +544,16 @@ def _word_bits(element: ir.Type, vec: int) -> int | None:
     if total % bits or (total // bits, bits) not in FORMS:
         return None
     return bits
+
+
+def _predicated_bits(element: ir.Type, vec: int, mask: ir.Value | None, launch: Launch) -> int | None:
+    """Bits per word of the predicated PTX form of a masked access (`_word_bits`); None without a
+    mask, and for an AMD chip, where a masked access is the portable `scf.if` around a plain
+    vector access (AMDGCN has no predicated loads; LLVM's AMDGPU back end turns the branch into
+    `s_and_saveexec`, as Triton's AMD loads)."""
+    if mask is None or is_amdgpu_chip(launch.chip):
+        return None
+    return _word_bits(element, vec)
 
 
 def _base_address(memory: ir.Value) -> ir.Value:
@@ -724,7 +735,7 @@ def _emit_store(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
     offsets = element_offsets(operands, launch)
     value = cast_to(operands.value, _vector_of(value_type, launch))
     mask = lowered_operand(operands.mask, launch)
-    bits = _word_bits(element, vec) if mask is not None else None
+    bits = _predicated_bits(element, vec, mask, launch)
     for access in _register_accesses(memory, offsets, mask, registers, vec, element):
         first, index, condition = access.first, access.index, access.condition
         piece = value if vec == registers else vector.shuffle(value, value, list(range(first, first + vec)))

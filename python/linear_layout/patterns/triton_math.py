@@ -7,12 +7,13 @@ per-thread vectors (or on scalars), each with the semantics of Triton's interpre
   (a NaN propagates: Triton's `clip`);
 - `tt.precise_divf` -> `arith.divf` (`div.rn`), `tt.precise_sqrt` -> one `sqrt.rn.f32` per
   register in `llvm.inline_asm`, as Triton's (`math.sqrt` and `llvm.intr.sqrt` become libdevice's
-  `__nv_sqrtf`, which is approximate); f32 only;
+  `__nv_sqrtf`, which is approximate); f32 only; for an AMD chip (`gfx942`), `math.sqrt` (LLVM's
+  AMDGPU back end rounds `llvm.sqrt.f32` correctly);
 - `tt.mulhiui a, b` (iN) -> the high half of the 2N-bit product: `trunci(shrui(muli(extui a,
   extui b), N))` (NVPTX selects this as one `mul.hi.u32`);
 - `tt.fp_to_fp` between f16, bf16, f32 and f64: an upcast is `arith.extf` (exact); a downcast is
   `arith.truncf` (to nearest even: `rtne`), and for `rtz` from f32 to f16 one `cvt.rz.f16.f32` per
-  register in `llvm.inline_asm`, as Triton's, for other `rtz` downcasts the nearest value moved
+  register in `llvm.inline_asm`, as Triton's (not for an AMD chip), for other `rtz` downcasts the nearest value moved
   one step toward zero (its bits minus one) where it rounded away from zero (the stock pipeline
   drops `truncf`'s `roundingmode`). With f8E4M3FN or f8E5M2 on either side (and f16, bf16 or f32
   on the other): integer and f32 ops on the code bits through f32, since the stock pipeline
@@ -38,6 +39,7 @@ from dataclasses import dataclass
 from mlir import ir
 from mlir.dialects import arith, llvm, math, memref, vector
 
+from ..core.targets import is_amdgpu_chip
 from .axis_info import pointee_bytes
 from .common import cast_to
 from .kernel import Launch, LoweringError, vector_type
@@ -118,6 +120,8 @@ def _emit_clampf(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
 def _emit_precise(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
     if op.operation.name == "tt.precise_divf":
         return _rebuilt(op, launch, arith.divf)
+    if not _is_ptx(launch):  # LLVM's AMDGPU back end rounds llvm.sqrt.f32 correctly
+        return _rebuilt(op, launch, math.sqrt)
     return _rebuilt(op, launch, _sqrt_rn)
 
 
@@ -213,11 +217,16 @@ def _emit_fp_to_fp(op: ir.OpView, launch: Launch, mode: str | None) -> list[ir.V
         return _rebuilt(op, launch, lambda x: arith.extf(result_type, x) if source != result else x)
     if ir.FloatType(result).width == ir.FloatType(source).width:  # f16 <-> bf16: through f32, as Triton's
         return _rebuilt(op, launch, lambda x: _through_f32(x, result_type))
-    if mode == "rtz" and isinstance(source, ir.F32Type) and isinstance(result, ir.F16Type):
+    if mode == "rtz" and isinstance(source, ir.F32Type) and isinstance(result, ir.F16Type) and _is_ptx(launch):
         return _rebuilt(op, launch, _cvt_rz_f16)
     if mode == "rtz":
         return _rebuilt(op, launch, lambda x: _toward_zero(x, result_type))
     return _rebuilt(op, launch, lambda x: arith.truncf(result_type, x))
+
+
+def _is_ptx(launch: Launch) -> bool:
+    """Whether the lowering may emit PTX inline assembly (any target but an AMD chip)."""
+    return not is_amdgpu_chip(launch.chip)
 
 
 def _like(t: ir.Type, element: ir.Type) -> ir.Type:

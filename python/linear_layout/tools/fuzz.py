@@ -10,7 +10,7 @@ Inputs:
   misspelt, lines deleted, duplicated and swapped, brackets inserted, deep nesting and huge shapes,
   chunks spliced together. Each runs ``linear-layout-opt`` with a random pipeline of this project's
   passes and upstream ones (also nested in ``func.func(...)``), ``--split-input-file`` and
-  ``--emit-ptx`` with a random chip.
+  ``--emit-ptx`` with a random chip, ``--emit-amdgcn``/``--emit-rocdl-llvm`` with a random AMD chip.
 * **API cases** are Python expressions calling ``LinearLayout``, ``parse_encoding``,
   ``to_linear_layout`` and ``plan_conversion`` with wrong types, huge sizes, deep nesting and mutated
   encodings.
@@ -191,6 +191,7 @@ _PROJECT_PASSES = (
 )
 _UPSTREAM_PASSES = ("canonicalize", "cse", "symbol-dce", "reconcile-unrealized-casts")
 _CHIPS = ("sm_80", "sm_90", "sm_100", "sm_120", "sm_75", "sm_30", "sm_20", "sm_99", "sm_1000")
+_AMD_CHIPS = ("gfx942", "gfx90a", "gfx1100", "gfx942", "gfx9", "sm_90")
 _INTERESTING_NUMBERS = (
     "0",
     "1",
@@ -446,7 +447,11 @@ def driver_case(rng: random.Random, seeds: list[str]) -> Case:
     argv = ["-p", _random_pipeline(rng)]
     if rng.random() < 0.3:
         argv.append("--split-input-file")
-    if rng.random() < 0.15:
+    emit = rng.random()
+    if emit < 0.05:  # the ROCDL path, with a known or an unknown AMD chip
+        flag = "--emit-amdgcn" if emit < 0.015 else "--emit-rocdl-llvm"
+        argv += ["-p", "builtin.module(ll-lower)", flag, f"--amdgcn-chip={rng.choice(_AMD_CHIPS)}"]
+    elif emit < 0.15:
         argv += ["-p", "builtin.module(ll-lower)", "--emit-ptx", f"--ptx-chip={rng.choice(_CHIPS)}"]
     if rng.random() < 0.1:
         argv.append("--mlir-print-op-generic")

@@ -21,9 +21,18 @@ from importlib.metadata import PackageNotFoundError, version
 from mlir import ir
 
 from ..core.limits import LimitError, check_text_limits
-from ..core.targets import NvptxTarget, TargetError, nvptx_target, ptx_features
+from ..core.targets import NvptxTarget, TargetError, amdgpu_target, nvptx_target, ptx_features
 from ..ir import DIALECTS, dialect_file, load_dialects, print_module
-from ..passes import PipelineError, build_pass_manager, emit_ptx, get_pass, parse_pipeline, pass_names
+from ..passes import (
+    PipelineError,
+    build_pass_manager,
+    emit_amdgcn,
+    emit_ptx,
+    emit_rocdl_llvm,
+    get_pass,
+    parse_pipeline,
+    pass_names,
+)
 from ..ttgir import TtgirError, name_loop_arguments, print_ttgir, ttgir_to_mlir
 from ..ttgir.reader import without_trailing_loc
 from .cli import guarded_main
@@ -121,6 +130,25 @@ def _argument_parser() -> argparse.ArgumentParser:
         metavar="+ptxNN",
         help="PTX ISA version for --emit-ptx (default: the oldest the chip and the kernel's "
         "instructions accept, e.g. +ptx86 for sm_100)",
+    )
+    parser.add_argument(
+        "--emit-amdgcn",
+        action="store_true",
+        help="after the pipeline, compile the gpu.module kernels with the stock ROCDL path "
+        "(rocdl-attach-target, convert-gpu-to-rocdl, gpu-module-to-binary) and print their AMDGCN; "
+        "an error where the MLIR build has no AMDGPU target",
+    )
+    parser.add_argument(
+        "--emit-rocdl-llvm",
+        action="store_true",
+        help="after the pipeline, convert the gpu.module kernels with the stock ROCDL path and print "
+        "their LLVM IR for amdgcn-amd-amdhsa (needs no AMDGPU back end)",
+    )
+    parser.add_argument(
+        "--amdgcn-chip",
+        default="gfx942",
+        metavar="CHIP",
+        help="AMD target of --emit-amdgcn and --emit-rocdl-llvm (default: gfx942), e.g. gfx90a, gfx950",
     )
     parser.add_argument("--list-passes", action="store_true", help="list this project's passes and exit")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
@@ -303,6 +331,7 @@ class _Driver:
         self.verify_pm = build_pass_manager("ll-verify", self.context)
         self.user_pm = None
         self.ptx_target = _ptx_target(args) if args.emit_ptx else None
+        self.backend = _backend(self, args)
         if parse_pipeline(args.pass_pipeline):
             self.user_pm = build_pass_manager(args.pass_pipeline, self.context)
             if args.mlir_print_ir_after_all:
@@ -330,8 +359,8 @@ class _Driver:
                 for pm in (self.verify_pm, self.user_pm, self.verify_pm if self.user_pm else None):
                     if pm is not None:
                         pm.run(module.operation)
-                if self.ptx_target is not None:
-                    return self._ptx(module), diagnostics
+                if self.backend is not None:
+                    return self.backend(module), diagnostics
             except _TtgirInputError as error:
                 notes = [Diagnostic("note", line + line_offset, column, text) for line, column, text in error.notes]
                 return None, [
@@ -395,6 +424,38 @@ class _Driver:
             return emit_ptx(module, self.ptx_target.chip, self.args.ptx_features)
         except ValueError as error:  # PtxError, TargetError
             raise UserError(f"--emit-ptx: {error}") from None
+
+    def _amdgcn(self, module) -> str:
+        """Compile with the stock ROCDL path; the AMDGCN of every kernel object."""
+        try:
+            return emit_amdgcn(module, self.args.amdgcn_chip)
+        except ValueError as error:  # AmdgcnError, PtxError
+            raise UserError(f"--emit-amdgcn: {error}") from None
+
+    def _rocdl_llvm(self, module) -> str:
+        """Convert with the stock ROCDL path; the LLVM IR of every gpu.module."""
+        try:
+            return emit_rocdl_llvm(module, self.args.amdgcn_chip)
+        except ValueError as error:  # AmdgcnError, PtxError
+            raise UserError(f"--emit-rocdl-llvm: {error}") from None
+
+
+def _backend(driver, args):
+    """The code emitter the flags ask for (None: print the IR), its target checked before any IR
+    is read: at most one of --emit-ptx, --emit-amdgcn and --emit-rocdl-llvm."""
+    chosen = [flag for flag in ("emit_ptx", "emit_amdgcn", "emit_rocdl_llvm") if getattr(args, flag)]
+    if len(chosen) > 1:
+        names = " and ".join("--" + flag.replace("_", "-") for flag in chosen)
+        raise UserError(f"{names} cannot be combined")
+    if not chosen:
+        return None
+    if chosen[0] == "emit_ptx":
+        return driver._ptx
+    try:
+        amdgpu_target(args.amdgcn_chip)
+    except TargetError as error:
+        raise UserError(f"--amdgcn-chip: {error}") from None
+    return driver._amdgcn if chosen[0] == "emit_amdgcn" else driver._rocdl_llvm
 
 
 def _ptx_target(args) -> NvptxTarget:
