@@ -109,7 +109,7 @@ def ints(name: str, values: object) -> tuple[int, ...]:
     """A sequence of integers as a tuple; anything else (a set, a mapping, a string) is a TypeError naming ``name``.
     A tuple of plain ints (what the readers and the other families pass) is returned as it is."""
     if type(values) is tuple and len(values) <= MAX_RANK and _plain_ints(values):
-        return values  # type: ignore[return-value]
+        return values
     if not is_sequence(values):
         raise TypeError(f"{name} must be a sequence of integers, got {type_name(values)} {short(values)}")
     out = tuple(values)
