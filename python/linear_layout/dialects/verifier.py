@@ -216,7 +216,7 @@ class _Verifier:
         self.check_launch = check_launch
         self.root_facts = root_facts
         self.errors: list[tuple[ir.Location, str]] = []
-        # (type storage pointer, facts) -> message or None, shared per context with the
+        # (type storage pointer, facts.key) -> message or None, shared per context with the
         # attribute cache (and its hit/miss counters).
         self.state = context_state(context)
         self.facts_of: dict[ir.Operation, LaunchFacts] = {}
@@ -227,7 +227,7 @@ class _Verifier:
     def type_message(self, t: ir.Type, facts: LaunchFacts) -> str | None:
         if isinstance(t, ir.ShapedType) and not isinstance(t, ir.RankedTensorType):
             return None  # memrefs and unranked tensors carry no layout
-        key = (type_pointer(t), facts)
+        key = (type_pointer(t), facts.key)  # the facts as a tuple of ints: hashed in C
         message = self.state.verified_types.get(key, _UNCHECKED)
         if message is _UNCHECKED:
             self.state.misses += 1
