@@ -1,7 +1,7 @@
 """Time parse -> verify (ll-verify) -> print of ttg IR, for 1k, 10k and 100k ops, with few and
 with many distinct encodings, side by side with Triton 3.9 doing the same with its C++ dialect.
 
-    python benchmarks/bench_ir.py [--sizes 1000 10000 100000] [--repeat N] [--skip-triton]
+    python benchmarks/bench_ir.py [--sizes 1000 10000 100000] [--repeat N] [--skip-triton] [--cpu-time]
 
 Each module is one function holding a chain of `ttg.convert_layout` ops. "few" cycles through
 4 blocked encodings; "many" through up to 512 distinct ones (distinct tensor types too). We
@@ -12,6 +12,8 @@ first run of a row is cold: a fresh context, and encodings the process has not y
 docs/tools.md records the figures before and after issue 20's speed-up and where the time goes.
 Ratio = ours / Triton (above 1 means slower): Triton parses, verifies and prints in C++ with
 aliases, we do the verification in Python over IRDL attributes.
+With `--cpu-time` every phase is timed in CPU time of the process (`time.process_time`) instead of
+wall-clock time: on a shared, loaded machine the wall-clock figures move by 2x between runs.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from linear_layout.ir import cache_info, load_dialects, print_module
 from linear_layout.passes import build_pass_manager
 
 SHAPE = (64, 64)
+clock = time.perf_counter  # time.process_time with --cpu-time
 
 
 def blocked_encodings(limit: int) -> list[str]:
@@ -64,15 +67,15 @@ def time_ours(text: str) -> tuple[dict[str, float], float]:
     with ir.Context() as ctx:
         load_dialects(ctx)
         pm = build_pass_manager("builtin.module(ll-verify)")
-        t0 = time.perf_counter()
+        t0 = clock()
         module = ir.Module.parse(text)
-        t1 = time.perf_counter()
+        t1 = clock()
         before = cache_info()
         pm.run(module.operation)
-        t2 = time.perf_counter()
+        t2 = clock()
         after = cache_info()
         print_module(module)
-        t3 = time.perf_counter()
+        t3 = clock()
     lookups = (after["hits"] - before["hits"]) + (after["misses"] - before["misses"])
     hit_rate = (after["hits"] - before["hits"]) / lookups if lookups else float("nan")
     return {"parse": t1 - t0, "verify": t2 - t1, "print": t3 - t2}, hit_rate
@@ -94,11 +97,11 @@ def triton_timer():
         with tempfile.NamedTemporaryFile("w", suffix=".ttgir", delete=False) as f:
             f.write(text)
         try:
-            t0 = time.perf_counter()
+            t0 = clock()
             module = tir.parse_mlir_module(f.name, ctx)
-            t1 = time.perf_counter()
+            t1 = clock()
             str(module)
-            t2 = time.perf_counter()
+            t2 = clock()
         finally:
             os.unlink(f.name)
         return {"parse+verify": t1 - t0, "print": t2 - t1}
@@ -125,7 +128,11 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10_000, 100_000])
     parser.add_argument("--repeat", type=int, default=1, help="also time each row this many more times (warm)")
     parser.add_argument("--skip-triton", action="store_true")
+    parser.add_argument("--cpu-time", action="store_true", help="time in CPU time of the process, not wall-clock")
     args = parser.parse_args()
+    if args.cpu_time:
+        global clock
+        clock = time.process_time
     triton = None if args.skip_triton else triton_timer()
     print(f"{'ops':>7} {'encodings':>14} | {'parse':>7} {'verify':>7} {'print':>7} {'total':>7} us/op | "
           f"{'cache hits':>10} | {'triton':>7} us/op {'ratio':>6}")

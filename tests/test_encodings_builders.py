@@ -25,6 +25,7 @@ from linear_layout.core.layout import (  # noqa: E402
     identity_standard_nd,
     product_1d,
 )
+from linear_layout.encodings import base  # noqa: E402
 from strategies import rank as independent_rank  # noqa: E402
 
 # ---------------------------------------------------------------- product_1d
@@ -106,6 +107,43 @@ def test_ranks_carried_through_the_shape_fits_are_right(fs, grow, shrink):
     assert grown.rank() == independent_rank(grown._cols)
     fitted = ensure_layout_not_larger_than(grown, dict(zip(names, shrink))) if grown.is_surjective() else grown
     assert fitted.rank() == independent_rank(fitted._cols)
+
+
+tile_factors = st.integers(1, 3).flatmap(
+    lambda rank: st.tuples(
+        st.permutations([f"dim{d}" for d in range(rank)]),
+        st.lists(
+            st.tuples(
+                st.sampled_from([1, 2, 4, 32]),
+                st.sampled_from(["register", "lane", "warp"]),
+                st.sampled_from([f"dim{d}" for d in range(rank)]),
+            ).flatmap(lambda f: st.sampled_from([f, f, f + (0,), f + (2,)])),
+            max_size=8,
+        ),
+        st.lists(st.sampled_from([1, 2, 8, 64]), min_size=rank, max_size=rank).map(tuple),
+    )
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(tile_factors)
+def test_fitted_tile_is_the_fitted_product(case):
+    # With one CTA, fitted_tile builds a tile fitted to a shape with one product_1d where it can;
+    # it must equal the product fitted step by step (grow, shrink, out dims in standard order,
+    # block in-dim). Strided factors (stride 2) take the general path.
+    order, fs, shape = case
+    fs = [(1, "register", name) for name in order] + fs  # every dim listed, in a random order
+    try:
+        expected = base.combine_cta_cga(product_1d([*fs, base.BLOCK]), (), shape)
+    except ValueError as error:
+        with pytest.raises(type(error)):
+            base.fitted_tile(fs, (), shape)
+        return
+    built = base.fitted_tile(fs, (), shape)
+    assert built == expected
+    assert built.get_in_dim_names() == expected.get_in_dim_names()
+    assert built.out_dims == expected.out_dims
+    assert built.rank() == independent_rank(built._cols)
 
 
 def test_shape_fits_check_the_shape_after_their_plan_is_cached():

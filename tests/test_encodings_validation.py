@@ -249,6 +249,16 @@ def test_numpy_integers_are_integers():
     assert E.to_linear_layout(layout, np.array([64, 64])) == E.to_linear_layout(layout, (64, 64))
 
 
+def test_plain_int_tuples_pass_through_and_bools_are_still_refused():
+    # The readers pass tuples of plain ints, which are kept as they are (no per-entry check) ...
+    spt = (1, 4)
+    layout = E.BlockedLayout(spt, (4, 8), (4, 1), (1, 0))
+    assert layout.size_per_thread is spt
+    # ... but a tuple holding a bool (an int subclass) or too many entries still takes the checks.
+    assert "bool" in one_line_error(TypeError, E.BlockedLayout, (1, True), (4, 8), (4, 1), (1, 0))
+    assert "rank limit" in one_line_error(LimitError, E.BlockedLayout, (1,) * 40, (1,) * 40, (1,) * 40, tuple(range(40)))
+
+
 # ---------------------------------------------------------------- size and depth limits
 
 

@@ -154,6 +154,30 @@ def test_verify_reports_locations(context):
     assert verify(module, check_launch=False) == []
 
 
+def test_verify_names_the_encoding_kind_only_in_messages(context):
+    # A tensor's encoding is decoded without printing its kind first: a non-layout encoding is
+    # no error, and each kind of problem still names the encoding's kind.
+    def messages(encoding, shape="64x64", warps=4):
+        return [message for _, message in verify(ir.Module.parse(
+            f'module attributes {{"ttg.num-warps" = {warps} : i32}} {{\n'
+            f"  func.func @f(%a: tensor<{shape}xf32, {encoding}>) {{\n    return\n  }}\n}}"))]
+
+    assert messages('"not a layout"') == []
+    assert messages(BLOCKED) == []
+    assert messages(BLOCKED, warps=8) == [
+        "#ttg.blocked spreads the tensor over 4 warps, but the kernel has ttg.num-warps = 8"]
+    [message] = messages(BLOCKED, shape="64")  # MLIR prints the fields sorted
+    assert message.startswith("#ttg.blocked has rank 2 but tensor<64xf32, #ttg.blocked<{order = [1, 0]")
+    assert message.endswith("> has rank 1")
+    bad = BLOCKED.replace("order = [1, 0]", "order = [1, 1]")
+    [message] = messages(bad)
+    assert message.startswith("invalid encoding #ttg.blocked: ") and "order" in message
+    shared = "#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>"
+    [message] = messages(shared)
+    assert message.startswith("a tensor needs a distributed encoding, got the shared-memory #ttg.swizzled_shared on "
+                              "tensor<64x64xf32, #ttg.swizzled_shared<")
+
+
 def test_ll_verify_pass_fails_and_leaves_module_unchanged(context):
     text = f'module attributes {{"ttg.num-warps" = 8 : i32}} {{\n  func.func @f(%a: tensor<64x64xf32, {BLOCKED}>) {{\n    return\n  }}\n}}'
     module = ir.Module.parse(text)

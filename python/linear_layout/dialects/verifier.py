@@ -25,7 +25,7 @@ from mlir import ir
 from ..core.layout import LinearLayout
 from ..encodings import ENCODING_NAMES, SharedLayout, parse_encoding, to_linear_layout
 from ..ir._dialects import context_state
-from ..ir.bridge import from_attribute, layout_of, memdesc_of, type_pointer
+from ..ir.bridge import from_attribute, memdesc_of, type_pointer
 from ..ir.text import attribute_kind, is_layout_kind, is_memdesc, memdesc_parameters
 from ..ir.walk import walk
 from ._base import LayoutOp
@@ -41,6 +41,7 @@ __all__ = [
 ]
 
 _UNCHECKED = object()
+_ADVANCE = ir.WalkResult.ADVANCE
 FACT_ATTRIBUTES = {
     "ttg.num-warps": "num_warps",
     "ttg.threads-per-warp": "threads_per_warp",
@@ -89,9 +90,10 @@ def _is_shared(encoding) -> bool:
     return isinstance(encoding, SharedLayout) or (isinstance(encoding, LinearLayout) and encoding.has_in_dim("offset"))
 
 
-def _shape_problem(encoding, kind: str, shape, what: Callable[[], str]) -> str | None:
-    """What keeps `encoding` from laying out `shape`; `what()` names the type (printed only for a
-    message: printing a type costs a Python call per token)."""
+def _shape_problem(encoding, kind: Callable[[], str], shape, what: Callable[[], str]) -> str | LinearLayout:
+    """What keeps `encoding` from laying out `shape`, or else the layout it gives; `kind()` and
+    `what()` name the encoding and the type (printed only for a message: printing an attribute or
+    a type costs a Python call per token)."""
     if isinstance(encoding, LinearLayout):
         sizes = [size for _, size in encoding.out_dims]
         if sizes != list(shape):
@@ -101,26 +103,22 @@ def _shape_problem(encoding, kind: str, shape, what: Callable[[], str]) -> str |
                 f"#ll.layout does not cover {what()}: its bases reach only 2**{encoding.rank()} "
                 f"of the {encoding.get_total_out_dim_size()} elements"
             )
-        return None
+        return encoding
     if encoding.rank != len(shape):
-        return f"{kind} has rank {encoding.rank} but {what()} has rank {len(shape)}"
+        return f"{kind()} has rank {encoding.rank} but {what()} has rank {len(shape)}"
     try:
-        to_linear_layout(encoding, list(shape))
+        return to_linear_layout(encoding, list(shape))
     except ValueError as error:
-        return f"{kind} cannot lay out {what()}: {error}"
-    return None
+        return f"{kind()} cannot lay out {what()}: {error}"
 
 
-def _launch_problem(t: ir.RankedTensorType, kind: str, facts: LaunchFacts) -> str | None:
-    return layout_launch_problem(layout_of(t), kind, facts)
-
-
-def layout_launch_problem(layout: LinearLayout, kind: str, facts: LaunchFacts) -> str | None:
-    """Whether `layout` (of encoding `kind`) spreads over the lanes, warps and CTAs `facts` say."""
+def layout_launch_problem(layout: LinearLayout, kind: str | Callable[[], str], facts: LaunchFacts) -> str | None:
+    """Whether `layout` (of encoding `kind`, or `kind()`: named only for a message) spreads over
+    the lanes, warps and CTAs `facts` say."""
     for dim, expected in facts.expected().items():
         if layout.has_in_dim(dim) and layout.get_in_dim_size(dim) != expected:
             return (
-                f"{kind} spreads the tensor over {layout.get_in_dim_size(dim)} {dim}s, "
+                f"{kind if isinstance(kind, str) else kind()} spreads the tensor over {layout.get_in_dim_size(dim)} {dim}s, "
                 f"but the kernel has {_FACT_SOURCE[dim]} = {expected}"
             )
     return None
@@ -152,15 +150,24 @@ def encoding_text_problem(text: str, facts: LaunchFacts) -> str | None:
     return layout_launch_problem(layout, kind, facts)
 
 
-def _tensor_problem(t: ir.RankedTensorType, attr: ir.Attribute, kind: str, facts: LaunchFacts) -> str | None:
-    """What is wrong with tensor type `t`, whose encoding `attr` is a layout of kind `kind`."""
+def _tensor_problem(t: ir.RankedTensorType, attr: ir.Attribute, facts: LaunchFacts) -> str | None:
+    """What is wrong with tensor type `t`, whose encoding `attr` is a layout (None: nothing, or
+    `attr` is no layout). The attribute is printed once, to decode it (`from_attribute`, cached
+    per context); its kind is printed again only for a message."""
     try:
         encoding = from_attribute(attr)
+    except TypeError:
+        if is_layout_kind(attribute_kind(attr)):
+            raise
+        return None
     except ValueError as error:
-        return _invalid(kind, error)
+        return _invalid(kind_of(attr), error)
     if isinstance(encoding, SharedLayout):
-        return f"a tensor needs a distributed encoding, got the shared-memory {kind} on {t}"
-    return _shape_problem(encoding, kind, list(t.shape), lambda: str(t)) or _launch_problem(t, kind, facts)
+        return f"a tensor needs a distributed encoding, got the shared-memory {kind_of(attr)} on {t}"
+    found = _shape_problem(encoding, lambda: kind_of(attr), list(t.shape), lambda: str(t))
+    if isinstance(found, str):
+        return found
+    return layout_launch_problem(found, lambda: kind_of(attr), facts)
 
 
 def _memdesc_problem(t: ir.Type) -> str | None:
@@ -181,17 +188,15 @@ def _memdesc_problem(t: ir.Type) -> str | None:
     rank = len(encoding.out_dims) if isinstance(encoding, LinearLayout) else encoding.rank
     if 0 < rank < len(shape):
         shape = shape[len(shape) - rank :]  # Triton's leading buffer dimensions (multi-buffering)
-    return _shape_problem(encoding, kind, shape, lambda: f"!ttg.memdesc of shape {list(memdesc.shape)}")
+    found = _shape_problem(encoding, lambda: kind, shape, lambda: f"!ttg.memdesc of shape {list(memdesc.shape)}")
+    return found if isinstance(found, str) else None
 
 
 def type_problem(t: ir.Type, facts: LaunchFacts) -> str | None:
     """What is wrong with the layout of type `t` under `facts` (None: nothing, or no layout)."""
     if isinstance(t, ir.RankedTensorType):
         attr = t.encoding
-        if attr is None:
-            return None
-        kind = attribute_kind(attr)  # printed once for the kind, once more (cached) to decode
-        return _tensor_problem(t, attr, "#" + kind, facts) if is_layout_kind(kind) else None
+        return None if attr is None else _tensor_problem(t, attr, facts)
     if not isinstance(t, ir.ShapedType) and is_memdesc(t):
         return _memdesc_problem(t)
     return None
@@ -211,7 +216,7 @@ class _Verifier:
         self.check_launch = check_launch
         self.root_facts = root_facts
         self.errors: list[tuple[ir.Location, str]] = []
-        # (type storage pointer, facts) -> message or None, shared per context with the
+        # (type storage pointer, facts.key) -> message or None, shared per context with the
         # attribute cache (and its hit/miss counters).
         self.state = context_state(context)
         self.facts_of: dict[ir.Operation, LaunchFacts] = {}
@@ -222,7 +227,7 @@ class _Verifier:
     def type_message(self, t: ir.Type, facts: LaunchFacts) -> str | None:
         if isinstance(t, ir.ShapedType) and not isinstance(t, ir.RankedTensorType):
             return None  # memrefs and unranked tensors carry no layout
-        key = (type_pointer(t), facts)
+        key = (type_pointer(t), facts.key)  # the facts as a tuple of ints: hashed in C
         message = self.state.verified_types.get(key, _UNCHECKED)
         if message is _UNCHECKED:
             self.state.misses += 1
@@ -247,8 +252,12 @@ class _Verifier:
 
     def check_op(self, op: ir.Operation) -> ir.WalkResult:
         """An op with regions is checked in full; an op without is checked once per signature
-        (`_signature`): its messages hold for every op of the same signature."""
-        parent_facts = self.parent_facts(op)
+        (its signature): its messages hold for every op of the same signature."""
+        # parent_facts(op), inlined: one Python call less on every op
+        if self.mixed:
+            parent_facts = self.parent_facts(op)
+        else:
+            parent_facts = self.root_facts if self.uniform is None else self.uniform
         if len(op.regions):
             facts = self.own_facts(op, parent_facts)
             self.facts_of[op] = facts
@@ -257,8 +266,21 @@ class _Verifier:
             elif facts != self.uniform:
                 self.mixed = True
             self.report(op, self.messages(op, facts))
-            return ir.WalkResult.ADVANCE
-        signature = _signature(op, parent_facts)
+            return _ADVANCE
+        # The signature: what the checks of an op without regions read: its name, operand and
+        # result types, attributes and its parent's launch facts (types and attributes are
+        # uniqued per context, so equal signatures compare equal). The result types come in one
+        # call (`results.types`); built inline, as the parent's facts above: one Python call
+        # less per op each.
+        attributes = op.attributes
+        count = len(attributes)
+        signature = (
+            op.name,
+            tuple([operand.type for operand in op.operands]),
+            tuple(op.results.types),
+            tuple([(a.name, a.attr) for a in map(attributes.__getitem__, range(count))]) if count else (),
+            parent_facts.key,
+        )
         messages = self.signatures.get(signature)
         if messages is None:  # the op's attributes are in the signature, so its own facts too
             messages = self.signatures[signature] = self.messages(op, self.own_facts(op, parent_facts))
@@ -266,7 +288,7 @@ class _Verifier:
             self.state.hits += 1
         if messages:
             self.report(op, messages)
-        return ir.WalkResult.ADVANCE
+        return _ADVANCE
 
     def report(self, op: ir.Operation, messages: tuple[str, ...]) -> None:
         if messages:
@@ -292,22 +314,6 @@ class _Verifier:
         if inferred:
             found.append(f"'{op.name}' op {inferred}")
         return tuple(message for message in found if message)
-
-
-def _signature(op: ir.Operation, parent_facts: LaunchFacts) -> tuple:
-    """What the checks of an op without regions read: its name, operand and result types,
-    attributes and its parent's launch facts (types and attributes are uniqued per context, so
-    equal signatures compare equal). The result types come in one call (`results.types`)."""
-    attributes = op.attributes
-    count = len(attributes)
-    named = tuple((a.name, a.attr) for a in map(attributes.__getitem__, range(count))) if count else ()
-    return (
-        op.name,
-        tuple([operand.type for operand in op.operands]),
-        tuple(op.results.types),
-        named,
-        parent_facts.key,
-    )
 
 
 def _root_facts(op: ir.Operation, check_launch: bool) -> LaunchFacts:

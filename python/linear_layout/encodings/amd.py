@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 from ..core.arguments import require_bool
 from ..core.layout import ColumnAction, LinearLayout, product_1d
 from .base import (
-    BLOCK,
     MAX_RANK,
     BasisList,
     DistributedLayout,
@@ -26,6 +25,7 @@ from .base import (
     check_pow2,
     combine_cta_cga,
     dim_names,
+    fitted_tile,
     fmt,
     integer,
     ints,
@@ -199,7 +199,7 @@ def mfma_dot_layout(
         factors.append(_along("register", 1, 0))
     # The tile now lists every dim, so the warps' factors follow its out-dim order (Triton's transposeOuts).
     warps = standard_factors("warp", mfma.warps_per_cta, matrix_order(rank, True), broadcast=k_dim)
-    return combine_cta_cga(product_1d([*factors, *warps, BLOCK]), mfma.cga_layout, shape)
+    return fitted_tile([*factors, *warps], mfma.cga_layout, shape)
 
 
 @dataclass(frozen=True)

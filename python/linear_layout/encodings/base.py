@@ -106,7 +106,10 @@ def flag(name: str, value: object) -> bool:
 
 
 def ints(name: str, values: object) -> tuple[int, ...]:
-    """A sequence of integers as a tuple; anything else (a set, a mapping, a string) is a TypeError naming ``name``."""
+    """A sequence of integers as a tuple; anything else (a set, a mapping, a string) is a TypeError naming ``name``.
+    A tuple of plain ints (what the readers and the other families pass) is returned as it is."""
+    if type(values) is tuple and len(values) <= MAX_RANK and _plain_ints(values):
+        return values
     if not is_sequence(values):
         raise TypeError(f"{name} must be a sequence of integers, got {type_name(values)} {short(values)}")
     out = tuple(values)
@@ -338,6 +341,72 @@ def combine_cta_cga(cta: LinearLayout, cga_layout: BasisList, shape: Sequence[in
     return (_fit(cta, cta_shape) * cga).transpose_outs(names)
 
 
+def fitted_tile(factors: Sequence[Factor], cga_layout: BasisList, shape: Sequence[int]) -> LinearLayout:
+    """``combine_cta_cga(product_1d([*factors, BLOCK]), cga_layout, shape)``: a tile given by its
+    ``product_1d`` factors, fitted to ``shape``, its tiles placed by the CGA layout.
+
+    Formula: with one CTA (no CGA layout) and only ``identity_1d``/``zeros_1d`` factors, fitting
+    changes the factors alone (:func:`_fitted_factors`), so the layout is one ``product_1d``,
+    without the intermediate layouts of growing, shrinking, transposing the out dims and the
+    product with the block in-dim; otherwise as the formula says.
+    Requires: ``shape`` checked (powers of two); the factors' out dims are ``dim0..`` of its rank.
+    Postcondition: equal to the formula (``tests/test_encodings_builders.py`` compares the two).
+    """
+    if not cga_layout:
+        fitted = _fitted_factors(factors, shape)
+        if fitted is not None:
+            return product_1d(fitted)
+    return combine_cta_cga(product_1d([*factors, BLOCK]), cga_layout, shape)
+
+
+def _fitted_factors(factors: Sequence[Factor], shape: Sequence[int]) -> list[Factor] | None:
+    """The factors of ``_fit(product_1d([*factors, BLOCK]), shape)`` with its out dims in standard
+    order, or None where they do not apply (no factors, a strided factor, out dims other than
+    ``dim0..`` of ``shape``'s rank).
+
+    Formula: the out dims listed first, in standard order (size-1 factors of the first in-dim:
+    ``transpose_outs(dim0..)``); an identity factor whose bits reach past ``log2 shape[d]`` is
+    split into the bits below (kept) and a ``zeros_1d`` for the rest (``ensure_layout_not_larger_than``
+    zeroes them); a dim with fewer bits than ``log2 shape[d]`` gets an identity factor of the
+    first in-dim for the missing bits, after all the others, in the order the dims first appear
+    (``ensure_layout_not_smaller_than`` repeats into the first in-dim, dim by dim).
+    """
+    rank = len(shape)
+    if not factors or not rank:
+        return None
+    names = dim_names(rank)
+    limits = {name: size.bit_length() - 1 for name, size in zip(names, shape)}
+    first_in = factors[0][1]
+    widths: dict[str, int] = {}  # out dim -> its bits before fitting, in first-appearance order
+    fitted: list[Factor] = [(1, first_in, name) for name in names]
+    for factor in (*factors, BLOCK):
+        size, in_dim, out_dim = factor[0], factor[1], factor[2]
+        if type(size) is not int or size < 1 or size & (size - 1) or out_dim not in limits:
+            return None
+        width = widths.get(out_dim, 0)
+        if len(factor) != 3:  # zeros_1d takes no bits; a strided factor takes the general path
+            if len(factor) != 4 or factor[3] != 0:
+                return None
+            widths[out_dim] = width
+            fitted.append(factor)
+            continue
+        bits = size.bit_length() - 1
+        kept = min(bits, max(0, limits[out_dim] - width))
+        if kept == bits:
+            fitted.append(factor)
+        else:
+            if kept:
+                fitted.append((1 << kept, in_dim, out_dim))
+            fitted.append((1 << (bits - kept), in_dim, out_dim, 0))
+        widths[out_dim] = width + bits
+    if len(widths) != rank:
+        return None
+    for name, width in widths.items():
+        if width < limits[name]:
+            fitted.append((1 << (limits[name] - width), first_in, name))
+    return fitted
+
+
 def _fit(cta: LinearLayout, shape: dict[str, int]) -> LinearLayout:
     """``ensure_layout_not_larger_than(ensure_layout_not_smaller_than(cta, shape), shape)``, each step
     taken only when some dim needs it."""
@@ -425,7 +494,7 @@ class FactoredLayout(DistributedLayout):
     """Base of the distributed families whose CTA tile is a product of one-dimensional layouts
     (Triton's ``identity1D(...) * ...`` chains): blocked, nvidia_mma, amd_mfma.
 
-    Formula: ``combine_cta_cga(product_1d(tile_factors(shape)), cga_layout, shape)``.
+    Formula: ``combine_cta_cga(product_1d(tile_factors(shape)), cga_layout, shape)`` (:func:`fitted_tile`).
     A ``#ttg.slice`` of such a layout is built from the same factors with the sliced dim taken out
     (``blocked.sliced_factors``), without building the parent first.
     """
@@ -438,8 +507,7 @@ class FactoredLayout(DistributedLayout):
 
     def _build(self, shape: tuple[int, ...]) -> LinearLayout:
         # The tile's factors, then the block in-dim (no bases) listed last, as the CGA layout will.
-        tile = product_1d([*self.tile_factors(shape), BLOCK])
-        return combine_cta_cga(tile, self.cga_layout, shape)
+        return fitted_tile(self.tile_factors(shape), self.cga_layout, shape)
 
 
 class SharedLayout(_Encoding):

@@ -13,10 +13,8 @@ from ..core.layout import (
     LinearLayout,
     ensure_layout_not_larger_than,
     ensure_layout_not_smaller_than,
-    product_1d,
 )
 from .base import (
-    BLOCK,
     BasisList,
     DistributedLayout,
     EncodingError,
@@ -26,8 +24,8 @@ from .base import (
     check_order,
     check_pow2,
     check_shape,
-    combine_cta_cga,
     dim_names,
+    fitted_tile,
     fmt,
     int_fields,
     integer,
@@ -169,8 +167,7 @@ class SliceLayout(DistributedLayout):
         parent_shape = shape[:dim] + (1,) + shape[dim:]
         if shape and isinstance(parent, FactoredLayout):  # built without the parent (same result)
             factors = sliced_factors(parent.tile_factors(parent_shape), dim, len(parent_shape))
-            tile = product_1d([*factors, BLOCK])
-            return combine_cta_cga(tile, self.cga_layout, shape).remove_zero_bases_along_dim("register")
+            return fitted_tile(factors, self.cga_layout, shape).remove_zero_bases_along_dim("register")
         built = parent._build(parent_shape)  # the slice's own result is checked, not the parent's
         squeezed = built.squeeze_outs(f"dim{dim}")
         renamed = squeezed.reshape_outs(list(zip(dim_names(len(shape)), shape)))

@@ -11,16 +11,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..core.layout import LinearLayout, product_1d
+from ..core.layout import LinearLayout
 from .base import (
-    BLOCK,
     BasisList,
     EncodingError,
     FactoredLayout,
     cga_suffix,
     check_pow2,
-    combine_cta_cga,
     dim_names,
+    fitted_tile,
     fmt,
     int_fields,
     listed_dims,
@@ -141,4 +140,4 @@ def nvidia_dot_layout(
         tile[rank - 2], tile[rank - 1] = k_width * 8, 8
     order = matrix_order(rank, operand_index == 0)  # K is the inner dim
     warps = standard_factors("warp", parent.warps_per_cta, matrix_order(rank, not parent.is_hopper), broadcast=k_dim)
-    return combine_cta_cga(product_1d([*mma_tile(tile, k_width, order, order), *warps, BLOCK]), cga_layout, shape)
+    return fitted_tile([*mma_tile(tile, k_width, order, order), *warps], cga_layout, shape)
