@@ -34,8 +34,13 @@ TRITON_PTX = json.loads((CORPUS / "triton_ptx.json").read_text())
 RUNS = FILES
 OTHER_TTGIR = sorted((Path(__file__).parent / "ttgir_corpus").glob("*.sm[89]0.ttgir"))
 #: The ulp bound where the arithmetic is not exact (exp, division, sqrt, sums of non-integers in
-#: another order than numpy's): softmax measures 2 with 32 lanes, 4 with gfx942's 64.
+#: another order than numpy's): layernorm's.
 ULP_BOUND = 8
+#: Per kernel where it differs. softmax's exp is Triton's `ex2.approx.f32` of `fl(x * log2 e)`
+#: (`patterns/triton_math.exp_approx`): the product's rounding moves exp(x) by up to about |x|
+#: ulp, and its inputs `x - max(x)` reach -15 (integers in [-8, 8)): 16 (measured 8 with 32
+#: lanes, 9 with gfx942's 64; 2 and 4 with libdevice's `__nv_expf`).
+ULP_BOUNDS = {"softmax": 16}
 
 
 def _ulps(a: np.ndarray, b: np.ndarray) -> int:
@@ -78,7 +83,7 @@ def test_lowered_kernel_runs_like_tritons_interpreter(path):
             if kernel.exact or array.dtype != np.float32:
                 np.testing.assert_array_equal(args[index], array)
             else:
-                assert _ulps(args[index], array) <= ULP_BOUND
+                assert _ulps(args[index], array) <= ULP_BOUNDS.get(name, ULP_BOUND)
         assert not report.races
 
 

@@ -106,6 +106,8 @@ def _cvt_rz_f16(x: np.ndarray) -> np.ndarray:
 INLINE_ASM = {
     ("sqrt.rn.f32 $0, $1;", "=f,f"): np.sqrt,  # IEEE-rounded, as numpy's float32 sqrt
     ("cvt.rz.f16.f32 $0, $1;", "=h,f"): _cvt_rz_f16,  # the 16 bits of the half
+    # Triton's exp: hardware within 2 ulp of 2 ** x (PTX ISA), here its correctly rounded value
+    ("ex2.approx.f32 $0, $1;", "=f,f"): np.exp2,
 }
 
 
