@@ -100,6 +100,20 @@ def test_ptx_global_accesses_are_as_wide_as_tritons(stem):
     assert Counter(ours.global_stores) == Counter(TRITON_PTX[stem]["global_stores"])
 
 
+@pytest.mark.parametrize("stem", ["while_loop.sm80.w1", "while_loop.sm90.w4", "while_loop.sm80.w8"])
+def test_a_loop_with_a_run_time_trip_count_stays_rolled_as_tritons(stem):
+    """`emit_ptx` annotates the `scf.while` so that LLVM does not unroll it at run time (Triton's
+    LLVM, without a target machine, never does): one loop body, and at most Triton's instructions
+    (254, 92, 64 with 1/4/8 warps before, a remainder loop and the body unrolled 4 times)."""
+    sys.path.insert(0, str(CORPUS))
+    from ptx_stats import ptx_stats
+
+    chip = "sm_" + stem.split(".")[1][2:]
+    ptx = ttgir_to_ptx((TTGIR / f"{stem}.ttgir").read_text(), chip=chip)
+    assert ptx_stats(ptx).instructions <= TRITON_PTX[stem]["instructions"]
+    assert len(re.findall(r"\bbra(?:\.uni)?\s", ptx)) <= 2  # the skip and the back edge
+
+
 def test_a_masked_off_access_would_be_caught():
     """The interpreter checks every address: without the masks, the last block of vadd (n = 1000,
     blocks of 256) reads past the arrays, which is an error, not a silent wrong answer."""
