@@ -5,9 +5,11 @@ its bounds and alignment checks on them."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -16,9 +18,12 @@ import pytest
 
 from linear_layout.ir.ptx_asm import (
     FORMS,
+    MAD_WIDE_BYTES,
+    MAD_WIDES,
     PREDICATED_ACCESSES,
     access_of,
     asm_of,
+    mad_wide,
     predicated_load,
     predicated_store,
 )
@@ -124,66 +129,60 @@ def test_every_predicated_access_is_named_by_its_kind_width_and_predicate():
 def test_a_masked_kernel_lowers_without_branches():
     text = (TTGIR / "vadd.sm80.w4.ttgir").read_text()
     lowered = str(lower_ttgir(text))
-    assert "scf.if" not in lowered and lowered.count("llvm.inline_asm") == 6  # 2 x 2 loads, 2 stores
+    accesses = lowered.count("ld.global") + lowered.count("st.global")
+    assert "scf.if" not in lowered and accesses == 6  # 2 x 2 loads, 2 stores
     ptx = ttgir_to_ptx(text, chip="sm_80")
     assert "bra" not in ptx and ptx.count("@%p") == 6
 
 
-def test_masks_are_scalar_predicates_and_registers_share_one_address():
-    """A mask reaches each access as an i1 of its own (no `vector<R x i1>` that LLVM packs into
-    integers and unpacks with shifts), and a thread's registers are one address register plus
-    immediate offsets: vadd with 1 warp has 8 registers, 4 contiguous, then 4 at +128 elements."""
-    text = (TTGIR / "vadd.sm80.w1.ttgir").read_text()
-    lowered = str(lower_ttgir(text))
-    assert "xi1>" not in lowered
-    ptx = ttgir_to_ptx(text, chip="sm_80")
-    assert not re.search(r"\b(selp|shl|or)\.b16\b", ptx)
-    loads = re.findall(r"ld\.global\.b32 \{ %r\d+ \}, \[ (%rd\d+) \+ (\d+) \]", ptx)
-    assert len(loads) == 16 and len({register for register, _ in loads}) == 2  # x and y
-    assert sorted({int(offset) for _, offset in loads}) == [0, 4, 8, 12, 512, 516, 520, 524]
-
-
-def _ptxas() -> Path | None:
-    import triton
-
-    path = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "ptxas"
-    return path if path.exists() else None
-
-
-def _instantiated(asm: str, constraints: str) -> str:
-    """`asm` with each operand `$k` a register of its constraint's class (the predicate %p1)."""
-    classes = {"c": "%rs", "h": "%rs", "r": "%r", "l": "%rd", "b": "%p"}
-    registers = [
-        "%p1" if code.lstrip("=") == "b" else f"{classes[code.lstrip('=')]}{k + 2}"
-        for k, code in enumerate(constraints.split(","))
-    ]
-    return re.sub(r"\$(\d+)", lambda match: registers[int(match.group(1))], asm)
-
-
-def test_ptxas_accepts_every_predicated_access():
-    """Triton's own ptxas assembles each string of the closed set (all in one sm_80 kernel)."""
-    ptxas = _ptxas()
-    if ptxas is None:
-        pytest.skip("Triton's bundled ptxas is not installed")
-    forms = [*PREDICATED_ACCESSES, predicated_load(4, 32, True, 16), predicated_store(2, 64, 4096)]
-    body = "\n".join(_instantiated(asm, constraints) for asm, constraints in forms)
-    ptx = f"""
-.version 8.0
-.target sm_80
-.address_size 64
-.visible .entry k(.param .u64 a)
-{{
-    .reg .pred %p<2>;
-    .reg .b16 %rs<16>;
-    .reg .b32 %r<16>;
-    .reg .b64 %rd<16>;
-    ld.param.u64 %rd1, [a];
-    setp.ne.u64 %p1, %rd1, 0;
-{body}
-    ret;
+def _mad_wide_kernel() -> str:
+    """out[t] = x[2t] for t < 32 through one `mad.wide.s32` step: the pointer x + 20 bytes
+    advanced by the i32 index 2t - 5 (negative for t < 3: sign-extended)."""
+    load, load_constraints = predicated_load(1, 32, False)
+    step, step_constraints = mad_wide(4)
+    return f"""
+gpu.module @kernels {{
+  gpu.func @k(%x: memref<?xi32>, %out: memref<?xi32>) kernel attributes {{known_block_size = array<i32: 32, 1, 1>}} {{
+    %t = gpu.thread_id x
+    %true = arith.constant true
+    %c20 = arith.constant 20 : i64
+    %two = arith.constant 2 : i32
+    %five = arith.constant 5 : i32
+    %base = memref.extract_aligned_pointer_as_index %x : memref<?xi32> -> index
+    %b64 = arith.index_cast %base : index to i64
+    %b20 = arith.addi %b64, %c20 : i64
+    %start = llvm.inttoptr %b20 : i64 to !llvm.ptr<1>
+    %t32 = arith.index_cast %t : index to i32
+    %t2 = arith.muli %t32, %two : i32
+    %i = arith.subi %t2, %five : i32
+    %at = llvm.inline_asm "{step}", "{step_constraints}" %i, %start : (i32, !llvm.ptr<1>) -> !llvm.ptr<1>
+    %address = llvm.ptrtoint %at : !llvm.ptr<1> to i64
+    %w = llvm.inline_asm "{_mlir_string(load)}", "{load_constraints}" %true, %address : (i1, i64) -> i32
+    memref.store %w, %out[%t] : memref<?xi32>
+    gpu.return
+  }}
 }}
 """
-    result = subprocess.run(
-        [str(ptxas), "-arch=sm_80", "-", "-o", os.devnull], input=ptx, capture_output=True, text=True
-    )
-    assert result.returncode == 0, result.stderr
+
+
+def test_mad_wide_steps_the_pointer_by_the_sign_extended_index():
+    x, out = np.arange(1000, 1064, dtype=np.int32), np.zeros(32, np.int32)
+    run_kernel(_mad_wide_kernel(), [x, out], num_blocks=1)
+    assert out.tolist() == x[::2].tolist()
+    assert mad_wide(4) == ("mad.wide.s32 $0, $1, 4, $2;", "=l,r,l") and set(MAD_WIDES.values()) == set(MAD_WIDE_BYTES)
+
+
+@pytest.mark.parametrize(("stem", "tritons"), [("col_sum.sm80.w1", 63), ("transpose.sm90.w4", 16), ("vadd.sm80.w1", 0)])
+def test_an_address_step_is_one_mad_wide_as_tritons(stem, tritons):
+    """An i32 offset summand is one `mad.wide.s32` (Triton's `nvptx-mad-wide-opt`), not a
+    `mul.wide.s32` and an `add.s64`: at least Triton's `mad.wide`s (`tritons`; Triton's one
+    `mul.wide` + `add`s, an offset shared by several pointers, is a `mad.wide` per pointer here),
+    none of `mul.wide`, and at most Triton's instructions in all."""
+    sys.path.insert(0, str(TTGIR.parent))
+    from ptx_stats import ptx_stats
+
+    ptx = ttgir_to_ptx((TTGIR / f"{stem}.ttgir").read_text(), chip="sm_" + stem.split(".")[1][2:])
+    assert len(re.findall(r"\bmad\.wide\.s32\b", ptx)) >= max(tritons, 1)
+    assert not re.search(r"\bmul\.wide\.s32\b", ptx)
+    figures = json.loads((TTGIR.parent / "triton_ptx.json").read_text())
+    assert ptx_stats(ptx).instructions <= figures[stem]["instructions"]

@@ -98,3 +98,21 @@ def access_of(asm: str, constraints: str) -> PredicatedAccess | None:
         return None
     access = PREDICATED_ACCESSES.get((_OFFSET.sub(r"[ \1 + 0 ]", asm, count=1), constraints))
     return None if access is None else replace(access, offset=int(found.group(2)))
+
+
+#: The element sizes (bytes) of the `mad.wide.s32` address steps the lowering emits.
+MAD_WIDE_BYTES = (1, 2, 4, 8, 16)
+
+
+def mad_wide(element_bytes: int) -> tuple[str, str]:
+    """(asm, constraints) of one address step as Triton's (`nvptx-mad-wide-opt`): the 64-bit
+    pointer ``$2 + sext($1) * element_bytes`` in one instruction, where the stock pipeline's
+    `getelementptr` of an i32 index is a `mul.wide.s32` and an `add.s64`. Operands: the i32
+    index $1, the pointer $2; the result $0 is the pointer.
+
+    Example: ``mad_wide(4) == ("mad.wide.s32 $0, $1, 4, $2;", "=l,r,l")``."""
+    return f"mad.wide.s32 $0, $1, {element_bytes}, $2;", "=l,r,l"
+
+
+#: Every address step the lowering can emit, by its (asm, constraints): the element bytes.
+MAD_WIDES: dict[tuple[str, str], int] = {mad_wide(size): size for size in MAD_WIDE_BYTES}

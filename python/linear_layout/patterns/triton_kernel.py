@@ -33,7 +33,7 @@ from mlir import ir
 from mlir.dialects import arith, gpu, llvm, memref, scf, vector
 
 from ..core.layout import LinearLayout
-from ..ir.ptx_asm import FORMS, predicated_load, predicated_store
+from ..ir.ptx_asm import FORMS, MAD_WIDE_BYTES, mad_wide, predicated_load, predicated_store
 from ..ir.text import pointee_type as pointee_of
 from ..ir.text import type_kind
 from .axis_info import analyze_axis_info
@@ -660,14 +660,24 @@ def _addresses(base: ir.Value, indices: list[ir.Value], element: ir.Type) -> lis
     pointer_type = ir.Type.parse(GLOBAL_POINTER)
     start = llvm.inttoptr(pointer_type, arith.index_cast(ir.IntegerType.get_signless(64), base))
     found = []
+    steps: dict = {}  # (pointer, summand) -> the pointer one step further: shared prefixes once
     for rests, constant in split:
         pointer = start
         for rest in sorted(rests, key=lambda r: -counts[r]):
-            pointer = llvm.getelementptr(
-                pointer_type, pointer, [_gep_index(rest)], [_DYNAMIC], element, llvm.GEPNoWrapFlags.none
-            )
+            if (pointer, rest) not in steps:
+                steps[pointer, rest] = _step(pointer, _gep_index(rest), element)
+            pointer = steps[pointer, rest]
         found.append(_Address(pointer, constant * _element_bytes(element)))
     return found
+
+
+def _step(pointer: ir.Value, index: ir.Value, element: ir.Type) -> ir.Value:
+    """`pointer` advanced by `index` elements: one `mad.wide.s32` (`ir/ptx_asm.py`, Triton's
+    address instruction) for an i32 index of a 1- to 16-byte element, else a `getelementptr`."""
+    size = _element_bytes(element)
+    if isinstance(index.type, ir.IntegerType) and index.type.width == 32 and size in MAD_WIDE_BYTES:
+        return llvm.inline_asm(pointer.type, [index, pointer], *mad_wide(size))
+    return llvm.getelementptr(pointer.type, pointer, [index], [_DYNAMIC], element, llvm.GEPNoWrapFlags.none)
 
 
 def _words(piece: ir.Value, bits: int) -> list[ir.Value]:

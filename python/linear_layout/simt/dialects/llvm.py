@@ -2,7 +2,7 @@
 
 Ops: inttoptr (to ``!llvm.ptr<1>`` and ``!llvm.ptr<3>``) ptrtoint getelementptr (one index into a scalar type)
 extractvalue (one position) bitcast, cmpxchg (global memory, one thread after another), inline_asm (exactly the PTX strings of `INLINE_ASM`, and the
-predicated global loads and stores of `ir/ptx_asm.py`).
+predicated global loads and stores and the `mad.wide.s32` address steps of `ir/ptx_asm.py`).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import mlir.ir as ir
 import numpy as np
 
-from ...ir.ptx_asm import PredicatedAccess, access_of
+from ...ir.ptx_asm import MAD_WIDES, PredicatedAccess, access_of
 from ...ir.upstream import llvm_pointer_space
 from ..elements import elem_of, result_elem
 from ..errors import MemoryAccessError, UnsupportedOp
@@ -118,10 +118,21 @@ def _inline_asm(ex, op):
     access = access_of(asm, constraints)
     if access is not None:
         return _predicated_access(ex, op, access)
+    step = MAD_WIDES.get((asm, constraints))
+    if step is not None:
+        return _mad_wide(ex, op, step)
     compute = INLINE_ASM.get((asm, constraints))
     if compute is None:
         raise UnsupportedOp(f"llvm.inline_asm {asm!r} ({constraints!r}) is not one the interpreter runs")
     return float_op(compute)(ex, op)
+
+
+def _mad_wide(ex, op, element_bytes: int):
+    """`mad.wide.s32 $0, $1, element_bytes, $2`: the pointer $2 plus the sign-extended i32 $1
+    times `element_bytes` (64-bit, wrapping), as `getelementptr` computes it."""
+    index, pointer = ex.operands(op)
+    steps = elem_of(op.operands[0].type).signed(index).astype(np.int64) * element_bytes
+    return [(np.asarray(pointer).astype(np.int64) + steps).astype(np.uint64)]
 
 
 def _predicated_access(ex, op, access: PredicatedAccess):
