@@ -21,9 +21,12 @@ from linear_layout.ir.ptx_asm import (
     MAD_WIDE_BYTES,
     MAD_WIDES,
     PREDICATED_ACCESSES,
+    PredicatedAtomic,
     access_of,
     asm_of,
+    atomic_of,
     mad_wide,
+    predicated_atomic,
     predicated_load,
     predicated_store,
 )
@@ -186,3 +189,89 @@ def test_an_address_step_is_one_mad_wide_as_tritons(stem, tritons):
     assert not re.search(r"\bmul\.wide\.s32\b", ptx)
     figures = json.loads((TTGIR.parent / "triton_ptx.json").read_text())
     assert ptx_stats(ptx).instructions <= figures[stem]["instructions"]
+
+
+def _atomic_kernel(atomic: PredicatedAtomic, element: str) -> str:
+    """old[t] = atom(x[t % 4], v[t]) where t < n, by the predicated `atomic` (one thread after
+    another); old[t] = 0 elsewhere."""
+    asm, constraints = predicated_atomic(atomic)
+    return f"""
+gpu.module @kernels {{
+  gpu.func @k(%x: memref<?x{element}>, %v: memref<?x{element}>, %old: memref<?x{element}>, %n: index)
+      kernel attributes {{known_block_size = array<i32: 32, 1, 1>}} {{
+    %t = gpu.thread_id x
+    %p = arith.cmpi ult, %t, %n : index
+    %c4 = arith.constant 4 : index
+    %bytes = arith.constant {atomic.bits // 8} : index
+    %slot = arith.remui %t, %c4 : index
+    %offset = arith.muli %slot, %bytes : index
+    %base = memref.extract_aligned_pointer_as_index %x : memref<?x{element}> -> index
+    %at = arith.addi %base, %offset : index
+    %at64 = arith.index_cast %at : index to i64
+    %pointer = llvm.inttoptr %at64 : i64 to !llvm.ptr<1>
+    %value = memref.load %v[%t] : memref<?x{element}>
+    %w = llvm.inline_asm has_side_effects "{_mlir_string(asm)}", "{constraints}" %pointer, %value, %p
+        : (!llvm.ptr<1>, {element}, i1) -> {element}
+    memref.store %w, %old[%t] : memref<?x{element}>
+    gpu.return
+  }}
+}}
+"""
+
+
+_ATOMIC_CASES = [
+    ("add", "u", "i32", np.int32),
+    ("max", "s", "i32", np.int32),
+    ("min", "u", "i32", np.int32),
+    ("xor", "b", "i64", np.int64),
+    ("exch", "b", "i32", np.int32),
+    ("add", "f", "f32", np.float32),
+]
+
+
+_REFERENCE = {
+    "add": lambda a, b: a + b,
+    "max": max,
+    "min": min,
+    "xor": lambda a, b: a ^ b,
+    "exch": lambda a, b: b,
+}
+
+
+@pytest.mark.parametrize(("operation", "kind", "element", "dtype"), _ATOMIC_CASES)
+def test_a_predicated_atomic_updates_in_thread_order_and_gives_the_old_values(operation, kind, element, dtype):
+    rng = np.random.default_rng(3)
+    bits = np.dtype(dtype).itemsize * 8
+    atomic = PredicatedAtomic(operation, kind, bits, "acq_rel", "gpu")
+    assert atomic_of(*predicated_atomic(atomic)) == atomic
+    x = rng.integers(-50, 50, 4).astype(dtype)
+    v = rng.integers(-50, 50, 32).astype(dtype)
+    old = np.full(32, 9, dtype)
+    want_x, want_old = x.copy(), np.zeros(32, dtype)
+    unsigned = np.dtype(f"uint{bits}")
+    for t in range(20):  # n = 20: threads 20..31 predicated off
+        current = want_x[t % 4]
+        want_old[t] = current
+        a, b = (current, v[t]) if kind != "u" else (current.view(unsigned), v[t].view(unsigned))
+        with np.errstate(over="ignore"):  # unsigned adds wrap around
+            new = _REFERENCE[operation](a, b)
+        want_x[t % 4] = np.asarray(new).astype(unsigned if kind == "u" else dtype).view(dtype)
+    run_kernel(_atomic_kernel(atomic, element), [x, v, old, 20], num_blocks=1)
+    assert x.tolist() == want_x.tolist() and old.tolist() == want_old.tolist()
+
+
+def test_only_ptx_sems_and_scopes_read_back_as_atomics():
+    asm, constraints = predicated_atomic(PredicatedAtomic("add", "u", 32, "acq_rel", "gpu"))
+    assert atomic_of(asm.replace("acq_rel", "seq_cst"), constraints) is None
+    assert atomic_of(asm.replace(".gpu.", ".cluster."), constraints) is None
+    assert atomic_of(asm, "=r,l,r") is None
+
+
+@pytest.mark.parametrize("stem", ["scatter_add.sm80.w1", "atomic_old.sm90.w4"])
+def test_an_atomic_is_one_predicated_atom_with_tritons_sem_and_scope(stem):
+    """`tt.atomic_rmw add, acq_rel, gpu` under a mask is `@%p atom.global.gpu.acq_rel.add.u32`,
+    as Triton's: no branch around it, the op's own order and scope (not `atom.acq_rel.sys`)."""
+    ptx = ttgir_to_ptx((TTGIR / f"{stem}.ttgir").read_text(), chip="sm_" + stem.split(".")[1][2:])
+    atoms = re.findall(r"@%p\d+ atom\.global\.gpu\.acq_rel\.add\.u32", ptx)
+    assert atoms and len(atoms) == len(re.findall(r"\batom\.", ptx))
+    assert "atom.global.sys" not in ptx and "atom.sys" not in ptx

@@ -22,6 +22,8 @@ from mlir import ir
 from mlir.dialects import arith, gpu, llvm, memref, scf, vector
 from mlir.dialects.arith import AtomicRMWKind
 
+from ..ir.ptx_asm import PredicatedAtomic, predicated_atomic
+from ..ttgir.formats import ENUMS
 from .common import cast_to
 from .control_flow import lowered_type
 from .kernel import KernelBuilder, Launch, LoweringError, hardware_layout
@@ -96,8 +98,51 @@ def _broadcast_elements(op: ir.OpView, value_type: ir.RankedTensorType, launch: 
     return elements
 
 
+#: Triton's `RMWOp` values -> the PTX operation and type letter of its predicated `atom` on an
+#: integer and on a float element (None: not one `atom`, the `memref.atomic_rmw` path).
+_PTX_ATOMS = {
+    1: (("and", "b"), None),
+    2: (("or", "b"), None),
+    3: (("xor", "b"), None),
+    4: (("add", "u"), None),
+    5: (None, ("add", "f")),
+    6: (("max", "s"), None),
+    7: (("min", "s"), None),
+    8: (("max", "u"), None),
+    9: (("min", "u"), None),
+    10: (("exch", "b"), None),
+}
+_SEMANTICS = {number: name for name, number in ENUMS["sem"].items()}
+_SCOPES = {number: name for name, number in ENUMS["scope"].items()}
+
+
+def ptx_atomic(op: ir.OpView, element: ir.Type) -> PredicatedAtomic | None:
+    """The predicated `atom` of a `tt.atomic_rmw` on 32- or 64-bit `element`s, with the op's own
+    `sem` and `scope`; None where there is none (other widths, float max/min, `amdg` ops)."""
+    if op.operation.name != "tt.atomic_rmw" or not isinstance(element, ir.IntegerType | ir.F32Type | ir.F64Type):
+        return None
+    bits = element.width
+    integer, floating = _PTX_ATOMS.get(op.operation.attributes["atomic_rmw_op"].value, (None, None))
+    form = integer if isinstance(element, ir.IntegerType) else floating
+    if form is None or bits not in (32, 64):
+        return None
+    sem = _SEMANTICS[op.operation.attributes["sem"].value]
+    scope = _SCOPES[op.operation.attributes["scope"].value]
+    return PredicatedAtomic(form[0], form[1], bits, sem, scope)
+
+
 def _emit(op: ir.OpView, launch: Launch, plan: AtomicPlan) -> list[ir.Value]:
     kind = plan.kind
+    value_type = access_operands(op.operation).value.type  # type: ignore[union-attr]
+    atomic = ptx_atomic(op, value_type.element_type)
+    if atomic is not None:
+        asm = predicated_atomic(atomic)
+
+        def predicated(condition: ir.Value, value: ir.Value, memory: ir.Value, index: ir.Value) -> ir.Value:
+            pointer = global_pointer(memory, index, value.type)
+            return llvm.inline_asm(value.type, [pointer, value, condition], *asm, has_side_effects=True)
+
+        return _per_element(op, launch, plan, None, predicated)
     return _per_element(
         op, launch, plan, lambda value, compare, memory, index: memref.atomic_rmw(kind, value, memory, [index])
     )
@@ -125,9 +170,11 @@ def _emit_cas(op: ir.OpView, launch: Launch, plan: AtomicPlan) -> list[ir.Value]
     return _per_element(op, launch, plan, _compare_and_swap)
 
 
-def _per_element(op: ir.OpView, launch: Launch, plan: AtomicPlan, update) -> list[ir.Value]:
+def _per_element(op: ir.OpView, launch: Launch, plan: AtomicPlan, update, predicated=None) -> list[ir.Value]:
     """`update(value, compare, memory, index) -> old` once per distinct element of the op's
-    value (copies skipped by the layout's free variables), under its mask; the old values."""
+    value (copies skipped by the layout's free variables), under its mask in an `scf.if`, or
+    `predicated(condition, value, memory, index) -> old` (one predicated instruction, no branch;
+    the condition `true` where there is no mask); the old values."""
     operation = op.operation
     operands = access_operands(operation)
     assert operands.value is not None  # checked by _check
@@ -155,6 +202,11 @@ def _per_element(op: ir.OpView, launch: Launch, plan: AtomicPlan, update) -> lis
         index = vector.extract(offsets, [], [register])
         value = vector.extract(values, [], [register])
         compare = None if compares is None else vector.extract(compares, [], [register])
+        if predicated is not None:
+            if condition is None:
+                condition = arith.constant(ir.IntegerType.get_signless(1), 1)
+            olds[register] = predicated(condition, value, memory, index)
+            continue
         if condition is None:
             olds[register] = update(value, compare, memory, index)
             continue
