@@ -275,3 +275,80 @@ def test_an_atomic_is_one_predicated_atom_with_tritons_sem_and_scope(stem):
     atoms = re.findall(r"@%p\d+ atom\.global\.gpu\.acq_rel\.add\.u32", ptx)
     assert atoms and len(atoms) == len(re.findall(r"\batom\.", ptx))
     assert "atom.global.sys" not in ptx and "atom.sys" not in ptx
+
+
+def test_masks_are_scalar_predicates_and_registers_share_one_address():
+    """A mask reaches each access as an i1 of its own (no `vector<R x i1>` that LLVM packs into
+    integers and unpacks with shifts), and a thread's registers are one address register plus
+    immediate offsets: vadd with 1 warp has 8 registers, 4 contiguous, then 4 at +128 elements."""
+    text = (TTGIR / "vadd.sm80.w1.ttgir").read_text()
+    lowered = str(lower_ttgir(text))
+    assert "xi1>" not in lowered
+    ptx = ttgir_to_ptx(text, chip="sm_80")
+    assert not re.search(r"\b(selp|shl|or)\.b16\b", ptx)
+    loads = re.findall(r"ld\.global\.b32 \{ %r\d+ \}, \[ (%rd\d+) \+ (\d+) \]", ptx)
+    assert len(loads) == 16 and len({register for register, _ in loads}) == 2  # x and y
+    assert sorted({int(offset) for _, offset in loads}) == [0, 4, 8, 12, 512, 516, 520, 524]
+
+
+def _ptxas() -> Path | None:
+    import triton
+
+    path = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "ptxas"
+    return path if path.exists() else None
+
+
+def _instantiated(asm: str, constraints: str) -> str:
+    """`asm` with each operand `$k` a register of its constraint's class (the predicate %p1)."""
+    classes = {"c": "%rs", "h": "%rs", "r": "%r", "l": "%rd", "b": "%p", "f": "%f", "d": "%fd"}
+    registers = [
+        "%p1" if code.lstrip("=") == "b" else f"{classes[code.lstrip('=')]}{k + 2}"
+        for k, code in enumerate(constraints.split(","))
+    ]
+    return re.sub(r"\$(\d+)", lambda match: registers[int(match.group(1))], asm)
+
+
+#: Every predicated atomic `patterns/atomics.ptx_atomic` can give, each order and scope.
+_EVERY_ATOMIC = [
+    PredicatedAtomic(operation, kind, bits, sem, scope)
+    for operation, kinds in {
+        "add": "uf", "max": "su", "min": "su", "and": "b", "or": "b", "xor": "b", "exch": "b"
+    }.items()
+    for kind in kinds
+    for bits in (32, 64)
+    for sem in ("relaxed", "acquire", "release", "acq_rel")
+    for scope in ("cta", "gpu", "sys")
+]
+
+
+def test_ptxas_accepts_every_predicated_access():
+    """Triton's own ptxas assembles each string of the closed sets (all in one sm_80 kernel): the
+    accesses, the `mad.wide.s32` address steps and the atomics."""
+    ptxas = _ptxas()
+    if ptxas is None:
+        pytest.skip("Triton's bundled ptxas is not installed")
+    forms = [*PREDICATED_ACCESSES, predicated_load(4, 32, True, 16), predicated_store(2, 64, 4096), *MAD_WIDES]
+    forms += [predicated_atomic(atomic) for atomic in _EVERY_ATOMIC]
+    body = "\n".join(_instantiated(asm, constraints) for asm, constraints in forms)
+    ptx = f"""
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 a)
+{{
+    .reg .pred %p<2>;
+    .reg .b16 %rs<16>;
+    .reg .b32 %r<16>;
+    .reg .b64 %rd<16>;
+    .reg .f32 %f<16>;
+    .reg .f64 %fd<16>;
+    ld.param.u64 %rd1, [a];
+    setp.ne.u64 %p1, %rd1, 0;
+{body}
+    ret;
+}}
+"""
+    result = subprocess.run(
+        [str(ptxas), "-arch=sm_80", "-", "-o", os.devnull], input=ptx, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr

@@ -1,17 +1,26 @@
-"""`tt.atomic_rmw` and `tt.atomic_cas` on a tensor of pointers in SIMT form: one
-`memref.atomic_rmw` (an `llvm.cmpxchg` on the element's global pointer, for `tt.atomic_cas`:
-one `atom.cas`) per element.
+"""`tt.atomic_rmw` and `tt.atomic_cas` on a tensor of pointers in SIMT form: one atomic per
+element: a predicated `atom.global` (below), else a `memref.atomic_rmw`, and for `tt.atomic_cas`
+an `llvm.cmpxchg` on the element's global pointer (one `atom.cas`).
 
 Each element is updated once, by one thread: the layout's free variables (`get_free_variable_masks`:
 registers, lanes and warps that only hold copies) are skipped, the registers by number and the
-threads by a predicate, as Triton's `AtomicRMWOpToLLVM` masks duplicated threads. Each update sits
-in an `scf.if` under its mask and the thread predicate. The op's result is the value each
-element had before (zero where masked off), in every copy of the element as Triton's: where the
-result is used and lanes or warps hold copies, the updating threads store their old values at the
-element's (row-major) place of a scratch buffer, a `gpu.barrier`, and every thread loads its registers' values
-back (register copies take the value of their representative register). `sem` and `scope` are not kept: the stock
-pipeline lowers `memref.atomic_rmw` to `llvm.atomicrmw ... acq_rel` (sequentially consistent at
-the system scope at least as strong as every `sem`/`scope` Triton prints).
+threads by a predicate, as Triton's `AtomicRMWOpToLLVM` masks duplicated threads.
+
+- A `tt.atomic_rmw` on 32- or 64-bit integers (every `RMWOp`) or f32/f64 (`fadd`) is Triton's
+  instruction: ``mov.b32 $0, 0; @$3 atom.global.gpu.acq_rel.add.u32 $0, [ $1 + 0 ], $2;`` in
+  `llvm.inline_asm` (`ir/ptx_asm.predicated_atomic`), under the mask and the thread predicate
+  (no branch), with the op's own `sem` (relaxed, acquire, release, acq_rel) and `scope` (cta,
+  gpu, sys) exactly as Triton prints them; a masked-off element's old value is 0.
+- Any other (`amdg.buffer_atomic_rmw`, f16/bf16, float max/min) and `tt.atomic_cas` sit in an
+  `scf.if` under the mask and the thread predicate; there `sem` and `scope` are not kept: the
+  stock pipeline lowers `memref.atomic_rmw` to `llvm.atomicrmw ... acq_rel` (sequentially
+  consistent at the system scope, at least as strong as every `sem`/`scope` Triton prints).
+
+The op's result is the value each element had before (zero where masked off), in every copy of
+the element as Triton's: where the result is used and lanes or warps hold copies, the updating
+threads store their old values at the element's (row-major) place of a scratch buffer, a
+`gpu.barrier`, and every thread loads its registers' values back (register copies take the value
+of their representative register).
 """
 
 from __future__ import annotations
