@@ -7,6 +7,9 @@ predicated global loads, stores and atomics and the `mad.wide.s32` address steps
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import mlir.ir as ir
 import numpy as np
 
@@ -132,7 +135,7 @@ def _inline_asm(ex, op):
 
 #: What each `atom` operation writes, from the old element and the thread's value (Python
 #: numbers, signed or unsigned by the type letter; floats as numpy scalars of their width).
-_ATOMIC_UPDATES = {
+_ATOMIC_UPDATES: dict[str, Callable[[Any, Any], Any]] = {
     "add": lambda old, value: old + value,
     "max": max,
     "min": min,
@@ -154,7 +157,12 @@ def _predicated_atomic(ex, op, atomic: PredicatedAtomic):
     values = np.asarray(elem.wrap(value))
     old = np.zeros(ex.num_threads, dtype=values.dtype)
     on = ex.active & np.asarray(predicate).astype(bool)
-    as_number = {"s": elem.signed, "u": elem.unsigned, "b": elem.unsigned, "f": elem.wrap}[atomic.kind]
+    as_number: Callable[[np.ndarray], np.ndarray] = {
+        "s": elem.signed,
+        "u": elem.unsigned,
+        "b": elem.unsigned,
+        "f": elem.wrap,
+    }[atomic.kind]
     update = _ATOMIC_UPDATES[atomic.operation]
     for thread in np.flatnonzero(on):
         at = np.asarray(address).astype(np.int64)[thread : thread + 1]
