@@ -389,7 +389,7 @@ def _through_f32(x: ir.Value, result_type: ir.Type) -> ir.Value:
 
 def _emit_pointer_cast(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
     """`tt.ptr_to_int`: the byte address `base + offset * size`; `tt.int_to_ptr`: the element
-    offset `(address - base) / size` (base: the address of the argument the pointer derives from,
+    offset `(address - base) / size`, an exact division (base: the address of the argument the pointer derives from,
     from `annotate_accesses`; size: the pointee's bytes)."""
     operation = op.operation
     source, result = operation.operands[0], operation.results[0]
@@ -404,7 +404,9 @@ def _emit_pointer_cast(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Val
     if to_int:
         address = arith.addi(base, arith.muli(value, element_bytes))
         return [cast_to(arith.index_cast(_lowered_type(result.type, launch), address), result.type)]
-    return [cast_to(arith.divsi(arith.subi(value, base), element_bytes), result.type)]
+    # exact: an address Triton can access through is `base + k * size` (aligned to its element),
+    # so the division is a shift (one `shr.s64`, not the rounding toward zero of a signed `div`)
+    return [cast_to(arith.divsi(arith.subi(value, base), element_bytes, is_exact=True), result.type)]
 
 
 # ---------------------------------------------------------------------------- bitcast
