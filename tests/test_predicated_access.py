@@ -260,6 +260,19 @@ def test_a_predicated_atomic_updates_in_thread_order_and_gives_the_old_values(op
     assert x.tolist() == want_x.tolist() and old.tolist() == want_old.tolist()
 
 
+def test_an_unpredicated_atomic_updates_in_every_thread():
+    """The bare form (no mask: no predicate operand, no default 0) reads back and updates for
+    every thread, one after another."""
+    atomic = PredicatedAtomic("add", "u", 32, "relaxed", "cta", predicated=False)
+    asm, constraints = predicated_atomic(atomic)
+    assert atomic_of(asm, constraints) == atomic and "@" not in asm and constraints == "=r,l,r"
+    kernel = _atomic_kernel(atomic, "i32").replace(", %p\n", "\n").replace(", i1) ->", ") ->")
+    x, v, old = np.zeros(4, np.int32), np.arange(32, dtype=np.int32), np.full(32, 9, np.int32)
+    run_kernel(kernel, [x, v, old, 0], num_blocks=1)  # n = 0 masks nothing here: no predicate
+    assert x.tolist() == [sum(range(k, 32, 4)) for k in range(4)]
+    assert old.tolist() == [sum(range(t % 4, t, 4)) for t in range(32)]
+
+
 def test_only_ptx_sems_and_scopes_read_back_as_atomics():
     asm, constraints = predicated_atomic(PredicatedAtomic("add", "u", 32, "acq_rel", "gpu"))
     assert atomic_of(asm.replace("acq_rel", "seq_cst"), constraints) is None
@@ -310,7 +323,7 @@ def _instantiated(asm: str, constraints: str) -> str:
 
 #: Every predicated atomic `patterns/atomics.ptx_atomic` can give, each order and scope.
 _EVERY_ATOMIC = [
-    PredicatedAtomic(operation, kind, bits, sem, scope)
+    PredicatedAtomic(operation, kind, bits, sem, scope, predicated)
     for operation, kinds in {
         "add": "uf", "max": "su", "min": "su", "and": "b", "or": "b", "xor": "b", "exch": "b"
     }.items()
@@ -318,6 +331,7 @@ _EVERY_ATOMIC = [
     for bits in (32, 64)
     for sem in ("relaxed", "acquire", "release", "acq_rel")
     for scope in ("cta", "gpu", "sys")
+    for predicated in (True, False)
 ]
 
 

@@ -130,6 +130,7 @@ class PredicatedAtomic:
     bits: int
     sem: str
     scope: str
+    predicated: bool = True  # False: every thread updates (no mask), no predicate operand
 
 
 ATOMIC_OPERATIONS = ("add", "max", "min", "and", "or", "xor", "exch")
@@ -141,17 +142,20 @@ _ATOMIC_CODE = {("f", 32): "f", ("f", 64): "d", 32: "r", 64: "l"}
 def predicated_atomic(atomic: PredicatedAtomic) -> tuple[str, str]:
     """(asm, constraints) of `atomic`: ``mov.b32 $0, 0;`` then ``@$3 atom.global.gpu.acq_rel.add.u32
     $0, [ $1 + 0 ], $2;`` (operands: the old value out, the address, the value, the predicate; a
-    predicated-off thread's old value is 0, as Triton's).
+    predicated-off thread's old value is 0, as Triton's); without `predicated` (no mask and no
+    thread predicate: every thread updates) the bare ``atom...`` on operands $0, $1, $2.
 
     Example: ``predicated_atomic(PredicatedAtomic("add", "u", 32, "acq_rel", "gpu"))[1] == "=r,l,r,b"``."""
     code = _ATOMIC_CODE.get((atomic.kind, atomic.bits)) or _ATOMIC_CODE[atomic.bits]
     instruction = f"atom.global.{atomic.scope}.{atomic.sem}.{atomic.operation}.{atomic.kind}{atomic.bits}"
+    if not atomic.predicated:  # no mask: the bare instruction
+        return f"{instruction} $0, [ $1 + 0 ], $2;", f"={code},l,{code}"
     asm = f"mov.b{atomic.bits} $0, 0;\n\t@$3 {instruction} $0, [ $1 + 0 ], $2;"
     return asm, f"={code},l,{code},b"
 
 
 _ATOMIC = re.compile(
-    r"mov\.b\d+ \$0, 0;\n\t@\$3 atom\.global\.(\w+)\.(\w+)\.(\w+)\.([usbf])(32|64) \$0, \[ \$1 \+ 0 \], \$2;"
+    r"(mov\.b\d+ \$0, 0;\n\t@\$3 )?atom\.global\.(\w+)\.(\w+)\.(\w+)\.([usbf])(32|64) \$0, \[ \$1 \+ 0 \], \$2;"
 )
 
 
@@ -161,8 +165,8 @@ def atomic_of(asm: str, constraints: str) -> PredicatedAtomic | None:
     found = _ATOMIC.fullmatch(asm)
     if found is None:
         return None
-    scope, sem, operation, kind, bits = found.groups()
+    guard, scope, sem, operation, kind, bits = found.groups()
     if scope not in ATOMIC_SCOPES or sem not in ATOMIC_SEMANTICS or operation not in ATOMIC_OPERATIONS:
         return None
-    atomic = PredicatedAtomic(operation, kind, int(bits), sem, scope)
+    atomic = PredicatedAtomic(operation, kind, int(bits), sem, scope, guard is not None)
     return atomic if predicated_atomic(atomic) == (asm, constraints) else None

@@ -25,7 +25,7 @@ of their representative register).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from mlir import ir
 from mlir.dialects import arith, gpu, llvm, memref, scf, vector
@@ -145,10 +145,13 @@ def _emit(op: ir.OpView, launch: Launch, plan: AtomicPlan) -> list[ir.Value]:
     value_type = access_operands(op.operation).value.type  # type: ignore[union-attr]
     atomic = ptx_atomic(op, value_type.element_type)
     if atomic is not None:
-        asm = predicated_atomic(atomic)
 
-        def predicated(condition: ir.Value, value: ir.Value, memory: ir.Value, index: ir.Value) -> ir.Value:
+        def predicated(condition: ir.Value | None, value: ir.Value, memory: ir.Value, index: ir.Value) -> ir.Value:
             pointer = global_pointer(memory, index, value.type)
+            if condition is None:  # every thread updates: no predicate, no `mov` of the default 0
+                bare = predicated_atomic(replace(atomic, predicated=False))
+                return llvm.inline_asm(value.type, [pointer, value], *bare, has_side_effects=True)
+            asm = predicated_atomic(atomic)
             return llvm.inline_asm(value.type, [pointer, value, condition], *asm, has_side_effects=True)
 
         return _per_element(op, launch, plan, None, predicated)
@@ -179,11 +182,20 @@ def _emit_cas(op: ir.OpView, launch: Launch, plan: AtomicPlan) -> list[ir.Value]
     return _per_element(op, launch, plan, _compare_and_swap)
 
 
+def _all_true(mask: ir.Value) -> bool:
+    """Whether `mask` is a splat `true` constant."""
+    owner = getattr(mask.owner, "operation", mask.owner)  # an OpView's operation
+    if not isinstance(owner, ir.Operation) or owner.name != "arith.constant":
+        return False
+    value = owner.attributes["value"]
+    return isinstance(value, ir.DenseElementsAttr) and value.is_splat and bool(value.get_splat_value().value)
+
+
 def _per_element(op: ir.OpView, launch: Launch, plan: AtomicPlan, update, predicated=None) -> list[ir.Value]:
     """`update(value, compare, memory, index) -> old` once per distinct element of the op's
     value (copies skipped by the layout's free variables), under its mask in an `scf.if`, or
     `predicated(condition, value, memory, index) -> old` (one predicated instruction, no branch;
-    the condition `true` where there is no mask); the old values."""
+    the condition None where nothing is masked); the old values."""
     operation = op.operation
     operands = access_operands(operation)
     assert operands.value is not None  # checked by _check
@@ -198,6 +210,8 @@ def _per_element(op: ir.OpView, launch: Launch, plan: AtomicPlan, update, predic
     values = cast_to(operands.value, lowered_type(value_type, launch))
     compares = lowered_operand(operands.compare, launch)
     mask = lowered_operand(operands.mask, launch)
+    if mask is not None and _all_true(mask):
+        mask = None  # masks nothing
     zero = arith.constant(element, ir.IntegerAttr.get(element, 0) if isinstance(element, ir.IntegerType) else 0.0)
     olds: dict[int, ir.Value] = {}
     registers = layout.get_in_dim_size("register")
@@ -212,8 +226,6 @@ def _per_element(op: ir.OpView, launch: Launch, plan: AtomicPlan, update, predic
         value = vector.extract(values, [], [register])
         compare = None if compares is None else vector.extract(compares, [], [register])
         if predicated is not None:
-            if condition is None:
-                condition = arith.constant(ir.IntegerType.get_signless(1), 1)
             olds[register] = predicated(condition, value, memory, index)
             continue
         if condition is None:

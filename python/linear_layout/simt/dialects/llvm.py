@@ -152,11 +152,11 @@ def _predicated_atomic(ex, op, atomic: PredicatedAtomic):
     get `old`; the others get 0. `sem` and `scope` order this kernel's accesses no differently
     in the interpreter (one thread at a time, every access visible at once), so both are only
     checked to be PTX's."""
-    address, value, predicate = ex.operands(op)
+    address, value, *guard = ex.operands(op)  # the predicate, where the form has one
     elem = elem_of(op.operands[1].type)
     values = np.asarray(elem.wrap(value))
     old = np.zeros(ex.num_threads, dtype=values.dtype)
-    on = ex.active & np.asarray(predicate).astype(bool)
+    on = ex.active & np.asarray(guard[0]).astype(bool) if atomic.predicated else ex.active
     as_number: Callable[[np.ndarray], np.ndarray] = {
         "s": elem.signed,
         "u": elem.unsigned,
