@@ -34,8 +34,13 @@ TRITON_PTX = json.loads((CORPUS / "triton_ptx.json").read_text())
 RUNS = FILES
 OTHER_TTGIR = sorted((Path(__file__).parent / "ttgir_corpus").glob("*.sm[89]0.ttgir"))
 #: The ulp bound where the arithmetic is not exact (exp, division, sqrt, sums of non-integers in
-#: another order than numpy's): softmax measures 2 with 32 lanes, 4 with gfx942's 64.
+#: another order than numpy's): layernorm's.
 ULP_BOUND = 8
+#: Per kernel where it differs. softmax's exp is Triton's `ex2.approx.f32` of `fl(x * log2 e)`
+#: (`patterns/triton_math.exp_approx`): the product's rounding moves exp(x) by up to about |x|
+#: ulp, and its inputs `x - max(x)` reach -15 (integers in [-8, 8)): 16 (measured 8 with 32
+#: lanes, 9 with gfx942's 64; 2 and 4 with libdevice's `__nv_expf`).
+ULP_BOUNDS = {"softmax": 16}
 
 
 def _ulps(a: np.ndarray, b: np.ndarray) -> int:
@@ -81,7 +86,7 @@ def test_lowered_kernel_runs_like_tritons_interpreter(path):
             if kernel.exact or array.dtype != np.float32:
                 np.testing.assert_array_equal(args[index], array)
             else:
-                assert _ulps(args[index], array) <= ULP_BOUND
+                assert _ulps(args[index], array) <= ULP_BOUNDS.get(name, ULP_BOUND)
         assert not report.races
 
 
@@ -96,6 +101,20 @@ def test_ptx_global_accesses_are_as_wide_as_tritons(stem):
     ours = ptx_stats(ttgir_to_ptx((TTGIR / f"{stem}.ttgir").read_text(), chip=chip))
     assert Counter(ours.global_loads) == Counter(TRITON_PTX[stem]["global_loads"])
     assert Counter(ours.global_stores) == Counter(TRITON_PTX[stem]["global_stores"])
+
+
+@pytest.mark.parametrize("stem", ["while_loop.sm80.w1", "while_loop.sm90.w4", "while_loop.sm80.w8"])
+def test_a_loop_with_a_run_time_trip_count_stays_rolled_as_tritons(stem):
+    """`emit_ptx` annotates the `scf.while` so that LLVM does not unroll it at run time (Triton's
+    LLVM, without a target machine, never does): one loop body, and at most Triton's instructions
+    (254, 92, 64 with 1/4/8 warps before, a remainder loop and the body unrolled 4 times)."""
+    sys.path.insert(0, str(CORPUS))
+    from ptx_stats import ptx_stats
+
+    chip = "sm_" + stem.split(".")[1][2:]
+    ptx = ttgir_to_ptx((TTGIR / f"{stem}.ttgir").read_text(), chip=chip)
+    assert ptx_stats(ptx).instructions <= TRITON_PTX[stem]["instructions"]
+    assert len(re.findall(r"\bbra(?:\.uni)?\s", ptx)) <= 2  # the skip and the back edge
 
 
 def test_a_masked_off_access_would_be_caught():

@@ -98,3 +98,75 @@ def access_of(asm: str, constraints: str) -> PredicatedAccess | None:
         return None
     access = PREDICATED_ACCESSES.get((_OFFSET.sub(r"[ \1 + 0 ]", asm, count=1), constraints))
     return None if access is None else replace(access, offset=int(found.group(2)))
+
+
+#: The element sizes (bytes) of the `mad.wide.s32` address steps the lowering emits.
+MAD_WIDE_BYTES = (1, 2, 4, 8, 16)
+
+
+def mad_wide(element_bytes: int) -> tuple[str, str]:
+    """(asm, constraints) of one address step as Triton's (`nvptx-mad-wide-opt`): the 64-bit
+    pointer ``$2 + sext($1) * element_bytes`` in one instruction, where the stock pipeline's
+    `getelementptr` of an i32 index is a `mul.wide.s32` and an `add.s64`. Operands: the i32
+    index $1, the pointer $2; the result $0 is the pointer.
+
+    Example: ``mad_wide(4) == ("mad.wide.s32 $0, $1, 4, $2;", "=l,r,l")``."""
+    return f"mad.wide.s32 $0, $1, {element_bytes}, $2;", "=l,r,l"
+
+
+#: Every address step the lowering can emit, by its (asm, constraints): the element bytes.
+MAD_WIDES: dict[tuple[str, str], int] = {mad_wide(size): size for size in MAD_WIDE_BYTES}
+
+
+@dataclass(frozen=True)
+class PredicatedAtomic:
+    """One predicated global read-modify-write, as Triton's `AtomicRMWOpToLLVM`: `operation`
+    (add, max, min, and, or, xor, exch) on a `bits`-bit element of PTX type letter `kind` (u:
+    unsigned, s: signed, b: bits, f: float), with memory order `sem` (relaxed, acquire, release,
+    acq_rel) at `scope` (cta, gpu, sys): Triton's `sem` and `scope`, kept exactly."""
+
+    operation: str
+    kind: str
+    bits: int
+    sem: str
+    scope: str
+    predicated: bool = True  # False: every thread updates (no mask), no predicate operand
+
+
+ATOMIC_OPERATIONS = ("add", "max", "min", "and", "or", "xor", "exch")
+ATOMIC_SEMANTICS = ("relaxed", "acquire", "release", "acq_rel")
+ATOMIC_SCOPES = ("cta", "gpu", "sys")
+_ATOMIC_CODE = {("f", 32): "f", ("f", 64): "d", 32: "r", 64: "l"}
+
+
+def predicated_atomic(atomic: PredicatedAtomic) -> tuple[str, str]:
+    """(asm, constraints) of `atomic`: ``mov.b32 $0, 0;`` then ``@$3 atom.global.gpu.acq_rel.add.u32
+    $0, [ $1 + 0 ], $2;`` (operands: the old value out, the address, the value, the predicate; a
+    predicated-off thread's old value is 0, as Triton's); without `predicated` (no mask and no
+    thread predicate: every thread updates) the bare ``atom...`` on operands $0, $1, $2.
+
+    Example: ``predicated_atomic(PredicatedAtomic("add", "u", 32, "acq_rel", "gpu"))[1] == "=r,l,r,b"``."""
+    code = _ATOMIC_CODE.get((atomic.kind, atomic.bits)) or _ATOMIC_CODE[atomic.bits]
+    instruction = f"atom.global.{atomic.scope}.{atomic.sem}.{atomic.operation}.{atomic.kind}{atomic.bits}"
+    if not atomic.predicated:  # no mask: the bare instruction
+        return f"{instruction} $0, [ $1 + 0 ], $2;", f"={code},l,{code}"
+    asm = f"mov.b{atomic.bits} $0, 0;\n\t@$3 {instruction} $0, [ $1 + 0 ], $2;"
+    return asm, f"={code},l,{code},b"
+
+
+_ATOMIC = re.compile(
+    r"(mov\.b\d+ \$0, 0;\n\t@\$3 )?atom\.global\.(\w+)\.(\w+)\.(\w+)\.([usbf])(32|64) \$0, \[ \$1 \+ 0 \], \$2;"
+)
+
+
+def atomic_of(asm: str, constraints: str) -> PredicatedAtomic | None:
+    """The atomic whose (asm, constraints) `predicated_atomic` gives; None for any other text.
+    Example: ``atomic_of(*predicated_atomic(a)) == a``."""
+    found = _ATOMIC.fullmatch(asm)
+    if found is None:
+        return None
+    guard, scope, sem, operation, kind, bits = found.groups()
+    if scope not in ATOMIC_SCOPES or sem not in ATOMIC_SEMANTICS or operation not in ATOMIC_OPERATIONS:
+        return None
+    atomic = PredicatedAtomic(operation, kind, int(bits), sem, scope, guard is not None)
+    return atomic if predicated_atomic(atomic) == (asm, constraints) else None

@@ -1,27 +1,39 @@
-"""`tt.atomic_rmw` and `tt.atomic_cas` on a tensor of pointers in SIMT form: one
-`memref.atomic_rmw` (an `llvm.cmpxchg` on the element's global pointer, for `tt.atomic_cas`:
-one `atom.cas`) per element.
+"""`tt.atomic_rmw` and `tt.atomic_cas` on a tensor of pointers in SIMT form: one atomic per
+element: a predicated `atom.global` (below), else a `memref.atomic_rmw`, and for `tt.atomic_cas`
+an `llvm.cmpxchg` on the element's global pointer (one `atom.cas`).
 
 Each element is updated once, by one thread: the layout's free variables (`get_free_variable_masks`:
 registers, lanes and warps that only hold copies) are skipped, the registers by number and the
-threads by a predicate, as Triton's `AtomicRMWOpToLLVM` masks duplicated threads. Each update sits
-in an `scf.if` under its mask and the thread predicate. The op's result is the value each
-element had before (zero where masked off), in every copy of the element as Triton's: where the
-result is used and lanes or warps hold copies, the updating threads store their old values at the
-element's (row-major) place of a scratch buffer, a `gpu.barrier`, and every thread loads its registers' values
-back (register copies take the value of their representative register). `sem` and `scope` are not kept: the stock
-pipeline lowers `memref.atomic_rmw` to `llvm.atomicrmw ... acq_rel` (sequentially consistent at
-the system scope at least as strong as every `sem`/`scope` Triton prints).
+threads by a predicate, as Triton's `AtomicRMWOpToLLVM` masks duplicated threads.
+
+- A `tt.atomic_rmw` on 32- or 64-bit integers (every `RMWOp`) or f32/f64 (`fadd`) is Triton's
+  instruction: ``mov.b32 $0, 0; @$3 atom.global.gpu.acq_rel.add.u32 $0, [ $1 + 0 ], $2;`` in
+  `llvm.inline_asm` (`ir/ptx_asm.predicated_atomic`), under the mask and the thread predicate
+  (no branch), with the op's own `sem` (relaxed, acquire, release, acq_rel) and `scope` (cta,
+  gpu, sys) exactly as Triton prints them; a masked-off element's old value is 0.
+- Any other (`amdg.buffer_atomic_rmw`, f16/bf16, float max/min) and `tt.atomic_cas` sit in an
+  `scf.if` under the mask and the thread predicate; there `sem` and `scope` are not kept: the
+  stock pipeline lowers `memref.atomic_rmw` to `llvm.atomicrmw ... acq_rel` (sequentially
+  consistent at the system scope, at least as strong as every `sem`/`scope` Triton prints).
+
+The op's result is the value each element had before (zero where masked off), in every copy of
+the element as Triton's: where the result is used and lanes or warps hold copies, the updating
+threads store their old values at the element's (row-major) place of a scratch buffer, a
+`gpu.barrier`, and every thread loads its registers' values back (register copies take the value
+of their representative register).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from mlir import ir
 from mlir.dialects import arith, gpu, llvm, memref, scf, vector
 from mlir.dialects.arith import AtomicRMWKind
 
+from ..core.targets import is_amdgpu_chip
+from ..ir.ptx_asm import PredicatedAtomic, predicated_atomic
+from ..ttgir.formats import ENUMS
 from .common import cast_to
 from .control_flow import lowered_type
 from .kernel import KernelBuilder, Launch, LoweringError, hardware_layout
@@ -96,20 +108,68 @@ def _broadcast_elements(op: ir.OpView, value_type: ir.RankedTensorType, launch: 
     return elements
 
 
+#: Triton's `RMWOp` values -> the PTX operation and type letter of its predicated `atom` on an
+#: integer and on a float element (None: not one `atom`, the `memref.atomic_rmw` path).
+_PTX_ATOMS = {
+    1: (("and", "b"), None),
+    2: (("or", "b"), None),
+    3: (("xor", "b"), None),
+    4: (("add", "u"), None),
+    5: (None, ("add", "f")),
+    6: (("max", "s"), None),
+    7: (("min", "s"), None),
+    8: (("max", "u"), None),
+    9: (("min", "u"), None),
+    10: (("exch", "b"), None),
+}
+_SEMANTICS = {number: name for name, number in ENUMS["sem"].items()}
+_SCOPES = {number: name for name, number in ENUMS["scope"].items()}
+
+
+def ptx_atomic(op: ir.OpView, element: ir.Type) -> PredicatedAtomic | None:
+    """The predicated `atom` of a `tt.atomic_rmw` on 32- or 64-bit `element`s, with the op's own
+    `sem` and `scope`; None where there is none (other widths, float max/min, `amdg` ops)."""
+    if op.operation.name != "tt.atomic_rmw" or not isinstance(element, ir.IntegerType | ir.F32Type | ir.F64Type):
+        return None
+    bits = element.width
+    integer, floating = _PTX_ATOMS.get(op.operation.attributes["atomic_rmw_op"].value, (None, None))
+    form = integer if isinstance(element, ir.IntegerType) else floating
+    if form is None or bits not in (32, 64):
+        return None
+    sem = _SEMANTICS[op.operation.attributes["sem"].value]
+    scope = _SCOPES[op.operation.attributes["scope"].value]
+    return PredicatedAtomic(form[0], form[1], bits, sem, scope)
+
+
 def _emit(op: ir.OpView, launch: Launch, plan: AtomicPlan) -> list[ir.Value]:
     kind = plan.kind
+    value_type = access_operands(op.operation).value.type  # type: ignore[union-attr]
+    atomic = None if is_amdgpu_chip(launch.chip) else ptx_atomic(op, value_type.element_type)
+    if atomic is not None:
+
+        def predicated(condition: ir.Value | None, value: ir.Value, memory: ir.Value, index: ir.Value) -> ir.Value:
+            pointer = global_pointer(memory, index, value.type, ptx=True)
+            if condition is None:  # every thread updates: no predicate, no `mov` of the default 0
+                bare = predicated_atomic(replace(atomic, predicated=False))
+                return llvm.inline_asm(value.type, [pointer, value], *bare, has_side_effects=True)
+            asm = predicated_atomic(atomic)
+            return llvm.inline_asm(value.type, [pointer, value, condition], *asm, has_side_effects=True)
+
+        return _per_element(op, launch, plan, None, predicated)
     return _per_element(
         op, launch, plan, lambda value, compare, memory, index: memref.atomic_rmw(kind, value, memory, [index])
     )
 
 
-def _compare_and_swap(value: ir.Value, compare: ir.Value, memory: ir.Value, index: ir.Value) -> ir.Value:
+def _compare_and_swap(
+    value: ir.Value, compare: ir.Value, memory: ir.Value, index: ir.Value, *, ptx: bool
+) -> ir.Value:
     """One `llvm.cmpxchg` (`atom.cas`, as Triton's) at element `index` of `memory`, writing
     `value` where the element's bits equal `compare`'s (floats compared as their bits),
-    returning the element's old value."""
+    returning the element's old value (``ptx``: the target takes PTX)."""
     element = value.type
     bits = element if isinstance(element, ir.IntegerType) else ir.IntegerType.get_signless(element.width)
-    pointer = global_pointer(memory, index, element)
+    pointer = global_pointer(memory, index, element, ptx=ptx)
     swapped = llvm.cmpxchg(
         pointer,
         compare if bits == element else arith.bitcast(bits, compare),
@@ -122,12 +182,26 @@ def _compare_and_swap(value: ir.Value, compare: ir.Value, memory: ir.Value, inde
 
 
 def _emit_cas(op: ir.OpView, launch: Launch, plan: AtomicPlan) -> list[ir.Value]:
-    return _per_element(op, launch, plan, _compare_and_swap)
+    ptx = not is_amdgpu_chip(launch.chip)
+    return _per_element(
+        op, launch, plan, lambda value, compare, memory, index: _compare_and_swap(value, compare, memory, index, ptx=ptx)
+    )
 
 
-def _per_element(op: ir.OpView, launch: Launch, plan: AtomicPlan, update) -> list[ir.Value]:
+def _all_true(mask: ir.Value) -> bool:
+    """Whether `mask` is a splat `true` constant."""
+    owner = getattr(mask.owner, "operation", mask.owner)  # an OpView's operation
+    if not isinstance(owner, ir.Operation) or owner.name != "arith.constant":
+        return False
+    value = owner.attributes["value"]
+    return isinstance(value, ir.DenseElementsAttr) and value.is_splat and bool(value.get_splat_value().value)
+
+
+def _per_element(op: ir.OpView, launch: Launch, plan: AtomicPlan, update, predicated=None) -> list[ir.Value]:
     """`update(value, compare, memory, index) -> old` once per distinct element of the op's
-    value (copies skipped by the layout's free variables), under its mask; the old values."""
+    value (copies skipped by the layout's free variables), under its mask in an `scf.if`, or
+    `predicated(condition, value, memory, index) -> old` (one predicated instruction, no branch;
+    the condition None where nothing is masked); the old values."""
     operation = op.operation
     operands = access_operands(operation)
     assert operands.value is not None  # checked by _check
@@ -142,6 +216,8 @@ def _per_element(op: ir.OpView, launch: Launch, plan: AtomicPlan, update) -> lis
     values = cast_to(operands.value, lowered_type(value_type, launch))
     compares = lowered_operand(operands.compare, launch)
     mask = lowered_operand(operands.mask, launch)
+    if mask is not None and _all_true(mask):
+        mask = None  # masks nothing
     zero = arith.constant(element, ir.IntegerAttr.get(element, 0) if isinstance(element, ir.IntegerType) else 0.0)
     olds: dict[int, ir.Value] = {}
     registers = layout.get_in_dim_size("register")
@@ -155,6 +231,9 @@ def _per_element(op: ir.OpView, launch: Launch, plan: AtomicPlan, update) -> lis
         index = vector.extract(offsets, [], [register])
         value = vector.extract(values, [], [register])
         compare = None if compares is None else vector.extract(compares, [], [register])
+        if predicated is not None:
+            olds[register] = predicated(condition, value, memory, index)
+            continue
         if condition is None:
             olds[register] = update(value, compare, memory, index)
             continue

@@ -19,12 +19,14 @@ from mlir.dialects import arith, math, memref, vector
 
 from ..core.hardware import MAX_ACCESS_BYTES
 from ..core.layout import LinearLayout
+from ..core.targets import is_amdgpu_chip
 from ..dialects.ll import LoadOp, StoreOp
 from ..planning import register_maps
 from .apply_layout import constant_int_value
 from .common import cast_to
 from .kernel import KernelBuilder, Launch, LoweringError, hardware_layout, vector_type
 from .simt_pattern import SimtPattern
+from .triton_math import exp_approx
 from .vectors import concat, concat_units, from_units, gather, to_units, unit
 
 __all__ = [
@@ -202,6 +204,14 @@ def _check_elementwise(op: ir.OpView, launch: Launch) -> None:
 def _emit_elementwise(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
     operation = op.operation
     operands = [cast_to(v, vector_type(v.type, launch)) for v in operation.operands]
+    result = operation.results[0] if len(operation.results) == 1 else None
+    if (
+        operation.name == "math.exp"
+        and not is_amdgpu_chip(launch.chip)
+        and result is not None
+        and isinstance(ir.RankedTensorType(result.type).element_type, ir.F32Type)
+    ):  # Triton's: `ex2.approx.f32` of x * log2(e), not libdevice's `__nv_expf`
+        return [cast_to(exp_approx(operands[0]), result.type)]
     attributes = {name: operation.attributes[name] for name in operation.attributes}
     new = ir.Operation.create(
         operation.name,

@@ -34,7 +34,7 @@ from mlir.dialects import arith, gpu, llvm, memref, scf, vector
 
 from ..core.layout import LinearLayout
 from ..core.targets import is_amdgpu_chip
-from ..ir.ptx_asm import FORMS, predicated_load, predicated_store
+from ..ir.ptx_asm import FORMS, MAD_WIDE_BYTES, mad_wide, predicated_load, predicated_store
 from ..ir.text import pointee_type as pointee_of
 from ..ir.text import type_kind
 from .axis_info import analyze_axis_info
@@ -470,7 +470,7 @@ def _emit_load(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
     piece_type = ir.VectorType.get([vec], element)
     bits = _predicated_bits(element, vec, mask, launch)
     pieces: list[ir.Value] = []
-    for access in _register_accesses(memory, offsets, mask, registers, vec, element):
+    for access in _register_accesses(memory, offsets, mask, registers, vec, element, ptx=bits is not None):
         first, index, condition = access.first, access.index, access.condition
         registers_here = list(range(first, first + vec))
         if bits is not None and condition is not None and access.address is not None:
@@ -516,18 +516,26 @@ class _RegisterAccess:
 
 
 def _register_accesses(
-    memory: ir.Value, offsets: ir.Value, mask: ir.Value | None, registers: int, vec: int, element: ir.Type
+    memory: ir.Value,
+    offsets: ir.Value,
+    mask: ir.Value | None,
+    registers: int,
+    vec: int,
+    element: ir.Type,
+    *,
+    ptx: bool,
 ) -> list[_RegisterAccess]:
     """One access per `vec` registers: the index and mask bit as scalars (`element_of`) and,
-    for a masked access with a predicated form, Triton's address (`_addresses`)."""
+    for a masked access with a predicated PTX form (``ptx``: the target takes PTX and the access
+    has one), Triton's address (`_addresses`)."""
     scalars: dict = {}
     firsts = range(0, registers, vec)
     indices = [element_of(offsets, first, scalars) for first in firsts]
     conditions = [element_of(mask, first, scalars) if mask is not None else None for first in firsts]
-    predicated = mask is not None and _word_bits(element, vec) is not None
+    predicated = ptx and mask is not None and _word_bits(element, vec) is not None
     addresses: list[_Address | None] = [None] * len(indices)
     if predicated:
-        addresses = list(_addresses(_base_address(memory), indices, element))
+        addresses = list(_addresses(_base_address(memory), indices, element, ptx=True))
     return [_RegisterAccess(*parts) for parts in zip(firsts, indices, conditions, addresses)]
 
 
@@ -642,12 +650,13 @@ def _gep_index(term: ir.Value) -> ir.Value:
     return arith.index_cast(ir.IntegerType.get_signless(64), term)
 
 
-def global_pointer(memory: ir.Value, index: ir.Value, element: ir.Type) -> ir.Value:
-    """The `!llvm.ptr<1>` of element `index` (an `index`) of the global memref `memory`."""
-    return _addresses(_base_address(memory), [index], element)[0].at()
+def global_pointer(memory: ir.Value, index: ir.Value, element: ir.Type, *, ptx: bool) -> ir.Value:
+    """The `!llvm.ptr<1>` of element `index` (an `index`) of the global memref `memory` (``ptx``:
+    the target takes PTX, so an i32 step may be a `mad.wide.s32`)."""
+    return _addresses(_base_address(memory), [index], element, ptx=ptx)[0].at()
 
 
-def _addresses(base: ir.Value, indices: list[ir.Value], element: ir.Type) -> list[_Address]:
+def _addresses(base: ir.Value, indices: list[ir.Value], element: ir.Type, *, ptx: bool) -> list[_Address]:
     """The addresses of elements `indices` of the argument at `base` (an `index` address),
     Triton's way: one `getelementptr` per summand of the index, the summands most accesses
     share first (so that the registers of a thread share one address register), and the
@@ -671,14 +680,25 @@ def _addresses(base: ir.Value, indices: list[ir.Value], element: ir.Type) -> lis
     pointer_type = ir.Type.parse(GLOBAL_POINTER)
     start = llvm.inttoptr(pointer_type, arith.index_cast(ir.IntegerType.get_signless(64), base))
     found = []
+    steps: dict = {}  # (pointer, summand) -> the pointer one step further: shared prefixes once
     for rests, constant in split:
         pointer = start
         for rest in sorted(rests, key=lambda r: -counts[r]):
-            pointer = llvm.getelementptr(
-                pointer_type, pointer, [_gep_index(rest)], [_DYNAMIC], element, llvm.GEPNoWrapFlags.none
-            )
+            if (pointer, rest) not in steps:
+                steps[pointer, rest] = _step(pointer, _gep_index(rest), element, ptx=ptx)
+            pointer = steps[pointer, rest]
         found.append(_Address(pointer, constant * _element_bytes(element)))
     return found
+
+
+def _step(pointer: ir.Value, index: ir.Value, element: ir.Type, *, ptx: bool) -> ir.Value:
+    """`pointer` advanced by `index` elements: one `mad.wide.s32` (`ir/ptx_asm.py`, Triton's
+    address instruction) for an i32 index of a 1- to 16-byte element on a PTX target, else a
+    `getelementptr`."""
+    size = _element_bytes(element)
+    if ptx and isinstance(index.type, ir.IntegerType) and index.type.width == 32 and size in MAD_WIDE_BYTES:
+        return llvm.inline_asm(pointer.type, [index, pointer], *mad_wide(size))
+    return llvm.getelementptr(pointer.type, pointer, [index], [_DYNAMIC], element, llvm.GEPNoWrapFlags.none)
 
 
 def _words(piece: ir.Value, bits: int) -> list[ir.Value]:
@@ -736,7 +756,7 @@ def _emit_store(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
     value = cast_to(operands.value, _vector_of(value_type, launch))
     mask = lowered_operand(operands.mask, launch)
     bits = _predicated_bits(element, vec, mask, launch)
-    for access in _register_accesses(memory, offsets, mask, registers, vec, element):
+    for access in _register_accesses(memory, offsets, mask, registers, vec, element, ptx=bits is not None):
         first, index, condition = access.first, access.index, access.condition
         piece = value if vec == registers else vector.shuffle(value, value, list(range(first, first + vec)))
         if bits is not None and condition is not None and access.address is not None:

@@ -46,7 +46,7 @@ from .kernel import Launch, LoweringError, vector_type
 from .simt_pattern import SimtPattern
 from .triton_kernel import pointer_memory
 
-__all__ = ["BITCAST", "CLAMPF", "FP_TO_FP", "MULHIUI", "POINTER_CASTS", "PRECISE"]
+__all__ = ["BITCAST", "CLAMPF", "EX2_APPROX", "FP_TO_FP", "MULHIUI", "POINTER_CASTS", "PRECISE", "exp_approx"]
 
 #: The widths `tt.fp_to_fp` lowers between.
 _FLOAT_TYPES = (ir.F16Type, ir.BF16Type, ir.F32Type, ir.F64Type)
@@ -129,13 +129,46 @@ def _emit_precise(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
 SQRT_RN = ("sqrt.rn.f32 $0, $1;", "=f,f")
 
 
-def _sqrt_rn(x: ir.Value) -> ir.Value:
-    """`sqrt.rn.f32` on each element of `x` (a scalar or a vector)."""
+def _f32_asm(x: ir.Value, asm: tuple[str, str]) -> ir.Value:
+    """The one-operand f32 instruction `asm` (string, constraints) on each element of `x` (a
+    scalar or a vector of f32)."""
     f32 = ir.F32Type.get()
     if not isinstance(x.type, ir.VectorType):
-        return llvm.inline_asm(f32, [x], *SQRT_RN)
-    roots = [llvm.inline_asm(f32, [vector.extract(x, [], [k])], *SQRT_RN) for k in range(x.type.shape[0])]
-    return vector.from_elements(x.type, roots)
+        return llvm.inline_asm(f32, [x], *asm)
+    results = [llvm.inline_asm(f32, [vector.extract(x, [], [k])], *asm) for k in range(x.type.shape[0])]
+    return vector.from_elements(x.type, results)
+
+
+def _sqrt_rn(x: ir.Value) -> ir.Value:
+    """`sqrt.rn.f32` on each element of `x` (a scalar or a vector)."""
+    return _f32_asm(x, SQRT_RN)
+
+
+#: The PTX of Triton's f32 `math.exp` (`ExpOpConversionApprox`): `ex2.approx.f32` of
+#: `x * log2(e)`; `simt/dialects/llvm.py` runs it as the correctly rounded `2 ** y`, where the
+#: hardware's is within 2 ulp (PTX ISA: maximum relative error 2^-22 for `ex2.approx.f32`).
+EX2_APPROX = ("ex2.approx.f32 $0, $1;", "=f,f")
+#: log2(e) rounded to f32 (0x3FB8AA3B), the factor Triton multiplies by.
+LOG2_E = 1.4426950408889634
+
+
+def exp_approx(x: ir.Value) -> ir.Value:
+    """Triton's f32 exponential of each element of `x` (a scalar or a vector of f32): one
+    `mul.f32` by log2(e) and one `ex2.approx.f32`, where `math.exp` is libdevice's `__nv_expf`
+    (some 8 instructions).
+
+    Formula: exp(x) = 2 ** fl(x * fl(log2 e)); the product's rounding moves the result by up to
+    |x * log2 e| * 2^-24 relatively (about |x| ulp: 1 ulp for |x| < 1, 8 for |x| near 8).
+    Requires: `x` of f32 or a vector of f32.
+    Example: `exp_approx(%v)` on `vector<4xf32>` is `arith.mulf %v, 1.44269502` and four
+    `llvm.inline_asm "ex2.approx.f32 $0, $1;"`."""
+    f32 = ir.F32Type.get()
+    factor = ir.FloatAttr.get(f32, LOG2_E)
+    if isinstance(x.type, ir.VectorType):
+        log2e = arith.constant(x.type, ir.DenseElementsAttr.get_splat(x.type, factor))
+    else:
+        log2e = arith.constant(f32, factor)
+    return _f32_asm(arith.mulf(x, log2e), EX2_APPROX)
 
 
 def _check_precise(op: ir.OpView, launch: Launch) -> None:
@@ -365,7 +398,7 @@ def _through_f32(x: ir.Value, result_type: ir.Type) -> ir.Value:
 
 def _emit_pointer_cast(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
     """`tt.ptr_to_int`: the byte address `base + offset * size`; `tt.int_to_ptr`: the element
-    offset `(address - base) / size` (base: the address of the argument the pointer derives from,
+    offset `(address - base) / size`, an exact division (base: the address of the argument the pointer derives from,
     from `annotate_accesses`; size: the pointee's bytes)."""
     operation = op.operation
     source, result = operation.operands[0], operation.results[0]
@@ -380,7 +413,9 @@ def _emit_pointer_cast(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Val
     if to_int:
         address = arith.addi(base, arith.muli(value, element_bytes))
         return [cast_to(arith.index_cast(_lowered_type(result.type, launch), address), result.type)]
-    return [cast_to(arith.divsi(arith.subi(value, base), element_bytes), result.type)]
+    # exact: an address Triton can access through is `base + k * size` (aligned to its element),
+    # so the division is a shift (one `shr.s64`, not the rounding toward zero of a signed `div`)
+    return [cast_to(arith.divsi(arith.subi(value, base), element_bytes, is_exact=True), result.type)]
 
 
 # ---------------------------------------------------------------------------- bitcast

@@ -23,7 +23,10 @@ module attributes {"ttg.num-warps" = 4 : i32} {
 // CHECK: gpu.thread_id x
 // CHECK: %[[V:.*]] = vector.load %arg0[%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<16x32xf32>, vector<4xf32>
 // CHECK: %[[M:.*]] = arith.mulf %[[V]], %{{.*}} : vector<4xf32>
-// CHECK: %[[E:.*]] = math.exp %[[M]] : vector<4xf32>
+// f32 exp is Triton's: a multiply by log2(e), then one ex2.approx.f32 per register.
+// CHECK: %[[L:.*]] = arith.mulf %[[M]], %{{.*}} : vector<4xf32>
+// CHECK-COUNT-4: llvm.inline_asm "ex2.approx.f32 $0, $1;", "=f,f"
+// CHECK: %[[E:.*]] = vector.from_elements
 // CHECK: vector.store %[[E]], %arg1[%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<16x32xf32>, vector<4xf32>
 // CHECK: gpu.return
 // LOWER-LABEL: gpu.func @copy(

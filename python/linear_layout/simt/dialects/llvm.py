@@ -2,15 +2,18 @@
 
 Ops: inttoptr (to ``!llvm.ptr<1>`` and ``!llvm.ptr<3>``) ptrtoint getelementptr (one index into a scalar type)
 extractvalue (one position) bitcast, cmpxchg (global memory, one thread after another), inline_asm (exactly the PTX strings of `INLINE_ASM`, and the
-predicated global loads and stores of `ir/ptx_asm.py`).
+predicated global loads, stores and atomics and the `mad.wide.s32` address steps of `ir/ptx_asm.py`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import mlir.ir as ir
 import numpy as np
 
-from ...ir.ptx_asm import PredicatedAccess, access_of
+from ...ir.ptx_asm import MAD_WIDES, PredicatedAccess, PredicatedAtomic, access_of, atomic_of
 from ...ir.upstream import llvm_pointer_space
 from ..elements import elem_of, result_elem
 from ..errors import MemoryAccessError, UnsupportedOp
@@ -106,6 +109,8 @@ def _cvt_rz_f16(x: np.ndarray) -> np.ndarray:
 INLINE_ASM = {
     ("sqrt.rn.f32 $0, $1;", "=f,f"): np.sqrt,  # IEEE-rounded, as numpy's float32 sqrt
     ("cvt.rz.f16.f32 $0, $1;", "=h,f"): _cvt_rz_f16,  # the 16 bits of the half
+    # Triton's exp: hardware within 2 ulp of 2 ** x (PTX ISA), here its correctly rounded value
+    ("ex2.approx.f32 $0, $1;", "=f,f"): np.exp2,
 }
 
 
@@ -116,10 +121,67 @@ def _inline_asm(ex, op):
     access = access_of(asm, constraints)
     if access is not None:
         return _predicated_access(ex, op, access)
+    atomic = atomic_of(asm, constraints)
+    if atomic is not None:
+        return _predicated_atomic(ex, op, atomic)
+    step = MAD_WIDES.get((asm, constraints))
+    if step is not None:
+        return _mad_wide(ex, op, step)
     compute = INLINE_ASM.get((asm, constraints))
     if compute is None:
         raise UnsupportedOp(f"llvm.inline_asm {asm!r} ({constraints!r}) is not one the interpreter runs")
     return float_op(compute)(ex, op)
+
+
+#: What each `atom` operation writes, from the old element and the thread's value (Python
+#: numbers, signed or unsigned by the type letter; floats as numpy scalars of their width).
+_ATOMIC_UPDATES: dict[str, Callable[[Any, Any], Any]] = {
+    "add": lambda old, value: old + value,
+    "max": max,
+    "min": min,
+    "and": lambda old, value: old & value,
+    "or": lambda old, value: old | value,
+    "xor": lambda old, value: old ^ value,
+    "exch": lambda old, value: value,
+}
+
+
+def _predicated_atomic(ex, op, atomic: PredicatedAtomic):
+    """A predicated `atom.global`: the active threads whose predicate is set, one after another
+    in thread order, each read the element at its address, write `operation(old, value)` and
+    get `old`; the others get 0. `sem` and `scope` order this kernel's accesses no differently
+    in the interpreter (one thread at a time, every access visible at once), so both are only
+    checked to be PTX's."""
+    address, value, *guard = ex.operands(op)  # the predicate, where the form has one
+    elem = elem_of(op.operands[1].type)
+    values = np.asarray(elem.wrap(value))
+    old = np.zeros(ex.num_threads, dtype=values.dtype)
+    on = ex.active & np.asarray(guard[0]).astype(bool) if atomic.predicated else ex.active
+    as_number: Callable[[np.ndarray], np.ndarray] = {
+        "s": elem.signed,
+        "u": elem.unsigned,
+        "b": elem.unsigned,
+        "f": elem.wrap,
+    }[atomic.kind]
+    update = _ATOMIC_UPDATES[atomic.operation]
+    for thread in np.flatnonzero(on):
+        at = np.asarray(address).astype(np.int64)[thread : thread + 1]
+        buf, place = elements_at(ex, op, ex.global_buffers, at, elem.mem_bytes, "global")
+        current = buf.data[int(place[0]) : int(place[0]) + 1]
+        old[thread] = current[0]
+        new = update(as_number(current)[0], as_number(values[thread : thread + 1])[0])
+        if atomic.kind != "f":  # an integer wraps around at its width
+            new = np.asarray([int(new) % (1 << atomic.bits)], dtype=np.uint64)
+        buf.data[int(place[0])] = elem.wrap(np.asarray(new))[0] if atomic.kind != "f" else new
+    return [elem.wrap(old)]
+
+
+def _mad_wide(ex, op, element_bytes: int):
+    """`mad.wide.s32 $0, $1, element_bytes, $2`: the pointer $2 plus the sign-extended i32 $1
+    times `element_bytes` (64-bit, wrapping), as `getelementptr` computes it."""
+    index, pointer = ex.operands(op)
+    steps = elem_of(op.operands[0].type).signed(index).astype(np.int64) * element_bytes
+    return [(np.asarray(pointer).astype(np.int64) + steps).astype(np.uint64)]
 
 
 def _predicated_access(ex, op, access: PredicatedAccess):
