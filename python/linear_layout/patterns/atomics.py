@@ -161,9 +161,7 @@ def _emit(op: ir.OpView, launch: Launch, plan: AtomicPlan) -> list[ir.Value]:
     )
 
 
-def _compare_and_swap(
-    value: ir.Value, compare: ir.Value, memory: ir.Value, index: ir.Value, *, ptx: bool
-) -> ir.Value:
+def _compare_and_swap(value: ir.Value, compare: ir.Value, memory: ir.Value, index: ir.Value, *, ptx: bool) -> ir.Value:
     """One `llvm.cmpxchg` (`atom.cas`, as Triton's) at element `index` of `memory`, writing
     `value` where the element's bits equal `compare`'s (floats compared as their bits),
     returning the element's old value (``ptx``: the target takes PTX)."""
@@ -184,7 +182,10 @@ def _compare_and_swap(
 def _emit_cas(op: ir.OpView, launch: Launch, plan: AtomicPlan) -> list[ir.Value]:
     ptx = not is_amdgpu_chip(launch.chip)
     return _per_element(
-        op, launch, plan, lambda value, compare, memory, index: _compare_and_swap(value, compare, memory, index, ptx=ptx)
+        op,
+        launch,
+        plan,
+        lambda value, compare, memory, index: _compare_and_swap(value, compare, memory, index, ptx=ptx),
     )
 
 
