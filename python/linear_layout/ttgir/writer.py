@@ -182,7 +182,11 @@ class _Writer:
             line = _results(op) + restore_text(op.name, dict(attributes)[SYNTAX_ATTRIBUTE] or "", operands)
             self.lines.append(pad + line + (f" {op.loc}" if op.loc else ""))
             return
-        if op.generic and entry is not None and entry.format is not None:
+        has_region = any(isinstance(piece, Region) for piece in op.pieces)
+        if op.generic and entry is not None and entry.format is not None and not has_region:
+            # (no custom format spells a region: an op written generically with one keeps its
+            # generic text, so nothing is dropped; found by the fuzzer: a `tt.scan` renamed
+            # `tt.broadcast` lost its combine region in the custom form)
             line = _results(op) + _custom_line(self.source, op, entry)
             self.note_result_group(op, entry, len(pad))
             self.lines.append(pad + line + (f" {op.loc}" if op.loc else ""))
