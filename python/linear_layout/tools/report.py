@@ -285,6 +285,12 @@ def _launch(module: ir.Module, text: str) -> _Launch:
             raise TtgirError(message, *_attribute_position(text, name))
         return number
 
+    target = attributes.get("ttg.target")
+    if target is not None and not (
+        isinstance(target, ir.StringAttr) and re.fullmatch(r"cuda:\d+|hip:\w+", target.value)
+    ):  # found by the fuzzer: `ttg.target = false` was an internal error
+        message = f'\'ttg.target\' must be a string such as "cuda:80" or "hip:gfx942", got {target}'
+        raise TtgirError(message, *_attribute_position(text, "ttg.target"))
     launch = _Launch(value("ttg.num-warps", 4), value("ttg.threads-per-warp", 32), chip_of(module))
     if launch.num_warps * launch.threads_per_warp > _MAX_THREADS:
         raise TtgirError(
@@ -296,7 +302,7 @@ def _launch(module: ir.Module, text: str) -> _Launch:
 
 def _attribute_position(text: str, name: str) -> tuple[int, int]:
     """(line, column) where `"name" =` is written in `text` ((0, 0): nowhere)."""
-    written = re.search(rf'"{re.escape(name)}"\s*=', text)
+    written = re.search(rf'(?<![\w."])"?{re.escape(name)}"?\s*=', text)  # quoted or not, as MLIR prints it
     if written is None:
         return 0, 0
     return text.count("\n", 0, written.start()) + 1, written.start() - text.rfind("\n", 0, written.start())
