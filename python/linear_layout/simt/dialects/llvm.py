@@ -152,6 +152,7 @@ def _predicated_atomic(ex, op, atomic: PredicatedAtomic):
     get `old`; the others get 0. `sem` and `scope` order this kernel's accesses no differently
     in the interpreter (one thread at a time, every access visible at once), so both are only
     checked to be PTX's."""
+    ex.report.op_counts["llvm.inline_asm (atomic)"] += 1  # counted with the other atomics' ops
     address, value, *guard = ex.operands(op)  # the predicate, where the form has one
     elem = elem_of(op.operands[1].type)
     values = np.asarray(elem.wrap(value))
