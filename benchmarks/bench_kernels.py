@@ -136,15 +136,21 @@ def main(argv: list[str] | None = None) -> int:
             worse.append(f"{path.stem}: narrower global accesses")
         if mine.shared_bytes > theirs.shared_bytes or mine.barriers > theirs.barriers:
             worse.append(f"{path.stem}: more shared bytes or barriers")
+    print_verdict(ratios, worse, missing, "not lowered")
+    return 0
+
+
+def print_verdict(ratios: list[float], worse: list[str], missing: list[tuple[str, str]], failed: str) -> None:
+    """The end of a side-by-side run: the median compile-time ratio, every line where ours is
+    worse than Triton's, and the files that did not go through (``failed``: what did not happen)."""
     if ratios:
         print(f"\ncompile time ours / Triton's, median over {len(ratios)} files: {statistics.median(ratios):.2f}")
     print(f"\nmore than Triton ({len(worse)}):" if worse else "\nnowhere more than Triton")
     for line in worse:
         print(f"  {line}")
-    print(f"\nnot lowered ({len(missing)} files):")
+    print(f"\n{failed} ({len(missing)} files):")
     for stem, reason in missing:
         print(f"  {stem}: {reason}")
-    return 0
 
 
 if __name__ == "__main__":

@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
-import statistics
 import sys
 import tempfile
 import time
@@ -41,6 +40,9 @@ from amdgcn_stats import AmdgcnStats, amdgcn_stats, tritons_codegen  # noqa: E40
 
 from linear_layout.passes.amdgcn import amdgpu_backend_available, emit_amdgcn, emit_rocdl_llvm  # noqa: E402
 from linear_layout.tools.kernels import lower_ttgir  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_kernels import print_verdict  # noqa: E402  (the same verdict as the PTX comparison)
 
 CHIP = "gfx942"
 
@@ -126,14 +128,7 @@ def main(argv: list[str] | None = None) -> int:
         print(_row(path.stem, mine, theirs, (seconds, theirs_seconds)))
         ratios.append(seconds / theirs_seconds)
         worse.extend(_worse(path.stem, mine, theirs))
-    if ratios:
-        print(f"\ncompile time ours / Triton's, median over {len(ratios)} files: {statistics.median(ratios):.2f}")
-    print(f"\nmore than Triton ({len(worse)}):" if worse else "\nnowhere more than Triton")
-    for line in worse:
-        print(f"  {line}")
-    print(f"\nnot compiled ({len(missing)} files):")
-    for stem, reason in missing:
-        print(f"  {stem}: {reason}")
+    print_verdict(ratios, worse, missing, "not compiled")
     return 0
 
 
