@@ -39,7 +39,8 @@ from ptx_stats import PtxStats, ptx_stats  # noqa: E402
 from linear_layout.tools.kernels import ttgir_to_ptx  # noqa: E402
 
 
-def _widths(widths: tuple[int, ...]) -> str:
+def widths_text(widths: tuple[int, ...]) -> str:
+    """Access widths as `bits x count` (`128x4 32x2`), `-` for none."""
     return " ".join(f"{w}x{n}" for w, n in sorted(Counter(widths).items())) or "-"
 
 
@@ -96,8 +97,8 @@ def _matrix_row(mine: str, theirs: str) -> str | None:
 def _row(stem: str, mine: PtxStats, theirs: PtxStats, seconds: tuple[float, float]) -> str:
     return (
         f"{stem:24} {mine.instructions:5} | {theirs.instructions:<5} "
-        f"{_widths(mine.global_loads):>10} | {_widths(theirs.global_loads):<10} "
-        f"{_widths(mine.global_stores):>10} | {_widths(theirs.global_stores):<10} "
+        f"{widths_text(mine.global_loads):>10} | {widths_text(theirs.global_loads):<10} "
+        f"{widths_text(mine.global_stores):>10} | {widths_text(theirs.global_stores):<10} "
         f"{mine.shared_bytes:5} | {theirs.shared_bytes:<5} {mine.barriers:3} | {theirs.barriers:<3} "
         f"{mine.shuffles:3} | {theirs.shuffles:<3} {seconds[0] * 1e3:7.0f} | {seconds[1] * 1e3:<7.0f}"
     )

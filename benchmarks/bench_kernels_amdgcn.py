@@ -27,7 +27,6 @@ import os
 import sys
 import tempfile
 import time
-from collections import Counter
 from pathlib import Path
 
 os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
@@ -42,13 +41,9 @@ from linear_layout.passes.amdgcn import amdgpu_backend_available, emit_amdgcn, e
 from linear_layout.tools.kernels import lower_ttgir  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_kernels import print_verdict  # noqa: E402  (the same verdict as the PTX comparison)
+from bench_kernels import print_verdict, widths_text  # noqa: E402  (the same verdict and widths as the PTX comparison)
 
 CHIP = "gfx942"
-
-
-def _widths(widths: tuple[int, ...]) -> str:
-    return " ".join(f"{w}x{n}" for w, n in sorted(Counter(widths).items())) or "-"
 
 
 def triton_amdgcn(path: Path) -> tuple[str, float, int]:
@@ -84,8 +79,8 @@ def ours(path: Path) -> tuple[str | None, float, str]:
 def _row(stem: str, mine: AmdgcnStats, theirs: AmdgcnStats, seconds: tuple[float, float]) -> str:
     return (
         f"{stem:26} {mine.instructions:5} | {theirs.instructions:<5} "
-        f"{_widths(mine.global_loads):>10} | {_widths(theirs.global_loads):<10} "
-        f"{_widths(mine.global_stores):>10} | {_widths(theirs.global_stores):<10} "
+        f"{widths_text(mine.global_loads):>10} | {widths_text(theirs.global_loads):<10} "
+        f"{widths_text(mine.global_stores):>10} | {widths_text(theirs.global_stores):<10} "
         f"{mine.lds_bytes:5} | {theirs.lds_bytes:<5} {mine.barriers:3} | {theirs.barriers:<3} "
         f"{mine.cross_lane:3} | {theirs.cross_lane:<3} {seconds[0] * 1e3:7.0f} | {seconds[1] * 1e3:<7.0f}"
     )
