@@ -78,6 +78,7 @@ REFERENCES = {
     "matmul_tf32": lambda a: _int_matmul(a[0], a[1]),
     "matmul_i8": lambda a: _int_matmul(a[0], a[1]),
     "matmul_ieee": lambda a: _int_matmul(a[0], a[1]),
+    "matmul_bf16": lambda a: _int_matmul(a[0], a[1]),
     "matmul_f16acc": lambda a: _int_matmul(a[0], a[1]),
     "matmul_batched": lambda a: _int_matmul(a[0], a[1]),
     "matmul_epilogue": lambda a: np.maximum(_int_matmul(a[0], a[1]) + a[2].astype(np.int64), 0),

@@ -64,7 +64,7 @@ def test_lowered_kernel_runs_like_tritons_interpreter(path):
     pytest.importorskip("triton")
     sys.path.insert(0, str(CORPUS))
     from corpus import case
-    from oracle import run_triton_interpreter
+    from oracle import run_triton_interpreter, simt_arrays
 
     name = path.stem.split(".")[0]
     kernel = case(name)
@@ -80,9 +80,9 @@ def test_lowered_kernel_runs_like_tritons_interpreter(path):
         variants.append(launch.args[:3] + (0,))
     for inputs in variants:
         expected = run_triton_interpreter(name, inputs, launch.grid, kernel.constexprs)
-        args = [arg.copy() if isinstance(arg, np.ndarray) else arg for arg in inputs]
+        args = simt_arrays(inputs)
         report = run_triton_kernel(module, args, launch.grid)
-        for index, array in expected.items():
+        for index, array in zip(expected, simt_arrays(tuple(expected.values()))):
             if kernel.exact or array.dtype != np.float32:
                 np.testing.assert_array_equal(args[index], array)
             else:

@@ -729,6 +729,19 @@ def _pipelined(kernel: KernelCase, stages: int) -> KernelCase:
 
 CASES += tuple(_pipelined(kernel, stages) for kernel in CASES if kernel.name in _PIPELINED_INPUTS for stages in (2, 3, 4))
 
+import ml_dtypes  # noqa: E402  (here: an import line above the kernels would move their TTGIR locs)
+
+#: bf16 operands, f32 accumulator: mma.sync m16n8k16 .bf16, with 4 and 8 warps; plain at sm_80 and
+#: sm_90, pipelined with 2 stages at sm_80 and 3 at sm_80 and sm_90 (the inputs of the f16 matmuls:
+#: masked M, N and K tails). Small integers are exact in bf16 (|x| <= 256), and every product and
+#: partial sum in f32. Triton's interpreter computes bf16 dots only with the oracle's correction
+#: (`oracle.exact_bf16_dot`).
+_MATMUL_BF16 = KernelCase("matmul_bf16", matmul_kernel, {**_MATMUL, "a_ptr": "*bf16", "b_ptr": "*bf16"},
+                          {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32, "PRECISION": None},
+                          _matmul(ml_dtypes.bfloat16), options={"num_stages": 1}, hip=False, num_warps=(4, 8))
+_PIPELINED_INPUTS["matmul_bf16"] = _matmul(ml_dtypes.bfloat16, n=48, k=48)
+CASES += (_MATMUL_BF16, *(_pipelined(_MATMUL_BF16, stages) for stages in (2, 3)))
+
 _BY_NAME = {kernel.name: kernel for kernel in CASES}
 
 

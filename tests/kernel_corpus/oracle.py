@@ -10,7 +10,21 @@ answering pickled requests on its stdin/stdout); this module itself never import
 Triton's interpreter takes any tensor-like object with `data_ptr()`, `dtype` (whose `str()` is
 `torch.float32`, ...), `untyped_storage()`, `new_empty()`, `set_()`, `storage_offset()`,
 `size()`, `stride()` and `copy_()`: `NumpyTensor` is that object over a numpy array, sharing its
-memory, so the kernel writes straight into the array.
+memory, so the kernel writes straight into the array. A bf16 array is an `ml_dtypes.bfloat16`
+numpy array (`torch.bfloat16`).
+
+One correction of Triton 3.9's interpreter is applied in the worker, and only this one
+(`exact_bf16_dot`): the interpreter holds bf16 values as their uint16 bit patterns
+(`_get_np_dtype(tl.bfloat16)` is `uint16`, whatever the argument's storage), and its
+`create_dot` multiplies those integers (`np.matmul(a.data, b.data, dtype=float32)`), so a bf16
+`tl.dot` returns products of bit patterns (about 1e10 on small integers). The corrected dot
+widens each bf16 operand to the float32 of the same value (its bits shifted up 16, exact) and
+then runs the interpreter's own dot, as for f16; every other dot is passed on untouched.
+Loads, stores, `where` and the bf16 <-> f32 casts of exactly representable values are right as
+they are (they move bits, or convert with `_convert_float`). Not corrected, so no corpus kernel
+does it: arithmetic in bf16 itself (`a + b`, `a * b`, `tl.maximum` on two bf16 tensors works on
+the bit patterns too), and f32 -> bf16 casts of values bf16 cannot hold (the interpreter
+truncates where a GPU rounds to nearest even).
 """
 
 from __future__ import annotations
@@ -21,11 +35,12 @@ import pickle
 import struct
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["NumpyTensor", "TorchDtype", "run_in_worker", "run_triton_interpreter"]
+__all__ = ["NumpyTensor", "TorchDtype", "exact_bf16_dot", "run_in_worker", "run_triton_interpreter", "simt_arrays"]
 
 
 class TorchDtype:
@@ -45,7 +60,8 @@ class TorchDtype:
     @classmethod
     def of(cls, dtype: np.dtype) -> TorchDtype:
         names = {"float32": "float32", "float16": "float16", "float64": "float64", "int8": "int8",
-                 "int16": "int16", "int32": "int32", "int64": "int64", "uint8": "uint8", "uint32": "uint32", "bool": "bool"}
+                 "int16": "int16", "int32": "int32", "int64": "int64", "uint8": "uint8", "uint32": "uint32", "bool": "bool",
+                 "bfloat16": "bfloat16"}
         name = names[np.dtype(dtype).name]
         return cls._BY_NUMPY.setdefault(name, cls(name))
 
@@ -117,6 +133,41 @@ class NumpyTensor:
         return self.array.itemsize
 
 
+def exact_bf16_dot(create_dot: Callable) -> Callable:
+    """Triton's interpreter `create_dot`, corrected for bf16 operands: each bf16 operand (held as
+    its uint16 bits) becomes the float32 of the same value, `bits << 16`, before `create_dot`
+    runs; a dot of any other operand types is `create_dot`'s own, untouched.
+
+    Requires: `create_dot(builder, a, b, acc, input_precision, max_num_imprecise_acc)` with
+    TensorHandle operands, as `triton.runtime.interpreter.InterpreterBuilder.create_dot`.
+    Postcondition: on bf16 operands, the f32 dot of their values (products exact in f32, summed
+    as the interpreter sums f16 products); otherwise `create_dot(...)` itself.
+    Example: a 1 x 1 bf16 dot of 3 (bits 0x4040) by 2 (0x4000) is 6.0, where Triton's own gives
+    16448 * 16384 = 269484032.0.
+    """
+    import triton.language as tl
+    from triton.runtime.interpreter import TensorHandle
+
+    def widened(operand):
+        if operand.dtype.scalar != tl.bfloat16:
+            return operand
+        return TensorHandle((operand.data.astype(np.uint32) << np.uint32(16)).view(np.float32), tl.float32)
+
+    def corrected(builder, a, b, acc, input_precision, max_num_imprecise_acc):
+        return create_dot(builder, widened(a), widened(b), acc, input_precision, max_num_imprecise_acc)
+
+    corrected.corrects = create_dot  # type: ignore[attr-defined]
+    return corrected
+
+
+def _correct_the_interpreter() -> None:
+    """Install `exact_bf16_dot` on Triton's interpreter builder (once, in the worker)."""
+    from triton.runtime.interpreter import InterpreterBuilder
+
+    if not hasattr(InterpreterBuilder.create_dot, "corrects"):
+        InterpreterBuilder.create_dot = exact_bf16_dot(InterpreterBuilder.create_dot)
+
+
 def run_in_worker(name: str, args: tuple, grid: tuple[int, ...], constexprs: dict) -> dict[int, np.ndarray]:
     """In the worker: run corpus kernel `name` on copies of `args`; the arrays after the run,
     keyed by argument position."""
@@ -126,6 +177,17 @@ def run_in_worker(name: str, args: tuple, grid: tuple[int, ...], constexprs: dic
     call_args = [NumpyTensor(arrays[index]) if index in arrays else arg for index, arg in enumerate(args)]
     case(name).fn[grid](*call_args, **constexprs)
     return arrays
+
+
+def simt_arrays(args: tuple) -> list:
+    """`args` as our SIMT interpreter takes them (`run_triton_kernel`): copies of the arrays, a
+    bf16 array widened to the float32 array of the same values (the interpreter holds bf16 in
+    float32, `simt/interpreter.py`); scalars as they are. Also for comparing a bf16 result."""
+    return [_simt_array(arg) if isinstance(arg, np.ndarray) else arg for arg in args]
+
+
+def _simt_array(array: np.ndarray) -> np.ndarray:
+    return array.astype(np.float32) if array.dtype.name == "bfloat16" else array.copy()
 
 
 def _send(stream, value) -> None:
@@ -174,6 +236,7 @@ def run_triton_interpreter(name: str, args: tuple, grid: tuple[int, ...], conste
 
 def _serve() -> None:
     """The worker's loop: the protocol owns the real stdout; anything printed goes to stderr."""
+    _correct_the_interpreter()
     requests, replies = sys.stdin.buffer, os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     while True:
