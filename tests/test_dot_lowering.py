@@ -150,14 +150,14 @@ def _assert_runs_like_tritons_interpreter(name: str, module, seed: int) -> None:
     pytest.importorskip("triton")
     sys.path.insert(0, str(TTGIR.parent))
     from corpus import case
-    from oracle import run_triton_interpreter
+    from oracle import run_triton_interpreter, simt_arrays
 
     from linear_layout.tools.kernels import run_triton_kernel
 
     kernel = case(name)
     launch = kernel.make_inputs(np.random.default_rng(seed))
     expected = run_triton_interpreter(name, launch.args, launch.grid, kernel.constexprs)
-    args = [arg.copy() if isinstance(arg, np.ndarray) else arg for arg in launch.args]
+    args = simt_arrays(launch.args)  # bf16 operands as the float32 of their values
     report = run_triton_kernel(module, args, launch.grid)
     np.testing.assert_array_equal(args[2], expected[2])
     assert not report.races
@@ -293,3 +293,51 @@ def test_attention_compiles_with_the_stock_pipeline_to_tritons_matrix_instructio
         return collections.Counter(re.findall(r"\b(mma\.sync\.aligned\.\S+|ldmatrix\.\S+)\s", ptx))
 
     assert matrix_ops(ours) == matrix_ops(theirs) and sum(matrix_ops(ours).values()) > 0
+
+
+BF16_FILES = sorted(TTGIR.glob("matmul_bf16*.ttgir"))
+
+
+@pytest.mark.parametrize("path", BF16_FILES, ids=[p.stem for p in BF16_FILES])
+def test_bf16_dots_take_the_bf16_mma_and_ldmatrix_for_a_chip_and_run_like_tritons_interpreter(path):
+    """bf16 operands into f32 (plain, and pipelined over 2 and 3 stages): with the chip known every
+    mma.sync is m16n8k16 with bf16 multiplicands, the operands load with ldmatrix (A x4, B x4
+    .trans: 16-bit elements, as f16), and the kernel runs over its whole grid bit for bit like
+    Triton's interpreter (whose bf16 dot the oracle corrects: `oracle.exact_bf16_dot`), no race."""
+    chip = "sm_" + path.stem.split(".")[1][2:]
+    module = lower_ttgir(path.read_text(), chip=chip)
+    text = str(module)
+    mmas = re.findall(r"nvvm\.mma\.sync [^\n]*", text)
+    assert mmas and all(
+        "multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>" in line
+        and "shape = #nvvm.shape<m = 16, n = 8, k = 16>" in line
+        for line in mmas
+    )
+    loads = re.findall(r"nvvm\.ldmatrix [^\n]*", text)
+    assert {"row", "col"} == {re.search(r"mma_layout<(\w+)>", line).group(1) for line in loads}
+    _assert_runs_like_tritons_interpreter(path.stem.split(".")[0], module, seed=6)
+
+
+@pytest.mark.parametrize("stem", ["matmul_bf16.sm80.w4", "matmul_bf16_s3.sm90.w8"])
+def test_bf16_matmul_ptx_has_tritons_matrix_instructions_and_copies(stem, monkeypatch):
+    """Through the stock NVVM pipeline, a bf16 matmul has as many `mma.sync ... .bf16.bf16` and
+    ldmatrix (of each form) and as many `cp.async` as Triton's own PTX of the same TTGIR."""
+    import collections
+
+    triton = pytest.importorskip("triton")
+    from triton.backends.compiler import GPUTarget
+
+    from linear_layout.tools.kernels import ttgir_to_ptx
+
+    monkeypatch.setenv("TRITON_DEFAULT_FP_FUSION", "1")  # Triton 3.9's default, stated
+    path = TTGIR / f"{stem}.ttgir"
+    capability = int(stem.split(".")[1][2:])
+    theirs = triton.compile(str(path), target=GPUTarget("cuda", capability, 32)).asm["ptx"]
+    ours = ttgir_to_ptx(path.read_text(), chip=f"sm_{capability}")
+
+    def matrix_ops(ptx: str) -> collections.Counter:
+        pattern = r"\b(mma\.sync\.aligned\.\S+|ldmatrix\.\S+|cp\.async\.c[ag]\.shared\.global)\s"
+        return collections.Counter(re.findall(pattern, ptx))
+
+    assert matrix_ops(ours) == matrix_ops(theirs)
+    assert matrix_ops(ours)["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"] > 0

@@ -17,9 +17,9 @@ pytest.importorskip("triton")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "kernel_corpus"))
 
-from corpus import CASES, case
+from corpus import CASES, _ints, case
 from generate import CHIPS, FIGURES, HIP_CHIPS, NUM_WARPS, OUT, compiles, stem
-from oracle import NumpyTensor, run_triton_interpreter
+from oracle import NumpyTensor, exact_bf16_dot, run_triton_interpreter
 
 from linear_layout.ttgir import parse_ttgir, print_ttgir
 
@@ -183,3 +183,73 @@ def test_stored_ttgir_of_the_new_ops_round_trips_byte_exact(chip):
     for name in ("call", "float_ops", "atomic_cas", "device_assert"):
         text = (OUT / f"{stem(name, chip, 4)}.ttgir").read_text()
         assert print_ttgir(parse_ttgir(text)) == text
+
+
+def _bf16_handles(rng: np.random.Generator, shape) -> tuple[np.ndarray, object]:
+    """Small-integer bf16 values, and the TensorHandle Triton's interpreter loads them into: their
+    uint16 bit patterns (it holds every bf16 tensor so, whatever the argument's storage)."""
+    import triton.language as tl
+    from triton.runtime.interpreter import TensorHandle, _get_np_dtype
+
+    assert _get_np_dtype(tl.bfloat16) == np.uint16
+    values = _ints(rng, shape, ml_dtypes.bfloat16)
+    return values, TensorHandle(values.view(np.uint16).copy(), tl.bfloat16)
+
+
+def test_tritons_interpreter_multiplies_the_bit_patterns_of_bf16_and_the_correction_the_values():
+    """What goes wrong in Triton 3.9's interpreter: its `create_dot` runs `np.matmul` on the uint16
+    bit patterns of bf16 operands. The oracle's correction multiplies their values, exactly."""
+    import triton.language as tl
+    from triton.runtime.interpreter import InterpreterBuilder, TensorHandle
+
+    rng = np.random.default_rng(19)
+    (a, a_bits), (b, b_bits) = _bf16_handles(rng, (16, 32)), _bf16_handles(rng, (32, 16))
+    accumulator = TensorHandle(_ints(rng, (16, 16), np.float32), tl.float32)
+    builder = InterpreterBuilder()
+    theirs = InterpreterBuilder.create_dot(builder, a_bits, b_bits, accumulator, None, 0).data
+    bit_product = np.matmul(a.view(np.uint16), b.view(np.uint16), dtype=np.float32) + accumulator.data
+    np.testing.assert_array_equal(theirs, bit_product)
+    exact = _int_matmul(a, b) + accumulator.data.astype(np.int64)
+    assert np.abs(theirs - exact).min() > 1e6
+    corrected = exact_bf16_dot(InterpreterBuilder.create_dot)(builder, a_bits, b_bits, accumulator, None, 0)
+    assert corrected.dtype == tl.float32 and corrected.data.dtype == np.float32
+    np.testing.assert_array_equal(corrected.data, exact)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "int8", "float8e5"])
+def test_the_bf16_correction_leaves_every_other_dot_of_tritons_interpreter_unchanged(dtype):
+    """f16 and f32 (normal, not integer, data: any change of the arithmetic would show), i8 and
+    fp8 operands: the corrected dot returns the interpreter's own result, bit for bit."""
+    import triton.language as tl
+    from triton.runtime.interpreter import InterpreterBuilder, TensorHandle
+
+    rng = np.random.default_rng(5)
+    element = getattr(tl, dtype)
+    if dtype == "int8":
+        a, b, acc = _ints(rng, (16, 32), np.int8), _ints(rng, (32, 16), np.int8), np.zeros((16, 16), np.int32)
+    elif dtype == "float8e5":  # held as uint8 codes, normal ones of either sign
+        a = rng.integers(0x04, 0x78, size=(16, 32)).astype(np.uint8) | rng.choice(np.array([0, 0x80], np.uint8), (16, 32))
+        b, acc = a.T.copy(), rng.standard_normal((16, 16)).astype(np.float32)
+    else:
+        a, b = (rng.standard_normal(shape).astype(dtype) for shape in ((16, 32), (32, 16)))
+        acc = rng.standard_normal((16, 16)).astype(np.float32)
+    builder = InterpreterBuilder()
+    handles = TensorHandle(a, element), TensorHandle(b, element), TensorHandle(acc, tl.int32 if dtype == "int8" else tl.float32)
+    theirs = InterpreterBuilder.create_dot(builder, *handles, None, 0)
+    corrected = exact_bf16_dot(InterpreterBuilder.create_dot)(builder, *handles, None, 0)
+    assert corrected.dtype == theirs.dtype and corrected.data.dtype == theirs.data.dtype
+    np.testing.assert_array_equal(corrected.data, theirs.data)
+    assert np.isfinite(theirs.data).all() and theirs.data.any()
+
+
+def test_tritons_interpreter_adds_the_bit_patterns_of_bf16_too_which_the_oracle_leaves_alone():
+    """Arithmetic in bf16 itself is wrong in Triton 3.9's interpreter as well (`binary_op` on the
+    uint16 bits: a bf16 `a + b` is the sum of the bit patterns), and the oracle does not correct
+    it: no corpus kernel computes in bf16 (the matmuls accumulate in f32)."""
+    from triton.runtime.interpreter import InterpreterBuilder
+
+    rng = np.random.default_rng(3)
+    (a, a_bits), (b, b_bits) = _bf16_handles(rng, 64), _bf16_handles(rng, 64)
+    theirs = InterpreterBuilder().create_fadd(a_bits, b_bits).data
+    np.testing.assert_array_equal(theirs, a.view(np.uint16) + b.view(np.uint16))
+    assert np.any(theirs.view(ml_dtypes.bfloat16) != a + b)
