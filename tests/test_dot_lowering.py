@@ -6,6 +6,7 @@ and the one-line errors of what is not lowered."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -276,8 +277,13 @@ def test_attention_compiles_with_the_stock_pipeline_to_tritons_matrix_instructio
     operand, P, comes from registers: no ldmatrix for it, in either). (With 8 warps at sm_90,
     Triton's epilogue conversion of the accumulator also takes stmatrix and one ldmatrix.x2,
     where ours stores and loads with st/ld.shared: the conversion planner's choice, not the dot's.)"""
-    import collections
+    ours, theirs = _ours_and_tritons_ptx(stem, monkeypatch)
+    assert _matrix_ops(ours) == _matrix_ops(theirs) and sum(_matrix_ops(ours).values()) > 0
 
+
+def _ours_and_tritons_ptx(stem: str, monkeypatch) -> tuple[str, str]:
+    """The PTX of corpus file `stem` through `ll-lower{chip}` and the stock NVVM pipeline, and
+    Triton's own PTX of the same TTGIR."""
     triton = pytest.importorskip("triton")
     from triton.backends.compiler import GPUTarget
 
@@ -287,12 +293,13 @@ def test_attention_compiles_with_the_stock_pipeline_to_tritons_matrix_instructio
     path = TTGIR / f"{stem}.ttgir"
     capability = int(stem.split(".")[1][2:])
     theirs = triton.compile(str(path), target=GPUTarget("cuda", capability, 32)).asm["ptx"]
-    ours = ttgir_to_ptx(path.read_text(), chip=f"sm_{capability}")
+    return ttgir_to_ptx(path.read_text(), chip=f"sm_{capability}"), theirs
 
-    def matrix_ops(ptx: str) -> collections.Counter:
-        return collections.Counter(re.findall(r"\b(mma\.sync\.aligned\.\S+|ldmatrix\.\S+)\s", ptx))
 
-    assert matrix_ops(ours) == matrix_ops(theirs) and sum(matrix_ops(ours).values()) > 0
+def _matrix_ops(ptx: str, copies: bool = False) -> Counter:
+    """How often each mma.sync and ldmatrix form occurs in `ptx` (and each cp.async form)."""
+    forms = r"mma\.sync\.aligned\.\S+|ldmatrix\.\S+" + (r"|cp\.async\.c[ag]\.shared\.global" if copies else "")
+    return Counter(re.findall(rf"\b({forms})\s", ptx))
 
 
 BF16_FILES = sorted(TTGIR.glob("matmul_bf16*.ttgir"))
@@ -322,22 +329,6 @@ def test_bf16_dots_take_the_bf16_mma_and_ldmatrix_for_a_chip_and_run_like_triton
 def test_bf16_matmul_ptx_has_tritons_matrix_instructions_and_copies(stem, monkeypatch):
     """Through the stock NVVM pipeline, a bf16 matmul has as many `mma.sync ... .bf16.bf16` and
     ldmatrix (of each form) and as many `cp.async` as Triton's own PTX of the same TTGIR."""
-    import collections
-
-    triton = pytest.importorskip("triton")
-    from triton.backends.compiler import GPUTarget
-
-    from linear_layout.tools.kernels import ttgir_to_ptx
-
-    monkeypatch.setenv("TRITON_DEFAULT_FP_FUSION", "1")  # Triton 3.9's default, stated
-    path = TTGIR / f"{stem}.ttgir"
-    capability = int(stem.split(".")[1][2:])
-    theirs = triton.compile(str(path), target=GPUTarget("cuda", capability, 32)).asm["ptx"]
-    ours = ttgir_to_ptx(path.read_text(), chip=f"sm_{capability}")
-
-    def matrix_ops(ptx: str) -> collections.Counter:
-        pattern = r"\b(mma\.sync\.aligned\.\S+|ldmatrix\.\S+|cp\.async\.c[ag]\.shared\.global)\s"
-        return collections.Counter(re.findall(pattern, ptx))
-
-    assert matrix_ops(ours) == matrix_ops(theirs)
-    assert matrix_ops(ours)["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"] > 0
+    ours, theirs = _ours_and_tritons_ptx(stem, monkeypatch)
+    assert _matrix_ops(ours, copies=True) == _matrix_ops(theirs, copies=True)
+    assert _matrix_ops(ours)["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"] > 0
