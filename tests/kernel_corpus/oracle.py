@@ -5,7 +5,8 @@ interpreter (`TRITON_INTERPRET=1`) on the launch's numpy arrays and returns the 
 in every pointer argument. The interpreter is chosen when `triton` is imported (the environment
 variable is read at import and `@triton.jit` decides at decoration time), so the runs happen in
 one worker process started with the variable in its environment (`python oracle.py --serve`,
-answering pickled requests on its stdin/stdout); this module itself never imports `triton`.
+answering pickled requests on its stdin/stdout); this module imports `triton` only inside the
+functions the worker (and a test of the correction below) calls.
 
 Triton's interpreter takes any tensor-like object with `data_ptr()`, `dtype` (whose `str()` is
 `torch.float32`, ...), `untyped_storage()`, `new_empty()`, `set_()`, `storage_offset()`,
