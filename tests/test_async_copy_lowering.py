@@ -187,3 +187,41 @@ def test_ptx_of_the_pipeline_has_tritons_copies_and_barriers(stem):
     assert len(re.findall(r"\bcp\.async\.c[ag]\.shared\.global\b", ptx)) == text.count("ttg.async_copy_global_to_local")
     stats = ptx_stats(ptx)
     assert stats.barriers == figures["barriers"] and stats.global_loads == tuple(figures["global_loads"]) == ()
+
+
+@pytest.mark.parametrize(("stem", "views"), [
+    ("attention_s2.sm80.w4", ("ttg.async_copy_global_to_local",)),
+    ("attention_s3.sm80.w8", ("ttg.async_copy_global_to_local",)),
+    ("matmul_bt_ieee.sm90.w4", ("ttg.memdesc_trans",)),
+    ("matmul_bt_ieee_s3.sm80.w8", ("ttg.memdesc_trans", "ttg.async_copy_global_to_local")),
+])
+def test_pipelined_attention_and_transposed_views_have_tritons_copies_barriers_and_matrix_ops(stem, views,
+                                                                                            monkeypatch):
+    """Flash attention pipelined by Triton (cp.async copies of K and V into two or three buffers
+    carried by the loop) and B^T on the FMA path (Triton transposes B's shared-memory view:
+    `ttg.memdesc_trans`, one stage and pipelined): the TTGIR holds the views it is here for, and
+    our PTX has as many cp.async, mma.sync, ldmatrix and bar.sync as Triton's PTX of the same
+    TTGIR, and for the FMA dot as many fma (attention's `s * scale - m` is Triton's one fma
+    more, not the dot's); they run like Triton's interpreter in tests/test_kernel_lowering.py."""
+    triton = pytest.importorskip("triton")
+    from triton.backends.compiler import GPUTarget
+
+    from linear_layout.tools.kernels import ttgir_to_ptx
+
+    monkeypatch.setenv("TRITON_DEFAULT_FP_FUSION", "1")  # Triton 3.9's default, stated
+    path = CORPUS / "ttgir" / f"{stem}.ttgir"
+    text = path.read_text()
+    assert all(view in text for view in views)
+    capability = int(stem.split(".")[1][2:])
+    theirs = triton.compile(str(path), target=GPUTarget("cuda", capability, 32)).asm["ptx"]
+    ours = ttgir_to_ptx(text, chip=f"sm_{capability}")
+    kinds = {"cp.async": r"\bcp\.async\.c[ag]\.", "mma": r"\bmma\.sync\.", "ldmatrix": r"\bldmatrix\.",
+             "bar.sync": r"\bbar\.sync\b"}
+    if stem.startswith("matmul"):
+        kinds["fma"] = r"\bfma\.rn\.f32\b"
+
+    def counts(ptx: str) -> dict[str, int]:
+        return {kind: len(re.findall(pattern, ptx)) for kind, pattern in kinds.items()}
+
+    assert counts(ours) == counts(theirs)
+    assert (counts(ours)["cp.async"] > 0) == ("ttg.async_copy_global_to_local" in views)
