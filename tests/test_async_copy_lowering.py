@@ -132,6 +132,49 @@ def test_local_dealloc_lowers_to_nothing_and_the_kernel_still_runs_like_tritons_
     assert not report.races
 
 
+def test_a_buffer_view_yielded_by_scf_if_runs_like_tritons_interpreter():
+    """The 3-stage f16 matmul (two buffers of A) with the loop's `ttg.memdesc_index` of A's next
+    buffer yielded by an `scf.if` on the loop's own `k < K - BLOCK_K` (both branches index the
+    same buffer, so the kernel computes what Triton's does): the lowered `scf.if` yields the
+    view's i32 start, and the kernel runs bit for bit like Triton's interpreter, with no race."""
+    pytest.importorskip("triton")
+    import numpy as np
+
+    sys.path.insert(0, str(CORPUS))
+    from corpus import case
+    from oracle import run_triton_interpreter
+
+    from linear_layout.tools.kernels import run_triton_kernel
+
+    text = (CORPUS / "ttgir" / "matmul_f16_s3.sm80.w4.ttgir").read_text()
+    loop = text.index("scf.for")
+    condition = re.compile(r"(%\w+) = arith\.cmpi slt, .* : i32").search(text, loop).group(1)
+    view = re.compile(r"( *)(%\w+) = (ttg\.memdesc_index %\w+\[%\w+\]) : (\S.*) -> (!ttg\.memdesc<[^>]*>) (loc\(#\w+\))")
+    found = view.search(text, loop)
+    indent, name, index, source, result, location = found.groups()
+    wrapped = (
+        f"{indent}{name} = scf.if {condition} -> ({result}) {{\n"
+        f"{indent}  {name}_then = {index} : {source} -> {result} {location}\n"
+        f"{indent}  scf.yield {name}_then : {result} {location}\n"
+        f"{indent}}} else {{\n"
+        f"{indent}  {name}_else = {index} : {source} -> {result} {location}\n"
+        f"{indent}  scf.yield {name}_else : {result} {location}\n"
+        f"{indent}}} {location}"
+    )
+    text = text[: found.start()] + wrapped + text[found.end() :]
+    module = lower_ttgir(text, chip="sm_80")
+    lowered = str(module)
+    assert re.search(r"scf\.if %\w+ -> \(i32\) \{", lowered)  # the view's start
+    assert re.search(r"\} \{ll\.carried_memdescs = array<i64: \d+, 0>\}", lowered)  # its buffer, no XOR
+    kernel = case("matmul_f16_s3")
+    launch = kernel.make_inputs(np.random.default_rng(5))
+    expected = run_triton_interpreter("matmul_f16_s3", launch.args, launch.grid, kernel.constexprs)
+    args = [arg.copy() if isinstance(arg, np.ndarray) else arg for arg in launch.args]
+    report = run_triton_kernel(module, args, launch.grid)
+    np.testing.assert_array_equal(args[2], expected[2])
+    assert not report.races
+
+
 # ---- the copy plan (pure), derived by hand
 
 #: The pointers of a 32 x 32 tile in #blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4],
