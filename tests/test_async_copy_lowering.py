@@ -101,19 +101,31 @@ def test_what_is_not_lowered_is_one_line_at_the_op(tmp_path, capsys, edit, repla
     assert re.match(r"corpus\.py:\d+:\d+: error: ", errors[0]) and message in errors[0], errors
 
 
-def test_local_dealloc_lowers_to_nothing_and_the_kernel_still_runs_like_tritons_interpreter():
-    """The num_stages = 1 f16 matmul (its buffers allocated in the K loop) with a
-    `ttg.local_dealloc` of each buffer after its ldmatrix load, as Triton's pipeliner writes them:
-    the deallocs lower to nothing, and the kernel runs bit for bit, without races."""
-    pytest.importorskip("triton")
+def _runs_like_tritons_interpreter(module, name: str) -> None:
+    """Corpus kernel `name`'s lowered `module` over its whole grid: C bit for bit as Triton's
+    interpreter computes it on the same inputs, and no race."""
     import numpy as np
 
     sys.path.insert(0, str(CORPUS))
     from corpus import case
     from oracle import run_triton_interpreter
 
-    from linear_layout.tools.kernels import lower_ttgir, run_triton_kernel
+    from linear_layout.tools.kernels import run_triton_kernel
 
+    kernel = case(name)
+    launch = kernel.make_inputs(np.random.default_rng(5))
+    expected = run_triton_interpreter(name, launch.args, launch.grid, kernel.constexprs)
+    args = [arg.copy() if isinstance(arg, np.ndarray) else arg for arg in launch.args]
+    report = run_triton_kernel(module, args, launch.grid)
+    np.testing.assert_array_equal(args[2], expected[2])
+    assert not report.races
+
+
+def test_local_dealloc_lowers_to_nothing_and_the_kernel_still_runs_like_tritons_interpreter():
+    """The num_stages = 1 f16 matmul (its buffers allocated in the K loop) with a
+    `ttg.local_dealloc` of each buffer after its ldmatrix load, as Triton's pipeliner writes them:
+    the deallocs lower to nothing, and the kernel runs bit for bit, without races."""
+    pytest.importorskip("triton")
     text = (CORPUS / "ttgir" / "matmul_f16.sm80.w4.ttgir").read_text()
     text, count = re.subn(
         r"( *)(%\w+) = ttg\.local_load (%\w+) : (!ttg\.memdesc<[^>]*>) -> .*\n",
@@ -123,13 +135,7 @@ def test_local_dealloc_lowers_to_nothing_and_the_kernel_still_runs_like_tritons_
     assert count == 2
     module = lower_ttgir(text, chip="sm_80")
     assert "local_dealloc" not in str(module)
-    kernel = case("matmul_f16")
-    launch = kernel.make_inputs(np.random.default_rng(5))
-    expected = run_triton_interpreter("matmul_f16", launch.args, launch.grid, kernel.constexprs)
-    args = [arg.copy() if isinstance(arg, np.ndarray) else arg for arg in launch.args]
-    report = run_triton_kernel(module, args, launch.grid)
-    np.testing.assert_array_equal(args[2], expected[2])
-    assert not report.races
+    _runs_like_tritons_interpreter(module, "matmul_f16")
 
 
 def test_a_buffer_view_yielded_by_scf_if_runs_like_tritons_interpreter():
@@ -138,14 +144,6 @@ def test_a_buffer_view_yielded_by_scf_if_runs_like_tritons_interpreter():
     same buffer, so the kernel computes what Triton's does): the lowered `scf.if` yields the
     view's i32 start, and the kernel runs bit for bit like Triton's interpreter, with no race."""
     pytest.importorskip("triton")
-    import numpy as np
-
-    sys.path.insert(0, str(CORPUS))
-    from corpus import case
-    from oracle import run_triton_interpreter
-
-    from linear_layout.tools.kernels import run_triton_kernel
-
     text = (CORPUS / "ttgir" / "matmul_f16_s3.sm80.w4.ttgir").read_text()
     loop = text.index("scf.for")
     condition = re.compile(r"(%\w+) = arith\.cmpi slt, .* : i32").search(text, loop).group(1)
@@ -166,13 +164,7 @@ def test_a_buffer_view_yielded_by_scf_if_runs_like_tritons_interpreter():
     lowered = str(module)
     assert re.search(r"scf\.if %\w+ -> \(i32\) \{", lowered)  # the view's start
     assert re.search(r"\} \{ll\.carried_memdescs = array<i64: \d+, 0>\}", lowered)  # its buffer, no XOR
-    kernel = case("matmul_f16_s3")
-    launch = kernel.make_inputs(np.random.default_rng(5))
-    expected = run_triton_interpreter("matmul_f16_s3", launch.args, launch.grid, kernel.constexprs)
-    args = [arg.copy() if isinstance(arg, np.ndarray) else arg for arg in launch.args]
-    report = run_triton_kernel(module, args, launch.grid)
-    np.testing.assert_array_equal(args[2], expected[2])
-    assert not report.races
+    _runs_like_tritons_interpreter(module, "matmul_f16_s3")
 
 
 # ---- the copy plan (pure), derived by hand
