@@ -101,19 +101,31 @@ def test_what_is_not_lowered_is_one_line_at_the_op(tmp_path, capsys, edit, repla
     assert re.match(r"corpus\.py:\d+:\d+: error: ", errors[0]) and message in errors[0], errors
 
 
-def test_local_dealloc_lowers_to_nothing_and_the_kernel_still_runs_like_tritons_interpreter():
-    """The num_stages = 1 f16 matmul (its buffers allocated in the K loop) with a
-    `ttg.local_dealloc` of each buffer after its ldmatrix load, as Triton's pipeliner writes them:
-    the deallocs lower to nothing, and the kernel runs bit for bit, without races."""
-    pytest.importorskip("triton")
+def _runs_like_tritons_interpreter(module, name: str) -> None:
+    """Corpus kernel `name`'s lowered `module` over its whole grid: C bit for bit as Triton's
+    interpreter computes it on the same inputs, and no race."""
     import numpy as np
 
     sys.path.insert(0, str(CORPUS))
     from corpus import case
     from oracle import run_triton_interpreter
 
-    from linear_layout.tools.kernels import lower_ttgir, run_triton_kernel
+    from linear_layout.tools.kernels import run_triton_kernel
 
+    kernel = case(name)
+    launch = kernel.make_inputs(np.random.default_rng(5))
+    expected = run_triton_interpreter(name, launch.args, launch.grid, kernel.constexprs)
+    args = [arg.copy() if isinstance(arg, np.ndarray) else arg for arg in launch.args]
+    report = run_triton_kernel(module, args, launch.grid)
+    np.testing.assert_array_equal(args[2], expected[2])
+    assert not report.races
+
+
+def test_local_dealloc_lowers_to_nothing_and_the_kernel_still_runs_like_tritons_interpreter():
+    """The num_stages = 1 f16 matmul (its buffers allocated in the K loop) with a
+    `ttg.local_dealloc` of each buffer after its ldmatrix load, as Triton's pipeliner writes them:
+    the deallocs lower to nothing, and the kernel runs bit for bit, without races."""
+    pytest.importorskip("triton")
     text = (CORPUS / "ttgir" / "matmul_f16.sm80.w4.ttgir").read_text()
     text, count = re.subn(
         r"( *)(%\w+) = ttg\.local_load (%\w+) : (!ttg\.memdesc<[^>]*>) -> .*\n",
@@ -123,13 +135,36 @@ def test_local_dealloc_lowers_to_nothing_and_the_kernel_still_runs_like_tritons_
     assert count == 2
     module = lower_ttgir(text, chip="sm_80")
     assert "local_dealloc" not in str(module)
-    kernel = case("matmul_f16")
-    launch = kernel.make_inputs(np.random.default_rng(5))
-    expected = run_triton_interpreter("matmul_f16", launch.args, launch.grid, kernel.constexprs)
-    args = [arg.copy() if isinstance(arg, np.ndarray) else arg for arg in launch.args]
-    report = run_triton_kernel(module, args, launch.grid)
-    np.testing.assert_array_equal(args[2], expected[2])
-    assert not report.races
+    _runs_like_tritons_interpreter(module, "matmul_f16")
+
+
+def test_a_buffer_view_yielded_by_scf_if_runs_like_tritons_interpreter():
+    """The 3-stage f16 matmul (two buffers of A) with the loop's `ttg.memdesc_index` of A's next
+    buffer yielded by an `scf.if` on the loop's own `k < K - BLOCK_K` (both branches index the
+    same buffer, so the kernel computes what Triton's does): the lowered `scf.if` yields the
+    view's i32 start, and the kernel runs bit for bit like Triton's interpreter, with no race."""
+    pytest.importorskip("triton")
+    text = (CORPUS / "ttgir" / "matmul_f16_s3.sm80.w4.ttgir").read_text()
+    loop = text.index("scf.for")
+    condition = re.compile(r"(%\w+) = arith\.cmpi slt, .* : i32").search(text, loop).group(1)
+    view = re.compile(r"( *)(%\w+) = (ttg\.memdesc_index %\w+\[%\w+\]) : (\S.*) -> (!ttg\.memdesc<[^>]*>) (loc\(#\w+\))")
+    found = view.search(text, loop)
+    indent, name, index, source, result, location = found.groups()
+    wrapped = (
+        f"{indent}{name} = scf.if {condition} -> ({result}) {{\n"
+        f"{indent}  {name}_then = {index} : {source} -> {result} {location}\n"
+        f"{indent}  scf.yield {name}_then : {result} {location}\n"
+        f"{indent}}} else {{\n"
+        f"{indent}  {name}_else = {index} : {source} -> {result} {location}\n"
+        f"{indent}  scf.yield {name}_else : {result} {location}\n"
+        f"{indent}}} {location}"
+    )
+    text = text[: found.start()] + wrapped + text[found.end() :]
+    module = lower_ttgir(text, chip="sm_80")
+    lowered = str(module)
+    assert re.search(r"scf\.if %\w+ -> \(i32\) \{", lowered)  # the view's start
+    assert re.search(r"\} \{ll\.carried_memdescs = array<i64: \d+, 0>\}", lowered)  # its buffer, no XOR
+    _runs_like_tritons_interpreter(module, "matmul_f16_s3")
 
 
 # ---- the copy plan (pure), derived by hand
@@ -187,3 +222,41 @@ def test_ptx_of_the_pipeline_has_tritons_copies_and_barriers(stem):
     assert len(re.findall(r"\bcp\.async\.c[ag]\.shared\.global\b", ptx)) == text.count("ttg.async_copy_global_to_local")
     stats = ptx_stats(ptx)
     assert stats.barriers == figures["barriers"] and stats.global_loads == tuple(figures["global_loads"]) == ()
+
+
+@pytest.mark.parametrize(("stem", "views"), [
+    ("attention_s2.sm80.w4", ("ttg.async_copy_global_to_local",)),
+    ("attention_s3.sm80.w8", ("ttg.async_copy_global_to_local",)),
+    ("matmul_bt_ieee.sm90.w4", ("ttg.memdesc_trans",)),
+    ("matmul_bt_ieee_s3.sm80.w8", ("ttg.memdesc_trans", "ttg.async_copy_global_to_local")),
+])
+def test_pipelined_attention_and_transposed_views_have_tritons_copies_barriers_and_matrix_ops(stem, views,
+                                                                                            monkeypatch):
+    """Flash attention pipelined by Triton (cp.async copies of K and V into two or three buffers
+    carried by the loop) and B^T on the FMA path (Triton transposes B's shared-memory view:
+    `ttg.memdesc_trans`, one stage and pipelined): the TTGIR holds the views it is here for, and
+    our PTX has as many cp.async, mma.sync, ldmatrix and bar.sync as Triton's PTX of the same
+    TTGIR, and for the FMA dot as many fma (attention's `s * scale - m` is Triton's one fma
+    more, not the dot's); they run like Triton's interpreter in tests/test_kernel_lowering.py."""
+    triton = pytest.importorskip("triton")
+    from triton.backends.compiler import GPUTarget
+
+    from linear_layout.tools.kernels import ttgir_to_ptx
+
+    monkeypatch.setenv("TRITON_DEFAULT_FP_FUSION", "1")  # Triton 3.9's default, stated
+    path = CORPUS / "ttgir" / f"{stem}.ttgir"
+    text = path.read_text()
+    assert all(view in text for view in views)
+    capability = int(stem.split(".")[1][2:])
+    theirs = triton.compile(str(path), target=GPUTarget("cuda", capability, 32)).asm["ptx"]
+    ours = ttgir_to_ptx(text, chip=f"sm_{capability}")
+    kinds = {"cp.async": r"\bcp\.async\.c[ag]\.", "mma": r"\bmma\.sync\.", "ldmatrix": r"\bldmatrix\.",
+             "bar.sync": r"\bbar\.sync\b"}
+    if stem.startswith("matmul"):
+        kinds["fma"] = r"\bfma\.rn\.f32\b"
+
+    def counts(ptx: str) -> dict[str, int]:
+        return {kind: len(re.findall(pattern, ptx)) for kind, pattern in kinds.items()}
+
+    assert counts(ours) == counts(theirs)
+    assert (counts(ours)["cp.async"] > 0) == ("ttg.async_copy_global_to_local" in views)

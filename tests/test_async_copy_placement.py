@@ -199,34 +199,114 @@ def test_membar_orders_copies_as_tritons_does():
     np.testing.assert_array_equal(out, np.where(np.arange(32)[:, None] < 20, tile, 0))
 
 
-def test_a_view_carried_by_scf_if_is_one_line_at_the_op(tmp_path, capsys):
-    """Only `scf.for` carries views (Triton's pipelined loops); an `scf.if` choosing between two
-    buffers is an error at the `scf.if`, and nothing is written."""
-    from linear_layout.tools.opt import main
+_MEMDESC = "!ttg.memdesc<32x32xf16, #shared, #smem, mutable>"
+_BUFFERS = "!ttg.memdesc<2x32x32xf16, #shared, #smem, mutable>"
 
-    body = """    %i0 = arith.constant 0 : i32
+
+def _if_choosing(then_buffer: str, else_buffer: str) -> str:
+    """A kernel that stores the tile (rows `>= n` zero) into buffer 0 of a two-buffer allocation
+    and its negation into buffer 1 (or into a second allocation, `%other`), then loads the view an
+    `scf.if` on `n > 16` yields (`then_buffer` or `else_buffer`: `%buf[%i0]`, `%buf[%i1]`,
+    `%other[%i0]`) and stores it at %y."""
+    return f"""    %i0 = arith.constant 0 : i32
     %i1 = arith.constant 1 : i32
-    %buf = ttg.local_alloc : () -> !ttg.memdesc<2x32x32xf16, #shared, #smem, mutable>
-    %cond = arith.cmpi sgt, %n, %i0 : i32
-    %b = scf.if %cond -> (!ttg.memdesc<32x32xf16, #shared, #smem, mutable>) {
-      %b0 = ttg.memdesc_index %buf[%i0] : !ttg.memdesc<2x32x32xf16, #shared, #smem, mutable> -> !ttg.memdesc<32x32xf16, #shared, #smem, mutable>
-      scf.yield %b0 : !ttg.memdesc<32x32xf16, #shared, #smem, mutable>
-    } else {
-      %b1 = ttg.memdesc_index %buf[%i1] : !ttg.memdesc<2x32x32xf16, #shared, #smem, mutable> -> !ttg.memdesc<32x32xf16, #shared, #smem, mutable>
-      scf.yield %b1 : !ttg.memdesc<32x32xf16, #shared, #smem, mutable>
-    }
-    %v = ttg.local_load %b : !ttg.memdesc<32x32xf16, #shared, #smem, mutable> -> tensor<32x32xf16, #blocked>
+    %i16 = arith.constant 16 : i32
+    %zero = arith.constant dense<0.000000e+00> : tensor<32x32xf16, #blocked>
+    %buf = ttg.local_alloc : () -> {_BUFFERS}
+    %other = ttg.local_alloc : () -> {_BUFFERS}
+    %tile = tt.load %p, %m, %zero : tensor<32x32x!tt.ptr<f16>, #blocked>
+    %neg = arith.negf %tile : tensor<32x32xf16, #blocked>
+    %s0 = ttg.memdesc_index %buf[%i0] : {_BUFFERS} -> {_MEMDESC}
+    %s1 = ttg.memdesc_index %buf[%i1] : {_BUFFERS} -> {_MEMDESC}
+    %o1 = ttg.memdesc_index %other[%i1] : {_BUFFERS} -> {_MEMDESC}
+    ttg.local_store %tile, %s0 : tensor<32x32xf16, #blocked> -> {_MEMDESC}
+    ttg.local_store %neg, %s1 : tensor<32x32xf16, #blocked> -> {_MEMDESC}
+    ttg.local_store %neg, %o1 : tensor<32x32xf16, #blocked> -> {_MEMDESC}
+    %cond = arith.cmpi sgt, %n, %i16 : i32
+    %b = scf.if %cond -> ({_MEMDESC}) {{
+      %b0 = ttg.memdesc_index {then_buffer} : {_BUFFERS} -> {_MEMDESC}
+      scf.yield %b0 : {_MEMDESC}
+    }} else {{
+      %b1 = ttg.memdesc_index {else_buffer} : {_BUFFERS} -> {_MEMDESC}
+      scf.yield %b1 : {_MEMDESC}
+    }}
+    %v = ttg.local_load %b : {_MEMDESC} -> tensor<32x32xf16, #blocked>
     %q0 = tt.splat %y : !tt.ptr<f16> -> tensor<32x32x!tt.ptr<f16>, #blocked>
     %q = tt.addptr %q0, %off : tensor<32x32x!tt.ptr<f16>, #blocked>, tensor<32x32xi32, #blocked>
     tt.store %q, %v : tensor<32x32x!tt.ptr<f16>, #blocked>"""
+
+
+@pytest.mark.parametrize("n", [20, 10])
+def test_a_view_yielded_by_scf_if_reads_the_buffer_its_branch_chose(n):
+    """`scf.if` yielding buffer 0 or buffer 1 of one allocation: the lowered `if` yields the
+    view's i32 start (the buffer and XOR agree), and the load reads the branch's buffer: the
+    tile (n = 20 > 16) or its negation (n = 10), rows `>= n` zero, with no race."""
+    text = _module(str(_shared(8, 2, 4)), _if_choosing("%buf[%i0]", "%buf[%i1]"))
+    tile, out, _ = _run(text, n=n)
+    masked = np.where(np.arange(32)[:, None] < n, tile, 0).astype(np.float16)
+    np.testing.assert_array_equal(out, masked if n > 16 else -masked)
+
+
+def test_an_scf_if_yielding_views_of_two_allocations_is_one_line_at_the_op(tmp_path, capsys):
+    """Two allocations are two static buffers, which one i32 start cannot choose between: an
+    error at the `scf.if`, and nothing is written (as an `scf.while` carrying a view)."""
+    from linear_layout.tools.opt import main
+
     path = tmp_path / "k.ttgir"
-    path.write_text(_module("#ttg.swizzled_shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>", body))
+    path.write_text(_module(str(_shared(8, 2, 4)), _if_choosing("%buf[%i0]", "%other[%i1]")))
     out = tmp_path / "out.mlir"
     status = main([str(path), "-p", "builtin.module(ll-lower)", "-o", str(out)])
     errors = capsys.readouterr().err.strip().splitlines()
     assert status == 1 and not out.exists() and len(errors) == 1, errors
     line = next(k for k, text in enumerate(path.read_text().splitlines(), 1) if "scf.if" in text)
-    assert re.match(rf".*:{line}:\d+: error: a shared-memory view carried by 'scf\.if' is not lowered$", errors[0]), errors
+    expected = rf".*:{line}:\d+: error: an scf\.if yields views of different shared buffers or subslices$"
+    assert re.match(expected, errors[0]), errors
+
+
+_LOOPS = {
+    # the back edge yields a view of another allocation than the one the loop entered with
+    "scf.for": f"""    %i0 = arith.constant 0 : i32
+    %i1 = arith.constant 1 : i32
+    %buf = ttg.local_alloc : () -> {_BUFFERS}
+    %other = ttg.local_alloc : () -> {_BUFFERS}
+    %s0 = ttg.memdesc_index %buf[%i0] : {_BUFFERS} -> {_MEMDESC}
+    %b = scf.for %k = %i0 to %n step %i1 iter_args(%view = %s0) -> ({_MEMDESC}) : i32 {{
+      %o0 = ttg.memdesc_index %other[%i0] : {_BUFFERS} -> {_MEMDESC}
+      scf.yield %o0 : {_MEMDESC}
+    }}
+    %v = ttg.local_load %b : {_MEMDESC} -> tensor<32x32xf16, #blocked>""",
+    "scf.while": f"""    %i0 = arith.constant 0 : i32
+    %buf = ttg.local_alloc : () -> {_BUFFERS}
+    %s0 = ttg.memdesc_index %buf[%i0] : {_BUFFERS} -> {_MEMDESC}
+    %b:2 = scf.while (%view = %s0, %j = %i0) : ({_MEMDESC}, i32) -> ({_MEMDESC}, i32) {{
+      %go = arith.cmpi slt, %j, %n : i32
+      scf.condition(%go) %view, %j : {_MEMDESC}, i32
+    }} do {{
+    ^bb0(%again: {_MEMDESC}, %j1: i32):
+      scf.yield %again, %j1 : {_MEMDESC}, i32
+    }}
+    %v = ttg.local_load %b#0 : {_MEMDESC} -> tensor<32x32xf16, #blocked>""",
+}
+
+
+@pytest.mark.parametrize(("loop", "message"), [
+    ("scf.for", "a loop-carried shared-memory view changes its buffer or subslice on the back edge"),
+    ("scf.while", "a shared-memory view carried by 'scf.while' is not lowered"),
+])
+def test_a_view_a_loop_cannot_carry_is_one_line_at_the_loop(tmp_path, capsys, loop, message):
+    """An `scf.for` whose back edge yields a view of another allocation (told apart before the
+    allocation numbers the buffers), and any view an `scf.while` carries: an error at the loop,
+    and nothing is written."""
+    from linear_layout.tools.opt import main
+
+    path = tmp_path / "k.ttgir"
+    path.write_text(_module(str(_shared(8, 2, 4)), _LOOPS[loop]))
+    out = tmp_path / "out.mlir"
+    status = main([str(path), "-p", "builtin.module(ll-lower)", "-o", str(out)])
+    errors = capsys.readouterr().err.strip().splitlines()
+    assert status == 1 and not out.exists() and len(errors) == 1, errors
+    line = next(k for k, text in enumerate(path.read_text().splitlines(), 1) if f" = {loop}" in text)
+    assert re.match(rf".*:{line}:\d+: error: {re.escape(message)}$", errors[0]), errors
 
 
 def test_a_reshaped_view_reads_the_same_bytes_row_major():

@@ -92,6 +92,7 @@ REFERENCES = {
     "fp8": lambda a: a[0].astype(ml_dtypes.float8_e4m3fn).view(np.uint8),
     "atomic_old": lambda a: a[0][:, None] * 16 + np.arange(16) + a[0].reshape(2, 32).sum(axis=1).repeat(32)[:, None],
     "float_ops": lambda a: np.fmin(np.fmax(a[0], -3), 5) + a[0] / a[1] + np.sqrt(a[1] * a[1] + np.float32(2)),
+    "matmul_bt_ieee": lambda a: _int_matmul(a[0], a[1].T),  # B stored (N x K)
 }
 
 

@@ -369,6 +369,24 @@ def fp8_kernel(x_ptr, e4_ptr, e5_ptr, back_ptr, h5_ptr, b4_ptr, n, BLOCK: tl.con
     tl.store(b4_ptr + offs, b4.to(tl.uint8, bitcast=True), mask=mask)
 
 
+@triton.jit
+def matmul_bt_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
+                     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, PRECISION: tl.constexpr):
+    """C = A B^T with B stored (N x K), row-major: each step loads a BLOCK_N x BLOCK_K tile of B and
+    transposes it for the dot. On the FMA path (f32, input_precision ieee) Triton transposes the
+    shared-memory view (`ttg.memdesc_trans` of the operand's buffer), not the registers."""
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    ks = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for start in range(0, K, BLOCK_K):
+        k = start + ks
+        a = tl.load(a_ptr + rows[:, None] * K + k[None, :], mask=(rows[:, None] < M) & (k[None, :] < K), other=0)
+        b = tl.load(b_ptr + cols[:, None] * K + k[None, :], mask=(cols[:, None] < N) & (k[None, :] < K), other=0)
+        acc = tl.dot(a, b.T, acc, input_precision=PRECISION)
+    tl.store(c_ptr + rows[:, None] * N + cols[None, :], acc, mask=(rows[:, None] < M) & (cols[None, :] < N))
+
+
 @dataclass(frozen=True)
 class Launch:
     """One launch: `args` in signature order (numpy arrays for pointers, Python numbers for
@@ -741,6 +759,30 @@ _MATMUL_BF16 = KernelCase("matmul_bf16", matmul_kernel, {**_MATMUL, "a_ptr": "*b
                           _matmul(ml_dtypes.bfloat16), options={"num_stages": 1}, hip=False, num_warps=(4, 8))
 _PIPELINED_INPUTS["matmul_bf16"] = _matmul(ml_dtypes.bfloat16, n=48, k=48)
 CASES += (_MATMUL_BF16, *(_pipelined(_MATMUL_BF16, stages) for stages in (2, 3)))
+
+def _matmul_bt(rng, m: int = 37, n: int = 48, k: int = 48):
+    """A (m x k) and B stored transposed (n x k), small integers (exact in f32); masked M, N and K tails."""
+    a, b = _ints(rng, (m, k), np.float32), _ints(rng, (n, k), np.float32)
+    return Launch((a, b, np.zeros((m, n), np.float32), m, n, k), (-(-m // 32), -(-n // 32)), ("c_ptr",))
+
+
+def _views_and_stages(kernel: KernelCase, stages: int, chips: tuple[str, ...]) -> KernelCase:
+    """`kernel` compiled by Triton with `num_stages = stages` at `chips` with 4 and 8 warps."""
+    suffix = f"_s{stages}" if stages > 1 else ""
+    return replace(kernel, name=f"{kernel.name}{suffix}", options={"num_stages": stages}, chips=chips,
+                   num_warps=(4, 8), pipelines=kernel.name if stages > 1 else None)
+
+
+# B transposed on the FMA path: Triton emits `ttg.memdesc_trans` of B's buffer (one stage and
+# pipelined); flash attention pipelined (cp.async copies of K and V).
+_MATMUL_BT = KernelCase("matmul_bt_ieee", matmul_bt_kernel, _MATMUL,
+                        {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 16, "PRECISION": "ieee"}, _matmul_bt, hip=False)
+CASES += (
+    _views_and_stages(_MATMUL_BT, 1, ("sm80", "sm90")),
+    _views_and_stages(_MATMUL_BT, 2, ("sm80",)),
+    _views_and_stages(_MATMUL_BT, 3, ("sm80", "sm90")),
+    *(_views_and_stages(case_, stages, ("sm80",)) for case_ in CASES if case_.name == "attention" for stages in (2, 3)),
+)
 
 _BY_NAME = {kernel.name: kernel for kernel in CASES}
 

@@ -50,9 +50,10 @@ from .triton_kernel import (
     access_operands,
     check_access,
     element_offsets,
+    global_pointer,
     lowered_operand,
 )
-from .vectors import element_bits
+from .vectors import element_bits, element_of
 
 __all__ = [
     "ASYNC_COMMIT_GROUP",
@@ -178,12 +179,9 @@ class _Pointers:
         i64 = ir.IntegerType.get_signless(64)
         self.element = element
         self.shared_type = ir.Type.parse("!llvm.ptr<3>")
-        self.global_type = ir.Type.parse("!llvm.ptr<1>")
         start = arith.index_cast(i64, memref.extract_aligned_pointer_as_index(where.buffer))
         self.shared_base = llvm.inttoptr(self.shared_type, start)
-        memory, _ = access_memory(op)
-        self.global_base = memref.extract_aligned_pointer_as_index(memory)
-        self.bytes = arith.constant(ir.IndexType.get(), max(element_bits(element) // 8, 1))
+        self.memory, _ = access_memory(op)
 
     def shared(self, index: ir.Value) -> ir.Value:
         i64 = ir.IntegerType.get_signless(64)
@@ -193,9 +191,9 @@ class _Pointers:
         )
 
     def global_(self, element_index: ir.Value) -> ir.Value:
-        i64 = ir.IntegerType.get_signless(64)
-        address = arith.addi(self.global_base, arith.muli(element_index, self.bytes))
-        return llvm.inttoptr(self.global_type, arith.index_cast(i64, address))
+        """Element `element_index` of the source, Triton's way (`global_pointer`: one step per
+        summand of the index, an i32 step a `mad.wide.s32`; cp.async is PTX only)."""
+        return global_pointer(self.memory, element_index, self.element, ptx=True)
 
 
 def _emit_copy(op: ir.OpView, launch: Launch, plan: AsyncCopyPlan) -> list[ir.Value]:
@@ -210,6 +208,7 @@ def _emit_copy(op: ir.OpView, launch: Launch, plan: AsyncCopyPlan) -> list[ir.Va
     offsets = element_offsets(operands, launch)
     mask = lowered_operand(operands.mask, launch)
     pointers = _Pointers(op, where, element)
+    scalars: dict = {}  # the offsets' elements as scalars, shared by the copies
     modifier = ir.Attribute.parse(f"#nvvm<load_cache_modifier {'cg' if plan.copy_bytes == 16 else 'ca'}>")
     full, empty = arith.constant(_i32(), plan.copy_bytes), arith.constant(_i32(), 0)
     cond = builder.store_predicate(access.predicate)
@@ -219,7 +218,7 @@ def _emit_copy(op: ir.OpView, launch: Launch, plan: AsyncCopyPlan) -> list[ir.Va
             for first in range(0, access.vector, plan.width):
                 register = ins.registers[first]
                 index = shared_index(builder, base, ins.offset + first, ins.additive)
-                source = pointers.global_(vector.extract(offsets, [], [register]))
+                source = pointers.global_(element_of(offsets, register, scalars))
                 size = None
                 if mask is not None:
                     size = arith.select(vector.extract(mask, [], [register]), full, empty)

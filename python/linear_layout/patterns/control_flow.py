@@ -11,6 +11,10 @@ yields vectors. A condition or bound is a scalar, the same in every thread of a 
 `scf.for` also carries the shared-memory views and async tokens of Triton's pipelined loops: a
 memdesc as its i32 start (its buffer and XOR recorded on the loop, `shared_memory.CARRIED_MEMDESCS`,
 the same on entry and on every back edge), a `!ttg.async_token` as an i32 that nothing reads.
+`scf.if` yields a memdesc the same way: its i32 start, the buffer and XOR recorded on the `if`,
+the same in both branches (two buffers of one multi-buffered allocation differ by their start
+only; two allocations, or two subslice origins, are an error at the `scf.if`). `scf.while`
+carries no memdesc (an error at the op).
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from mlir.dialects import arith, scf
 from ..ir.text import type_kind
 from .common import cast_to
 from .kernel import Launch, LoweringError, vector_type
-from .shared_memory import CARRIED_MEMDESCS, is_memdesc, memdesc_start, memdesc_view
+from .shared_memory import CARRIED_MEMDESCS, MemdescView, is_memdesc, memdesc_origin, memdesc_start
 from .simt_pattern import SimtPattern
 
 __all__ = ["ASSERT", "SCF_FOR", "SCF_IF", "SCF_WHILE", "lowered_type"]
@@ -57,8 +61,39 @@ def _carries_tensors(op: ir.OpView) -> bool:
 def _check(op: ir.OpView, launch: Launch) -> None:
     for value in op.operation.results:
         lowered_type(value.type, launch)  # LoweringError when a layout does not fit the launch
-        if op.operation.name != "scf.for" and is_memdesc(value.type):
+        if op.operation.name == "scf.while" and is_memdesc(value.type):
             raise LoweringError(f"a shared-memory view carried by '{op.operation.name}' is not lowered")
+
+
+def _one_view(values: list[ir.Value]) -> MemdescView | None:
+    """The buffer and XOR memdescs `values` share, or None where they differ: in buffer, XOR,
+    or (before the allocation numbers the buffers) in the `ttg.local_alloc` they come from."""
+    (view, origin), *others = [memdesc_origin(value) for value in values]
+    for other_view, other_origin in others:
+        if other_view != view or (view.buffer < 0 and other_origin != origin):
+            return None
+    return view
+
+
+def _check_if(op: ir.OpView, launch: Launch) -> list[int]:
+    """The `CARRIED_MEMDESCS` pairs of an `scf.if`: each memdesc result's buffer and XOR, the
+    same in both branches (LoweringError otherwise).
+
+    Example: `buf[0]` in one branch and `buf[1]` in the other (one two-buffer allocation) are
+    one buffer and XOR 0; the result's i32 start says which."""
+    _check(op, launch)
+    operation = op.operation
+    yields = [list(region.blocks[0].operations)[-1].operands for region in operation.regions if region.blocks]
+    pairs: list[int] = []
+    for position, value in enumerate(operation.results):
+        if not is_memdesc(value.type):
+            pairs += [-1, 0]
+            continue
+        view = _one_view([branch[position] for branch in yields])
+        if view is None:
+            raise LoweringError("an scf.if yields views of different shared buffers or subslices")
+        pairs += [view.buffer, view.xor]
+    return pairs
 
 
 def _check_for(op: ir.OpView, launch: Launch) -> list[int]:
@@ -72,8 +107,8 @@ def _check_for(op: ir.OpView, launch: Launch) -> list[int]:
         if not is_memdesc(init.type):
             pairs += [-1, 0]
             continue
-        entry = memdesc_view(init)
-        if memdesc_view(yielded) != entry:
+        entry = _one_view([init, yielded])
+        if entry is None:
             raise LoweringError("a loop-carried shared-memory view changes its buffer or subslice on the back edge")
         pairs += [entry.buffer, entry.xor]
     return pairs
@@ -97,11 +132,13 @@ def _move_block(old: ir.Block, new: ir.Block, replacements: list[ir.Value], laun
     terminator.operation.erase()
 
 
-def _emit_if(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
+def _emit_if(op: ir.OpView, launch: Launch, plan: list[int]) -> list[ir.Value]:
     operation = op.operation
     results = [lowered_type(r.type, launch) for r in operation.results]
     has_else = len(operation.regions[1].blocks) > 0
     new = scf.IfOp(operation.operands[0], results, has_else=has_else)
+    if any(index >= 0 for index in plan[::2]):
+        new.operation.attributes[CARRIED_MEMDESCS] = ir.DenseI64ArrayAttr.get(plan)
     _move_block(operation.regions[0].blocks[0], new.then_block, [], launch)
     if has_else:
         _move_block(operation.regions[1].blocks[0], new.else_block, [], launch)
@@ -147,7 +184,7 @@ def _while_carries_tensors(op: ir.OpView) -> bool:
     )
 
 
-SCF_IF = SimtPattern(("scf.if",), _check, _emit_if, matches=_carries_tensors)
+SCF_IF = SimtPattern(("scf.if",), _check_if, _emit_if, matches=_carries_tensors)
 SCF_FOR = SimtPattern(("scf.for",), _check_for, _emit_for, matches=_carries_tensors)
 SCF_WHILE = SimtPattern(("scf.while",), _check, _emit_while, matches=_while_carries_tensors)
 

@@ -7,7 +7,7 @@ among the kernel's workgroup attributions (set by `allocate_shared_memory` in `a
 A lowered `ttg.local_alloc` is an `unrealized_conversion_cast` of its buffer to the memdesc type.
 
 **Views** (`ttg.memdesc_index`, `memdesc_subslice`, `memdesc_trans`, `memdesc_reshape`, and
-memdescs carried through `scf.for`): a memdesc is its allocation's buffer (static: found by
+memdescs carried through `scf.for` and yielded by `scf.if`): a memdesc is its allocation's buffer (static: found by
 `memdesc_view`, through the views and the loops), a dynamic element `start` (an i32: the first
 element of one buffer of a multi-buffered allocation, a multiple of the buffer's size, so it adds
 to any offset inside it) and a static `xor`: a subslice at origin `o` of a buffer whose shared
@@ -15,7 +15,8 @@ layout is `S` reads its element `x` at `S^-1(o) ^ S^-1(x)` (Triton's `toLinearLa
 subslice), so every address of the view is XORed with `S^-1(o)`. A lowered view is the cast of
 its i32 start to the memdesc type, with `ll.memdesc = array<i64: buffer, xor>`; a lowered
 `scf.for` carries a memdesc as its i32 start, with `ll.carried_memdescs` (buffer and xor per
-iteration argument, -1 for the others) on the loop.
+iteration argument, -1 for the others) on the loop; a lowered `scf.if` yields it so, with
+`ll.carried_memdescs` per result.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ __all__ = [
     "from_words",
     "in_allocation",
     "is_memdesc",
+    "memdesc_origin",
     "memdesc_start",
     "memdesc_view",
     "scratch_word_element",
@@ -70,7 +72,7 @@ WORKGROUP_BUFFER = "ll.workgroup_buffer"
 #: On a lowered memdesc view (the cast of its i32 start): `array<i64: buffer, xor>`.
 MEMDESC_VIEW = "ll.memdesc"
 #: On a lowered `scf.for`: `array<i64: buffer, xor, ...>`, a pair per iteration argument (-1, 0
-#: for one that is not a memdesc).
+#: for one that is not a memdesc); on a lowered `scf.if`, a pair per result.
 CARRIED_MEMDESCS = "ll.carried_memdescs"
 
 
@@ -184,7 +186,8 @@ def subslice_xor(op: ir.Operation) -> int:
 
 
 def _carried(op: ir.Operation, position: int) -> MemdescView | None:
-    """The view a lowered `scf.for` records for its iteration argument `position`."""
+    """The view a lowered `scf.for` records for its iteration argument `position` (a lowered
+    `scf.if`: for its result `position`)."""
     if CARRIED_MEMDESCS not in op.attributes:
         return None
     pairs = list(ir.DenseI64ArrayAttr(op.attributes[CARRIED_MEMDESCS]))
@@ -222,6 +225,9 @@ def _step(value: ir.Value) -> tuple[MemdescView | None, ir.Value | None, int]:
         return None, source, 0
     if name == "scf.for":
         return (*_loop_source(op, value.result_number), 0)
+    if name == "scf.if":  # recorded once lowered; before, the then branch's (both agree: `_check_if`)
+        then_yield = list(op.regions[0].blocks[0].operations)[-1]
+        return _carried(op, value.result_number), then_yield.operands[value.result_number], 0
     if name in ("ttg.memdesc_index", "ttg.memdesc_trans", "ttg.memdesc_reshape"):
         return None, op.operands[0], 0
     if name == "ttg.memdesc_subslice":
@@ -236,12 +242,19 @@ def memdesc_view(value: ir.Value) -> MemdescView:
 
     Postcondition: every memdesc a loop carries keeps its buffer (Triton's pipeliner indexes one
     allocation per loop argument)."""
+    return memdesc_origin(value)[0]
+
+
+def memdesc_origin(value: ir.Value) -> tuple[MemdescView, ir.Value]:
+    """(`memdesc_view(value)`, the value the buffer was found at: the `ttg.local_alloc`'s
+    result, a lowered view or the cast of a workgroup buffer), which tells two allocations apart
+    before `allocate_shared_memory` numbers them (both are buffer -1 then)."""
     xor = 0
     for _ in range(10_000):
         found, value_next, step = _step(value)
         xor ^= step
         if found is not None:
-            return MemdescView(found.buffer, found.xor ^ xor)
+            return MemdescView(found.buffer, found.xor ^ xor), value
         value = value_next
     raise LoweringError("a shared buffer whose views form a cycle")
 
