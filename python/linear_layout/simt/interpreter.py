@@ -297,7 +297,7 @@ def run_kernel(
                     ex.new_shared(f"workgroup#{i} ({a.get_name()})", a.type) for i, a in enumerate(attributions)
                 ]
                 ex.run_block(body, bound + workgroup)
-                report.workgroup_buffers.extend(ex.shared)
+                report.workgroup_buffers.extend(ex.workgroup_buffers())
         return report
 
 
