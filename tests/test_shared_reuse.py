@@ -116,7 +116,9 @@ def test_a_write_through_one_view_and_a_read_through_another_race_without_a_barr
     out = np.zeros(64, np.int32)
     with pytest.raises(simt.RaceError, match="read-after-write"):
         simt.run_kernel(_kernel("%out: memref<64xi32>", _CROSS_WARP.format(barrier="")), [out], num_warps=2)
-    report = simt.run_kernel(_kernel("%out: memref<64xi32>", _CROSS_WARP.format(barrier="gpu.barrier")), [out], num_warps=2)
+    report = simt.run_kernel(
+        _kernel("%out: memref<64xi32>", _CROSS_WARP.format(barrier="gpu.barrier")), [out], num_warps=2
+    )
     assert not report.races
     np.testing.assert_array_equal(out, np.roll(np.arange(64, dtype=np.float32), -32).view(np.int32))
 
@@ -125,7 +127,7 @@ def test_a_view_outside_its_bytes_is_an_error():
     body = """
       %c500 = arith.constant 500 : index
       %bad = memref.view %bytes[%c500][] : memref<512xi8, #gpu.address_space<workgroup>> to memref<4xf32, #gpu.address_space<workgroup>>"""
-    with pytest.raises(simt.MemoryAccessError, match="memref.view of 16 bytes at byte 500"):
+    with pytest.raises(simt.MemoryAccessError, match=r"memref\.view of 16 bytes at byte 500"):
         simt.run_kernel(_kernel("", body), [], num_warps=1)
 
 
@@ -151,7 +153,7 @@ def test_the_matmul_epilogue_reuses_the_operand_buffers_after_a_barrier():
     assert [(offset, index) for _, offset, index in views] == [("0", "0"), ("2048", "1"), ("0", "2")]
     scratch = views[2][0]
     lines = text.splitlines()
-    first_store = next(k for k, line in enumerate(lines) if f"store" in line and f"{scratch}[" in line)
+    first_store = next(k for k, line in enumerate(lines) if "store" in line and f"{scratch}[" in line)
     barrier = max(k for k in range(first_store) if lines[k].strip() == "gpu.barrier")
     assert "scf.yield" in "".join(lines[barrier - 3 : barrier])  # right after the loop
     kernel = case("matmul_f16")

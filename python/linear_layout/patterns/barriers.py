@@ -82,7 +82,9 @@ class _Kernel:
 
 def _aliases(ranges: dict[int, range]) -> dict[int, frozenset[int]]:
     return {
-        index: frozenset(other for other, bytes_ in ranges.items() if bytes_.start < span.stop and span.start < bytes_.stop)
+        index: frozenset(
+            other for other, bytes_ in ranges.items() if bytes_.start < span.stop and span.start < bytes_.stop
+        )
         for index, span in ranges.items()
     }
 

@@ -233,8 +233,16 @@ class Machine:
         data = typed_view(source.memory.raw[start : start + nbytes], elem)
         name = f"{source.name}+{shift} ({t})"
         buf = Buffer(
-            name, "workgroup", elem, data, shape, strides, offset, source.base_address + shift,
-            memory=source.memory, byte_offset=start,
+            name,
+            "workgroup",
+            elem,
+            data,
+            shape,
+            strides,
+            offset,
+            source.base_address + shift,
+            memory=source.memory,
+            byte_offset=start,
         )
         self.views.append(buf)
         return buf
@@ -419,8 +427,13 @@ class Machine:
             others[order[1:][clash]] = warp_bits[order[:-1][clash]]
             size = buf.elem.mem_bytes
             self.race(
-                op, "write-after-write", buf, buf.byte_places(flat), np.repeat(warp_bits, size),
-                np.repeat(others, size), np.repeat(mask, size),
+                op,
+                "write-after-write",
+                buf,
+                buf.byte_places(flat),
+                np.repeat(warp_bits, size),
+                np.repeat(others, size),
+                np.repeat(mask, size),
             )
 
     def _check_in_flight(self, op, kind: str, buf: Buffer, places: np.ndarray, warp_bits: np.ndarray) -> None:
