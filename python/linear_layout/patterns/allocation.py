@@ -17,7 +17,7 @@ buffer races with what is pending on every buffer whose bytes it shares.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from mlir import ir
 from mlir.dialects import arith, gpu, memref
@@ -91,7 +91,7 @@ def place_buffers(buffers: list[Placement]) -> list[Placement]:
         buffer = buffers[k]
         candidates = sorted({0, *(_aligned(p.offset + p.bytes) for p in placed.values())})
         for offset in candidates:
-            trial = Placement(buffer.element, buffer.elements, buffer.bytes, buffer.first, buffer.last, offset)
+            trial = replace(buffer, offset=offset)
             if not any(trial.meets(p) for p in placed.values()):
                 placed[k] = trial
                 break
