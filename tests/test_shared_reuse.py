@@ -165,3 +165,50 @@ def test_the_matmul_epilogue_reuses_the_operand_buffers_after_a_barrier():
     report = run_triton_kernel(without, args, launch.grid, on_race="record")
     assert {race.kind for race in report.races} == {"write-after-read"}
     assert all(race.op == "vector.store" for race in report.races)
+
+
+def _copy_kernel(read: str) -> str:
+    """Each of 64 threads copies 8 f16 (16 bytes) with `cp.async` through an f16 view of the
+    workgroup bytes, then (`read`) reads its 16 bytes through an i32 view of the same bytes."""
+    return f"""module attributes {{gpu.container_module}} {{
+  gpu.module @kernels {{
+    gpu.func @k(%in: memref<512xf16>, %out: memref<256xi32>) workgroup(%bytes: memref<1024xi8, {SMEM}>) kernel {{
+      %tid = gpu.thread_id x
+      %c0 = arith.constant 0 : index
+      %c4 = arith.constant 4 : index
+      %c8 = arith.constant 8 : index
+      %halves = memref.view %bytes[%c0][] : memref<1024xi8, {SMEM}> to memref<512xf16, {SMEM}>
+      %words = memref.view %bytes[%c0][] : memref<1024xi8, {SMEM}> to memref<256xi32, {SMEM}>
+      %first = arith.muli %tid, %c8 : index
+      %first64 = arith.index_cast %first : index to i64
+      %g = memref.extract_aligned_pointer_as_index %in : memref<512xf16> -> index
+      %g64 = arith.index_cast %g : index to i64
+      %gbase = llvm.inttoptr %g64 : i64 to !llvm.ptr<1>
+      %src = llvm.getelementptr %gbase[%first64] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f16
+      %s = memref.extract_aligned_pointer_as_index %halves : memref<512xf16, {SMEM}> -> index
+      %s64 = arith.index_cast %s : index to i64
+      %sbase = llvm.inttoptr %s64 : i64 to !llvm.ptr<3>
+      %dst = llvm.getelementptr %sbase[%first64] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, f16
+      nvvm.cp.async.shared.global %dst, %src, 16, cache = cg : !llvm.ptr<3>, !llvm.ptr<1>
+      nvvm.cp.async.commit.group
+{read}
+      gpu.return
+    }}
+  }}
+}}"""
+
+
+_READ_WORDS = f"""      %at = arith.muli %tid, %c4 : index
+      %w = vector.load %words[%at] : memref<256xi32, {SMEM}>, vector<4xi32>
+      vector.store %w, %out[%at] : memref<256xi32>, vector<4xi32>"""
+
+
+def test_a_copy_through_one_view_lands_in_the_bytes_another_view_reads():
+    data = (np.arange(512) % 97).astype(np.float16)
+    out = np.zeros(256, np.int32)
+    with pytest.raises(simt.RaceError, match="read-before-async-wait"):  # read through the other view too early
+        simt.run_kernel(_copy_kernel(_READ_WORDS + "\n      nvvm.cp.async.wait.group 0"), [data, out], num_warps=2)
+    waited = "      nvvm.cp.async.wait.group 0\n" + _READ_WORDS
+    report = simt.run_kernel(_copy_kernel(waited), [data, out], num_warps=2)
+    assert not report.races
+    np.testing.assert_array_equal(out, data.view(np.int32))
