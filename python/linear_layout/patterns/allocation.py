@@ -147,11 +147,16 @@ def _last_uses(spans: dict, loops: dict) -> dict:
 
 
 def _placements(kernel: gpu.GPUFuncOp, uses: list[OpUse]) -> list[tuple[Placement, ir.OpView]]:
-    """Each scratch with its lifetime (not yet placed), and the op it serves."""
+    """Each scratch with its lifetime (not yet placed), and the op it serves. Without an explicit
+    allocation every lifetime is one op, and the order of `uses` (pre-order) is enough."""
     spans: dict = {}
-    loops: dict = {}
-    _spans(kernel.regions[0].blocks[0], spans, loops)
-    last_uses = _last_uses(spans, loops)
+    last_uses: dict = {}
+    if all(use.scratch is None or use.scratch.pooled for _, use in uses):
+        spans = {op.operation: _Span(k, k) for k, (op, _) in enumerate(uses)}
+    else:
+        loops: dict = {}
+        _spans(kernel.regions[0].blocks[0], spans, loops)
+        last_uses = _last_uses(spans, loops)
     found = []
     for op, use in uses:
         scratch = use.scratch
