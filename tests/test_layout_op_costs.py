@@ -115,8 +115,8 @@ def test_predicted_costs_match_the_interpreter(path, monkeypatch):
     # the interpreter runs each op once per block for all its threads: one atomic op per element
     atomics = sum(n for name, n in measured.op_counts.items() if "atomic" in name)
     assert atomics == predicted["atomics"] * blocks
-    # the scratch: each workgroup buffer is some op's, the largest the largest op's (ops whose
-    # scratch may overlap share one buffer, allocation.py)
+    # the scratch: each workgroup buffer (a view of the kernel's bytes) is some op's, the largest
+    # the largest op's (buffers of ops that never live together share bytes, allocation.py)
     sizes = {buffer.data.nbytes for buffer in measured.workgroup_buffers}
     assert sizes <= scratches and max(sizes, default=0) == max(scratches, default=0)
     if not report.rows:  # the distinct bytes the listed ops move (a conversion's plan has no such sum)

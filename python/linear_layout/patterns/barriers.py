@@ -7,16 +7,23 @@ to it since the last barrier: a read or write after a write (RAW, WAW), a write 
 own reads pending after it; one whose inside barriers are warp barriers (`warp_synchronous`, a
 conversion that stays inside each warp) adds its reads to what is pending, as Triton's Membar
 does not clear the pending accesses for a warp-synchronous `convert_layout`.
+
+Buffers whose lifetimes do not overlap may share bytes (`allocation.py`): an access to a buffer
+races with what is pending on every buffer whose bytes it shares (`buffer_ranges`), as Membar
+compares the allocation's byte intervals, so the reuse of a dead buffer's bytes waits for the
+barrier that orders its last accesses.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from mlir import ir
 from mlir.dialects import gpu
 
 from .allocation import OpUse, shared_uses
 from .kernel import LoweringError, kernel_launch
-from .shared_memory import buffer_index, memdesc_view
+from .shared_memory import buffer_index, buffer_ranges, memdesc_view
 from .simt_pattern import Access, BufferAccess
 
 __all__ = ["insert_barriers"]
@@ -53,22 +60,48 @@ def insert_barriers(kernel: gpu.GPUFuncOp, uses: list[OpUse] | None = None) -> N
     if uses is None:
         uses = shared_uses(kernel, kernel_launch(kernel))
     by_op = {op.operation: use for op, use in uses}
-    _walk(kernel.regions[0].blocks[0], by_op, {}, insert=True)
+    ranges = buffer_ranges(kernel) if any(use.scratch is not None for _, use in uses) else {}
+    _walk(kernel.regions[0].blocks[0], _Kernel(by_op, _aliases(ranges)), {}, insert=True)
+
+
+@dataclass(frozen=True)
+class _Kernel:
+    """What the walk reads: each op's `SharedUse`, and each buffer's aliases (the buffers whose
+    bytes it shares, itself included)."""
+
+    by_op: dict
+    aliases: dict[int, frozenset[int]]
+
+    def pending_on(self, pending: Pending, index: int) -> set[Access]:
+        """What is pending on the bytes of buffer `index`."""
+        kinds: set[Access] = set()
+        for other in self.aliases.get(index, frozenset((index,))):
+            kinds |= pending.get(other, set())
+        return kinds
+
+
+def _aliases(ranges: dict[int, range]) -> dict[int, frozenset[int]]:
+    return {
+        index: frozenset(
+            other for other, bytes_ in ranges.items() if bytes_.start < span.stop and span.start < bytes_.stop
+        )
+        for index, span in ranges.items()
+    }
 
 
 def _join(a: Pending, b: Pending) -> Pending:
     return {index: a.get(index, set()) | b.get(index, set()) for index in set(a) | set(b)}
 
 
-def _walk(block: ir.Block, by_op: dict, pending: Pending, insert: bool) -> Pending:
+def _walk(block: ir.Block, kernel: _Kernel, pending: Pending, insert: bool) -> Pending:
     """The pending accesses after `block`, from `pending` before it; barriers are inserted when
     `insert` (else only simulated: a needed barrier clears what is pending)."""
     pending = {index: set(kinds) for index, kinds in pending.items()}
     for op in block.operations:
-        use = by_op.get(op.operation)
+        use = kernel.by_op.get(op.operation)
         if use is None:
             if len(op.regions):
-                pending = _walk_regions(op, by_op, pending, insert)
+                pending = _walk_regions(op, kernel, pending, insert)
             continue
         if use.synchronizes:  # a barrier of its own (after ttg.async_wait): nothing is pending
             pending.clear()
@@ -76,7 +109,7 @@ def _walk(block: ir.Block, by_op: dict, pending: Pending, insert: bool) -> Pendi
         accesses = [(index, access.kind) for access in use.accesses if (index := _buffer(op, access)) is not None]
         if not accesses:
             continue
-        if any(_races(pending.get(index, set()), kind) for index, kind in accesses):
+        if any(_races(kernel.pending_on(pending, index), kind) for index, kind in accesses):
             if insert:
                 with ir.InsertionPoint(op), op.location:
                     gpu.barrier()
@@ -92,23 +125,23 @@ def _walk(block: ir.Block, by_op: dict, pending: Pending, insert: bool) -> Pendi
     return pending
 
 
-def _walk_regions(op: ir.OpView, by_op: dict, pending: Pending, insert: bool) -> Pending:
+def _walk_regions(op: ir.OpView, kernel: _Kernel, pending: Pending, insert: bool) -> Pending:
     blocks = [block for region in op.regions for block in region.blocks]
     if op.operation.name in ("scf.for", "scf.while"):
         entry = pending
         for _ in range(_LOOP_PASSES):
             end = pending
             for block in blocks:
-                end = _walk(block, by_op, end if block is not blocks[0] else entry, insert=False)
+                end = _walk(block, kernel, end if block is not blocks[0] else entry, insert=False)
             joined = _join(pending, end)
             if joined == entry:
                 break
             entry = joined
         end = entry
         for block in blocks:
-            end = _walk(block, by_op, end, insert)
+            end = _walk(block, kernel, end, insert)
         return _join(entry, end)  # the loop may run no iteration
     after: Pending = {}
     for block in blocks:  # scf.if: each branch from what is pending before it
-        after = _join(after, _walk(block, by_op, pending, insert))
+        after = _join(after, _walk(block, kernel, pending, insert))
     return _join(after, pending) if len(blocks) < 2 else after

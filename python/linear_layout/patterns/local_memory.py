@@ -1,7 +1,7 @@
 """`ttg.local_alloc` / `ttg.local_store` / `ttg.local_load` / `ttg.local_dealloc` in SIMT form.
 
-A buffer with an explicit shared encoding is a workgroup attribution of the kernel (its
-`ll.workgroup_buffer`); the accesses are those of `plan_local_access` (offsets
+A buffer with an explicit shared encoding is a view of the kernel's workgroup bytes (its
+`ll.workgroup_buffer`, `allocation.py`); the accesses are those of `plan_local_access` (offsets
 `distributed.invert_and_compose(shared)`), emitted like the two halves of a shared-memory
 conversion. The barriers the buffer's read/write history needs are inserted before the ops by
 `insert_barriers` (`barriers.py`) from what each pattern declares (`SharedUse`), not here.
@@ -134,9 +134,10 @@ def _check_dealloc(op: ir.OpView, launch: Launch) -> None:
 
 
 def _emit_dealloc(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:
-    """Nothing: each `ttg.local_alloc` has a workgroup buffer of its own for the whole kernel
-    (`allocation.py`), so ending its life frees nothing that another buffer would reuse. Triton's
-    Membar places no barrier at a dealloc either (it reads and writes nothing)."""
+    """Nothing: a `ttg.local_alloc`'s buffer lives to its last use, this dealloc among them
+    (`allocation.py`), after which its bytes may serve another buffer; the barrier insertion
+    orders that reuse. Triton's Membar places no barrier at a dealloc either (it reads and
+    writes nothing)."""
     return []
 
 

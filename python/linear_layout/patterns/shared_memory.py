@@ -1,10 +1,13 @@
 """Shared memory in SIMT kernels: workgroup buffers and the emitters of planned accesses.
 
-A shared buffer is a workgroup attribution of the `gpu.func` (`memref<N x T,
-#gpu.address_space<workgroup>>`). Which one an op uses is written on the op, as Triton's
-`allocation.offset`: the `ll.workgroup_buffer` attribute holds the index of the attribution
-among the kernel's workgroup attributions (set by `allocate_shared_memory` in `allocation.py`).
-A lowered `ttg.local_alloc` is an `unrealized_conversion_cast` of its buffer to the memdesc type.
+The kernel's shared memory is one workgroup attribution of the `gpu.func`, bytes
+(`memref<N x i8, #gpu.address_space<workgroup>>`), and each shared buffer a typed `memref.view`
+of it at a byte offset (`memref<M x T, #gpu.address_space<workgroup>>`), made at the top of the
+kernel by `allocate_shared_memory` (`allocation.py`); buffers whose lifetimes do not overlap
+share bytes, as Triton's. Which buffer an op uses is written on the op, as Triton's
+`allocation.offset`: the `ll.workgroup_buffer` attribute holds the buffer's index, which its view
+carries too (`workgroup_argument` finds the view). A lowered `ttg.local_alloc` is an
+`unrealized_conversion_cast` of its buffer to the memdesc type.
 
 **Views** (`ttg.memdesc_index`, `memdesc_subslice`, `memdesc_trans`, `memdesc_reshape`, and
 memdescs carried through `scf.for` and yielded by `scf.if`): a memdesc is its allocation's buffer (static: found by
@@ -45,6 +48,7 @@ __all__ = [
     "ViewAddress",
     "assemble",
     "buffer_elements",
+    "buffer_ranges",
     "emit_loads",
     "emit_stores",
     "emit_swaps",
@@ -52,6 +56,7 @@ __all__ = [
     "from_words",
     "in_allocation",
     "is_memdesc",
+    "memdesc_allocation",
     "memdesc_origin",
     "memdesc_start",
     "memdesc_view",
@@ -125,14 +130,42 @@ def shared_buffer_of(t: ir.Type) -> SharedBuffer:
     return SharedBuffer(memdesc, shared)
 
 
+def _entry_block(op: ir.OpView) -> ir.Block:
+    """The entry block of the `gpu.func` enclosing `op` (or `op` itself, a `gpu.func`)."""
+    kernel = op.operation
+    while kernel.name != "gpu.func":
+        kernel = kernel.parent.operation
+    return kernel.regions[0].blocks[0]
+
+
+def _buffer_views(block: ir.Block):
+    """The buffer views of a kernel's entry block: (index, the `memref.view` op), in order."""
+    for op in block.operations:
+        if op.operation.name == "memref.view" and WORKGROUP_BUFFER in op.operation.attributes:
+            yield op.operation.attributes[WORKGROUP_BUFFER].value, op.operation
+
+
 def workgroup_argument(op: ir.OpView, index: int) -> ir.Value:
-    """Workgroup attribution `index` of the kernel enclosing `op`."""
-    kernel = op.operation.parent
-    while kernel.operation.name != "gpu.func":
-        kernel = kernel.operation.parent
-    kernel = kernel.opview
-    inputs = len(kernel.function_type.value.inputs)
-    return kernel.regions[0].blocks[0].arguments[inputs + index]
+    """Shared buffer `index` of the kernel enclosing `op`: its `memref.view` (LoweringError when
+    the kernel has none of that index)."""
+    for found, view in _buffer_views(_entry_block(op)):
+        if found == index:
+            return view.result
+    raise LoweringError(f"the kernel has no shared buffer {index}: run allocate_shared_memory")
+
+
+def buffer_ranges(kernel: ir.OpView) -> dict[int, range]:
+    """The bytes each shared buffer of `kernel` (after `allocate_shared_memory`) occupies in its
+    one workgroup allocation: buffer index -> range of byte offsets. Two buffers whose ranges
+    overlap alias (their lifetimes do not overlap).
+
+    Postcondition: every range starts at a multiple of 128 bytes."""
+    ranges = {}
+    for index, view in _buffer_views(_entry_block(kernel)):
+        shift = view.operands[1].owner.opview.value.value
+        t = ir.MemRefType(view.results[0].type)
+        ranges[index] = range(shift, shift + math.prod(t.shape) * max(1, -(-element_bits(t.element_type) // 8)))
+    return ranges
 
 
 def buffer_index(op: ir.OpView) -> int | None:
@@ -164,11 +197,11 @@ def _operation(value: ir.Value) -> ir.Operation | None:
 
 
 def _workgroup_index(memref_value: ir.Value) -> int:
-    """The attribution index of a workgroup buffer (a block argument of the kernel)."""
-    if not isinstance(memref_value, ir.BlockArgument):
-        raise LoweringError("a shared buffer that is not a workgroup attribution of the kernel")
-    kernel = memref_value.owner.owner.opview
-    return memref_value.arg_number - len(kernel.function_type.value.inputs)
+    """The index of a shared buffer (its `memref.view`, `workgroup_argument`)."""
+    op = _operation(memref_value)
+    if op is None or op.name != "memref.view" or WORKGROUP_BUFFER not in op.attributes:
+        raise LoweringError("a shared buffer that is not a view of the kernel's workgroup memory")
+    return op.attributes[WORKGROUP_BUFFER].value
 
 
 def subslice_xor(op: ir.Operation) -> int:
@@ -257,6 +290,23 @@ def memdesc_origin(value: ir.Value) -> tuple[MemdescView, ir.Value]:
             return MemdescView(found.buffer, found.xor ^ xor), value
         value = value_next
     raise LoweringError("a shared buffer whose views form a cycle")
+
+
+def memdesc_allocation(value: ir.Value) -> ir.Operation | None:
+    """The `ttg.local_alloc` that made memdesc `value` (followed through the views and the loops,
+    as `memdesc_view`); None when it is already lowered or comes from no allocation of the
+    kernel."""
+    for _ in range(10_000):
+        op = _operation(value)
+        if op is not None and op.name == "ttg.local_alloc":
+            return op
+        try:
+            found, value, _ = _step(value)
+        except LoweringError:
+            return None
+        if found is not None:
+            return None
+    return None
 
 
 def memdesc_start(value: ir.Value) -> ir.Value | None:

@@ -42,9 +42,10 @@ class Access(enum.Enum):
 
 @dataclass(frozen=True)
 class Scratch:
-    """A workgroup buffer an op needs: `elements` of type `element`. `pooled`: one buffer per
-    element type serves every pooled scratch of the kernel, sized by the largest (a conversion's
-    scratch, as Triton's); else a buffer of its own (a `ttg.local_alloc`)."""
+    """A workgroup buffer an op needs: `elements` of type `element`. `pooled`: the op's own
+    scratch, live during the op only (a conversion's, as Triton's scratch buffers), whose bytes
+    other ops' buffers reuse; else an explicit allocation (a `ttg.local_alloc`), live to the
+    last use of its memdesc (`allocation.py`)."""
 
     element: ir.Type
     elements: int

@@ -97,18 +97,22 @@ matrices of 8x8 16-bit elements:
   matrices of one instruction; on conflict-free accesses, the only ones the lowering emits, the
   two models agree.)
 
-Every workgroup buffer is placed at a 128-byte-aligned address, so banks are counted from each
-buffer's start. Dynamic shared memory (``gpu.dynamic_shared_memory``) starts after the static
-buffers, 128-byte aligned; each ``memref.view`` of it is a workgroup buffer at its byte shift
-(a view at a shift that is not a multiple of 128 keeps its exact address). Two views of the same
-shift and type are one buffer; views that overlap otherwise are not supported (they would alias
-on the hardware). Global accesses are counted as instructions and distinct 32-byte sectors per warp
+Workgroup memory is byte-addressed (``memory.py``): every workgroup allocation (a workgroup
+attribution, a ``memref.alloc``) is placed at a 128-byte-aligned address, so banks are counted
+from its start, and a ``memref.view`` of a 1-D ``i8`` workgroup buffer (the lowering's one
+allocation) is a typed view of its bytes at the byte shift: views of different element types
+alias, each sees what the others wrote, and the race tracking, per byte, sees their accesses as
+accesses to the same bytes. Dynamic shared memory (``gpu.dynamic_shared_memory``) starts after
+the static buffers, 128-byte aligned; each ``memref.view`` of it is an allocation at its byte
+shift (a view at a shift that is not a multiple of 128 keeps its exact address). Two views of it
+of the same shift and type are one buffer; views of it that overlap otherwise are not supported
+(views of a view of it at offset 0, the lowering's form above 48 KiB, alias as above). Global accesses are counted as instructions and distinct 32-byte sectors per warp
 (:class:`GlobalAccess`), with the same instruction split; each global argument starts at a
 sector-aligned address.
 
 Race detection
 ==============
-Lockstep execution would hide a missing ``gpu.barrier``, so every workgroup element remembers
+Lockstep execution would hide a missing ``gpu.barrier``, so every workgroup byte remembers
 which warps wrote it and which read it since the last barrier (a barrier clears that state). In
 one barrier interval it is a race when
 
@@ -118,6 +122,9 @@ one barrier interval it is a race when
 * **write-after-write**: a warp writes an element that another warp wrote, with a different
   value, or threads of one store write different values to one element. Equal values are benign:
   that is how broadcast layouts store their duplicates.
+
+The bytes of an element are tracked one by one, so a write through one view and a read through
+a view of another element type over the same bytes race as well.
 
 Within one warp, a later op always sees an earlier one (the warp runs in lockstep), so only pairs
 of different warps race. With ``on_race="raise"`` (the default) the first race raises
@@ -297,7 +304,7 @@ def run_kernel(
                     ex.new_shared(f"workgroup#{i} ({a.get_name()})", a.type) for i, a in enumerate(attributions)
                 ]
                 ex.run_block(body, bound + workgroup)
-                report.workgroup_buffers.extend(ex.shared)
+                report.workgroup_buffers.extend(ex.workgroup_buffers())
         return report
 
 

@@ -19,7 +19,7 @@ from ..ir.upstream import location_text
 from .banks import bank_wavefronts, distinct_elements, instruction_bytes, sector_counts
 from .elements import elem_of, result_elem, vector_shape
 from .errors import MemoryAccessError, RaceError, SimtError, UndefinedBehaviorError, UnsupportedOp
-from .memory import SHARED_BASE_ALIGNMENT, Buffer, RaceTracking, memref_layout
+from .memory import SHARED_BASE_ALIGNMENT, Buffer, SharedBytes, memref_layout, typed_view
 from .report import GlobalAccess, Race, Report, SharedAccess
 
 __all__ = [
@@ -112,6 +112,7 @@ class Machine:
         self.shared_top = 0  # next free workgroup address
         self.dynamic_base: int | None = None  # where dynamic shared memory starts, once used
         self.dynamic_views: dict[tuple[int, str], Buffer] = {}
+        self.views: list[Buffer] = []  # the typed views of workgroup bytes (`view_shared`)
         self.interval = 0
         self.global_buffers: list[Buffer] = []  # the kernel's global memref arguments (cp.async finds them)
         self.async_copies = AsyncCopies()
@@ -203,30 +204,54 @@ class Machine:
     # ---- memory
 
     def new_shared(self, name: str, t: ir.MemRefType, address: int | None = None) -> Buffer:
-        """A fresh workgroup buffer of type ``t`` at the next free 128-byte-aligned address, or at
-        ``address`` (a view of dynamic shared memory)."""
-        if not t.has_static_shape:
-            raise UnsupportedOp(f"workgroup memref {t} must have a static shape")
-        elem = elem_of(t)
-        shape = tuple(t.shape)
-        strides, offset = memref_layout(t, shape)
-        size = offset + sum((d - 1) * s for d, s in zip(shape, strides)) + 1 if all(shape) else 0
+        """A fresh workgroup allocation of type ``t`` at the next free 128-byte-aligned address,
+        or at ``address`` (a view of dynamic shared memory): its bytes and their typed view."""
+        elem, shape, strides, offset, size = _static_layout(t)
         aligned_top = -(-self.shared_top // SHARED_BASE_ALIGNMENT) * SHARED_BASE_ALIGNMENT
         base = aligned_top if address is None else address
         self.shared_top = max(self.shared_top, base + size * elem.mem_bytes)
+        memory = SharedBytes.of_size(name, base, size * elem.mem_bytes)
+        data = typed_view(memory.raw, elem)
+        data[:] = elem.garbage(size)  # floats start as NaN
+        buf = Buffer(name, "workgroup", elem, data, shape, strides, offset, base, memory=memory)
+        self.shared.append(buf)
+        return buf
+
+    def view_shared(self, source: Buffer, shift: int, t: ir.MemRefType) -> Buffer:
+        """``memref.view`` of the workgroup bytes ``source`` (a 1-D i8 buffer) at byte ``shift``:
+        a buffer of type ``t`` sharing ``source``'s bytes and their race tracking."""
+        if source.memory is None or source.elem.mem_bytes != 1 or len(source.shape) != 1 or source.offset:
+            raise UnsupportedOp(f"memref.view of {source.name}: the source must be 1-D workgroup bytes (i8)")
+        elem, shape, strides, offset, size = _static_layout(t)
+        nbytes = size * elem.mem_bytes
+        if shift < 0 or shift + nbytes > source.shape[0] or shift % elem.mem_bytes:
+            raise MemoryAccessError(
+                f"memref.view of {nbytes} bytes at byte {shift} of {source.name} ({source.shape[0]} bytes): "
+                "outside it or between elements"
+            )
+        start = source.byte_offset + shift
+        data = typed_view(source.memory.raw[start : start + nbytes], elem)
+        name = f"{source.name}+{shift} ({t})"
         buf = Buffer(
             name,
             "workgroup",
             elem,
-            elem.garbage(size),
+            data,
             shape,
             strides,
             offset,
-            base,
-            tracking=RaceTracking.of_size(size),
+            source.base_address + shift,
+            memory=source.memory,
+            byte_offset=start,
         )
-        self.shared.append(buf)
+        self.views.append(buf)
         return buf
+
+    def workgroup_buffers(self) -> list[Buffer]:
+        """The block's workgroup buffers as the kernel typed them: every view of workgroup bytes,
+        and every allocation no view was taken of."""
+        viewed = {id(view.memory) for view in self.views}
+        return [buf for buf in self.shared if id(buf.memory) not in viewed] + self.views
 
     def element_offsets(self, buf: Buffer, indices: list[np.ndarray], vshape: tuple[int, ...]) -> np.ndarray:
         """Flat element offsets, shape (threads, *vshape), of an access at ``indices`` whose
@@ -324,67 +349,74 @@ class Machine:
                 )
             )
 
-    # ---- race detection
+    # ---- race detection (per byte of the allocation: views of the same bytes race)
+
+    def _places(self, buf: Buffer, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(the bytes of the elements at ``offsets`` in ``buf``'s allocation, each byte's warp bit)."""
+        return buf.byte_places(offsets), np.repeat(self._warp_bits(offsets), buf.elem.mem_bytes)
 
     def track_read(self, op, buf: Buffer, offsets: np.ndarray) -> None:
         tracking = buf.race_tracking()
-        warp_bits = self._warp_bits(offsets)
-        flat = offsets.ravel()
-        self._check_in_flight(op, "read-before-async-wait", buf, flat, warp_bits)
-        self._check_initialized(buf, flat, "read of")
-        writers = tracking.writers[flat]
+        places, warp_bits = self._places(buf, offsets)
+        self._check_in_flight(op, "read-before-async-wait", buf, places, warp_bits)
+        self._check_initialized(buf, places, "read of")
+        writers = tracking.writers[places]
         racing = ((writers & ~warp_bits) != 0) & ((writers & warp_bits) == 0)
         if racing.any():
-            self.race(op, "read-after-write", buf, flat, warp_bits, writers & ~warp_bits, racing)
-        self._check_atomics(op, "read-after-atomic", buf, flat, warp_bits)
-        np.bitwise_or.at(tracking.readers, flat, warp_bits)
+            self.race(op, "read-after-write", buf, places, warp_bits, writers & ~warp_bits, racing)
+        self._check_atomics(op, "read-after-atomic", buf, places, warp_bits)
+        np.bitwise_or.at(tracking.readers, places, warp_bits)
 
     def track_atomic(self, op, buf: Buffer, offsets: np.ndarray) -> None:
         """An atomic read-modify-write of workgroup memory: it races with other warps' plain
         reads and writes since the last barrier, not with their atomics."""
         tracking = buf.race_tracking()
-        warp_bits = self._warp_bits(offsets)
-        flat = offsets.ravel()
-        self._check_in_flight(op, "atomic-before-async-wait", buf, flat, warp_bits)
-        self._check_initialized(buf, flat, "atomic on")
+        places, warp_bits = self._places(buf, offsets)
+        self._check_in_flight(op, "atomic-before-async-wait", buf, places, warp_bits)
+        self._check_initialized(buf, places, "atomic on")
         for kind, bits in (
-            ("atomic-after-write", tracking.writers[flat]),
-            ("atomic-after-read", tracking.readers[flat]),
+            ("atomic-after-write", tracking.writers[places]),
+            ("atomic-after-read", tracking.readers[places]),
         ):
             others = bits & ~warp_bits
             if (others != 0).any():
-                self.race(op, kind, buf, flat, warp_bits, others, others != 0)
-        np.bitwise_or.at(tracking.atomics, flat, warp_bits)
+                self.race(op, kind, buf, places, warp_bits, others, others != 0)
+        np.bitwise_or.at(tracking.atomics, places, warp_bits)
 
-    def _check_initialized(self, buf: Buffer, flat: np.ndarray, what: str) -> None:
+    def _check_initialized(self, buf: Buffer, places: np.ndarray, what: str) -> None:
         tracking = buf.race_tracking()
-        if self.launch.check_uninitialized and not tracking.initialized[flat].all():
-            bad = flat[~tracking.initialized[flat]][0]
+        if self.launch.check_uninitialized and not tracking.initialized[places].all():
+            bad = places[~tracking.initialized[places]][0]
             raise MemoryAccessError(
-                f"{what} uninitialised workgroup memory {buf.name} element {list(buf.multi_index(int(bad)))}"
+                f"{what} uninitialised workgroup memory {buf.name} element {list(buf.multi_index(buf.element_at(int(bad))))}"
             )
 
-    def _check_atomics(self, op, kind: str, buf: Buffer, flat: np.ndarray, warp_bits: np.ndarray) -> None:
-        others = buf.race_tracking().atomics[flat] & ~warp_bits
+    def _check_atomics(self, op, kind: str, buf: Buffer, places: np.ndarray, warp_bits: np.ndarray) -> None:
+        others = buf.race_tracking().atomics[places] & ~warp_bits
         if (others != 0).any():
-            self.race(op, kind, buf, flat, warp_bits, others, others != 0)
+            self.race(op, kind, buf, places, warp_bits, others, others != 0)
 
     def track_write(self, op, buf: Buffer, offsets: np.ndarray, values: np.ndarray) -> None:
         tracking = buf.race_tracking()
-        warp_bits = self._warp_bits(offsets)
         flat = offsets.ravel()
-        self._check_in_flight(op, "write-before-async-wait", buf, flat, warp_bits)
+        places, warp_bits = self._places(buf, offsets)
+        self._check_in_flight(op, "write-before-async-wait", buf, places, warp_bits)
         new_bits = buf.elem.to_bits(values).ravel()
-        self._check_atomics(op, "write-after-atomic", buf, flat, warp_bits)
-        readers = tracking.readers[flat] & ~warp_bits
+        self._check_atomics(op, "write-after-atomic", buf, places, warp_bits)
+        readers = tracking.readers[places] & ~warp_bits
         if (readers != 0).any():
-            self.race(op, "write-after-read", buf, flat, warp_bits, readers, readers != 0)
-        other_writers = tracking.writers[flat] & ~warp_bits
-        differs = buf.elem.to_bits(buf.data[flat]).ravel() != new_bits
+            self.race(op, "write-after-read", buf, places, warp_bits, readers, readers != 0)
+        other_writers = tracking.writers[places] & ~warp_bits
+        differs = np.repeat(buf.elem.to_bits(buf.data[flat]).ravel() != new_bits, buf.elem.mem_bytes)
         racing = (other_writers != 0) & differs
         if racing.any():
-            self.race(op, "write-after-write", buf, flat, warp_bits, other_writers, racing)
-        # Threads of this very store writing different values to one element.
+            self.race(op, "write-after-write", buf, places, warp_bits, other_writers, racing)
+        self._check_clash(op, buf, flat, new_bits, warp_bits[:: buf.elem.mem_bytes])
+        np.bitwise_or.at(tracking.writers, places, warp_bits)
+        tracking.initialized[places] = True
+
+    def _check_clash(self, op, buf: Buffer, flat: np.ndarray, new_bits: np.ndarray, warp_bits: np.ndarray) -> None:
+        """Threads of one store writing different values to one element."""
         order = np.argsort(flat, kind="stable")
         same = flat[order][1:] == flat[order][:-1]
         clash = same & (new_bits[order][1:] != new_bits[order][:-1])
@@ -393,16 +425,23 @@ class Machine:
             mask[order[1:][clash]] = True
             others = np.zeros(len(flat), np.uint64)
             others[order[1:][clash]] = warp_bits[order[:-1][clash]]
-            self.race(op, "write-after-write", buf, flat, warp_bits, others, mask)
-        np.bitwise_or.at(tracking.writers, flat, warp_bits)
-        tracking.initialized[flat] = True
+            size = buf.elem.mem_bytes
+            self.race(
+                op,
+                "write-after-write",
+                buf,
+                buf.byte_places(flat),
+                np.repeat(warp_bits, size),
+                np.repeat(others, size),
+                np.repeat(mask, size),
+            )
 
-    def _check_in_flight(self, op, kind: str, buf: Buffer, flat: np.ndarray, warp_bits: np.ndarray) -> None:
-        """An access to an element that a ``cp.async`` has not yet delivered (its group not
+    def _check_in_flight(self, op, kind: str, buf: Buffer, places: np.ndarray, warp_bits: np.ndarray) -> None:
+        """An access to a byte that a ``cp.async`` has not yet delivered (its group not
         waited for) is a race, whichever warp issued the copy."""
-        pending = buf.race_tracking().in_flight[flat]
+        pending = buf.race_tracking().in_flight[places]
         if (pending != 0).any():
-            self.race(op, kind, buf, flat, warp_bits, pending, pending != 0)
+            self.race(op, kind, buf, places, warp_bits, pending, pending != 0)
 
     def _warp_bits(self, offsets: np.ndarray) -> np.ndarray:
         """Bit ``1 << warp`` for each element access, flattened like ``offsets``."""
@@ -410,19 +449,20 @@ class Machine:
         per_thread = np.left_shift(np.uint64(1), warps)
         return np.broadcast_to(per_thread.reshape((-1,) + (1,) * (offsets.ndim - 1)), offsets.shape).ravel()
 
-    def race(self, op, kind, buf, flat, warp_bits, other_bits, racing) -> None:
+    def race(self, op, kind, buf, places, warp_bits, other_bits, racing) -> None:
+        """Report (or raise, per ``on_race``) the race at the bytes ``places`` where ``racing``."""
         i = int(np.argmax(racing))
         race = Race(
             kind=kind,
             buffer=buf.name,
-            element=buf.multi_index(int(flat[i])),
+            element=buf.multi_index(buf.element_at(int(places[i]))),
             warp=int(warp_bits[i]).bit_length() - 1,
             other_warps=tuple(w for w in range(self.launch.num_warps) if int(other_bits[i]) >> w & 1),
             op=op.name,
             location=location_of(op),
             block=linear_block(self.block_id, self.launch.grid),
             interval=self.interval,
-            elements=int(np.count_nonzero(racing)),
+            elements=max(1, int(np.count_nonzero(racing)) // buf.elem.mem_bytes),
         )
         if self.launch.on_race == "raise":
             error = RaceError(str(race))
@@ -451,6 +491,17 @@ class AsyncCopies:
 
     open: list[AsyncCopy] = dataclasses.field(default_factory=list)
     groups: list[list[AsyncCopy]] = dataclasses.field(default_factory=list)
+
+
+def _static_layout(t: ir.MemRefType):
+    """(elem, shape, strides, offset, elements spanned) of a static workgroup memref type."""
+    if not t.has_static_shape:
+        raise UnsupportedOp(f"workgroup memref {t} must have a static shape")
+    elem = elem_of(t)
+    shape = tuple(t.shape)
+    strides, offset = memref_layout(t, shape)
+    size = offset + sum((d - 1) * s for d, s in zip(shape, strides)) + 1 if all(shape) else 0
+    return elem, shape, strides, offset, size
 
 
 def linear_block(block_id, grid) -> int:

@@ -1,4 +1,11 @@
-"""The interpreter's memory: buffers (memrefs), their race tracking, and dynamic shared memory."""
+"""The interpreter's memory: buffers (memrefs), their race tracking, and dynamic shared memory.
+
+Workgroup memory is byte-addressed: each allocation (a `gpu.func` workgroup attribution, a
+`memref.alloc`, a view of dynamic shared memory) is `SharedBytes`, its bytes and their race
+tracking, and a workgroup `Buffer` is a typed view of some of them at a byte offset. Views of one
+allocation (`memref.view`, the lowering's buffers that reuse a dead buffer's bytes) see the same
+bytes whatever their element types, and the race tracking, per byte, sees an access through one
+view racing with another's through any view of the same bytes."""
 
 from __future__ import annotations
 
@@ -9,7 +16,7 @@ import mlir.ir as ir
 import numpy as np
 
 from ..ir.upstream import memory_space_name
-from .elements import Elem
+from .elements import GARBAGE_BYTE, Elem
 from .errors import MemoryAccessError, SimtError, UnsupportedOp
 
 __all__ = [
@@ -19,8 +26,10 @@ __all__ = [
     "Buffer",
     "DynamicSharedMemory",
     "RaceTracking",
+    "SharedBytes",
     "memory_space",
     "memref_layout",
+    "typed_view",
 ]
 
 SHARED_BASE_ALIGNMENT = 128
@@ -33,10 +42,10 @@ GLOBAL_ARGUMENT_SPAN = 1 << 40
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class RaceTracking:
-    """Race tracking of one workgroup buffer: per element, bit w set if warp w wrote / read /
+    """Race tracking of one workgroup allocation: per byte, bit w set if warp w wrote / read /
     updated it atomically (``atomics``) since the last barrier; ``initialized`` is set once any
-    thread has written the element; ``in_flight`` has bit w set while a ``cp.async`` of warp w to
-    the element has not landed (its ``wait_group`` has not run). Atomics of several warps on one
+    thread has written the byte; ``in_flight`` has bit w set while a ``cp.async`` of warp w to
+    the byte has not landed (its ``wait_group`` has not run). Atomics of several warps on one
     element do not race with each other, only with plain reads and writes of other warps. The
     arrays are updated in place (the tracking is per-buffer scratch state, never cached)."""
 
@@ -57,9 +66,49 @@ class RaceTracking:
         )
 
 
+@dataclasses.dataclass(frozen=True, eq=False)
+class SharedBytes:
+    """One workgroup allocation: its bytes (``raw``, uint8, from byte address ``base_address``)
+    and their race tracking. Updated in place."""
+
+    name: str
+    base_address: int
+    raw: np.ndarray
+    tracking: RaceTracking
+
+    @classmethod
+    def of_size(cls, name: str, base_address: int, size: int) -> SharedBytes:
+        return cls(name, base_address, np.full(size, GARBAGE_BYTE, np.uint8), RaceTracking.of_size(size))
+
+
+class _WideStorage:
+    """The elements of a type held in numpy wider than in memory (bf16, held in float32) over
+    their bytes: indexing reads and writes the bytes (``Elem.from_bits``/``to_bits``)."""
+
+    def __init__(self, bits: np.ndarray, elem: Elem) -> None:
+        self.bits, self.elem, self.dtype = bits, elem, elem.storage
+
+    def __len__(self) -> int:
+        return len(self.bits)
+
+    def __getitem__(self, key):
+        return self.elem.from_bits(self.bits[key])
+
+    def __setitem__(self, key, value) -> None:
+        self.bits[key] = self.elem.to_bits(self.elem.wrap(value))
+
+
+def typed_view(raw: np.ndarray, elem: Elem):
+    """The elements of type ``elem`` over the bytes ``raw`` (sharing them)."""
+    if elem.storage.itemsize == elem.mem_bytes:
+        return raw.view(elem.storage)
+    return _WideStorage(raw.view(elem.bits_dtype), elem)
+
+
 @dataclasses.dataclass(eq=False)
 class Buffer:
-    """A memref: a flat numpy array plus the strided indexing of its MLIR type."""
+    """A memref: a flat array plus the strided indexing of its MLIR type. A workgroup buffer's
+    ``data`` is a typed view of the bytes of its allocation (``memory``) from ``byte_offset``."""
 
     name: str
     space: str  # "global" or "workgroup"
@@ -69,19 +118,31 @@ class Buffer:
     strides: tuple[int, ...]
     offset: int
     base_address: int
-    tracking: RaceTracking | None = None  # workgroup buffers only
+    memory: SharedBytes | None = None  # workgroup buffers only
+    byte_offset: int = 0  # where element 0 of ``data`` sits in ``memory``
 
     def start_interval(self) -> None:
-        if self.tracking is not None:
-            self.tracking.writers[:] = 0
-            self.tracking.readers[:] = 0
-            self.tracking.atomics[:] = 0
+        if self.memory is not None:
+            self.memory.tracking.writers[:] = 0
+            self.memory.tracking.readers[:] = 0
+            self.memory.tracking.atomics[:] = 0
 
     def race_tracking(self) -> RaceTracking:
-        """The race tracking of a workgroup buffer."""
-        if self.tracking is None:
+        """The race tracking of a workgroup buffer's allocation (per byte: `byte_places`)."""
+        if self.memory is None:
             raise SimtError(f"{self.name} is {self.space} memory: no race tracking")
-        return self.tracking
+        return self.memory.tracking
+
+    def byte_places(self, flat: np.ndarray) -> np.ndarray:
+        """The bytes of the elements at flat offsets ``flat``, in its allocation: element-major,
+        ``elem.mem_bytes`` per element."""
+        size = self.elem.mem_bytes
+        starts = self.byte_offset + np.asarray(flat, dtype=np.int64).ravel() * size
+        return (starts[:, None] + np.arange(size)).ravel()
+
+    def element_at(self, place: int) -> int:
+        """The flat element offset of the byte ``place`` of its allocation."""
+        return (place - self.byte_offset) // self.elem.mem_bytes
 
     def multi_index(self, flat: int) -> tuple[int, ...]:
         """Indices of a flat element offset, for messages."""

@@ -5,8 +5,8 @@
 // PTX-PIPELINE: builtin.module(ll-lower)
 
 // A 32x32 f32 transpose across 4 warps: 16-byte stores and 4-byte loads at swizzled (xor)
-// addresses, one round, one barrier; 4 KiB of scratch in a workgroup attribution (f32 moves
-// as i32 words: conversions, reductions and scans of 32-bit data share one i32 pool).
+// addresses, one round, one barrier; 4 KiB of scratch, a view of the kernel's one workgroup
+// attribution of bytes (f32 moves as i32 words).
 #row = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 #col = #ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
 module attributes {"ttg.num-warps" = 4 : i32} {
@@ -19,7 +19,8 @@ module attributes {"ttg.num-warps" = 4 : i32} {
 }
 
 // CHECK-LABEL: gpu.func @transpose(
-// CHECK-SAME: workgroup(%[[SMEM:.*]] : memref<1024xi32, #gpu.address_space<workgroup>> {llvm.align = 128 : i64})
+// CHECK-SAME: workgroup(%[[BYTES:.*]] : memref<4096xi8, #gpu.address_space<workgroup>> {llvm.align = 128 : i64})
+// CHECK: %[[SMEM:[a-z_0-9]+]] = memref.view %[[BYTES]][%{{.*}}][] {ll.workgroup_buffer = 0 : i64} : memref<4096xi8, #gpu.address_space<workgroup>> to memref<1024xi32, #gpu.address_space<workgroup>>
 // CHECK: gpu.thread_id x
 // CHECK: arith.xori
 // CHECK: vector.store %{{.*}}, %[[SMEM]][%{{.*}}] {alignment = 16 : i64} : memref<1024xi32, #gpu.address_space<workgroup>>, vector<4xi32>
@@ -50,7 +51,8 @@ module attributes {"ttg.num-warps" = 8 : i32} {
 }
 
 // CHECK-LABEL: gpu.func @reps(
-// CHECK-SAME: workgroup(%[[SMEM:.*]] : memref<4096xi32, #gpu.address_space<workgroup>> {llvm.align = 128 : i64})
+// CHECK-SAME: workgroup(%[[BYTES:.*]] : memref<16384xi8, #gpu.address_space<workgroup>> {llvm.align = 128 : i64})
+// CHECK: %[[SMEM:[a-z_0-9]+]] = memref.view %[[BYTES]][%{{.*}}][] {ll.workgroup_buffer = 0 : i64} : memref<16384xi8, #gpu.address_space<workgroup>> to memref<4096xi32, #gpu.address_space<workgroup>>
 // round 0
 // CHECK-COUNT-4: vector.store %{{.*}}, %[[SMEM]]{{.*}} vector<4xi32>
 // CHECK-NOT: vector.store
@@ -70,7 +72,8 @@ module attributes {"ttg.num-warps" = 8 : i32} {
 // A broadcast source (a 16x16 tensor in a layout that covers 16x32): each element is written
 // once, by the threads whose free lane bits are zero (scf.if); the 8-bit elements are packed
 // into 8-byte stores, and the loads read 4-byte words (the packed path: each side first or last
-// swaps a register with a lane, a gpu.shuffle xor of packed words).
+// swaps a register with a lane, a gpu.shuffle xor of packed words). The one buffer's view of
+// the workgroup bytes is the bytes themselves (i8 at offset 0): it folds away.
 #a = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
 #b = #ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>
 module attributes {"ttg.num-warps" = 4 : i32} {
@@ -84,6 +87,7 @@ module attributes {"ttg.num-warps" = 4 : i32} {
 
 // CHECK-LABEL: gpu.func @broadcast(
 // CHECK-SAME: workgroup(%[[SMEM:.*]] : memref<256xi8, #gpu.address_space<workgroup>> {llvm.align = 128 : i64})
+// CHECK-NOT: memref.view
 // CHECK: gpu.shuffle xor %{{.*}} : i32
 // CHECK: %[[P:.*]] = arith.cmpi eq
 // CHECK: scf.if %[[P]] {
@@ -96,8 +100,8 @@ module attributes {"ttg.num-warps" = 4 : i32} {
 
 // -----
 
-// ttg.local_alloc / local_load / local_store with an explicit swizzled encoding: one workgroup
-// buffer per allocation; barriers for RAW (after the store) and WAR (before the overwrite).
+// ttg.local_alloc / local_load / local_store with an explicit swizzled encoding: one buffer
+// (a view of the workgroup bytes) per allocation; barriers for RAW (after the store) and WAR (before the overwrite).
 #row = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
 #col = #ttg.blocked<{sizePerThread = [8, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>
 #shared = #ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 4, order = [1, 0]}>
@@ -114,7 +118,8 @@ module attributes {"ttg.num-warps" = 4 : i32} {
 }
 
 // CHECK-LABEL: gpu.func @local(
-// CHECK-SAME: workgroup(%[[BUF:.*]] : memref<1024xf16, #gpu.address_space<workgroup>> {llvm.align = 128 : i64})
+// CHECK-SAME: workgroup(%[[BYTES:.*]] : memref<2048xi8, #gpu.address_space<workgroup>> {llvm.align = 128 : i64})
+// CHECK: %[[BUF:[a-z_0-9]+]] = memref.view %[[BYTES]][%{{.*}}][] {ll.workgroup_buffer = 0 : i64} : memref<2048xi8, #gpu.address_space<workgroup>> to memref<1024xf16, #gpu.address_space<workgroup>>
 // CHECK: vector.store %{{.*}}, %[[BUF]][%{{.*}}] {alignment = 16 : i64} : memref<1024xf16, #gpu.address_space<workgroup>>, vector<8xf16>
 // CHECK: gpu.barrier
 // CHECK: memref.load %[[BUF]]
@@ -141,7 +146,8 @@ module attributes {"ttg.num-warps" = 4 : i32} {
 }
 
 // CHECK-LABEL: gpu.func @rounds(
-// CHECK-SAME: workgroup(%[[SMEM:.*]] : memref<1024xf16, #gpu.address_space<workgroup>> {llvm.align = 128 : i64})
+// CHECK-SAME: workgroup(%[[BYTES:.*]] : memref<2048xi8, #gpu.address_space<workgroup>> {llvm.align = 128 : i64})
+// CHECK: %[[SMEM:[a-z_0-9]+]] = memref.view %[[BYTES]][%{{.*}}][] {ll.workgroup_buffer = 0 : i64} : memref<2048xi8, #gpu.address_space<workgroup>> to memref<1024xf16, #gpu.address_space<workgroup>>
 // round 0
 // CHECK: vector.store %{{.*}}, %[[SMEM]][%[[ST:.*]]] {alignment = 16 : i64} : {{.*}}, vector<8xf16>
 // CHECK-NEXT: gpu.barrier

@@ -1,8 +1,8 @@
 """The `memref` ops: loads and stores, workgroup allocations, views of dynamic shared memory.
 
 Ops: load store, alloc (workgroup memory only), extract_aligned_pointer_as_index (the buffer's
-byte address; global arguments sit at ``memory.GLOBAL_BASE_ADDRESS`` on), view (of ``gpu.dynamic_shared_memory`` only, at a
-uniform byte shift, to a static shape), atomic_rmw (global or workgroup memory: one
+byte address; global arguments sit at ``memory.GLOBAL_BASE_ADDRESS`` on), view (of workgroup bytes, sharing them,
+or of ``gpu.dynamic_shared_memory``, at a uniform byte shift, to a static shape), atomic_rmw (global or workgroup memory: one
 read-modify-write per active thread, in thread order, returning the old values), generic_atomic_rmw (the same, its
 region run for one thread at a time) atomic_yield.
 """
@@ -14,7 +14,7 @@ from mlir.dialects.arith import AtomicRMWKind
 
 from ..errors import UnsupportedOp
 from ..machine import handles, location_of, terminator
-from ..memory import DynamicSharedMemory, memory_space
+from ..memory import Buffer, DynamicSharedMemory, memory_space
 
 
 @handles("memref.load")
@@ -42,13 +42,19 @@ def _memref_alloc(ex, op):
 
 @handles("memref.view")
 def _memref_view(ex, op):
+    """A view of workgroup bytes (a 1-D i8 buffer: the lowering's one allocation, whose views
+    alias) or of ``gpu.dynamic_shared_memory`` (a new allocation there; views that overlap are
+    refused), at a uniform byte shift, to a static shape."""
     source, shift, *sizes = ex.operands(op)
-    if not isinstance(source, DynamicSharedMemory):
-        raise UnsupportedOp("memref.view of a memref other than gpu.dynamic_shared_memory")
     if sizes:
         raise UnsupportedOp("memref.view with dynamic sizes")
     t = op.results[0].type
-    address = source.base_address + ex.uniform(np.asarray(shift), "memref.view byte shift")
+    shift = ex.uniform(np.asarray(shift), "memref.view byte shift")
+    if isinstance(source, Buffer):
+        return [ex.view_shared(source, shift, t)]
+    if not isinstance(source, DynamicSharedMemory):
+        raise UnsupportedOp("memref.view of a memref other than workgroup bytes or gpu.dynamic_shared_memory")
+    address = source.base_address + shift
     key = (address, str(t))
     if key not in ex.dynamic_views:
         buf = ex.new_shared(f"dynamic+{address - source.base_address} ({t})", t, address)

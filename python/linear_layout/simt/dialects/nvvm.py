@@ -356,23 +356,23 @@ def _cp_async(ex, op):
     size = ir.IntegerAttr(op.attributes["size"]).value
     threads = ex.active.copy()
     dst_buf, dst_start = elements_at(ex, op, ex.shared, dst[threads].astype(np.int64), size, "workgroup")
-    elem_bytes = dst_buf.elem.mem_bytes
-    per_thread = size // elem_bytes
     valid_bytes = np.full(int(threads.sum()), size, dtype=np.int64)
     if source_size:
         valid_bytes = np.minimum(np.asarray(source_size[0]).astype(np.int64)[threads], size)
-    valid = np.arange(per_thread) < (valid_bytes // elem_bytes)[:, None]
-    values = np.zeros((len(valid_bytes), per_thread), dtype=dst_buf.elem.storage)
-    reading = valid.any(axis=1)
+    copied = np.zeros((len(valid_bytes), size), dtype=np.uint8)
+    reading = valid_bytes > 0
     if reading.any():
         src_buf, src_start = elements_at(
             ex, op, ex.global_buffers, src[threads].astype(np.int64)[reading], int(valid_bytes[reading].max()), "global"
         )
-        if src_buf.elem.mem_bytes != elem_bytes:
-            raise UnsupportedOp(f"{op.name} from {src_buf.elem.name} to {dst_buf.elem.name}: element sizes differ")
-        source = src_buf.data[np.minimum(src_start[:, None] + np.arange(per_thread), len(src_buf.data) - 1)]
-        values[reading] = np.where(valid[reading], source, values[reading])
-    copy = AsyncCopy(op, dst_buf, dst_start[:, None] + np.arange(per_thread), values, threads)
+        count = -(-size // src_buf.elem.mem_bytes)
+        source = src_buf.data[np.minimum(src_start[:, None] + np.arange(count), len(src_buf.data) - 1)]
+        source_bytes = np.ascontiguousarray(src_buf.elem.to_bits(source)).view(np.uint8)[:, :size]
+        valid = np.arange(size) < valid_bytes[reading][:, None]
+        copied[reading] = np.where(valid, source_bytes, 0)
+    # the bytes as the destination's elements (a typed view or the workgroup bytes themselves)
+    values = dst_buf.elem.from_bits(copied.view(dst_buf.elem.bits_dtype))
+    copy = AsyncCopy(op, dst_buf, dst_start[:, None] + np.arange(values.shape[1]), values, threads)
     _mark_in_flight(ex, copy)
     ex.async_copies.open.append(copy)
     return []
@@ -380,8 +380,10 @@ def _cp_async(ex, op):
 
 def _mark_in_flight(ex, copy: AsyncCopy) -> None:
     warp_bits = np.left_shift(np.uint64(1), ex.warp_of_thread[copy.threads].astype(np.uint64))
-    per_thread = copy.offsets.shape[1]
-    np.bitwise_or.at(copy.buf.race_tracking().in_flight, copy.offsets.ravel(), np.repeat(warp_bits, per_thread))
+    places = copy.buf.byte_places(copy.offsets)
+    if not len(warp_bits):
+        return
+    np.bitwise_or.at(copy.buf.race_tracking().in_flight, places, np.repeat(warp_bits, len(places) // len(warp_bits)))
 
 
 @handles("nvvm.cp.async.commit.group")
@@ -402,7 +404,7 @@ def _cp_async_wait(ex, op):
     landing, ex.async_copies.groups = (groups[:-keep], groups[-keep:]) if keep else (groups, [])
     landed = [c for group in landing for c in group]
     for copy in landed:
-        copy.buf.race_tracking().in_flight[copy.offsets.ravel()] = 0
+        copy.buf.race_tracking().in_flight[copy.buf.byte_places(copy.offsets)] = 0
     for copy in [c for group in ex.async_copies.groups for c in group] + ex.async_copies.open:
         _mark_in_flight(ex, copy)  # a later copy to the same bytes is still in flight
     for copy in landed:
