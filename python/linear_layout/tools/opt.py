@@ -23,6 +23,7 @@ from mlir import ir
 from ..core.limits import LimitError, check_text_limits
 from ..core.targets import NvptxTarget, TargetError, amdgpu_target, nvptx_target, ptx_features
 from ..ir import DIALECTS, dialect_file, load_dialects, print_module
+from ..ir.upstream import file_location
 from ..passes import (
     PipelineError,
     build_pass_manager,
@@ -216,35 +217,15 @@ def _chunks(text: str, split: bool) -> list[tuple[int, str]]:
 
 
 def _file_position(location) -> tuple[int | None, int | None]:
-    """The line and column of the first file location inside `location`."""
-    if location.is_a_file():
-        return location.start_line, location.start_col
-    if location.is_a_name():
-        return _file_position(location.child_loc)
-    if location.is_a_callsite():
-        return _file_position(location.callee)
-    if location.is_a_fused():
-        for inner in location.locations:
-            position = _file_position(inner)
-            if position[0] is not None:
-                return position
-    return None, None
+    """The line and column of the first file location inside `location` (`ir.upstream.file_location`)."""
+    found = file_location(location)
+    return (None, None) if found is None else (found.start_line, found.start_col)
 
 
 def _file_name(location) -> str | None:
     """The file of the first file location inside `location` (None: none)."""
-    if location.is_a_file():
-        return location.filename
-    children = (
-        [location.child_loc]
-        if location.is_a_name()
-        else [location.callee]
-        if location.is_a_callsite()
-        else list(location.locations)
-        if location.is_a_fused()
-        else []
-    )
-    return next((name for name in map(_file_name, children) if name), None)
+    found = file_location(location)
+    return None if found is None else found.filename
 
 
 def _to_diagnostic(info) -> Diagnostic:
