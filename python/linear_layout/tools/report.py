@@ -34,6 +34,7 @@ from ..dialects.ttg import LocalView, local_access_view, local_memdesc_type
 from ..encodings import collect_aliases, parse_encoding
 from ..ir.bridge import from_attribute, layout_of, memdesc_of
 from ..ir.walk import walk
+from ..passes.ll_explain_conversions import access_element_type
 from ..patterns.vectors import element_bits
 from ..planning import PlannerError, Strategy, bank_conflicts, plan_conversion, plan_local_access
 from ..planning.banks import access_layouts
@@ -314,9 +315,8 @@ def _row(source: str, syntax_op: Op, op: ir.Operation, launch: _Launch) -> Repor
     written = _written_types(source, syntax_op)
     src_text, dst_text = (_encoding_text(t) for t in written)
     tensor_type = op.operands[0].type if op.name != "ttg.local_load" else op.results[0].type
-    element = ir.RankedTensorType(tensor_type).element_type
-    if op.name == "ttg.async_copy_global_to_local":  # a tensor of pointers: the buffer's elements
-        element = memdesc_of(op.operands[1].type).element_type
+    ir.RankedTensorType(tensor_type)  # a TypeError for a scalar, as before
+    element = access_element_type(op)  # an async copy's tensor holds pointers: the buffer's elements
     bits = element_bits(element)
     base = {
         "op": op.name,
