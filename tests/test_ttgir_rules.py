@@ -9,7 +9,11 @@ from __future__ import annotations
 import re
 
 import pytest
+from mlir import ir
 
+from linear_layout.dialects.triton_regions import region_problem
+from linear_layout.ttgir import FORMATS, ttgir_context
+from linear_layout.ttgir.formats import mlir_name
 from test_ttgir_edits import _our_errors
 
 
@@ -179,12 +183,7 @@ def test_region_counts_are_tritons_for_every_op_of_the_table():
     Triton 3.9's verifier refuses the count (`requires zero regions`, `expected 2 regions`)
     exactly when `region_problem` does; each op is one Triton registers."""
     pytest.importorskip("triton", reason="Triton's verifier is the oracle")
-    from mlir import ir
     from triton_printer import triton_prints
-
-    from linear_layout.dialects.triton_regions import region_problem
-    from linear_layout.ttgir import FORMATS, ttgir_context
-    from linear_layout.ttgir.formats import mlir_name
 
     counts = range(4)
     cases = [(name, k) for name in sorted(FORMATS) for k in counts]

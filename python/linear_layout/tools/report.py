@@ -140,16 +140,18 @@ class KernelReport:
         op_costs = [o.cost for o in self.others if isinstance(o.cost, OpCost)]
         dots = [o.cost for o in self.others if isinstance(o.cost, DotCost)]
         conversions = [r for r in self.rows if r.op == "ttg.convert_layout"]
+        shared = [(c.wavefronts, c.floor) for c in moved] + [(c.wavefronts, c.floor) for c in op_costs]
+        shared += [(c.wavefronts, c.floor) for c in dots]
         return {
             "conversions": len(conversions),
             "shared_accesses": len(self.rows) - len(conversions),
             "through_shared": sum(1 for r in conversions if r.cost and r.cost.strategy in _THROUGH_SHARED),
             "other_ops": len(self.others),
-            "shuffles": sum(c.shuffles for c in [*costs, *op_costs]),
-            "scratch_bytes": max((c.scratch_bytes for c in [*costs, *op_costs]), default=0),
-            "barriers": sum(c.barriers for c in [*costs, *op_costs]),
-            "wavefronts": sum(c.wavefronts for c in [*moved, *op_costs, *dots]),
-            "floor": sum(c.floor for c in [*moved, *op_costs, *dots]),
+            "shuffles": sum(c.shuffles for c in costs) + sum(c.shuffles for c in op_costs),
+            "scratch_bytes": max([c.scratch_bytes for c in costs] + [c.scratch_bytes for c in op_costs], default=0),
+            "barriers": sum(c.barriers for c in costs) + sum(c.barriers for c in op_costs),
+            "wavefronts": sum(waves for waves, _floor in shared),
+            "floor": sum(floor for _waves, floor in shared),
             "replaced_loads": sum(1 for r in self.rows if r.mlir_line in replaced),
             "data_dependent": sum(1 for c in op_costs if c.data_dependent),
             "not_modelled": sum(1 for r in self.rows if r.cost is None) + sum(1 for o in self.others if o.cost is None),
