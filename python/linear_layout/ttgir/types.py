@@ -151,11 +151,16 @@ def _memdesc_to_triton(prefix: str, body: str) -> str:
 
 def _shared_linear_to_mlir(prefix: str, body: str) -> str:
     """Triton's `{offset = ...}, alignment = 16` -> `{offset = ..., alignment = 16}` (an IRDL
-    attribute has one dictionary parameter); a body without trailing parameters is kept."""
+    attribute has one dictionary parameter). Triton's parser requires the alignment, after the
+    dictionary: anything else is a TypeTextError in Triton's words."""
     parts = split_parameters(body)
-    if len(parts) < 2 or not parts[0].startswith("{") or not parts[0].endswith("}"):
-        return f"{prefix}<{body}>"
+    if not parts or not parts[0].startswith("{") or not parts[0].endswith("}"):
+        return f"{prefix}<{body}>"  # not a dictionary: the encoding check says what is wrong
     fields = split_parameters(parts[0][1:-1])
+    if any(field.split("=", 1)[0].strip() == "alignment" for field in fields):
+        raise TypeTextError(f"{prefix}<{body}>: alignment must be specified outside of the linear layout braces")
+    if len(parts) < 2:
+        raise TypeTextError(f"{prefix}<{body}>: expected ', alignment = N' after the dictionary, as Triton writes it")
     return f"{prefix}<{{{', '.join(fields + parts[1:])}}}>"
 
 

@@ -81,6 +81,8 @@ def triton_key_order(text: str) -> str:
         rank = {key: index for index, key in enumerate(order)}
         entries.sort(key=lambda e: rank.get(e.split("=", 1)[0].strip(), len(order)))
         entries = [_I64_SUFFIX.sub(r"\1", e) for e in entries]
+        if match.group(1) == "shared_linear" and not any(_is_trailing("shared_linear", e) for e in entries):
+            entries.append("alignment = 16")  # the dialect's default, which Triton's parser requires written
         trailing = [e for e in entries if _is_trailing(match.group(1), e)]
         inside = ", ".join(e for e in entries if e not in trailing)
         text = text[: open_index + 1] + inside + "}" + "".join(f", {e}" for e in trailing) + text[close + 1 :]
