@@ -315,9 +315,7 @@ def test_a_reshaped_view_reads_the_same_bytes_row_major():
     `#ttg.shared_linear` Triton's inference asks for): loading it gives the tile flattened."""
     shared = _shared(8, 2, 4)
     bases = _BUILDER.to_linear_layout(to_gluon(shared)._to_ir(_BUILDER), [32, 32]).offset_bases
-    # Triton prints `#ttg.shared_linear<{offset = ...}, alignment = 16>`; the TTGIR reader reads
-    # the alignment inside the braces only (noted, not this test's subject).
-    flat = f"#ttg.shared_linear<{{offset = {[[32 * row + col] for row, col in bases]}, alignment = 16}}>"
+    flat = f"#ttg.shared_linear<{{offset = {[[32 * row + col] for row, col in bases]}}}, alignment = 16>"  # as Triton prints it
     line = "#ttg.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>"
     body = f"""    %tile = tt.load %p : tensor<32x32x!tt.ptr<f16>, #blocked>
     %buf = ttg.local_alloc %tile : (tensor<32x32xf16, #blocked>) -> !ttg.memdesc<32x32xf16, #shared, #smem>

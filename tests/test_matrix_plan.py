@@ -53,8 +53,10 @@ def test_chips():
     assert matrix_instructions("sm_75") == ("ldmatrix",)
     assert matrix_instructions("sm_100a") == ("ldmatrix", "stmatrix")
     assert chip_capability("gfx942") == 0 and matrix_instructions("gfx942") == ()  # AMD: no ldmatrix/stmatrix
-    with pytest.raises(ValueError, match="unknown NVPTX chip 'gfx9999'"):
-        chip_capability("gfx9999")
+    for chip in ("gfx9999", "sm_1"):  # chip_capability takes NVIDIA and AMD chips: the message lists both
+        with pytest.raises(ValueError, match=rf"unknown chip '{chip}'; known NVIDIA chips: sm_20, .*; "
+                                             r"known AMD chips: gfx908, .*, gfx942, "):
+            chip_capability(chip)
 
 
 ROW = BlockedLayout((1, 4), (4, 8), (4, 1), (1, 0))

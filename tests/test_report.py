@@ -231,6 +231,54 @@ def test_text_has_a_row_per_entry_and_totals():
     assert "#mma -> #blocked" in text
 
 
+@pytest.mark.parametrize("stem", ["softmax.sm80", "matmul_f32.sm80", "matmul_f16.sm80", "attention_fwd.sm80",
+                                  "atomics.sm80", "gather.sm80", "misc_ops.sm90", "reductions.gfx942"])
+def test_totals_sum_every_costed_row_and_listed_op(stem):
+    """The total line covers the listed ops too (a reduction's shuffles, barriers, scratch and
+    wavefronts; a dot's ldmatrix wavefronts, in place of the plain loads of the local_load rows it
+    replaces), in the text and the JSON alike."""
+    report = report_ttgir((CORPUS / f"{stem}.ttgir").read_text())
+    totals = report.totals()
+    rows = [r.cost for r in report.rows if r.cost is not None]
+    replaced = {line for o in report.others for line in o.loads}
+    ops = [o.cost for o in report.others if o.cost is not None and not hasattr(o.cost, "mma")]
+    dots = [o.cost for o in report.others if o.cost is not None and hasattr(o.cost, "mma")]
+    assert totals["shuffles"] == sum(c.shuffles for c in rows + ops)
+    assert totals["barriers"] == sum(c.barriers for c in rows + ops)
+    assert totals["scratch_bytes"] == max([c.scratch_bytes for c in rows + ops] or [0])
+    kept = [r.cost for r in report.rows if r.cost is not None and r.mlir_line not in replaced]
+    assert totals["wavefronts"] == sum(c.wavefronts for c in kept + ops + dots)
+    assert totals["floor"] == sum(c.floor for c in kept + ops + dots)
+    assert totals["other_ops"] == len(report.others)
+    # each replaced row is a local_load that a dot loads with ldmatrix
+    for line in replaced:
+        assert [r.op for r in report.rows if r.mlir_line == line] == ["ttg.local_load"]
+    assert all(o.cost.ldmatrix > 0 for o in report.others if o.loads)
+    text = format_text(report).splitlines()[-1]
+    assert text.startswith("total: ") and f"{totals['wavefronts']} wavefronts (floor {totals['floor']}) per CTA" in text
+    assert f"{totals['shuffles']} shuffles per warp" in text and f"{totals['other_ops']} other op(s)" in text
+    assert json.loads(format_json(report))["totals"] == totals
+
+
+def test_totals_of_a_kernel_whose_only_layout_work_is_listed():
+    """softmax has no table row, only its two reductions: the totals are theirs, not zero."""
+    report = report_ttgir((CORPUS / "softmax.sm80.ttgir").read_text())
+    assert not report.rows and {o.op for o in report.others} == {"tt.reduce"}
+    totals = report.totals()
+    assert totals["shuffles"] == sum(o.cost.shuffles for o in report.others) > 0
+    assert totals["wavefronts"] == sum(o.cost.wavefronts for o in report.others) > 0
+    assert totals["barriers"] > 0 and totals["scratch_bytes"] > 0
+
+
+def test_a_dots_ldmatrix_replaces_its_operand_loads_in_the_totals():
+    """In the pipelined f32 matmul (sm_80: tf32 A operands through ldmatrix) the dots name the
+    local_load rows whose plain loads their ldmatrix replace; those rows' wavefronts leave the sum."""
+    report = report_ttgir((CORPUS / "matmul_f32.sm80.ttgir").read_text())
+    replaced = [line for o in report.others for line in o.loads]
+    assert replaced and len(replaced) == len(set(replaced)) == report.totals()["replaced_loads"]
+    assert "the ldmatrix of dots in place of" in format_text(report).splitlines()[-1]
+
+
 def test_json_round_trips_the_data():
     report = report_ttgir((CORPUS / "matmul_f16.sm80.ttgir").read_text(), kernel="k")
     data = json.loads(format_json(report))
@@ -250,7 +298,8 @@ def test_wave64_accesses_are_modelled_with_the_lds_bank_model():
         # only the MFMA dots, which the lowering does not build, are not modelled, and say so
         dots = [o for o in report.others if o.op == "tt.dot"]
         assert dots and all(o.cost is None and "(MFMA/WMMA) is not lowered" in o.detail for o in dots), name
-        assert format_text(report).count("not modelled") == len(dots)
+        assert format_text(report).count("not modelled") == len(dots) + 1  # and the totals count them
+        assert format_text(report).splitlines()[-1].endswith(f"; {len(dots)} not modelled")
 
 
 def test_console_script(capsys):

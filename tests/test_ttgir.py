@@ -14,9 +14,12 @@ from pathlib import Path
 import pytest
 from mlir import ir
 
+from linear_layout.encodings import SharedLinearLayout
+from linear_layout.ir import from_attribute, load_dialects, memdesc_of
 from linear_layout.ttgir import FORMATS, TtgirError, parse_ttgir, print_ttgir
 from linear_layout.ttgir.formats import TRITON_DIALECTS
 from test_ttgir_ops import AMD_SNIPPETS, CLUSTER_SNIPPETS, SNIPPETS, SNIPPETS_OF
+from triton_printer import triton_prints
 from ttgir_compile import COMPILES, assembly
 
 CORPUS = Path(__file__).parent / "ttgir_corpus"
@@ -304,3 +307,68 @@ def test_every_ttg_op_of_the_table_is_declared_by_the_irdl_dialect_or_read_as_un
     declared = {f"ttg.{name}" for name in re.findall(r"irdl\.operation @(\w+)", irdl)}
     table = {name for name in FORMATS if name.startswith("ttg.")}
     assert table - declared == set(UNDECLARED)
+
+
+# Encodings Triton prints with a parameter after the dictionary: `#ttg.shared_linear<{...},
+# alignment = N>` (Triton 3.9 rejects `alignment` inside the braces), with and without block
+# bases, each on a kernel argument (a memdesc in a tt.func signature).
+SHARED_LINEAR = [
+    ("#ttg.shared_linear<{offset = [[0, 1], [0, 2], [1, 0], [2, 0], [4, 0]]}, alignment = 16>", 1),
+    ("#ttg.shared_linear<{offset = [[1, 0], [0, 1], [2, 1], [4, 0]], block = [[0, 2]]}, alignment = 128>", 2),
+]
+
+
+def _memdesc_kernel(encoding: str, ctas: int) -> str:
+    memdesc = "!ttg.memdesc<8x4xf16, #shared, #ttg.shared_memory, mutable>"
+    return (
+        f"#shared = {encoding}\n"
+        f'module attributes {{"ttg.num-ctas" = {ctas} : i32, "ttg.num-warps" = 4 : i32, '
+        f'"ttg.threads-per-warp" = 32 : i32}} {{\n'
+        f"  tt.func public @f(%x: {memdesc}) {{\n    tt.return\n  }}\n}}\n"
+    )
+
+
+def test_shared_linear_alignment_round_trips_byte_exact_as_triton_prints_it():
+    printed = triton_prints([_memdesc_kernel(*case) for case in SHARED_LINEAR])
+    for (encoding, _ctas), (text, error) in zip(SHARED_LINEAR, printed):
+        assert text is not None and f"#shared = {encoding}\n" in text, error  # Triton's printer: alignment outside
+        module = parse_ttgir(text)
+        assert print_ttgir(module) == text
+        func = module.body.operations[0]
+        layout = from_attribute(memdesc_of(func.regions[0].blocks[0].arguments[0].type).encoding)
+        assert isinstance(layout, SharedLinearLayout) and str(layout) == encoding
+
+
+@pytest.mark.parametrize(("encoding", "words"), [
+    ("#ttg.shared_linear<{offset = [[0, 1], [0, 2], [1, 0], [2, 0], [4, 0]]}>", "expected ','"),
+    ("#ttg.shared_linear<{offset = [[0, 1], [0, 2], [1, 0], [2, 0], [4, 0]], alignment = 16}>",
+     "alignment must be specified outside of the linear layout braces"),
+])
+def test_shared_linear_without_its_alignment_after_the_dictionary_is_refused_as_triton_does(encoding, words):
+    """Triton's parser requires `, alignment = N` after the dictionary; so does the reader, at the
+    alias (the dialect's own spelling, alignment inside, is not TTGIR)."""
+    text = _memdesc_kernel(encoding, 1)
+    ((printed, error),) = triton_prints([text])
+    assert printed is None and words in error, error
+    with pytest.raises(TtgirError, match=r"^1:1: alias #shared: .*alignment"):
+        parse_ttgir(text)
+
+
+def test_the_writer_gives_a_shared_linear_without_alignment_the_default_triton_requires():
+    """A module built in the dialect's form without `alignment` (its default is 16) is written
+    with `, alignment = 16`, which Triton reads as the same attribute."""
+    with ir.Context() as context:
+        load_dialects(context)
+        context.allow_unregistered_dialects = True
+        encoding = "#ttg.shared_linear<{offset = [[0, 1], [0, 2], [1, 0], [2, 0], [4, 0]]}>"
+        module = ir.Module.parse(
+            f'module attributes {{"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32}} {{\n'
+            f'  "tt.func"() <{{function_type = (!ttg.memdesc<[8, 4], f16, {encoding}, #ttg.shared_memory, "mutable">)'
+            f' -> (), sym_name = "f"}}> ({{\n  ^bb0(%x: !ttg.memdesc<[8, 4], f16, {encoding}, #ttg.shared_memory, '
+            f'"mutable">):\n    "tt.return"() : () -> ()\n  }}) : () -> ()\n}}\n'
+        )
+        written = print_ttgir(module)
+    assert "#ttg.shared_linear<{offset = [[0, 1], [0, 2], [1, 0], [2, 0], [4, 0]]}, alignment = 16>" in written
+    ((printed, error),) = triton_prints([written])
+    assert printed is not None, error
+    assert print_ttgir(parse_ttgir(written)) == written

@@ -16,7 +16,8 @@ from ttgir_compile import COMPILES, assembly
 CORPUS = Path(__file__).parent / "ttgir_corpus"
 # One kernel per kind of target (wave32 and wave64 AMD included); the round trip (test_ttgir.py)
 # covers every file.
-EXPLAINED = ["matmul_f16.sm80", "attention_fwd.sm90", "reductions.gfx1100", "reductions.gfx942", "transpose.sm90"]
+EXPLAINED = ["matmul_f16.sm80", "attention_fwd.sm90", "reductions.gfx1100", "reductions.gfx942", "transpose.sm90",
+             "matmul_f32.sm80"]  # a pipelined matmul: its async copies are annotated too
 
 
 @pytest.mark.parametrize("stem", EXPLAINED)
@@ -29,6 +30,8 @@ def test_explained_kernel_is_annotated_and_compiles_unchanged(stem, tmp_path):
     text = out.read_text()
     conversions = [line for line in text.splitlines() if "ttg.convert_layout" in line]
     assert conversions and all("ll.explain" in line for line in conversions)
+    copies = [line for line in text.splitlines() if "ttg.async_copy_global_to_local" in line]
+    assert all("ll.explain = \"store " in line for line in copies)
     assert assembly(text, stem) == original.result()
 
 
@@ -102,18 +105,17 @@ def _explained_costs(line: str) -> tuple[int, list[tuple[int, int]]]:
 
 @pytest.mark.parametrize("path", sorted(CORPUS.glob("*.ttgir")), ids=lambda p: p.stem)
 def test_every_conversion_and_access_is_explained(path, tmp_path):
-    """Every convert_layout/local_load/local_store is annotated, with the report's costs (64-lane
-    gfx942 kernels and ttg.memdesc_subslice reads included)."""
+    """Every convert_layout/local_load/local_store/async_copy_global_to_local is annotated, with
+    the report's costs (64-lane gfx942 kernels, ttg.memdesc_subslice reads and the async copies of
+    pipelined matmuls included)."""
     out = tmp_path / "explained.ttgir"
     assert main([str(path), "-p", "builtin.module(ll-explain-conversions)", "-o", str(out)]) == 0
     lines = out.read_text().splitlines()
-    ops = ("ttg.convert_layout", "ttg.local_load", "ttg.local_store")
+    ops = ("ttg.convert_layout", "ttg.local_load", "ttg.local_store", "ttg.async_copy_global_to_local")
     annotated = [line for line in lines if any(f" {op} " in line for op in ops)]
     assert annotated == [line for line in annotated if "ll.explain" in line]
     assert len(annotated) == sum(path.read_text().count(f" {op} ") for op in ops)
     for row in report_ttgir(path.read_text()).rows:
-        if row.op == "ttg.async_copy_global_to_local":
-            continue  # a report row only: the pass annotates conversions and local accesses
         line, cost = lines[row.mlir_line - 1], row.cost
         assert row.op in line and cost is not None and "not modelled" not in line, line
         shuffles, sides = _explained_costs(line)

@@ -25,7 +25,7 @@ module attributes {"ttg.num-warps" = 4 : i32} {
 // LOWER80-COUNT-4: nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<col>{{.*}}num = 4
 // LOWER: gpu.func @transpose
 // LOWER-NOT: nvvm.
-// BAD: bad value 'sm_999' for option 'chip' of pass 'll-lower': unknown NVPTX chip 'sm_999'
+// BAD: bad value 'sm_999' for option 'chip' of pass 'll-lower': unknown chip 'sm_999'; known NVIDIA chips: sm_20
 
 // -----
 // Input from a file or stdin, output to stdout or -o; --version and --list-passes.

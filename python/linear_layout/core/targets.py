@@ -251,22 +251,22 @@ def amdgpu_target(chip: object) -> AmdgpuTarget:
 
 def lowering_chip(chip: object) -> str:
     """``chip`` checked as a target of the lowering: an NVPTX chip or an AMD chip; otherwise a
-    :class:`TargetError` listing the chips of its family (``sm_*``: NVPTX, ``gfx*``: AMDGPU) or,
-    for any other name, of both.
+    :class:`TargetError` naming ``chip`` and listing the known chips of both families (the
+    lowering accepts either, whatever the name looks like).
 
     >>> lowering_chip("gfx942"), lowering_chip("sm_80")
     ('gfx942', 'sm_80')
+    >>> lowering_chip("gfx9999")
+    Traceback (most recent call last):
+    ...
+    linear_layout.core.targets.TargetError: unknown chip 'gfx9999'; known NVIDIA chips: sm_20, ...
     """
-    if isinstance(chip, str) and chip.startswith("gfx"):
-        return amdgpu_target(chip).chip
-    if isinstance(chip, str) and chip.startswith("sm_"):
-        return nvptx_target(chip).chip
-    try:
-        return nvptx_target(chip).chip
-    except TargetError:
-        raise TargetError(
-            f"unknown chip {chip!r}; known chips: {_known_chips()} (NVPTX), {', '.join(AMDGPU_CHIPS)} (AMDGPU)"
-        ) from None
+    if is_amdgpu_chip(chip) or (isinstance(chip, str) and chip in NVPTX_CHIPS):
+        assert isinstance(chip, str)
+        return chip
+    raise TargetError(
+        f"unknown chip {chip!r}; known NVIDIA chips: {_known_chips()}; known AMD chips: {', '.join(AMDGPU_CHIPS)}"
+    )
 
 
 def hip_chip(ttg_target: str | None) -> str | None:

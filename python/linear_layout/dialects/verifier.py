@@ -29,6 +29,7 @@ from ..ir.bridge import from_attribute, memdesc_of, type_pointer
 from ..ir.text import attribute_kind, is_layout_kind, is_memdesc, memdesc_parameters
 from ..ir.walk import walk
 from ._base import LayoutOp
+from .triton_regions import region_problem
 from .triton_rules import triton_rule_problem
 from .types import kind_of
 
@@ -305,6 +306,9 @@ class _Verifier:
             for block in region.blocks:
                 for argument in block.arguments:
                     found.append(self.type_message(argument.type, facts))
+        regions = region_problem(op)
+        if regions:
+            found.append(f"'{op.name}' op {regions}")
         view = op.opview
         if isinstance(view, LayoutOp):
             message = view.verify_rules()

@@ -19,6 +19,7 @@ __all__ = [
     "MatrixAttributes",
     "MmaAttributes",
     "dense_text",
+    "file_location",
     "gpu_dimension",
     "gpu_shuffle_mode",
     "llvm_pointer_space",
@@ -133,9 +134,37 @@ def location_text(location: ir.Location) -> str:
     return text[4:-1] if text.startswith("loc(") and text.endswith(")") else text
 
 
+def file_location(location: ir.Location) -> ir.Location | None:
+    """The first file location (`loc("file":line:col)`) inside `location`: itself; a name's
+    child (TTGIR names values by their locations: `loc("x"("k.py":3:7))`); a call site's callee,
+    else its caller (Triton's inlined callees may be `loc(unknown)`); the parts of a fused
+    location in order. None when there is none (`loc(unknown)`)."""
+    if location.is_a_file():
+        return location
+    if location.is_a_name():
+        inner = [location.child_loc]
+    elif location.is_a_callsite():
+        inner = [location.callee, location.caller]
+    elif location.is_a_fused():
+        inner = list(location.locations)
+    else:
+        return None
+    return next((found for found in map(file_location, inner) if found is not None), None)
+
+
 def source_position(location: ir.Location) -> str:
-    """`file:line:col` of a file location (`loc("file":line:col)`), else its text."""
-    return re.sub(r'^loc\("([^"]*)":(\d+):(\d+)\)$', r"\1:\2:\3", str(location))
+    """`file:line:col` of the first file location inside `location` (:func:`file_location`:
+    under names, call sites and fused locations too), else the location's text.
+
+    >>> with ir.Context():
+    ...     source_position(ir.Location.name("x", ir.Location.callsite(
+    ...         ir.Location.unknown(), [ir.Location.file("k.py", 3, 7)])))
+    'k.py:3:7'
+    """
+    found = file_location(location)
+    if found is None:
+        return str(location)
+    return f"{found.filename}:{found.start_line}:{found.start_col}"
 
 
 @dataclass(frozen=True)

@@ -75,13 +75,6 @@ def amdgpu_backend_available() -> bool:
     return True
 
 
-def _position(location: ir.Location) -> str:
-    """`file:line:col` of a file location, also under names (TTGIR names its values' locations)."""
-    while location.is_a_name():
-        location = location.child_loc
-    return source_position(location)
-
-
 def _check_no_nvidia_ops(module: ir.Operation) -> None:
     """An `nvvm` op or an `llvm.inline_asm` (the lowering's inline asm is PTX) has no AMD form:
     the module was lowered for an NVIDIA chip or for no chip."""
@@ -95,7 +88,7 @@ def _check_no_nvidia_ops(module: ir.Operation) -> None:
 
     walk(module, find, ir.WalkOrder.PRE_ORDER)
     if found:
-        where = _position(found[0].location)
+        where = source_position(found[0].location)
         raise AmdgcnError(
             f"{where}: '{found[0].name}' is NVIDIA-only; lower for the AMD chip (ll-lower{{chip=gfx942}}, "
             'or a TTGIR module with ttg.target = "hip:gfx942")'

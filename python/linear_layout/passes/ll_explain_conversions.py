@@ -7,9 +7,10 @@ wavefronts against the ideal, and index operations -- and, for shared memory, th
 floor: `floor F: reached`, or `above the floor F:` and why (bank conflicts, sub-word accesses,
 broadcast; `planning/floor.py`). With `chip=sm_90` (as `ll-lower{chip=sm_90}`) the plan may use
 ldmatrix/stmatrix. The IR is otherwise unchanged, so the pass can run before `ll-lower` to see
-what the lowering is about to do. Each `ttg.local_load`, `ttg.local_store` and initialised
-`ttg.local_alloc` gets the `bank_conflicts` of its access (vector width, instructions, wavefronts
-against the ideal), or `not modelled: <why>` for a shared layout the planner cannot read:
+what the lowering is about to do. Each `ttg.local_load`, `ttg.local_store`, initialised
+`ttg.local_alloc` and `ttg.async_copy_global_to_local` (the store of its elements) gets the
+`bank_conflicts` of its access (vector width, instructions, wavefronts against the ideal), or
+`not modelled: <why>` for a shared layout the planner cannot read:
 
     linear-layout-opt -p 'builtin.module(ll-explain-conversions{chip=sm_90})' kernel.mlir
 """
@@ -111,11 +112,20 @@ def _summary(op: ConvertLayoutOp, chip: str | None) -> str:
         raise ValueError(f"cannot explain the conversion of {src_type} to {dst_type}: {error}") from None
 
 
-_LOCAL_ACCESSES = {"ttg.local_load": "load", "ttg.local_store": "store", "ttg.local_alloc": "store"}
+#: The shared-memory accesses annotated with their bank conflicts, and their direction. An async
+#: copy (cp.async) stores its elements into the buffer: it is costed as that store, as the report
+#: costs it.
+_LOCAL_ACCESSES = {
+    "ttg.local_load": "load",
+    "ttg.local_store": "store",
+    "ttg.local_alloc": "store",
+    "ttg.async_copy_global_to_local": "store",
+}
 
 
 def _local_accesses(op: ir.Operation) -> list[ir.Operation]:
-    """local_load / local_store / local_alloc with an initial value, in walk order."""
+    """local_load / local_store / local_alloc with an initial value / async_copy_global_to_local,
+    in walk order."""
     found = []
 
     def visit(child: ir.Operation) -> ir.WalkResult:
@@ -127,6 +137,15 @@ def _local_accesses(op: ir.Operation) -> list[ir.Operation]:
     return found
 
 
+def access_element_type(op: ir.Operation) -> ir.Type:
+    """The element type a shared-memory access moves: its tensor's, or for an async copy (whose
+    tensor holds pointers) its buffer's."""
+    if op.name == "ttg.async_copy_global_to_local":
+        return memdesc_of(op.operands[1].type).element_type
+    tensor = op.results[0] if op.name == "ttg.local_load" else op.operands[0]
+    return tensor.type.element_type
+
+
 def _access_summary(op: ir.Operation) -> str:
     """The bank conflicts of one shared-memory access, or why it is not modelled."""
     kind = _LOCAL_ACCESSES[op.name]
@@ -136,7 +155,7 @@ def _access_summary(op: ir.Operation) -> str:
         banks = bank_conflicts(
             view.in_allocation(layout_of(tensor_type)),
             from_attribute(memdesc_of(local_memdesc_type(op)).encoding),
-            element_bits(tensor_type.element_type),
+            element_bits(access_element_type(op)),
             list(view.allocation),
             kind=kind,
         )

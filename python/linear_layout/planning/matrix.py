@@ -80,7 +80,7 @@ import numpy as np
 from ..core.gf2 import EchelonBasis, extend, rank
 from ..core.hardware import BANK_BYTES, NUM_BANKS, WAVEFRONT_BYTES
 from ..core.layout import LinearLayout
-from ..core.targets import is_amdgpu_chip, nvptx_target
+from ..core.targets import is_amdgpu_chip, lowering_chip, nvptx_target
 from .floor import FloorReport, SideFloor, access_bytes, vector_side_floor
 from .layouts import PlannerError
 from .shared import SharedPlan
@@ -106,13 +106,15 @@ HW = ("register", "lane", "warp")
 
 def chip_capability(chip: str | None) -> int:
     """``"sm_90"`` -> 90, ``"sm_90a"`` -> 90; ``None`` (portable) and AMD chips (``"gfx942"``,
-    which have no ldmatrix/stmatrix) -> 0. An unknown chip is a
-    ``TargetError`` (a ValueError) from :func:`linear_layout.core.targets.nvptx_target`.
+    which have no ldmatrix/stmatrix) -> 0. An unknown chip is a ``TargetError`` (a ValueError)
+    from :func:`linear_layout.core.targets.lowering_chip`, listing the NVIDIA and AMD chips.
 
     >>> chip_capability("sm_90a"), chip_capability(None)
     (90, 0)
     """
-    return 0 if chip is None or is_amdgpu_chip(chip) else nvptx_target(chip).sm
+    if chip is None or is_amdgpu_chip(lowering_chip(chip)):
+        return 0
+    return nvptx_target(chip).sm
 
 
 def matrix_instructions(chip: str | None) -> tuple[str, ...]:

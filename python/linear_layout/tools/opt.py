@@ -23,6 +23,7 @@ from mlir import ir
 from ..core.limits import LimitError, check_text_limits
 from ..core.targets import NvptxTarget, TargetError, amdgpu_target, nvptx_target, ptx_features
 from ..ir import DIALECTS, dialect_file, load_dialects, print_module
+from ..ir.upstream import file_location
 from ..passes import (
     PipelineError,
     build_pass_manager,
@@ -34,6 +35,7 @@ from ..passes import (
     pass_names,
 )
 from ..ttgir import TtgirError, name_loop_arguments, print_ttgir, ttgir_to_mlir
+from ..ttgir.formats import UNREGISTERED
 from ..ttgir.reader import without_trailing_loc
 from .cli import guarded_main
 
@@ -216,35 +218,32 @@ def _chunks(text: str, split: bool) -> list[tuple[int, str]]:
 
 
 def _file_position(location) -> tuple[int | None, int | None]:
-    """The line and column of the first file location inside `location`."""
-    if location.is_a_file():
-        return location.start_line, location.start_col
-    if location.is_a_name():
-        return _file_position(location.child_loc)
-    if location.is_a_callsite():
-        return _file_position(location.callee)
-    if location.is_a_fused():
-        for inner in location.locations:
-            position = _file_position(inner)
-            if position[0] is not None:
-                return position
-    return None, None
+    """The line and column of the first file location inside `location` (`ir.upstream.file_location`)."""
+    found = file_location(location)
+    return (None, None) if found is None else (found.start_line, found.start_col)
 
 
 def _file_name(location) -> str | None:
     """The file of the first file location inside `location` (None: none)."""
-    if location.is_a_file():
-        return location.filename
-    children = (
-        [location.child_loc]
-        if location.is_a_name()
-        else [location.callee]
-        if location.is_a_callsite()
-        else list(location.locations)
-        if location.is_a_fused()
-        else []
-    )
-    return next((name for name in map(_file_name, children) if name), None)
+    found = file_location(location)
+    return None if found is None else found.filename
+
+
+_OP_MESSAGE = re.compile(r"'([\w.$-]+)' op ")
+
+
+def _at_op_name(diagnostic: Diagnostic, text: str) -> Diagnostic:
+    """`diagnostic` (`'tt.splat' op ...` at a line of the generic text) at the column where that
+    line of the TTGIR `text` names the op, as Triton's parser places it; unchanged when the line
+    does not name it."""
+    match = _OP_MESSAGE.match(diagnostic.message)
+    lines = text.split("\n")
+    if match is None or diagnostic.line is None or not 0 < diagnostic.line <= len(lines):
+        return diagnostic
+    line = lines[diagnostic.line - 1]
+    name = match.group(1).replace(UNREGISTERED, "ttg.")
+    found = re.search(rf'"{re.escape(name)}"|(?<![\w.]){re.escape(name)}(?![\w.])', line)
+    return diagnostic if found is None else dataclasses.replace(diagnostic, column=found.start() + 1)
 
 
 def _to_diagnostic(info) -> Diagnostic:
@@ -370,7 +369,8 @@ class _Driver:
             except ir.MLIRError as error:
                 text = "\n" * line_offset + chunk
                 errors = [_explain_unknown_name(_to_diagnostic(info), text) for info in error.error_diagnostics]
-                diagnostics.extend(self._locate_unlocated(self._source_files(errors, error), chunk, line_offset))
+                located = self._source_files(errors, error, text)
+                diagnostics.extend(self._locate_unlocated(located, chunk, line_offset))
                 if not error.error_diagnostics:
                     diagnostics.append(Diagnostic("error", None, None, str(error)))
                 return None, diagnostics
@@ -380,14 +380,18 @@ class _Driver:
             return print_ttgir(module), diagnostics
         return print_module(module, generic=self.args.mlir_print_op_generic), diagnostics
 
-    def _source_files(self, diagnostics: list[Diagnostic], error=None) -> list[Diagnostic]:
-        """TTGIR op locations are Python source positions: name their file, not the input's."""
+    def _source_files(self, diagnostics: list[Diagnostic], error=None, text: str = "") -> list[Diagnostic]:
+        """TTGIR op locations are Python source positions: name their file, not the input's. An
+        op without one sits at its line of the generic text MLIR parsed (`-`), the TTGIR's line
+        but not its column: its error goes to the op's name on that line of `text`."""
         if not self.ttgir or error is None:
             return diagnostics
         files = [_file_name(info.location) for info in error.error_diagnostics]
-        return [dataclasses.replace(d, file=f) if f else d for d, f in zip(diagnostics, files)] + diagnostics[
-            len(files) :
+        located = [
+            _at_op_name(d, text) if f == "-" else dataclasses.replace(d, file=f) if f else d
+            for d, f in zip(diagnostics, files)
         ]
+        return located + diagnostics[len(files) :]
 
     def _locate_unlocated(self, errors: list[Diagnostic], chunk: str, line_offset: int) -> list[Diagnostic]:
         """TTGIR ops at `loc(unknown)` (Triton's constants) or at a bare name have no position:

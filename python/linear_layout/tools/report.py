@@ -34,10 +34,13 @@ from ..dialects.ttg import LocalView, local_access_view, local_memdesc_type
 from ..encodings import collect_aliases, parse_encoding
 from ..ir.bridge import from_attribute, layout_of, memdesc_of
 from ..ir.walk import walk
+from ..passes.ll_explain_conversions import access_element_type
 from ..patterns.vectors import element_bits
 from ..planning import PlannerError, Strategy, bank_conflicts, plan_conversion, plan_local_access
 from ..planning.banks import access_layouts
+from ..planning.dot import DotCost
 from ..planning.floor import access_bytes, floor_wavefronts
+from ..planning.layout_ops import OpCost
 from ..ttgir import TtgirError, parse_ttgir, print_ttgir
 from ..ttgir.formats import FORMATS, parse_custom
 from ..ttgir.syntax import Op, Region, TtgirSyntaxError, parse_file
@@ -52,6 +55,7 @@ from .report_ops import (
     chip_of,
     describe,
     is_atomic,
+    ldmatrix_loads,
     no_layout_work,
     predict,
     predict_dot,
@@ -123,18 +127,34 @@ class KernelReport:
     others: tuple[OtherOp, ...] = ()
 
     def totals(self) -> dict[str, int]:
+        """Every costed row and listed op, summed per column where the column applies:
+        ``shuffles`` (per warp) and ``barriers`` of conversions and layout ops (reductions, scans,
+        gathers, histograms, atomics); ``scratch_bytes``, the largest of their buffers (pooled);
+        ``wavefronts`` and ``floor`` (per CTA) of conversions, accesses, layout ops and dots, a
+        dot's ldmatrix in place of the plain loads of the ``ttg.local_load`` rows it replaces
+        (``replaced_loads``) and a gather's data-dependent loads at their ideal
+        (``data_dependent``); ``not_modelled``: rows and listed ops without a cost."""
+        replaced = {line for other in self.others for line in other.loads}
         costs = [r.cost for r in self.rows if r.cost is not None]
+        moved = [r.cost for r in self.rows if r.cost is not None and r.mlir_line not in replaced]
+        op_costs = [o.cost for o in self.others if isinstance(o.cost, OpCost)]
+        dots = [o.cost for o in self.others if isinstance(o.cost, DotCost)]
         conversions = [r for r in self.rows if r.op == "ttg.convert_layout"]
+        shared = [(c.wavefronts, c.floor) for c in moved] + [(c.wavefronts, c.floor) for c in op_costs]
+        shared += [(c.wavefronts, c.floor) for c in dots]
         return {
             "conversions": len(conversions),
             "shared_accesses": len(self.rows) - len(conversions),
             "through_shared": sum(1 for r in conversions if r.cost and r.cost.strategy in _THROUGH_SHARED),
-            "shuffles": sum(c.shuffles for c in costs),
-            "scratch_bytes": max((c.scratch_bytes for c in costs), default=0),
-            "barriers": sum(c.barriers for c in costs),
-            "wavefronts": sum(c.wavefronts for c in costs),
-            "floor": sum(c.floor for c in costs),
-            "not_modelled": sum(1 for r in self.rows if r.cost is None),
+            "other_ops": len(self.others),
+            "shuffles": sum(c.shuffles for c in costs) + sum(c.shuffles for c in op_costs),
+            "scratch_bytes": max([c.scratch_bytes for c in costs] + [c.scratch_bytes for c in op_costs], default=0),
+            "barriers": sum(c.barriers for c in costs) + sum(c.barriers for c in op_costs),
+            "wavefronts": sum(waves for waves, _floor in shared),
+            "floor": sum(floor for _waves, floor in shared),
+            "replaced_loads": sum(1 for r in self.rows if r.mlir_line in replaced),
+            "data_dependent": sum(1 for c in op_costs if c.data_dependent),
+            "not_modelled": sum(1 for r in self.rows if r.cost is None) + sum(1 for o in self.others if o.cost is None),
         }
 
 
@@ -314,9 +334,8 @@ def _row(source: str, syntax_op: Op, op: ir.Operation, launch: _Launch) -> Repor
     written = _written_types(source, syntax_op)
     src_text, dst_text = (_encoding_text(t) for t in written)
     tensor_type = op.operands[0].type if op.name != "ttg.local_load" else op.results[0].type
-    element = ir.RankedTensorType(tensor_type).element_type
-    if op.name == "ttg.async_copy_global_to_local":  # a tensor of pointers: the buffer's elements
-        element = memdesc_of(op.operands[1].type).element_type
+    ir.RankedTensorType(tensor_type)  # a TypeError for a scalar, as before
+    element = access_element_type(op)  # an async copy's tensor holds pointers: the buffer's elements
     bits = element_bits(element)
     base = {
         "op": op.name,
@@ -361,7 +380,8 @@ def build_report(module: ir.Module, ttgir: str | None = None, kernel: str = "") 
         )
     launch = _launch(module, ttgir)
     rows = tuple(row for row in (_row(ttgir, s, o, launch) for s, o in zip(syntax_ops, module_ops)) if row is not None)
-    others = _other_ops(module, ttgir, launch)
+    load_lines = [(o, s.line) for s, o in zip(syntax_ops, module_ops) if o.name == "ttg.local_load"]
+    others = _other_ops(module, ttgir, launch, load_lines)
     return KernelReport(kernel, launch.num_warps, launch.threads_per_warp, rows, others)
 
 
@@ -380,7 +400,13 @@ def _spelling(tensor: ir.RankedTensorType, aliases: dict[str, str]) -> str:
     return str(tensor.encoding)
 
 
-def _other_op(syntax_op: Op, op: ir.Operation, launch: _Launch, aliases: dict[str, str]) -> OtherOp:
+def _other_op(
+    syntax_op: Op,
+    op: ir.Operation,
+    launch: _Launch,
+    aliases: dict[str, str],
+    load_lines: list[tuple[ir.Operation, int]],
+) -> OtherOp:
     # an atomic's layout is its result's (AMD's buffer atomic takes the pointer first), a dot's too
     by_result = (is_atomic(op.name) or op.name in DOTS) and len(op.results)
     operand = op.results[0].type if by_result else op.operands[0].type
@@ -391,7 +417,10 @@ def _other_op(syntax_op: Op, op: ir.Operation, launch: _Launch, aliases: dict[st
     try:
         if op.name in DOTS:
             dot = predict_dot(op, launch.num_warps, launch.threads_per_warp, launch.chip)
-            return OtherOp(**base, layout=layout_text, shape=shape, detail=describe(op.name, None, None, dot), cost=dot)
+            loads = ldmatrix_loads(op, launch.num_warps, launch.threads_per_warp, launch.chip)
+            lines = tuple(line for load in loads for candidate, line in load_lines if candidate == load)
+            detail = describe(op.name, None, None, dot)
+            return OtherOp(**base, layout=layout_text, shape=shape, detail=detail, cost=dot, loads=lines)
         cost = predict(op, launch.num_warps, launch.threads_per_warp)
         layout = None
         if tensor is not None:
@@ -402,16 +431,19 @@ def _other_op(syntax_op: Op, op: ir.Operation, launch: _Launch, aliases: dict[st
     return OtherOp(**base, layout=layout_text, shape=shape, detail=detail, cost=cost)
 
 
-def _other_ops(module: ir.Module, ttgir: str, launch: _Launch) -> tuple[OtherOp, ...]:
+def _other_ops(
+    module: ir.Module, ttgir: str, launch: _Launch, load_lines: list[tuple[ir.Operation, int]]
+) -> tuple[OtherOp, ...]:
     """The listed ops (``report_ops.LISTED``) in kernel order; none when the text and the module
-    disagree on them (the costed rows already checked the nesting)."""
+    disagree on them (the costed rows already checked the nesting). ``load_lines``: each
+    ``ttg.local_load`` of the module and its kernel line (a dot names those it loads with ldmatrix)."""
     syntax_ops: list[Op] = []
     _walk_syntax([item for item in parse_file(ttgir).items if isinstance(item, Op)], syntax_ops, LISTED)
     module_ops = _module_ops(module, LISTED)
     if [o.name for o in syntax_ops] != [o.name for o in module_ops]:
         return ()
     aliases = collect_aliases(ttgir)
-    return tuple(_other_op(s, o, launch, aliases) for s, o in zip(syntax_ops, module_ops))
+    return tuple(_other_op(s, o, launch, aliases, load_lines) for s, o in zip(syntax_ops, module_ops))
 
 
 def report_ttgir(text: str, kernel: str = "") -> KernelReport:
@@ -491,15 +523,23 @@ def format_text(report: KernelReport) -> str:
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in table]
     lines += _rejections(report)
     lines += other_lines(report)
-    t = report.totals()
-    lines.append(
-        f"total: {t['conversions']} conversion(s) ({t['through_shared']} through shared memory), "
-        f"{t['shared_accesses']} shared-memory access(es); {t['shuffles']} shuffles, "
-        f"scratch {t['scratch_bytes']} B, {t['barriers']} barriers, "
-        f"{t['wavefronts']} wavefronts (floor {t['floor']})"
-        + (f"; {t['not_modelled']} not modelled" if t["not_modelled"] else "")
-    )
+    lines.append(total_line(report.totals()))
     return "\n".join(lines) + "\n"
+
+
+def total_line(t: dict[str, int]) -> str:
+    """The totals (:meth:`KernelReport.totals`) in words: what was summed and how."""
+    notes = [f"{t['not_modelled']} not modelled"] if t["not_modelled"] else []
+    if t["replaced_loads"]:
+        notes.append(f"the ldmatrix of dots in place of {t['replaced_loads']} local_load row(s)")
+    if t["data_dependent"]:
+        notes.append(f"{t['data_dependent']} gather(s) at their ideal loads")
+    return (
+        f"total: {t['conversions']} conversion(s) ({t['through_shared']} through shared memory), "
+        f"{t['shared_accesses']} shared-memory access(es), {t['other_ops']} other op(s); "
+        f"{t['shuffles']} shuffles per warp, scratch {t['scratch_bytes']} B, {t['barriers']} barriers, "
+        f"{t['wavefronts']} wavefronts (floor {t['floor']}) per CTA" + "".join(f"; {note}" for note in notes)
+    )
 
 
 def format_json(report: KernelReport) -> str:

@@ -45,6 +45,7 @@ __all__ = [
     "chip_of",
     "describe",
     "is_atomic",
+    "ldmatrix_loads",
     "no_layout_work",
     "predict",
     "predict_dot",
@@ -68,6 +69,8 @@ class OtherOp:
     shape: tuple[int, ...]
     detail: str
     cost: OpCost | DotCost | None = None  # None: not modelled (``detail`` says why)
+    # a dot: the kernel lines of the ``ttg.local_load`` rows whose loads its ldmatrix replace
+    loads: tuple[int, ...] = ()
 
     def line(self) -> str:
         shape = "x".join(map(str, self.shape)) or "scalar"
@@ -138,6 +141,29 @@ def _operand_side(value: ir.Value, layout: LinearLayout, num_warps: int, chip: s
     return operand_ldmatrix_side(layout, memdesc, value.type.element_type, num_warps, chip)
 
 
+def _operand_loads(
+    op: ir.Operation, num_warps: int, threads_per_warp: int, chip: str | None
+) -> tuple[tuple[ir.Operation | None, MatrixSide | None], ...]:
+    """For operands a and b of ``tt.dot`` ``op``: the ``ttg.local_load`` that loads it (None: none)
+    and its ldmatrix side (None: plain shared loads, or no local_load)."""
+    found = []
+    for value in (op.operands[0], op.operands[1]):
+        layout = pad_to_launch(layout_of(value.type), threads_per_warp, num_warps)
+        side = _operand_side(value, layout, num_warps, chip)
+        owner = value.owner
+        load = owner.operation if isinstance(owner, ir.OpView) and owner.operation.name == "ttg.local_load" else None
+        found.append((load, side))
+    return tuple(found)
+
+
+def ldmatrix_loads(op: ir.Operation, num_warps: int, threads_per_warp: int, chip: str | None) -> list[ir.Operation]:
+    """The ``ttg.local_load`` ops of ``tt.dot`` ``op``'s operands that the lowering for ``chip``
+    turns into ldmatrix (:func:`predict_dot` costs them; their plain loads do not happen)."""
+    if op.name != "tt.dot":
+        return []
+    return [load for load, side in _operand_loads(op, num_warps, threads_per_warp, chip) if load and side]
+
+
 def predict_dot(op: ir.Operation, num_warps: int, threads_per_warp: int, chip: str | None) -> DotCost:
     """The predicted cost of ``tt.dot`` ``op`` (`planning.dot.dot_cost`), its operands loaded
     from shared memory with ldmatrix where the lowering for ``chip`` would.
@@ -152,7 +178,7 @@ def predict_dot(op: ir.Operation, num_warps: int, threads_per_warp: int, chip: s
     a_layout, b_layout, c_layout = (
         pad_to_launch(layout_of(v.type), threads_per_warp, num_warps) for v in (a, b, op.results[0])
     )
-    sides = (_operand_side(a, a_layout, num_warps, chip), _operand_side(b, b_layout, num_warps, chip))
+    sides = tuple(side for _load, side in _operand_loads(op, num_warps, threads_per_warp, chip))
     element = str(a.type.element_type)
     cost = dot_cost(a_layout, b_layout, c_layout, element, threads_per_warp, sides, mma=chip is not None)
     if cost is None:

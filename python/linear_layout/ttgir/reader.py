@@ -300,7 +300,7 @@ class _Converter:
         region = op.regions[0] if op.regions else None
         if region is None:
             raise TtgirError("'tt.func' without a body", op.line, op.column)
-        arguments = ", ".join(self.mlir_text(a) for a in signature.arguments)
+        arguments = ", ".join(signature.arguments)  # convert_region converts the entry header once
         properties = [
             f"function_type = ({', '.join(self.mlir_text(t) for t in signature.argument_types)}) -> "
             f"({', '.join(self.mlir_text(t) for t in signature.result_types)})",

@@ -43,6 +43,7 @@ _ALIAS_REF = re.compile(r'"(?:[^"\\]|\\.)*"|#[A-Za-z_][\w$.\-]*')
 _OPAQUE_TYPE = re.compile(r"!(?:tt|ttng|amdg|nvws|gluon)\.[A-Za-z_]\w*<")
 TENSOR_MEMDESC = "!ttng.tensor_memdesc"
 _TENSOR_MEMORY = "#ttng.tensor_memory"
+_SHARED_LINEAR = "#ttg.shared_linear<"
 
 
 def _closing(text: str, open_index: int) -> int:
@@ -148,9 +149,31 @@ def _memdesc_to_triton(prefix: str, body: str) -> str:
     return f"!ttg.memdesc<{', '.join(fields)}>"
 
 
+def _shared_linear_to_mlir(prefix: str, body: str) -> str:
+    """Triton's `{offset = ...}, alignment = 16` -> `{offset = ..., alignment = 16}` (an IRDL
+    attribute has one dictionary parameter). Triton's parser requires the alignment, after the
+    dictionary: anything else is a TypeTextError in Triton's words."""
+    parts = split_parameters(body)
+    if not parts or not parts[0].startswith("{") or not parts[0].endswith("}"):
+        return f"{prefix}<{body}>"  # not a dictionary: the encoding check says what is wrong
+    fields = split_parameters(parts[0][1:-1])
+    if any(field.split("=", 1)[0].strip() == "alignment" for field in fields):
+        raise TypeTextError(f"{prefix}<{body}>: alignment must be specified outside of the linear layout braces")
+    if len(parts) < 2:
+        raise TypeTextError(f"{prefix}<{body}>: expected ', alignment = N' after the dictionary, as Triton writes it")
+    return f"{prefix}<{{{', '.join(fields + parts[1:])}}}>"
+
+
 def to_mlir_types(text: str) -> str:
-    """Triton's type syntax in `text` rewritten to the IRDL dialect's."""
+    """Triton's type syntax in `text` rewritten to the IRDL dialect's, with Triton's
+    `#ttg.shared_linear<{...}, alignment = 16>` as the dialect's `#ttg.shared_linear<{..., alignment = 16}>`.
+
+    >>> to_mlir_types("#ttg.shared_linear<{offset = [[0, 1], [1, 0]]}, alignment = 16>")
+    '#ttg.shared_linear<{offset = [[0, 1], [1, 0]], alignment = 16}>'
+    """
     text = text.replace("!ttg.async.token", "!ttg.async_token")
+    if _SHARED_LINEAR in text:
+        text = _replace_types(text, (_SHARED_LINEAR,), _shared_linear_to_mlir)
     return _replace_types(text, ("!ttg.memdesc<",), _memdesc_to_mlir)
 
 

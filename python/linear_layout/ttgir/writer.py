@@ -39,6 +39,8 @@ _KEY_ORDER = {
     "nvmma_shared": ["swizzlingByteWidth", "transposed", "elementBitWidth", "fp4Padded", *_CTA],
     "shared_linear": ["offset", "block", "alignment"],
 }
+# Fields Triton prints after the dictionary: `#ttg.shared_linear<{offset = [...]}, alignment = 16>`.
+_AFTER_DICTIONARY = {"shared_linear": ("alignment",)}
 # MLIR writes `opIdx = 0 : i64`; Triton writes `opIdx = 0` (the same i64 attribute), and some
 # of its parsers accept only that.
 _I64_SUFFIX = re.compile(r"^(\w+ = -?\d+) : i64$")
@@ -61,10 +63,13 @@ def _closing_brace(text: str, open_index: int) -> int:
 
 
 def triton_key_order(text: str) -> str:
-    """Every `#ttg.<encoding><{...}>` in `text` with its fields in Triton's order.
+    """Every `#ttg.<encoding><{...}>` in `text` with its fields in Triton's order (and
+    `shared_linear`'s `alignment` after the dictionary, where Triton prints it).
 
     >>> triton_key_order("#ttg.dot_op<{kWidth = 2 : i64, opIdx = 0, parent = #mma}>")
     '#ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>'
+    >>> triton_key_order("#ttg.shared_linear<{alignment = 16 : i64, offset = [[0, 1]]}>")
+    '#ttg.shared_linear<{offset = [[0, 1]]}, alignment = 16>'
     """
     for match in reversed(list(_ENCODING_START.finditer(text))):
         order = _KEY_ORDER.get(match.group(1))
@@ -76,8 +81,17 @@ def triton_key_order(text: str) -> str:
         rank = {key: index for index, key in enumerate(order)}
         entries.sort(key=lambda e: rank.get(e.split("=", 1)[0].strip(), len(order)))
         entries = [_I64_SUFFIX.sub(r"\1", e) for e in entries]
-        text = text[: open_index + 1] + ", ".join(entries) + text[close:]
+        if match.group(1) == "shared_linear" and not any(_is_trailing("shared_linear", e) for e in entries):
+            entries.append("alignment = 16")  # the dialect's default, which Triton's parser requires written
+        trailing = [e for e in entries if _is_trailing(match.group(1), e)]
+        inside = ", ".join(e for e in entries if e not in trailing)
+        text = text[: open_index + 1] + inside + "}" + "".join(f", {e}" for e in trailing) + text[close + 1 :]
     return text
+
+
+def _is_trailing(encoding: str, entry: str) -> bool:
+    """Whether Triton prints `entry` after the encoding's dictionary (`shared_linear`'s `alignment`)."""
+    return encoding in _AFTER_DICTIONARY and entry.split("=", 1)[0].strip() in _AFTER_DICTIONARY[encoding]
 
 
 def _generic_parts(source: str, op: Op):

@@ -32,4 +32,4 @@ module attributes {"ttg.num-warps" = 4 : i32} {
 // LOWER-NOT: nvvm.
 // LOWER-COUNT-8: gpu.shuffle xor {{.*}} : i32
 // LOWER-NOT: nvvm.
-// BAD: bad value 'sm_999' for option 'chip' of pass 'll-lower': unknown NVPTX chip 'sm_999'
+// BAD: bad value 'sm_999' for option 'chip' of pass 'll-lower': unknown chip 'sm_999'; known NVIDIA chips: sm_20
