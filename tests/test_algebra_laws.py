@@ -127,6 +127,20 @@ def test_from_bases_copies_its_input():
     assert layout.bases == (("i", ((1,), (2,))),)
 
 
+@pytest.mark.parametrize("row", [tuple, list])
+def test_from_bases_takes_bases_as_lists_or_tuples_of_any_integers(row):
+    # The same layout whatever holds a basis, sizes given or inferred (coordinates 3 and 1: size
+    # 4); numpy integers are converted; a float or a bool is a TypeError naming the coordinate.
+    for sizes in (None, [4]):
+        for value in (3, np.int64(3)):
+            layout = L.from_bases([("i", [row([value]), row([1])])], ["o"], sizes)
+            assert layout.bases == (("i", ((3,), (1,))),) and layout.out_dims == (("o", 4),)
+            assert type(layout.get_basis("i", 0, "o")) is int
+    for bad in (1.5, True):
+        with pytest.raises(TypeError, match=f"basis coordinates must be integers, got {type(bad).__name__}"):
+            L.from_bases([("i", [row([bad])])], ["o"])
+
+
 def test_str_matches_triton_format():
     layout = make([("a", [[1, 0], [0, 2]]), ("b", [])], ["x", "y"], [2, 4])
     assert str(layout) == (

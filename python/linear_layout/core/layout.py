@@ -247,14 +247,15 @@ def _bases_items(bases: object) -> tuple[tuple[str, tuple], ...]:
 
 
 def _plain_rows(bases: Any, count: int) -> tuple[list, list] | None:
-    """The in-dims and rows of plain ``(str, bases)`` pairs whose bases are ``count``-tuples, else ``None``."""
+    """The in-dims and rows of plain ``(str, bases)`` pairs whose bases are ``count``-tuples or
+    lists (read, never kept), else ``None``."""
     ins = []
     rows: list = []
     for item in bases:
         if type(item) is not tuple or len(item) != 2 or type(item[0]) is not str or type(item[1]) not in (tuple, list):
             return None
         for row in item[1]:
-            if type(row) is not tuple or len(row) != count:
+            if (type(row) is not tuple and type(row) is not list) or len(row) != count:
                 return None
         rows.extend(item[1])
         ins.append((item[0], len(item[1])))
@@ -267,6 +268,8 @@ def _plain_sizes(out_dim_sizes: Any, rows: list, count: int) -> list[int] | None
         tops = [0] * count
         for row in rows:
             for k, value in enumerate(row):
+                if type(value) is not int:
+                    return None  # the checked path converts numpy integers and names anything else
                 tops[k] |= value
         return [1 << top.bit_length() for top in tops]
     if type(out_dim_sizes) not in (tuple, list) or len(out_dim_sizes) != count:
@@ -279,8 +282,9 @@ def _plain_sizes(out_dim_sizes: Any, rows: list, count: int) -> list[int] | None
 
 def _from_plain_bases(bases: Any, out_dim_names: Any, out_dim_sizes: Any) -> LinearLayout | None:
     """:meth:`LinearLayout.from_bases` for the common, well-formed input -- a list or tuple of
-    ``(str, bases)`` pairs whose bases are tuples of non-negative ``int`` inside the sizes, and
-    distinct ``str`` names -- packed in one pass; ``None`` for anything else."""
+    ``(str, bases)`` pairs whose bases are tuples or lists of non-negative ``int`` inside the sizes,
+    and distinct ``str`` names -- packed in one pass; ``None`` for anything else (numpy integers,
+    wrong types and values: the checked path converts them or names the problem)."""
     if type(bases) not in (list, tuple) or type(out_dim_names) not in (list, tuple):
         return None
     names: tuple[str, ...] = tuple(out_dim_names)
