@@ -910,9 +910,12 @@ class LinearLayout:
                     value = ins[name]
                     if type(value) is not int or value >> count:  # also true for a negative value
                         break
-                    if value:  # IndexError past the table: a value from 256 on, or a late start
-                        for position in _BYTE_POSITIONS[start][value]:
-                            packed ^= cols[position]
+                    if value < 256:
+                        if value:  # IndexError for a dimension starting past the table
+                            for position in _BYTE_POSITIONS[start][value]:
+                                packed ^= cols[position]
+                    else:
+                        packed ^= self._xor_wide(start, value)
                     start += count
                 else:
                     result = {}
@@ -923,12 +926,12 @@ class LinearLayout:
             except KeyError:
                 pass
             except IndexError:
-                return self._apply_wide(ins)
+                return self._apply_past_positions(ins)
         return self._apply_checked(ins)
 
-    def _apply_wide(self, ins: Mapping[str, Any]) -> dict[str, Any]:
-        """:meth:`apply` on plain integers when one is 256 or more, or a dimension starts past
-        ``_BYTE_POSITIONS``: indices below 256 bit by bit, wider ones through :meth:`_xor_wide`."""
+    def _apply_past_positions(self, ins: Mapping[str, Any]) -> dict[str, Any]:
+        """:meth:`apply` on plain integers when a dimension starts past ``_BYTE_POSITIONS`` (more
+        than 32 input bits): indices below 256 bit by bit, wider ones through :meth:`_xor_wide`."""
         packed = 0
         start = 0
         for name, count in self._ins:
