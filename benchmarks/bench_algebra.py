@@ -7,8 +7,12 @@ Each row runs the same operation on the same layout through both implementations
 * **cold**: the first call on fresh layout objects with the module-level plan caches cleared
   (best of 25 rounds, after 16 untimed rounds of the same first calls so that Python 3.11 has
   specialised the code path, as in any process that has done some work; building the fresh
-  objects is not timed). Triton's objects are rebuilt the same way; its binding keeps no
-  per-object cache.
+  objects is not timed). The protocol is the same for both sides: each round clears our plan
+  caches, builds the arguments with ``from_bases`` from the same lists (``fresh`` and
+  ``to_triton`` are the same code), then times one call; the two sides alternate round by round,
+  so a change in the machine's load hits both. Triton's binding keeps no per-object cache. Best-of
+  wall-clock times are used because a CPU-time clock read costs more than the calls timed here
+  (about 0.8 us against 0.1 us); the best round is one the scheduler did not interrupt.
 
 Ratios are ours / Triton (below 1.0 means we are faster). Tabulation is compared against what a
 Triton user has to write, a Python loop of ``apply`` over every input point (timed in full up to
@@ -183,19 +187,26 @@ def time_call(fn: Callable[[], Any], budget: float) -> float:
     return min(timeit.repeat(fn, number=number, repeat=5)) / number * 1e6
 
 
-def time_cold(make_args: Callable[[], Sequence[Any]], call: Callable[..., Any], ours: bool) -> float:
-    """Best of COLD_ROUNDS first calls on freshly built arguments, in microseconds, after
-    WARMUP_ROUNDS untimed ones (the same first calls, so the interpreter has specialised them)."""
-    best = float("inf")
+def time_cold(makers: Sequence[Callable[[], Sequence[Any]]], call: Callable[..., Any]) -> list[float]:
+    """Per maker (one per implementation), the best of COLD_ROUNDS first calls on freshly built
+    arguments, in microseconds, after WARMUP_ROUNDS untimed ones (the same first calls, so the
+    interpreter has specialised them).
+
+    The sides alternate round by round, so a change in the machine's load hits them alike, and
+    each round runs the same steps on every side: clear our module-level plan caches, build
+    fresh arguments, time one call.
+    """
+    best = [float("inf")] * len(makers)
     for round_ in range(WARMUP_ROUNDS + COLD_ROUNDS):
-        args = make_args()
-        if ours:
+        for side, make_args in enumerate(makers):
             clear_module_caches()
-        start = time.perf_counter()
-        call(*args)
-        if round_ >= WARMUP_ROUNDS:
-            best = min(best, time.perf_counter() - start)
-    return best * 1e6
+            args = make_args()
+            start = time.perf_counter()
+            call(*args)
+            elapsed = time.perf_counter() - start
+            if round_ >= WARMUP_ROUNDS:
+                best[side] = min(best[side], elapsed)
+    return [seconds * 1e6 for seconds in best]
 
 
 def operation_rows(layouts: dict[str, LinearLayout], budget: float) -> None:
@@ -204,8 +215,10 @@ def operation_rows(layouts: dict[str, LinearLayout], budget: float) -> None:
     for case in cases():
         args = case.build(layouts)
         triton_args = tuple(to_triton(a) for a in args)
-        cold = time_cold(lambda args=args: tuple(fresh(a) for a in args), case.call, True)
-        triton_cold = time_cold(lambda args=args: tuple(to_triton(a) for a in args), case.call, False)
+        cold, triton_cold = time_cold(
+            [lambda args=args: tuple(fresh(a) for a in args), lambda args=args: tuple(to_triton(a) for a in args)],
+            case.call,
+        )
         warm = time_call(lambda args=args, case=case: case.call(*args), budget)
         triton_warm = time_call(lambda args=triton_args, case=case: case.call(*args), budget)
         print(f"{case.op:<20} {case.label:<26} {cold:>10.2f} {triton_cold:>10.2f} {cold / triton_cold:>9.2f}"
@@ -234,7 +247,7 @@ def tabulation_rows(layouts: dict[str, LinearLayout], budget: float) -> None:
           f" {'cold x':>8} {'warm x':>8}   (us; x = loop / ours)")
     for label in ("blocked 128x128", "mma v2 128x128", "blocked 256x256", "mma v2 512x512", "4-in-dim 20-bit 3-D"):
         layout = layouts[label]
-        cold = time_cold(lambda layout=layout: (fresh(layout),), lambda a: a.tabulate(), True)
+        (cold,) = time_cold([lambda layout=layout: (fresh(layout),)], lambda a: a.tabulate())
         warm = time_call(layout.tabulate, budget)
         loop, scaled = loop_time(layout)
         points = f"2**{layout.get_total_in_dim_size_log2()}"

@@ -9,6 +9,7 @@ it XORs the bases selected by the set bits of each input.
 from __future__ import annotations
 
 import pickle
+import random
 
 import numpy as np
 import pytest
@@ -127,6 +128,20 @@ def test_from_bases_copies_its_input():
     assert layout.bases == (("i", ((1,), (2,))),)
 
 
+@pytest.mark.parametrize("row", [tuple, list])
+def test_from_bases_takes_bases_as_lists_or_tuples_of_any_integers(row):
+    # The same layout whatever holds a basis, sizes given or inferred (coordinates 3 and 1: size
+    # 4); numpy integers are converted; a float or a bool is a TypeError naming the coordinate.
+    for sizes in (None, [4]):
+        for value in (3, np.int64(3)):
+            layout = L.from_bases([("i", [row([value]), row([1])])], ["o"], sizes)
+            assert layout.bases == (("i", ((3,), (1,))),) and layout.out_dims == (("o", 4),)
+            assert type(layout.get_basis("i", 0, "o")) is int
+    for bad in (1.5, True):
+        with pytest.raises(TypeError, match=f"basis coordinates must be integers, got {type(bad).__name__}"):
+            L.from_bases([("i", [row([bad])])], ["o"])
+
+
 def test_str_matches_triton_format():
     layout = make([("a", [[1, 0], [0, 2]]), ("b", [])], ["x", "y"], [2, 4])
     assert str(layout) == (
@@ -154,6 +169,24 @@ def test_apply_triton_example():
     assert layout.apply({"in2": 0, "in1": 1}) == {"out1": 4, "out2": 2}
     # in2=1 selects (1,2).
     assert layout.apply({"in2": 1, "in1": 0}) == {"out1": 1, "out2": 2}
+
+
+def test_apply_is_the_xor_of_the_selected_bases_on_every_path():
+    # 44 input bits: "a" (20 bits) starts at column 0, "b" (13) at 20 and "c" (11) at 33, past
+    # apply's table of byte positions (32 starts); zero, byte and wider inputs, each three times
+    # (a wide input goes bit by bit once, then through byte tables). Expected: the formula itself.
+    rng = random.Random(7)
+    bases = [(d, [[rng.randrange(1 << 24)] for _ in range(n)]) for d, n in (("a", 20), ("b", 13), ("c", 11))]
+    layout = L.from_bases(bases, ["o"], [1 << 24], require_surjective=False)
+    for values in [(0, 0, 0), (5, 200, 7), (300, 8191, 2047), (2**20 - 1, 1, 255), (0, 256, 0)]:
+        ins = dict(zip("abc", values))
+        expected = 0
+        for name, in_bases in bases:
+            for i, (basis,) in enumerate(in_bases):
+                if ins[name] >> i & 1:
+                    expected ^= basis
+        for _ in range(3):
+            assert layout.apply(ins) == {"o": expected}
 
 
 @pytest.mark.parametrize("value", [0b1110, 4, -1, 2**40, np.int64(-3), np.array([0, 3, 4]), np.array([-1, 2])])
