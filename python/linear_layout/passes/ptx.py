@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import ctypes
+import os
+
 from mlir import ir
 from mlir.dialects import gpu
 
@@ -10,7 +13,7 @@ from ..ir.upstream import source_position
 from ..ir.walk import walk
 from .base import build_pass_manager
 
-__all__ = ["ROLLED", "PtxError", "emit_ptx", "keep_loops_rolled"]
+__all__ = ["ROLLED", "SHORT_SHARED_POINTERS", "PtxError", "emit_ptx", "keep_loops_rolled", "use_short_shared_pointers"]
 
 
 class PtxError(ValueError):
@@ -83,11 +86,46 @@ def keep_loops_rolled(module: ir.Operation) -> int:
     return annotated[0]
 
 
+#: The NVPTX option Triton's backend sets (`llvm.set_short_ptr()` in its `make_ptx`): pointers to
+#: shared (and const and local) memory are 32-bit, the data layout's `p3:32:32`. Without it a
+#: shared address is 64-bit: an element offset becomes a `mul.wide.u32` and an `add.s64` of the
+#: buffer's `cvt.u64.u32` address where Triton has a `shl.b32` and an `add.s32`.
+SHORT_SHARED_POINTERS = "-nvptx-short-ptr"
+#: The LLVM options this process has set (LLVM's command line parser takes each option once per
+#: process: a second `-nvptx-short-ptr` is an error that exits the process).
+_LLVM_OPTIONS_SET: set[str] = set()
+
+
+def use_short_shared_pointers() -> bool:
+    """Set LLVM's `-nvptx-short-ptr` in this process, once, through LLVM's documented C API
+    `LLVMParseCommandLineOptions` of the `libLLVM.so` the MLIR bindings load; return whether it is
+    set. The NVPTX target machine reads it when it is created, so every later PTX compile of the
+    process (every `emit_ptx`) gets 32-bit shared addresses, as Triton's.
+
+    Postcondition: `SHORT_SHARED_POINTERS` is set when the loaded LLVM exports the C API.
+    Example: `use_short_shared_pointers()` -> True; a shared store's address is then
+    `add.s32 %r5, %r104, %r103` (a `mov.b32` of the buffer) instead of `add.s64`."""
+    if SHORT_SHARED_POINTERS in _LLVM_OPTIONS_SET:
+        return True
+    try:  # the library the bindings already loaded (`libMLIRPythonCAPI.so` needs it), found by its name
+        llvm = ctypes.CDLL("libLLVM.so", mode=os.RTLD_NOLOAD | os.RTLD_LAZY)
+        parse = llvm.LLVMParseCommandLineOptions
+    except (OSError, AttributeError):
+        return False
+    parse.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p), ctypes.c_char_p]
+    parse.restype = None
+    arguments = (ctypes.c_char_p * 2)(b"linear-layout", SHORT_SHARED_POINTERS.encode())
+    parse(2, arguments, b"")
+    _LLVM_OPTIONS_SET.add(SHORT_SHARED_POINTERS)
+    return True
+
+
 def emit_ptx(module: ir.Module | ir.Operation, chip: str, features: str | None = None) -> str:
     """The PTX of every kernel object of `module` (a lowered `builtin.module` with its
     `gpu.module`s at the top level), one after another, compiled for `chip` (e.g. "sm_90") by the
     stock `gpu-lower-to-nvvm-pipeline`. `features` (`+ptxNN`) defaults to the lowest PTX version
-    the chip and the module's ops need (LLVM aborts without one).
+    the chip and the module's ops need (LLVM aborts without one). Shared-memory addresses are
+    32-bit, as Triton's (`use_short_shared_pointers`).
 
     The module is compiled in place (it ends as `gpu.binary` ops). Raises PtxError (a ValueError)
     for a module without a top-level `gpu.module` or with a nested one, and TargetError (a
@@ -99,6 +137,7 @@ def emit_ptx(module: ir.Module | ir.Operation, chip: str, features: str | None =
     _check_gpu_modules_at_top(operation)
     needed = ptx_features(target, _op_names(operation), features)
     keep_loops_rolled(operation)
+    use_short_shared_pointers()
     build_pass_manager(
         f"builtin.module(gpu-lower-to-nvvm-pipeline{{cubin-chip={target.chip} cubin-features={needed} cubin-format=isa}})",
         operation.context,

@@ -38,6 +38,7 @@ from .shared_memory import (
     lowered_view,
     memdesc_start,
     memdesc_view,
+    reachable_bits,
     shared_buffer_of,
     shared_index,
     view_address,
@@ -212,13 +213,14 @@ def _emit_copy(op: ir.OpView, launch: Launch, plan: AsyncCopyPlan) -> list[ir.Va
     pointers = _Pointers(op, where, element)
     modifier = ir.Attribute.parse(f"#nvvm<load_cache_modifier {'cg' if plan.copy_bytes == 16 else 'ca'}>")
     full, empty = arith.constant(_i32(), plan.copy_bytes), arith.constant(_i32(), 0)
+    thread_bits = reachable_bits(access.thread_offset)
     cond = builder.store_predicate(access.predicate)
     if_op = scf.IfOp(cond) if cond is not None else None
     with ir.InsertionPoint(if_op.then_block) if if_op is not None else contextlib.nullcontext():
         for ins in instructions:
             for first in range(0, access.vector, plan.width):
                 register = ins.registers[first]
-                index = shared_index(builder, base, ins.offset + first, ins.additive)
+                index = shared_index(builder, base, ins.offset + first, thread_bits)
                 source = pointers.global_(vector.extract(offsets, [], [register]))
                 size = None
                 if mask is not None:
