@@ -51,9 +51,10 @@ from .triton_kernel import (
     access_operands,
     check_access,
     element_offsets,
+    global_pointers,
     lowered_operand,
 )
-from .vectors import element_bits
+from .vectors import element_bits, element_of
 
 __all__ = [
     "ASYNC_COMMIT_GROUP",
@@ -182,9 +183,6 @@ class _Pointers:
         self.global_type = ir.Type.parse("!llvm.ptr<1>")
         start = arith.index_cast(i64, memref.extract_aligned_pointer_as_index(where.buffer))
         self.shared_base = llvm.inttoptr(self.shared_type, start)
-        memory, _ = access_memory(op)
-        self.global_base = memref.extract_aligned_pointer_as_index(memory)
-        self.bytes = arith.constant(ir.IndexType.get(), max(element_bits(element) // 8, 1))
 
     def shared(self, index: ir.Value) -> ir.Value:
         i64 = ir.IntegerType.get_signless(64)
@@ -192,11 +190,6 @@ class _Pointers:
         return llvm.getelementptr(
             self.shared_type, self.shared_base, [offset], [-(2**31)], self.element, llvm.GEPNoWrapFlags.none
         )
-
-    def global_(self, element_index: ir.Value) -> ir.Value:
-        i64 = ir.IntegerType.get_signless(64)
-        address = arith.addi(self.global_base, arith.muli(element_index, self.bytes))
-        return llvm.inttoptr(self.global_type, arith.index_cast(i64, address))
 
 
 def _emit_copy(op: ir.OpView, launch: Launch, plan: AsyncCopyPlan) -> list[ir.Value]:
@@ -211,6 +204,10 @@ def _emit_copy(op: ir.OpView, launch: Launch, plan: AsyncCopyPlan) -> list[ir.Va
     offsets = element_offsets(operands, launch)
     mask = lowered_operand(operands.mask, launch)
     pointers = _Pointers(op, where, element)
+    firsts = [ins.registers[first] for ins in instructions for first in range(0, access.vector, plan.width)]
+    scalars: dict = {}
+    memory, _ = access_memory(op)
+    sources = dict(zip(firsts, global_pointers(memory, [element_of(offsets, r, scalars) for r in firsts], element)))
     modifier = ir.Attribute.parse(f"#nvvm<load_cache_modifier {'cg' if plan.copy_bytes == 16 else 'ca'}>")
     full, empty = arith.constant(_i32(), plan.copy_bytes), arith.constant(_i32(), 0)
     thread_bits = reachable_bits(access.thread_offset)
@@ -221,7 +218,7 @@ def _emit_copy(op: ir.OpView, launch: Launch, plan: AsyncCopyPlan) -> list[ir.Va
             for first in range(0, access.vector, plan.width):
                 register = ins.registers[first]
                 index = shared_index(builder, base, ins.offset + first, thread_bits)
-                source = pointers.global_(vector.extract(offsets, [], [register]))
+                source = sources[register]
                 size = None
                 if mask is not None:
                     size = arith.select(vector.extract(mask, [], [register]), full, empty)
