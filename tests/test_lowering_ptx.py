@@ -43,18 +43,25 @@ def lowered_kernels():
 
 
 CASES = list(lowered_kernels())
+
+
+def lowered_text(text: str, pipeline: str) -> str:
+    """`text` run through `pipeline`, printed."""
+    context = ir.Context()
+    load_dialects(context)
+    with context:
+        module = ir.Module.parse(text)
+        build_pass_manager(pipeline, context).run(module.operation)
+        return str(module)
+
+
 #: A shared-memory access through a 64-bit address register (`st.shared.b32 [%rd5+4], %r1;`).
 SHARED_ACCESS_64 = re.compile(r"\b(?:ld|st)\.shared(?:\.\w+)+\s+(?:\{[^}]*\},\s*)?\[%rd\d+")
 
 
 @pytest.mark.parametrize("name, text, pipeline", CASES, ids=[c[0] for c in CASES])
 def test_lowered_kernel_compiles_to_ptx(name, text, pipeline):
-    context = ir.Context()
-    load_dialects(context)
-    with context:
-        module = ir.Module.parse(text)
-        build_pass_manager(pipeline, context).run(module.operation)
-        lowered = str(module)
+    lowered = lowered_text(text, pipeline)
     assert "gpu.func" in lowered
     ptx = ptx_of(lowered)
     assert ".target sm_90" in ptx and ".entry" in ptx
@@ -76,12 +83,7 @@ def test_short_pointers_give_32_bit_shared_addresses_until_switched_off():
     64-bit `%rd` ones (a `mul.wide.u32` and an `add.s64` each); the option is process state, and
     the next default compile sets it back."""
     name, text, pipeline = next(case for case in CASES if case[0].startswith("ll-to-simt-shared"))
-    context = ir.Context()
-    load_dialects(context)
-    with context:
-        module = ir.Module.parse(text)
-        build_pass_manager(pipeline, context).run(module.operation)
-        lowered = str(module)
+    lowered = lowered_text(text, pipeline)
     assert "workgroup(" in lowered, name
     short, default = ptx_of(lowered, short_pointers=True), ptx_of(lowered)
     assert re.search(r"\b(?:ld|st)\.shared", short) and not SHARED_ACCESS_64.findall(short)
