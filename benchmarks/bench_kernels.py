@@ -14,7 +14,7 @@ files without a lowering are listed with the op that has none. A summary gives t
 time ratio and the kernels where we have more instructions, narrower accesses, or more shared
 bytes or barriers.
 
-    python benchmarks/bench_kernels.py [--only SUBSTRING]
+    python benchmarks/bench_kernels.py [--only SUBSTRING] [--short-pointers]
 """
 
 from __future__ import annotations
@@ -57,11 +57,11 @@ def triton_ptx(path: Path, chip: str) -> tuple[str, float]:
     return kernel.asm["ptx"], seconds
 
 
-def ours(path: Path, chip: str) -> tuple[str | None, float, str]:
+def ours(path: Path, chip: str, short_pointers: bool = False) -> tuple[str | None, float, str]:
     """Our PTX (None and the reason when the kernel does not lower) and the seconds it took."""
     start = time.perf_counter()
     try:
-        ptx = ttgir_to_ptx(path.read_text(), chip=chip)
+        ptx = ttgir_to_ptx(path.read_text(), chip=chip, short_pointers=short_pointers)
     except Exception as error:  # the reason is printed: the first line of the diagnostics
         lines = [line.strip() for line in str(error).splitlines() if "error:" in line]
         return None, 0.0, (lines[0] if lines else str(error).splitlines()[0])[:140]
@@ -107,6 +107,9 @@ def _row(stem: str, mine: PtxStats, theirs: PtxStats, seconds: tuple[float, floa
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default="", help="only the corpus files whose name contains this")
+    parser.add_argument(
+        "--short-pointers", action="store_true", help="ours with 32-bit shared addresses (LLVM's nvptx-short-ptr)"
+    )
     args = parser.parse_args(argv)
     import json
 
@@ -117,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     ratios, worse, missing = [], [], []
     for path in files:
         chip = "sm_" + path.stem.split(".")[1][2:]
-        ptx, seconds, reason = ours(path, chip)
+        ptx, seconds, reason = ours(path, chip, args.short_pointers)
         if ptx is None:
             missing.append((path.stem, reason))
             continue

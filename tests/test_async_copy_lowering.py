@@ -260,3 +260,25 @@ def test_pipelined_attention_and_transposed_views_have_tritons_copies_barriers_a
 
     assert counts(ours) == counts(theirs)
     assert (counts(ours)["cp.async"] > 0) == ("ttg.async_copy_global_to_local" in views)
+
+
+@pytest.mark.parametrize("stem", ["matmul_f16_s3.sm90.w4", "matmul_tf32_s3.sm80.w8", "matmul_epilogue_s3.sm90.w8"])
+def test_a_copys_global_address_is_tritons_and_the_pipeline_at_most_tritons_instructions(stem):
+    """A `cp.async`'s global source is Triton's address (`triton_kernel.global_pointers`): one
+    `mad.wide.s32` step per summand the copies share and the constant as the immediate, not a
+    `mul.wide` and an `add.s64` of each copy's own 64-bit offset, so the pipelined kernel takes
+    at most Triton's instructions (`triton_ptx.json`; 223, 225 and 218 against 215, 206 and 204
+    before)."""
+    import json
+
+    from linear_layout.tools.kernels import ttgir_to_ptx
+
+    sys.path.insert(0, str(CORPUS))
+    from ptx_stats import ptx_stats
+
+    chip = "sm_" + stem.split(".")[1][2:]
+    ptx = ttgir_to_ptx((CORPUS / "ttgir" / f"{stem}.ttgir").read_text(), chip=chip)
+    sources = re.findall(r"\bcp\.async\.c[ag]\.shared\.global(?:\.\w+)*\s+\[[^\]]+\],\s*\[(%rd\d+)(?:\+\d+)?\]", ptx)
+    assert sources and len(set(sources)) < len(sources)  # the copies share address registers
+    assert "mad.wide.s32" in ptx
+    assert ptx_stats(ptx).instructions <= json.loads((CORPUS / "triton_ptx.json").read_text())[stem]["instructions"]

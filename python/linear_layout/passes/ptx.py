@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import ctypes
+import os
+
 from mlir import ir
 from mlir.dialects import gpu
 
@@ -10,7 +13,7 @@ from ..ir.upstream import source_position
 from ..ir.walk import walk
 from .base import build_pass_manager
 
-__all__ = ["ROLLED", "PtxError", "emit_ptx", "keep_loops_rolled"]
+__all__ = ["ROLLED", "SHORT_SHARED_POINTERS", "PtxError", "emit_ptx", "keep_loops_rolled", "set_short_shared_pointers"]
 
 
 class PtxError(ValueError):
@@ -83,11 +86,49 @@ def keep_loops_rolled(module: ir.Operation) -> int:
     return annotated[0]
 
 
-def emit_ptx(module: ir.Module | ir.Operation, chip: str, features: str | None = None) -> str:
+#: The NVPTX option Triton's backend sets (`get_llvm_flags()` of `backends/nvidia/compiler.py`): pointers to
+#: shared (and const and local) memory are 32-bit, the data layout's `p3:32:32`. Without it a
+#: shared address is 64-bit: an element offset becomes a `mul.wide.u32` and an `add.s64` of the
+#: buffer's `cvt.u64.u32` address where Triton has a `shl.b32` and an `add.s32`.
+SHORT_SHARED_POINTERS = "nvptx-short-ptr"
+#: The value this process has given `SHORT_SHARED_POINTERS` (LLVM's default: off).
+_short_pointers = [False]
+
+
+def set_short_shared_pointers(enabled: bool) -> None:
+    """Give LLVM's `-nvptx-short-ptr` the value `enabled` for the PTX compiles that follow in this
+    process, through LLVM's C API `LLVMParseCommandLineOptions` (`llvm-c/Support.h`) of the
+    `libLLVM.so` the MLIR bindings load. The NVPTX target machine reads the option when
+    `gpu-module-to-binary` creates it, so the setting holds per compile; it is process-wide state
+    (as every LLVM option), changed only when it differs.
+
+    Raises PtxError when the loaded LLVM does not export the C API.
+    Postcondition: the next `emit_ptx` gets 32-bit shared addresses iff `enabled`.
+    Example: `set_short_shared_pointers(True)`; a shared store's address is then
+    `add.s32 %r5, %r104, %r103` (a `mov.b32` of the buffer) instead of an `add.s64`."""
+    if _short_pointers[0] == enabled:
+        return
+    try:  # the library the bindings already loaded (`libMLIRPythonCAPI.so` needs it), by its name
+        parse = ctypes.CDLL("libLLVM.so", mode=os.RTLD_NOLOAD | os.RTLD_LAZY).LLVMParseCommandLineOptions
+    except (OSError, AttributeError) as error:
+        raise PtxError(f"cannot set LLVM's -{SHORT_SHARED_POINTERS}: {error}") from None
+    parse.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p), ctypes.c_char_p]
+    parse.restype = None
+    option = f"-{SHORT_SHARED_POINTERS}={'true' if enabled else 'false'}".encode()
+    parse(2, (ctypes.c_char_p * 2)(b"linear-layout", option), b"")
+    _short_pointers[0] = enabled
+
+
+def emit_ptx(
+    module: ir.Module | ir.Operation, chip: str, features: str | None = None, short_pointers: bool = False
+) -> str:
     """The PTX of every kernel object of `module` (a lowered `builtin.module` with its
     `gpu.module`s at the top level), one after another, compiled for `chip` (e.g. "sm_90") by the
     stock `gpu-lower-to-nvvm-pipeline`. `features` (`+ptxNN`) defaults to the lowest PTX version
-    the chip and the module's ops need (LLVM aborts without one).
+    the chip and the module's ops need (LLVM aborts without one). `short_pointers`: 32-bit
+    shared-memory addresses, as Triton's (`set_short_shared_pointers`; off by default: LLVM's
+    InstCombine then splits a one-use address sum into one add per term, which costs more than
+    the 64-bit `mul.wide` in some kernels, see docs/triton-kernels.md).
 
     The module is compiled in place (it ends as `gpu.binary` ops). Raises PtxError (a ValueError)
     for a module without a top-level `gpu.module` or with a nested one, and TargetError (a
@@ -99,6 +140,7 @@ def emit_ptx(module: ir.Module | ir.Operation, chip: str, features: str | None =
     _check_gpu_modules_at_top(operation)
     needed = ptx_features(target, _op_names(operation), features)
     keep_loops_rolled(operation)
+    set_short_shared_pointers(short_pointers)
     build_pass_manager(
         f"builtin.module(gpu-lower-to-nvvm-pipeline{{cubin-chip={target.chip} cubin-features={needed} cubin-format=isa}})",
         operation.context,

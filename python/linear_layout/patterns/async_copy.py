@@ -38,6 +38,7 @@ from .shared_memory import (
     lowered_view,
     memdesc_start,
     memdesc_view,
+    reachable_bits,
     shared_buffer_of,
     shared_index,
     view_address,
@@ -50,7 +51,7 @@ from .triton_kernel import (
     access_operands,
     check_access,
     element_offsets,
-    global_pointer,
+    global_pointers,
     lowered_operand,
 )
 from .vectors import element_bits, element_of
@@ -179,9 +180,9 @@ class _Pointers:
         i64 = ir.IntegerType.get_signless(64)
         self.element = element
         self.shared_type = ir.Type.parse("!llvm.ptr<3>")
+        self.global_type = ir.Type.parse("!llvm.ptr<1>")
         start = arith.index_cast(i64, memref.extract_aligned_pointer_as_index(where.buffer))
         self.shared_base = llvm.inttoptr(self.shared_type, start)
-        self.memory, _ = access_memory(op)
 
     def shared(self, index: ir.Value) -> ir.Value:
         i64 = ir.IntegerType.get_signless(64)
@@ -189,11 +190,6 @@ class _Pointers:
         return llvm.getelementptr(
             self.shared_type, self.shared_base, [offset], [-(2**31)], self.element, llvm.GEPNoWrapFlags.none
         )
-
-    def global_(self, element_index: ir.Value) -> ir.Value:
-        """Element `element_index` of the source, Triton's way (`global_pointer`: one step per
-        summand of the index, an i32 step a `mad.wide.s32`; cp.async is PTX only)."""
-        return global_pointer(self.memory, element_index, self.element, ptx=True)
 
 
 def _emit_copy(op: ir.OpView, launch: Launch, plan: AsyncCopyPlan) -> list[ir.Value]:
@@ -208,17 +204,21 @@ def _emit_copy(op: ir.OpView, launch: Launch, plan: AsyncCopyPlan) -> list[ir.Va
     offsets = element_offsets(operands, launch)
     mask = lowered_operand(operands.mask, launch)
     pointers = _Pointers(op, where, element)
-    scalars: dict = {}  # the offsets' elements as scalars, shared by the copies
+    firsts = [ins.registers[first] for ins in instructions for first in range(0, access.vector, plan.width)]
+    scalars: dict = {}
+    memory, _ = access_memory(op)
+    sources = dict(zip(firsts, global_pointers(memory, [element_of(offsets, r, scalars) for r in firsts], element)))
     modifier = ir.Attribute.parse(f"#nvvm<load_cache_modifier {'cg' if plan.copy_bytes == 16 else 'ca'}>")
     full, empty = arith.constant(_i32(), plan.copy_bytes), arith.constant(_i32(), 0)
+    thread_bits = reachable_bits(access.thread_offset)
     cond = builder.store_predicate(access.predicate)
     if_op = scf.IfOp(cond) if cond is not None else None
     with ir.InsertionPoint(if_op.then_block) if if_op is not None else contextlib.nullcontext():
         for ins in instructions:
             for first in range(0, access.vector, plan.width):
                 register = ins.registers[first]
-                index = shared_index(builder, base, ins.offset + first, ins.additive)
-                source = pointers.global_(element_of(offsets, register, scalars))
+                index = shared_index(builder, base, ins.offset + first, thread_bits)
+                source = sources[register]
                 size = None
                 if mask is not None:
                     size = arith.select(vector.extract(mask, [], [register]), full, empty)

@@ -200,13 +200,34 @@ def _from_scratch(value: ir.Value, element: ir.Type) -> ir.Value:
     return value if value.type == element else arith.bitcast(element, value)
 
 
+def _bit_runs(bits: tuple[int, ...]) -> list[tuple[int, int, int]]:
+    """(first bit, length, packed position) of each run of consecutive `bits`.
+    Example: (0, 1, 3) -> [(0, 2, 0), (3, 1, 2)]."""
+    runs: list[tuple[int, int, int]] = []
+    for packed, bit in enumerate(bits):
+        if runs and runs[-1][0] + runs[-1][1] == bit:
+            runs[-1] = (runs[-1][0], runs[-1][1] + 1, runs[-1][2])
+        else:
+            runs.append((bit, 1, packed))
+    return runs
+
+
 def _warp_position(builder: KernelBuilder, warp_bits: tuple[int, ...]) -> ir.Value:
-    """The warp's index along the axis: its `warp_bits`, packed."""
-    position = builder.const_i32(0)
-    for packed, bit in enumerate(warp_bits):
-        piece = arith.andi(arith.shrui(builder.warp, builder.const_i32(bit)), builder.const_i32(1))
-        position = arith.ori(position, arith.shli(piece, builder.const_i32(packed)))
-    return position
+    """The warp's index along the axis: its `warp_bits`, packed, one shift and mask per run of
+    consecutive bits (no mask where the run reaches the warp's top bit: the warp is below
+    `num_warps`), so that with the axis over every warp the position is the warp itself.
+    Example: 4 warps, bits (0, 1) -> `warp` (not `(warp & 1) | ((warp >> 1) & 1) << 1`, whose
+    `or` LLVM splits into two address adds when shared pointers are 32-bit)."""
+    position = None
+    warp_top = builder.num_warps.bit_length() - 1
+    for first, length, packed in _bit_runs(warp_bits):
+        piece = builder.warp if first == 0 else arith.shrui(builder.warp, builder.const_i32(first))
+        if first + length < warp_top:
+            piece = arith.andi(piece, builder.const_i32((1 << length) - 1))
+        if packed:
+            piece = arith.shli(piece, builder.const_i32(packed))
+        position = piece if position is None else arith.ori(position, piece)
+    return position if position is not None else builder.const_i32(0)
 
 
 def _flat_index(builder: KernelBuilder, coordinates: dict[str, ir.Value], shape: tuple[int, ...]) -> ir.Value:

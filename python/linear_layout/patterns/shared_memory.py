@@ -404,14 +404,22 @@ def view_instructions(builder: KernelBuilder, access, where: ViewAddress):
 # ---------------------------------------------------------------------------- emitters
 
 
-def shared_index(builder: KernelBuilder, base: tuple[ir.Value, ir.Value], offset: int, additive: bool) -> ir.Value:
-    """`base ^ offset` as an index: an immediate `addi` when the offset shares no bit with
-    the base (`additive`), else an `xori` on i32."""
-    if offset == 0:
-        return base[1]
-    if additive:
-        return arith.addi(base[1], builder.const_index(offset))
-    return arith.index_castui(ir.IndexType.get(), arith.xori(base[0], builder.const_i32(offset)))
+def shared_index(builder: KernelBuilder, base: tuple[ir.Value, ir.Value], offset: int, thread_bits: int) -> ir.Value:
+    """`base ^ offset` as an index, for a thread base whose bits lie in `thread_bits` (its view's
+    start, added above the buffer's bits, aside): the part of the offset on the threads' bits is
+    an `xori` of the base, the rest an `addi` of a constant (the access's immediate), as Triton's
+    shared accesses (`lowerLdSt`): the offsets that differ only off the threads' bits share one
+    base register (LLVM's CSE merges the equal `xori`s).
+
+    Formula: base ^ offset = (base ^ (offset & thread_bits)) + (offset & ~thread_bits).
+    Requires: base & ~thread_bits has no bit below the buffer's size.
+    Example: thread bits 0b11000, offsets 72 and 104 (0b1001000, 0b1101000): one
+    `xori base, 8`, then `+ 64` and `+ 96` (before: two `xori`s, 72 and 104)."""
+    in_base, rest = offset & thread_bits, offset & ~thread_bits
+    index = base[1]
+    if in_base:
+        index = arith.index_castui(ir.IndexType.get(), arith.xori(base[0], builder.const_i32(in_base)))
+    return arith.addi(index, builder.const_index(rest)) if rest else index
 
 
 def emit_stores(
@@ -421,10 +429,11 @@ def emit_stores(
     cond = builder.store_predicate(access.predicate)
     if not instructions:
         return
+    thread_bits = reachable_bits(access.thread_offset)
     if_op = scf.IfOp(cond) if cond is not None else None
     with ir.InsertionPoint(if_op.then_block) if if_op is not None else contextlib.nullcontext():
         for ins in instructions:
-            index = shared_index(builder, base, ins.offset, ins.additive)
+            index = shared_index(builder, base, ins.offset, thread_bits)
             if access.vector == 1:
                 memref.store(vector.extract(value, [], [ins.registers[0]]), buffer, [index])
             else:
@@ -439,8 +448,9 @@ def emit_loads(
 ) -> list[ir.Value]:
     pieces = []
     piece_type = ir.VectorType.get([access.vector], element)
+    thread_bits = reachable_bits(access.thread_offset)
     for ins in instructions:
-        index = shared_index(builder, base, ins.offset, ins.additive)
+        index = shared_index(builder, base, ins.offset, thread_bits)
         if access.vector == 1:
             pieces.append(memref.load(buffer, [index]))
         else:

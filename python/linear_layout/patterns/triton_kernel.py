@@ -62,6 +62,7 @@ __all__ = [
     "access_operands",
     "global_pointer",
     "element_offsets",
+    "global_pointers",
     "lowered_operand",
     "annotate_accesses",
     "check_access",
@@ -654,6 +655,14 @@ def global_pointer(memory: ir.Value, index: ir.Value, element: ir.Type, *, ptx: 
     """The `!llvm.ptr<1>` of element `index` (an `index`) of the global memref `memory` (``ptx``:
     the target takes PTX, so an i32 step may be a `mad.wide.s32`)."""
     return _addresses(_base_address(memory), [index], element, ptx=ptx)[0].at()
+
+
+def global_pointers(memory: ir.Value, indices: list[ir.Value], element: ir.Type) -> list[ir.Value]:
+    """The `!llvm.ptr<1>` of elements `indices` (scalar `index`es) of the global memref `memory`
+    on a PTX target, Triton's way (`_addresses`: each shared summand one `mad.wide.s32` step,
+    once; each constant a byte `getelementptr`, the access's immediate).
+    Example: the 8 copies of a thread of matmul_f16_s3 share one step per summand."""
+    return [address.at() for address in _addresses(_base_address(memory), indices, element, ptx=True)]
 
 
 def _addresses(base: ir.Value, indices: list[ir.Value], element: ir.Type, *, ptx: bool) -> list[_Address]:

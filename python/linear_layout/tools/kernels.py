@@ -45,13 +45,14 @@ def lower_ttgir(text: str, *, chip: str | None = None, context: ir.Context | Non
     return module
 
 
-def ttgir_to_ptx(text: str, *, chip: str = "sm_90") -> str:
+def ttgir_to_ptx(text: str, *, chip: str = "sm_90", short_pointers: bool = False) -> str:
     """The PTX of TTGIR `text`: `lower_ttgir`, then the stock `gpu-lower-to-nvvm-pipeline` for
-    `chip` (`emit_ptx`, with the oldest PTX version the chip and the kernel's instructions accept)."""
+    `chip` (`emit_ptx`, with the oldest PTX version the chip and the kernel's instructions accept;
+    `short_pointers`: 32-bit shared addresses, as Triton's)."""
     require_str(chip, "ttgir_to_ptx", "chip", "a chip name such as 'sm_90'")
     module = lower_ttgir(text, chip=chip)
     with module.context, ir.Location.unknown():
-        return emit_ptx(module, chip)
+        return emit_ptx(module, chip, short_pointers=short_pointers)
 
 
 def run_triton_kernel(
