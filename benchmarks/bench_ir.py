@@ -142,9 +142,14 @@ def main() -> None:
             text = make_module(size, min(count, size))
             name = f"{label} {min(count, size)}"
             # The first run of a row is cold for its encodings (each row uses a fresh context, and
-            # "many" brings 508 encodings the process has not seen); the repeats are warm.
-            runs = [time_ours(text) for _ in range(1 + args.repeat)]
-            triton_runs = [triton(text) for _ in range(1 + args.repeat)] if triton is not None else []
+            # "many" brings 508 encodings the process has not seen); the repeats are warm. Ours
+            # and Triton's runs alternate, so that a change of the machine's load between them
+            # falls on both.
+            runs, triton_runs = [], []
+            for _ in range(1 + args.repeat):
+                runs.append(time_ours(text))
+                if triton is not None:
+                    triton_runs.append(triton(text))
             phases, hit_rate = runs[0]
             totals[size] = sum(phases.values())
             triton_total = sum(triton_runs[0].values()) if triton_runs else None
