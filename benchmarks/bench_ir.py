@@ -5,8 +5,9 @@ with many distinct encodings, side by side with Triton 3.9 doing the same with i
 
 Each module is one function holding a chain of `ttg.convert_layout` ops. "few" cycles through
 4 blocked encodings; "many" through up to 512 distinct ones (distinct tensor types too). We
-report microseconds per op for each phase, the 10x scaling ratio of the total (10 means
-linear; the target is <= 11), and the hit rate of our attribute/type cache during verification.
+report microseconds per op for each phase (Triton's too: parse with its verifier, then print),
+the 10x scaling ratio of the total (10 means linear; the target is <= 11), and the hit rate of
+our attribute/type cache during verification.
 With `--repeat N`, each row is timed N more times and a "warm" row gives the best of them (the
 first run of a row is cold: a fresh context, and encodings the process has not yet built).
 docs/tools.md records the figures before and after issue 20's speed-up and where the time goes.
@@ -113,10 +114,16 @@ def _best(runs: list[dict[str, float]]) -> dict[str, float]:
     return min(runs, key=lambda phases: sum(phases.values()))
 
 
-def _row(size: int, label: str, phases: dict[str, float], hit_rate: float, triton_total: float | None) -> str:
+def _row(size: int, label: str, phases: dict[str, float], hit_rate: float, triton: dict[str, float] | None) -> str:
     per_op = {k: v / size * 1e6 for k, v in phases.items()}
     total = sum(phases.values())
-    triton_text = "" if triton_total is None else f"{triton_total / size * 1e6:7.2f}       {total / triton_total:6.2f}"
+    triton_text = ""
+    if triton is not None:
+        triton_total = sum(triton.values())
+        triton_text = (
+            f"{triton['parse+verify'] / size * 1e6:7.2f} {triton['print'] / size * 1e6:7.2f} "
+            f"{triton_total / size * 1e6:7.2f}       {total / triton_total:6.2f}"
+        )
     return (
         f"{size:>7} {label:>14} | {per_op['parse']:7.2f} {per_op['verify']:7.2f} "
         f"{per_op['print']:7.2f} {total / size * 1e6:7.2f}       | {hit_rate:10.1%} | {triton_text}"
@@ -135,7 +142,7 @@ def main() -> None:
         clock = time.process_time
     triton = None if args.skip_triton else triton_timer()
     print(f"{'ops':>7} {'encodings':>14} | {'parse':>7} {'verify':>7} {'print':>7} {'total':>7} us/op | "
-          f"{'cache hits':>10} | {'triton':>7} us/op {'ratio':>6}")
+          f"{'cache hits':>10} | {'triton':>7} {'print':>7} {'total':>7} us/op {'ratio':>6}")
     for label, count in (("few", 4), ("many", 512)):
         totals = {}
         for size in args.sizes:
@@ -152,11 +159,10 @@ def main() -> None:
                     triton_runs.append(triton(text))
             phases, hit_rate = runs[0]
             totals[size] = sum(phases.values())
-            triton_total = sum(triton_runs[0].values()) if triton_runs else None
-            print(_row(size, name, phases, hit_rate, triton_total))
+            print(_row(size, name, phases, hit_rate, triton_runs[0] if triton_runs else None))
             if args.repeat:
                 warm = _best([run[0] for run in runs[1:]])
-                triton_warm = sum(_best(triton_runs[1:]).values()) if triton_runs else None
+                triton_warm = _best(triton_runs[1:]) if triton_runs else None
                 print(_row(size, name + " warm", warm, runs[-1][1], triton_warm))
         for small, large in zip(args.sizes, args.sizes[1:]):
             if large == 10 * small:

@@ -219,7 +219,7 @@ def plain_blocked_fields(attr: ir.Attribute | str) -> tuple[_Ints, _Ints, _Ints,
     match = _PLAIN_BLOCKED.fullmatch(attr if isinstance(attr, str) else str(attr))
     if match is None:
         return None
-    order, spt, tpw, wpc = (tuple(int(v) for v in group.split(", ")) for group in match.groups())
+    order, spt, tpw, wpc = [tuple(map(int, group.split(", "))) for group in match.groups()]
     return spt, tpw, wpc, order
 
 
