@@ -331,11 +331,14 @@ def _existing_aliases(asm: str) -> set[str]:
     return names
 
 
+_STRING_BODY = re.compile(r'"([^"]*)"')
+
+
 def _attribute_in_string(asm: str) -> bool:
     """Whether a string literal of `asm` holds `#ttg.` or `#ll.`. MLIR prints a `"` inside a
-    string as `\\22`, so every `"` opens or closes one: the string bodies are the odd pieces of
-    a split at `"` (C-level splits and joins, no Python call per string)."""
-    bodies = "\x00".join(asm.split('"')[1::2])
+    string as `\\22`, so every `"` opens or closes one, and a left-to-right scan from string to
+    string meets the bodies exactly (a C-level `findall` and `join`, no Python call per string)."""
+    bodies = "\x00".join(_STRING_BODY.findall(asm))
     return "#ttg." in bodies or "#ll." in bodies
 
 
@@ -462,19 +465,23 @@ def _print_through_file(op: ir.Operation, generic: bool) -> str | None:
         return None
     if dump is None:
         return None
-    header, _, text = dump.partition("\n")
-    if not (header.startswith("// -----// IR Dump After") and text.endswith("\n\n\n")):
+    start = dump.find("\n") + 1  # after the header line; the text is copied once, at the end
+    if not (start and dump.startswith("// -----// IR Dump After") and dump.endswith("\n\n\n", start)):
         return None
-    if not generic and _first_op_line(text).startswith('"builtin.module"'):  # did not verify: printed generic
-        return None
-    return text[:-2]
+    if not generic and _first_op_line(dump, start).startswith('"builtin.module"'):
+        return None  # did not verify: printed generic
+    return dump[start:-2]
 
 
-def _first_op_line(text: str) -> str:
-    """The first line of printed IR that is no alias definition (`#map = ...`, `!t = ...`)."""
-    for line in text.split("\n", 64):  # aliases of large modules are few; a line past them is an op
-        if line and line[0] not in "#!":
-            return line
+def _first_op_line(text: str, start: int = 0) -> str:
+    """The first line of printed IR `text[start:]` that is no alias definition (`#map = ...`,
+    `!t = ...`); only the lines up to it are copied."""
+    while start < len(text):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        if end > start and text[start] not in "#!":
+            return text[start:end]
+        start = end + 1
     return ""
 
 
