@@ -13,6 +13,7 @@ from mlir.passmanager import PassManager
 
 from linear_layout import LinearLayout
 from linear_layout.dialects import verify
+from linear_layout.encodings import parse_encoding
 from linear_layout.ir import (
     cache_info,
     dialect_file,
@@ -118,6 +119,23 @@ def test_cache_does_not_keep_contexts_alive():
     del ctx
     gc.collect()
     assert ir.Context._get_live_count() == live - 1
+
+
+def test_a_fresh_context_reuses_the_values_decoded_in_another():
+    """Decoded values are cached by the attribute's text for the whole process: a module read in
+    a new context does not decode (and validate) its encodings again; a broken rule fails again,
+    with the same message."""
+    bad = '#ll.layout<[["register", [[1]]]], [["dim0", 3]]>'
+    values, messages = [], []
+    for _ in range(2):
+        with ir.Context() as ctx:
+            load_dialects(ctx)
+            values.append(from_attribute(ir.Attribute.parse(BLOCKED)))
+            with pytest.raises(ValueError, match="power of two") as error:
+                from_attribute(ir.Attribute.parse(bad))
+            messages.append(str(error.value))
+    assert values[0] is values[1] and values[0] == parse_encoding(BLOCKED)
+    assert messages[0] == messages[1]
 
 
 def test_invalid_and_foreign_attributes(context):

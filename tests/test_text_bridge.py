@@ -122,6 +122,38 @@ def test_aliases_round_trip_and_leave_strings_alone():
         assert bridge_text.add_aliases("#blocked = 1\n" + printed).count("#blocked1 = ") == 1
 
 
+def test_only_a_string_literal_that_holds_an_attribute_counts_as_one():
+    """`#ttg.` between two string literals (an op's operands, after its quoted generic name) is
+    no string; the same text inside the quotes is."""
+    assert not bridge_text._attribute_in_string('"tt.a"(%0) : (tensor<4xf32, #ttg.blocked<{}>>) -> () "tt.b"')
+    assert bridge_text._attribute_in_string('"tt.a"() {s = "see #ttg.blocked<{}>"} : () -> ()')
+    assert bridge_text._attribute_in_string('"tt.a"() {s = "#ll.layout"} : () -> ()')
+    assert not bridge_text._attribute_in_string("no strings, #ttg.blocked<{}>")
+
+
+def test_the_fast_alias_pass_gives_the_text_of_the_string_aware_one(monkeypatch):
+    """Generic-form ops (a quoted name each) with flat and nested encodings: the fast pattern
+    (no string in the module holds an attribute) and the string-aware one print alike."""
+    mma = "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>"
+    blocked = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>"
+    dot = f"#ttg.dot_op<{{opIdx = 0, parent = {mma}, kWidth = 2}}>"
+    source = (f"func.func @f(%a: tensor<16x16xf16, {dot}>, %b: tensor<16x16xf16, {blocked}>) {{\n"
+              f'  %0 = "ttg.convert_layout"(%b) : (tensor<16x16xf16, {blocked}>) -> tensor<16x16xf16, {dot}>\n'
+              f'  %1 = "ttg.convert_layout"(%0) : (tensor<16x16xf16, {dot}>) -> tensor<16x16xf16, {mma}>\n'
+              f"  return\n}}")
+    with CONTEXT:
+        module = ir.Module.parse(source)
+        asm = module.operation.get_asm(assume_verified=True)
+    assert '"ttg.convert_layout"' in asm and not bridge_text._attribute_in_string(asm)
+    fast = bridge_text.add_aliases(asm)
+    monkeypatch.setattr(bridge_text, "_attribute_in_string", lambda _: True)
+    assert bridge_text.add_aliases(asm) == fast
+    assert fast.count(" = #ttg.nvidia_mma<") == 1 and fast.count(" = #ttg.blocked<") == 1
+    assert "#ttg.nvidia_mma<{" not in fast.split("\n", 2)[2]  # only in its alias definition
+    with CONTEXT:
+        assert str(ir.Module.parse(fast)) == str(module)
+
+
 POWERS = st.sampled_from([1, 2, 4, 8])
 
 

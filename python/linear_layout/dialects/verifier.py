@@ -266,7 +266,7 @@ class _Verifier:
                 self.uniform = facts
             elif facts != self.uniform:
                 self.mixed = True
-            self.report(op, self.messages(op, facts))
+            self.report(op, self.messages(op, facts, True))
             return _ADVANCE
         # The signature: what the checks of an op without regions read: its name, operand and
         # result types, attributes and its parent's launch facts (types and attributes are
@@ -284,7 +284,7 @@ class _Verifier:
         )
         messages = self.signatures.get(signature)
         if messages is None:  # the op's attributes are in the signature, so its own facts too
-            messages = self.signatures[signature] = self.messages(op, self.own_facts(op, parent_facts))
+            messages = self.signatures[signature] = self.messages(op, self.own_facts(op, parent_facts), False)
         else:
             self.state.hits += 1
         if messages:
@@ -296,16 +296,14 @@ class _Verifier:
             location = op.location
             self.errors.extend((location, message) for message in messages)
 
-    def messages(self, op: ir.Operation, facts: LaunchFacts) -> tuple[str, ...]:
-        """What is wrong with `op` under `facts`: its result and block argument types, then its
-        op rule."""
-        found = []
-        for result in op.results:
-            found.append(self.type_message(result.type, facts))
-        for region in op.regions:
-            for block in region.blocks:
-                for argument in block.arguments:
-                    found.append(self.type_message(argument.type, facts))
+    def messages(self, op: ir.Operation, facts: LaunchFacts, has_regions: bool) -> tuple[str, ...]:
+        """What is wrong with `op` under `facts`: its result and (`has_regions`) block argument
+        types, then its op rule."""
+        found = [self.type_message(t, facts) for t in op.results.types]
+        if has_regions:
+            for region in op.regions:
+                for block in region.blocks:
+                    found.extend(self.type_message(argument.type, facts) for argument in block.arguments)
         regions = region_problem(op)
         if regions:
             found.append(f"'{op.name}' op {regions}")

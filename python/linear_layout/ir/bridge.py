@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 
+from ..core._packing import BoundedCache
 from ..core.layout import LinearLayout
 from ..encodings import BlockedLayout, parse_encoding, to_linear_layout
 from . import text
@@ -44,13 +45,11 @@ _ATTRIBUTE_CAPSULE = b"mlir.ir.Attribute._CAPIPtr"
 _TYPE_CAPSULE = b"mlir.ir.Type._CAPIPtr"
 
 
+@dataclass(frozen=True)
 class _Invalid:
     """A cached decoding failure, so that a bad attribute is diagnosed once, not once per use."""
 
-    __slots__ = ("message",)
-
-    def __init__(self, message: str) -> None:
-        self.message = message
+    message: str
 
 
 def _cached(cache_name: str, obj, capsule: bytes, decode):
@@ -146,12 +145,30 @@ def _decode_ttg(printed: str):
 # ---------------------------------------------------------------------------- public API
 
 
+# The decoded value of each printed layout attribute, for every context of the process: the
+# per-context cache (`context_state`) is keyed by the attribute's storage, which a new context
+# does not share, so without this a module read in a fresh context (a new file, a new pass
+# manager run) would read and validate each of its encodings again. Values are immutable:
+# frozen encodings, `LinearLayout`s, or `_Invalid` (the message of a broken rule).
+_DECODED: BoundedCache[str, object] = BoundedCache(4096)
+
+
 def _decode(attr: ir.Attribute):
+    """The value of layout attribute `attr`, read from its printed text (cached by that text)."""
     printed = str(attr)  # once: printing costs a Python call per token
-    kind = text.printed_kind(printed)
-    if not text.is_layout_kind(kind):
-        raise TypeError(f"not a layout attribute: {printed}")
-    return _decode_ll_layout(attr) if kind == "ll.layout" else _decode_ttg(printed)
+    value = _DECODED.get(printed)
+    if value is None:
+        kind = text.printed_kind(printed)
+        if not text.is_layout_kind(kind):
+            raise TypeError(f"not a layout attribute: {printed}")
+        try:
+            value = _decode_ll_layout(attr) if kind == "ll.layout" else _decode_ttg(printed)
+        except ValueError as error:
+            value = _Invalid(str(error))
+        _DECODED.store(printed, value)
+    if isinstance(value, _Invalid):
+        raise ValueError(value.message)
+    return value
 
 
 def from_attribute(attr: ir.Attribute | ir.RankedTensorType):
