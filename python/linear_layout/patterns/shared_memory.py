@@ -29,8 +29,8 @@ from mlir import ir
 from mlir.dialects import arith, gpu, memref, nvvm, scf, vector
 
 from ..core.layout import LinearLayout
-from ..ir.bridge import MemDesc, from_attribute, memdesc_of
-from ..ir.text import memdesc_parameters, type_kind
+from ..ir.bridge import MemDesc, from_attribute, memdesc_of, memdesc_parameters, per_type
+from ..ir.text import type_kind
 from .common import CAST, cast_to
 from .kernel import KernelBuilder, LoweringError
 from .vectors import concat, concat_units, element_bits, from_units, gather, to_units, unit
@@ -98,29 +98,40 @@ def buffer_elements(memdesc_type: ir.Type) -> int:
     return leading * buffer.layout.get_in_dim_size("offset")
 
 
-def _laid_out_shape(t: ir.Type) -> list[int]:
+def _laid_out_shape(t: ir.Type) -> tuple[int, ...]:
     """The shape a memdesc's encoding lays out: its allocation's (a subslice view's is bigger
     than the view), without the leading buffer dims of a multi-buffered allocation (those the
-    encoding's rank does not reach), as Triton's `toLinearLayout(MemDescType)`."""
-    allocation = list(memdesc_parameters(t).allocation)
+    encoding's rank does not reach), as Triton's `toLinearLayout(MemDescType)`. Read once per
+    type (`per_type`)."""
+    return per_type(_read_laid_out_shape, t)
+
+
+def _read_laid_out_shape(t: ir.Type) -> tuple[int, ...]:
+    allocation = memdesc_parameters(t).allocation
     rank = getattr(from_attribute(memdesc_of(t).encoding), "rank", len(allocation))
     return allocation[len(allocation) - rank :] if isinstance(rank, int) and 0 < rank <= len(allocation) else allocation
 
 
 def shared_buffer_of(t: ir.Type) -> SharedBuffer:
     """The memdesc type `t` as a buffer (LoweringError when its layout is not a linear shared
-    layout of one CTA)."""
+    layout of one CTA). The layout is computed once per type (`per_type`)."""
+    layout = per_type(_buffer_layout, t)  # first: a type that is not a memdesc is a LoweringError
+    return SharedBuffer(memdesc_of(t), layout)
+
+
+def _buffer_layout(t: ir.Type) -> LinearLayout:
+    """The shared layout of memdesc type `t` (`shared_buffer_of`)."""
     try:
         memdesc = memdesc_of(t)
         encoding = from_attribute(memdesc.encoding)
-        shared = encoding if isinstance(encoding, LinearLayout) else encoding.to_linear_layout(_laid_out_shape(t))
+        shared = encoding if isinstance(encoding, LinearLayout) else encoding.to_linear_layout(list(_laid_out_shape(t)))
     except (TypeError, ValueError, AttributeError) as error:
         raise LoweringError(f"cannot lower {t}: {error}") from None
     if not shared.has_in_dim("offset") or any(n not in ("offset", "block") for n in shared.get_in_dim_names()):
         raise LoweringError(f"cannot lower {t}: {memdesc.encoding} is not a linear shared layout (offset, block)")
     if shared.has_in_dim("block") and shared.get_in_dim_size("block") > 1:
         raise LoweringError(f"cannot lower {t}: shared buffers spread over several CTAs are not supported")
-    return SharedBuffer(memdesc, shared)
+    return shared
 
 
 def workgroup_argument(op: ir.OpView, index: int) -> ir.Value:
