@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import math
 from dataclasses import dataclass
 
@@ -82,10 +83,15 @@ def workgroup_type(elements: int, element: ir.Type) -> ir.MemRefType:
 
 @dataclass(frozen=True)
 class SharedBuffer:
-    """A `!ttg.memdesc`: its parameters and its layout (input dimensions offset, block)."""
+    """A `!ttg.memdesc` type and its layout (input dimensions offset, block); `memdesc`: its
+    parameters, read when asked (most users need only the layout)."""
 
-    memdesc: MemDesc
+    memdesc_type: ir.Type
     layout: LinearLayout
+
+    @property
+    def memdesc(self) -> MemDesc:
+        return memdesc_of(self.memdesc_type)
 
 
 def buffer_elements(memdesc_type: ir.Type) -> int:
@@ -93,7 +99,7 @@ def buffer_elements(memdesc_type: ir.Type) -> int:
     the layout's offsets. Example: `!ttg.memdesc<2x32x32xf16, #shared>` (a 32 x 32 layout) has
     2048, and each of its two buffers (`ttg.memdesc_index`) 1024."""
     buffer = shared_buffer_of(memdesc_type)
-    shape = buffer.memdesc.shape
+    shape = memdesc_parameters(memdesc_type).shape
     leading = math.prod(shape[: len(shape) - len(buffer.layout.get_out_dim_names())])
     return leading * buffer.layout.get_in_dim_size("offset")
 
@@ -115,8 +121,7 @@ def _read_laid_out_shape(t: ir.Type) -> tuple[int, ...]:
 def shared_buffer_of(t: ir.Type) -> SharedBuffer:
     """The memdesc type `t` as a buffer (LoweringError when its layout is not a linear shared
     layout of one CTA). The layout is computed once per type (`per_type`)."""
-    layout = per_type(_buffer_layout, t)  # first: a type that is not a memdesc is a LoweringError
-    return SharedBuffer(memdesc_of(t), layout)
+    return SharedBuffer(t, per_type(_buffer_layout, t))  # a type that is not a memdesc: LoweringError
 
 
 def _buffer_layout(t: ir.Type) -> LinearLayout:
@@ -334,7 +339,13 @@ def in_allocation(layout: LinearLayout, memdesc_type: ir.Type) -> LinearLayout:
     """`layout` (over the memdesc's shape) over the shape its shared layout maps onto (a
     `ttg.memdesc_subslice` view is smaller than its allocation; the view's origin is the XOR of
     its `ViewAddress`)."""
-    for name, size in zip(layout.get_out_dim_names(), _laid_out_shape(memdesc_type)):
+    return _resized(layout, _laid_out_shape(memdesc_type))
+
+
+@functools.lru_cache(maxsize=4096)  # layouts are immutable
+def _resized(layout: LinearLayout, shape: tuple[int, ...]) -> LinearLayout:
+    """`layout` with its output dims resized to `shape`, in order."""
+    for name, size in zip(layout.get_out_dim_names(), shape):
         layout = layout.resize_out_dim(name, size)
     return layout
 
