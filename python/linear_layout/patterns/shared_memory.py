@@ -144,9 +144,14 @@ def workgroup_argument(op: ir.OpView, index: int) -> ir.Value:
     kernel = op.operation.parent
     while kernel.operation.name != "gpu.func":
         kernel = kernel.operation.parent
-    kernel = kernel.opview
-    inputs = len(kernel.function_type.value.inputs)
-    return kernel.regions[0].blocks[0].arguments[inputs + index]
+    operation = kernel.operation
+    inputs = per_type(_input_count, ir.TypeAttr(operation.attributes["function_type"]).value)
+    return operation.regions[0].blocks[0].arguments[inputs + index]
+
+
+def _input_count(function_type: ir.Type) -> int:
+    """The inputs of a function type (counted once per type: listing them makes a Python type each)."""
+    return len(ir.FunctionType(function_type).inputs)
 
 
 def buffer_index(op: ir.OpView) -> int | None:
@@ -181,8 +186,8 @@ def _workgroup_index(memref_value: ir.Value) -> int:
     """The attribution index of a workgroup buffer (a block argument of the kernel)."""
     if not isinstance(memref_value, ir.BlockArgument):
         raise LoweringError("a shared buffer that is not a workgroup attribution of the kernel")
-    kernel = memref_value.owner.owner.opview
-    return memref_value.arg_number - len(kernel.function_type.value.inputs)
+    kernel = memref_value.owner.owner
+    return memref_value.arg_number - per_type(_input_count, ir.TypeAttr(kernel.attributes["function_type"]).value)
 
 
 def subslice_xor(op: ir.Operation) -> int:
