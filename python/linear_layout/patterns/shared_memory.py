@@ -199,7 +199,12 @@ def subslice_xor(op: ir.Operation) -> int:
     shape = memdesc_parameters(op.results[0].type).shape
     if any(o % n for o, n in zip(origin, shape)):
         raise LoweringError(f"a subslice at offsets {origin}, not a multiple of its shape {list(shape)}")
-    layout = shared_buffer_of(op.operands[0].type).layout
+    return _origin_offset(shared_buffer_of(op.operands[0].type).layout, tuple(origin))
+
+
+@functools.lru_cache(maxsize=4096)  # every view of a loop's buffers asks again, in its check and its rewrite
+def _origin_offset(layout: LinearLayout, origin: tuple[int, ...]) -> int:
+    """`S^-1(origin)` for the shared layout `S` (`subslice_xor`)."""
     inverse = layout.invert()
     return inverse.apply(dict(zip(inverse.get_in_dim_names(), origin)))["offset"]
 
