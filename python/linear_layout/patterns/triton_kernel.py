@@ -287,7 +287,7 @@ def outline_triton_kernel(kernel: ir.Operation, launch: Launch) -> gpu.GPUFuncOp
                 ).result
                 argument.replace_all_uses_with(pointer)
                 argument.set_type(t)
-    terminator = list(block.operations)[-1]
+    terminator = block.operations[-1]
     with ir.InsertionPoint(terminator), terminator.location:
         gpu.return_([])
     terminator.operation.erase()
