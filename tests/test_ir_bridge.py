@@ -25,6 +25,7 @@ from linear_layout.ir import (
     print_module,
     to_attribute,
 )
+from linear_layout.ir.bridge import memdesc_parameters, per_type
 from linear_layout.passes import PipelineError, build_pass_manager, get_pass, pass_names
 from strategies import layouts
 
@@ -136,6 +137,40 @@ def test_a_fresh_context_reuses_the_values_decoded_in_another():
             messages.append(str(error.value))
     assert values[0] is values[1] and values[0] == parse_encoding(BLOCKED)
     assert messages[0] == messages[1]
+
+
+def test_per_type_derives_once_per_type_and_forgets_failures(context):
+    calls: list[str] = []
+
+    def rank_of(t: ir.Type) -> int:
+        calls.append(str(t))
+        if ir.RankedTensorType(t).rank == 0:
+            raise ValueError("a scalar tensor")
+        return ir.RankedTensorType(t).rank
+
+    for _ in range(3):  # a new Python object each time, one uniqued type
+        assert per_type(rank_of, ir.Type.parse("tensor<4x8xf32>")) == 2
+    assert calls == ["tensor<4x8xf32>"]
+    assert per_type(rank_of, ir.Type.parse("tensor<4xf32>")) == 1  # another type, derived anew
+    for _ in range(2):  # a failure is raised again, and derived again
+        with pytest.raises(ValueError, match="a scalar tensor"):
+            per_type(rank_of, ir.Type.parse("tensor<f32>"))
+    assert calls == ["tensor<4x8xf32>", "tensor<4xf32>", "tensor<f32>", "tensor<f32>"]
+    with ir.Context() as other:  # another context: its own types, its own cache
+        assert per_type(rank_of, ir.Type.parse("tensor<4x8xf32>", other)) == 2
+    assert len(calls) == 5
+
+
+def test_memdesc_parameters_are_read_once_per_type(context):
+    text = (
+        '!ttg.memdesc<[2, 8, 16], f16, #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>, '
+        '#ttg.shared_memory, "mutable">'
+    )
+    first = memdesc_parameters(ir.Type.parse(text))
+    assert first.shape == (2, 8, 16) and first.element_type == "f16" and first.mutable
+    assert memdesc_parameters(ir.Type.parse(text)) is first
+    with pytest.raises(TypeError, match=r"not a !ttg\.memdesc"):
+        memdesc_parameters(ir.Type.parse("tensor<4xf32>"))
 
 
 def test_invalid_and_foreign_attributes(context):

@@ -83,6 +83,8 @@ class ContextState:
     types: dict[int, object] = field(default_factory=dict)
     # (type pointer, launch facts) -> verifier message or None
     verified_types: dict[tuple, object] = field(default_factory=dict)
+    # (derive function, type pointer) -> its immutable value (`bridge.per_type`)
+    derived: dict[tuple, object] = field(default_factory=dict)
     hits: int = 0
     misses: int = 0
 

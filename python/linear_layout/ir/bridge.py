@@ -14,7 +14,9 @@ cache key for the context's lifetime.
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from mlir import ir
 
@@ -34,9 +36,13 @@ __all__ = [
     "is_layout_attribute",
     "layout_of",
     "memdesc_of",
+    "memdesc_parameters",
+    "per_type",
     "to_attribute",
     "type_pointer",
 ]
+
+V = TypeVar("V")
 
 _capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
 _capsule_pointer.restype = ctypes.c_void_p
@@ -74,6 +80,20 @@ def _cached(cache_name: str, obj, capsule: bytes, decode):
 def type_pointer(t: ir.Type) -> int:
     """The storage pointer of a type: equal pointers mean equal types within one context."""
     return _capsule_pointer(t._CAPIPtr, _TYPE_CAPSULE)
+
+
+def per_type(derive: Callable[[ir.Type], V], t: ir.Type) -> V:
+    """`derive(t)`, computed once per distinct type `t` of its context (types are uniqued: the
+    storage pointer is the key for the context's lifetime). The value must be immutable and hold
+    no MLIR object; an exception `derive` raises is not remembered (it is raised again next time).
+
+    Example: `per_type(text.memdesc_parameters, t)` reads a `!ttg.memdesc`'s text once."""
+    cache = context_state(t.context).derived
+    key = (derive, _capsule_pointer(t._CAPIPtr, _TYPE_CAPSULE))
+    if key in cache:
+        return cache[key]  # type: ignore[return-value]
+    value = cache[key] = derive(t)
+    return value
 
 
 def cache_info(context: ir.Context | None = None) -> dict[str, int]:
@@ -227,10 +247,15 @@ class MemDesc:
     mutable: bool
 
 
+def memdesc_parameters(memdesc_type: ir.Type) -> text.MemDescText:
+    """`text.memdesc_parameters` (the printed parameters of a `!ttg.memdesc`), read once per type."""
+    return per_type(text.memdesc_parameters, memdesc_type)
+
+
 def memdesc_of(memdesc_type: ir.Type) -> MemDesc:
-    """The parameters of a `!ttg.memdesc` type (not cached: the type objects it returns belong
-    to the context, and the cache holds no MLIR objects)."""
-    params = text.memdesc_parameters(memdesc_type)
+    """The parameters of a `!ttg.memdesc` type (its text read once per type, `memdesc_parameters`;
+    the type objects it returns belong to the context, and the cache holds no MLIR objects)."""
+    params = memdesc_parameters(memdesc_type)
     context = memdesc_type.context
     return MemDesc(
         params.shape,

@@ -27,8 +27,16 @@ from mlir import ir
 from ..core.hardware import HW_DIMS
 from ..core.layout import LinearLayout
 from ..encodings import DistributedLinearLayout, PaddedSharedLayout, SharedLinearLayout, to_linear_layout
-from ..ir.bridge import attribute_kind, from_attribute, layout_of, memdesc_of, to_attribute
-from ..ir.text import is_memdesc, memdesc_parameters, retyped_dense
+from ..ir.bridge import (
+    attribute_kind,
+    from_attribute,
+    layout_of,
+    memdesc_of,
+    memdesc_parameters,
+    per_type,
+    to_attribute,
+)
+from ..ir.text import is_memdesc, retyped_dense
 from ..ir.walk import walk
 from ..ttgir.foreign import foreign_problems, materialize
 from . import Pass
@@ -73,47 +81,63 @@ class _Converter:
         return None
 
     def _tensor(self, t: ir.RankedTensorType) -> ir.Type | None:
-        encoding = t.encoding
-        if encoding is None or not attribute_kind(encoding).startswith("ttg."):
+        text = per_type(_linear_tensor_encoding, t)  # the pass's check and its rewrite both ask
+        if text is None:
             return None
-        try:
-            from_attribute(encoding)
-            layout = layout_of(t)
-        except (TypeError, ValueError) as error:
-            raise _Unsupported(f"cannot linearize {t}: {error}") from None
-        try:
-            linear = linear_encoding(layout, t.shape)
-        except ValueError as error:  # a swizzled register/lane/block basis: no #ttg.(generic_)linear holds it
-            raise _Unsupported(f"cannot linearize {t}: {error}") from None
-        new_encoding = to_attribute(linear, t.context)
-        if new_encoding == encoding:
-            return None
-        new_type = ir.RankedTensorType.get(list(t.shape), t.element_type, new_encoding)
-        if layout_of(new_type) != layout:
-            raise _Unsupported(f"internal error: the linear form of {t} changes its layout")
-        return new_type
+        return ir.RankedTensorType.get(list(t.shape), t.element_type, ir.Attribute.parse(text, t.context))
 
     def _memdesc(self, t: ir.Type) -> ir.Type | None:
-        try:
-            memdesc = memdesc_of(t)
-            encoding = from_attribute(memdesc.encoding)
-            if isinstance(encoding, PaddedSharedLayout | LinearLayout):
-                return None
-            tile = buffer_tile(t, encoding)
-            layout = to_linear_layout(encoding, tile)
-        except (TypeError, ValueError) as error:
-            raise _Unsupported(f"cannot linearize {t}: {error}") from None
-        bases = dict(layout.bases)
-        if not bases.get("offset"):  # one element: no offset bases, nothing to linearize
+        text = per_type(_linear_memdesc, t)
+        return None if text is None else ir.Type.parse(text, t.context)
+
+
+def _linear_tensor_encoding(t: ir.RankedTensorType) -> str | None:
+    """The text of the linear encoding of tensor type `t`, or None when `t` is already canonical
+    or carries no `#ttg` encoding; _Unsupported when it has no linear form."""
+    encoding = t.encoding
+    if encoding is None or not attribute_kind(encoding).startswith("ttg."):
+        return None
+    try:
+        from_attribute(encoding)
+        layout = layout_of(t)
+    except (TypeError, ValueError) as error:
+        raise _Unsupported(f"cannot linearize {t}: {error}") from None
+    try:
+        linear = linear_encoding(layout, t.shape)
+    except ValueError as error:  # a swizzled register/lane/block basis: no #ttg.(generic_)linear holds it
+        raise _Unsupported(f"cannot linearize {t}: {error}") from None
+    new_encoding = to_attribute(linear, t.context)
+    if new_encoding == encoding:
+        return None
+    new_type = ir.RankedTensorType.get(list(t.shape), t.element_type, new_encoding)
+    if layout_of(new_type) != layout:
+        raise _Unsupported(f"internal error: the linear form of {t} changes its layout")
+    return str(new_encoding)
+
+
+def _linear_memdesc(t: ir.Type) -> str | None:
+    """The text of memdesc type `t` with its linear shared encoding, or None when `t` keeps its
+    encoding; _Unsupported when it has no linear form."""
+    try:
+        memdesc = memdesc_of(t)
+        encoding = from_attribute(memdesc.encoding)
+        if isinstance(encoding, PaddedSharedLayout | LinearLayout):
             return None
-        linear = SharedLinearLayout(bases.get("offset", ()), bases.get("block", ()), getattr(encoding, "alignment", 16))
-        new_encoding = to_attribute(linear, t.context)
-        if new_encoding == memdesc.encoding:
-            return None
-        if to_linear_layout(linear, tile) != layout:
-            raise _Unsupported(f"internal error: the linear form of {t} changes its layout")
-        params = memdesc_parameters(t)  # the encoding is the type's third parameter: shape and element precede it
-        return ir.Type.parse(str(t).replace(params.encoding, str(new_encoding), 1), t.context)
+        tile = buffer_tile(t, encoding)
+        layout = to_linear_layout(encoding, tile)
+    except (TypeError, ValueError) as error:
+        raise _Unsupported(f"cannot linearize {t}: {error}") from None
+    bases = dict(layout.bases)
+    if not bases.get("offset"):  # one element: no offset bases, nothing to linearize
+        return None
+    linear = SharedLinearLayout(bases.get("offset", ()), bases.get("block", ()), getattr(encoding, "alignment", 16))
+    new_encoding = to_attribute(linear, t.context)
+    if new_encoding == memdesc.encoding:
+        return None
+    if to_linear_layout(linear, tile) != layout:
+        raise _Unsupported(f"internal error: the linear form of {t} changes its layout")
+    params = memdesc_parameters(t)  # the encoding is the type's third parameter: shape and element precede it
+    return str(t).replace(params.encoding, str(new_encoding), 1)
 
 
 def buffer_tile(t: ir.Type, encoding: object) -> list[int]:

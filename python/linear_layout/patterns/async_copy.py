@@ -255,11 +255,8 @@ _WAITS = ("ttg.async_wait", "nvvm.cp.async.wait.group")
 
 def _followed_by_a_wait(op: ir.Operation) -> bool:
     """Whether the op after `op` in its block is another wait (lowered or not)."""
-    operations = list(op.block.operations)
-    for position, candidate in enumerate(operations[:-1]):
-        if candidate.operation == op:
-            return operations[position + 1].operation.name in _WAITS
-    return False
+    following = ir.InsertionPoint.after(op).ref_operation  # the next op, None after the last: no list of the block
+    return following is not None and following.operation.name in _WAITS
 
 
 def _emit_wait(op: ir.OpView, launch: Launch, plan: None) -> list[ir.Value]:

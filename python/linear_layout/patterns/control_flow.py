@@ -101,7 +101,7 @@ def _check_for(op: ir.OpView, launch: Launch) -> list[int]:
     entering the loop and on its back edge (LoweringError otherwise)."""
     _check(op, launch)
     operation = op.operation
-    terminator = list(operation.regions[0].blocks[0].operations)[-1]
+    terminator = operation.regions[0].blocks[0].operations[-1]  # no list: the body may hold hundreds of ops
     pairs: list[int] = []
     for init, yielded in zip(list(operation.operands)[3:], terminator.operands):
         if not is_memdesc(init.type):
@@ -122,7 +122,7 @@ def _move_block(old: ir.Block, new: ir.Block, replacements: list[ir.Value], laun
     ip = ir.InsertionPoint(new)
     for op in list(old.operations):
         ip.insert(op.operation.detach_from_parent())
-    terminator = list(new.operations)[-1]
+    terminator = new.operations[-1]
     with ir.InsertionPoint(terminator), terminator.location:
         values = [lowered_value(v, launch) for v in terminator.operands]
         if terminator.name == "scf.condition":

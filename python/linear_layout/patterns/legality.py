@@ -7,7 +7,7 @@ from __future__ import annotations
 from mlir import ir
 
 from ..core.hardware import LANES_PER_WARP, MAX_REGISTERS_PER_THREAD
-from ..ir.bridge import layout_of
+from ..ir.bridge import layout_of, per_type
 from ..ir.text import type_kind
 from .kernel import MAX_THREADS_PER_BLOCK, Launch, LoweringError, launch_attributes
 from .tensor_ops import on_tensors
@@ -22,27 +22,36 @@ SUPPORTED_ELEMENT_TYPES = "i1, i8, i16, i32, i64, index, f16, bf16, f32, f64, f8
 
 
 def _check_tensor(t: ir.RankedTensorType) -> None:
-    """LoweringError for an element type without a lowering or a tensor past the register budget."""
+    """LoweringError for an element type without a lowering or a tensor past the register budget
+    (checked once per type: `_tensor_problem`)."""
+    problem = per_type(_tensor_problem, t)
+    if problem is not None:
+        raise LoweringError(problem)
+
+
+def _tensor_problem(t: ir.RankedTensorType) -> str | None:
+    """Why tensor type `t` cannot be lowered (`_check_tensor`), or None."""
     element = t.element_type
     if not (
         isinstance(element, _ELEMENT_TYPES)
         or (isinstance(element, ir.IntegerType) and element.width in _INTEGER_WIDTHS)
         or type_kind(element) == "tt.ptr"  # Triton's pointers: index offsets (triton_kernel.py)
     ):
-        raise LoweringError(f"{t}: element type {element} cannot be lowered (supported: {SUPPORTED_ELEMENT_TYPES})")
+        return f"{t}: element type {element} cannot be lowered (supported: {SUPPORTED_ELEMENT_TYPES})"
     try:
         layout = layout_of(t)
     except (TypeError, ValueError):
-        return  # the op's own check reports the encoding
+        return None  # the op's own check reports the encoding
     registers = (
         -(-layout.get_in_dim_size("register") * element_bits(element) // 32) if layout.has_in_dim("register") else 1
     )
     if registers > MAX_REGISTERS_PER_THREAD:
-        raise LoweringError(
+        return (
             f"{t} needs {registers} 32-bit registers per thread, more than the "
             f"{MAX_REGISTERS_PER_THREAD} a thread has (Triton would spill it to local memory); "
             "use more warps or a smaller tile"
         )
+    return None
 
 
 def _check_tensors(op: ir.OpView) -> None:

@@ -63,7 +63,7 @@ def outline_kernel(func_op: ir.OpView, launch: Launch) -> gpu.GPUFuncOp:
         )
     block = func_op.regions[0].blocks[0]
     block.append_to(kernel.regions[0])
-    terminator = list(block.operations)[-1]
+    terminator = block.operations[-1]
     with ir.InsertionPoint(terminator), terminator.location:
         gpu.return_([])
     terminator.operation.erase()

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import math
 from dataclasses import dataclass
 
@@ -33,8 +34,8 @@ from mlir import ir
 from mlir.dialects import arith, gpu, memref, nvvm, scf, vector
 
 from ..core.layout import LinearLayout
-from ..ir.bridge import MemDesc, from_attribute, memdesc_of
-from ..ir.text import memdesc_parameters, type_kind
+from ..ir.bridge import MemDesc, from_attribute, memdesc_of, memdesc_parameters, per_type
+from ..ir.text import type_kind
 from .common import CAST, cast_to
 from .kernel import KernelBuilder, LoweringError
 from .vectors import concat, concat_units, element_bits, from_units, gather, to_units, unit
@@ -89,10 +90,15 @@ def workgroup_type(elements: int, element: ir.Type) -> ir.MemRefType:
 
 @dataclass(frozen=True)
 class SharedBuffer:
-    """A `!ttg.memdesc`: its parameters and its layout (input dimensions offset, block)."""
+    """A `!ttg.memdesc` type and its layout (input dimensions offset, block); `memdesc`: its
+    parameters, read when asked (most users need only the layout)."""
 
-    memdesc: MemDesc
+    memdesc_type: ir.Type
     layout: LinearLayout
+
+    @property
+    def memdesc(self) -> MemDesc:
+        return memdesc_of(self.memdesc_type)
 
 
 def buffer_elements(memdesc_type: ir.Type) -> int:
@@ -100,34 +106,44 @@ def buffer_elements(memdesc_type: ir.Type) -> int:
     the layout's offsets. Example: `!ttg.memdesc<2x32x32xf16, #shared>` (a 32 x 32 layout) has
     2048, and each of its two buffers (`ttg.memdesc_index`) 1024."""
     buffer = shared_buffer_of(memdesc_type)
-    shape = buffer.memdesc.shape
+    shape = memdesc_parameters(memdesc_type).shape
     leading = math.prod(shape[: len(shape) - len(buffer.layout.get_out_dim_names())])
     return leading * buffer.layout.get_in_dim_size("offset")
 
 
-def _laid_out_shape(t: ir.Type) -> list[int]:
+def _laid_out_shape(t: ir.Type) -> tuple[int, ...]:
     """The shape a memdesc's encoding lays out: its allocation's (a subslice view's is bigger
     than the view), without the leading buffer dims of a multi-buffered allocation (those the
-    encoding's rank does not reach), as Triton's `toLinearLayout(MemDescType)`."""
-    allocation = list(memdesc_parameters(t).allocation)
+    encoding's rank does not reach), as Triton's `toLinearLayout(MemDescType)`. Read once per
+    type (`per_type`)."""
+    return per_type(_read_laid_out_shape, t)
+
+
+def _read_laid_out_shape(t: ir.Type) -> tuple[int, ...]:
+    allocation = memdesc_parameters(t).allocation
     rank = getattr(from_attribute(memdesc_of(t).encoding), "rank", len(allocation))
     return allocation[len(allocation) - rank :] if isinstance(rank, int) and 0 < rank <= len(allocation) else allocation
 
 
 def shared_buffer_of(t: ir.Type) -> SharedBuffer:
     """The memdesc type `t` as a buffer (LoweringError when its layout is not a linear shared
-    layout of one CTA)."""
+    layout of one CTA). The layout is computed once per type (`per_type`)."""
+    return SharedBuffer(t, per_type(_buffer_layout, t))  # a type that is not a memdesc: LoweringError
+
+
+def _buffer_layout(t: ir.Type) -> LinearLayout:
+    """The shared layout of memdesc type `t` (`shared_buffer_of`)."""
     try:
         memdesc = memdesc_of(t)
         encoding = from_attribute(memdesc.encoding)
-        shared = encoding if isinstance(encoding, LinearLayout) else encoding.to_linear_layout(_laid_out_shape(t))
+        shared = encoding if isinstance(encoding, LinearLayout) else encoding.to_linear_layout(list(_laid_out_shape(t)))
     except (TypeError, ValueError, AttributeError) as error:
         raise LoweringError(f"cannot lower {t}: {error}") from None
     if not shared.has_in_dim("offset") or any(n not in ("offset", "block") for n in shared.get_in_dim_names()):
         raise LoweringError(f"cannot lower {t}: {memdesc.encoding} is not a linear shared layout (offset, block)")
     if shared.has_in_dim("block") and shared.get_in_dim_size("block") > 1:
         raise LoweringError(f"cannot lower {t}: shared buffers spread over several CTAs are not supported")
-    return SharedBuffer(memdesc, shared)
+    return shared
 
 
 def _entry_block(op: ir.OpView) -> ir.Block:
@@ -213,7 +229,12 @@ def subslice_xor(op: ir.Operation) -> int:
     shape = memdesc_parameters(op.results[0].type).shape
     if any(o % n for o, n in zip(origin, shape)):
         raise LoweringError(f"a subslice at offsets {origin}, not a multiple of its shape {list(shape)}")
-    layout = shared_buffer_of(op.operands[0].type).layout
+    return _origin_offset(shared_buffer_of(op.operands[0].type).layout, tuple(origin))
+
+
+@functools.lru_cache(maxsize=4096)  # every view of a loop's buffers asks again, in its check and its rewrite
+def _origin_offset(layout: LinearLayout, origin: tuple[int, ...]) -> int:
+    """`S^-1(origin)` for the shared layout `S` (`subslice_xor`)."""
     inverse = layout.invert()
     return inverse.apply(dict(zip(inverse.get_in_dim_names(), origin)))["offset"]
 
@@ -386,7 +407,13 @@ def in_allocation(layout: LinearLayout, memdesc_type: ir.Type) -> LinearLayout:
     """`layout` (over the memdesc's shape) over the shape its shared layout maps onto (a
     `ttg.memdesc_subslice` view is smaller than its allocation; the view's origin is the XOR of
     its `ViewAddress`)."""
-    for name, size in zip(layout.get_out_dim_names(), _laid_out_shape(memdesc_type)):
+    return _resized(layout, _laid_out_shape(memdesc_type))
+
+
+@functools.lru_cache(maxsize=4096)  # layouts are immutable
+def _resized(layout: LinearLayout, shape: tuple[int, ...]) -> LinearLayout:
+    """`layout` with its output dims resized to `shape`, in order."""
+    for name, size in zip(layout.get_out_dim_names(), shape):
         layout = layout.resize_out_dim(name, size)
     return layout
 

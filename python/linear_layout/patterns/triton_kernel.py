@@ -25,6 +25,7 @@ info's constancy) it is one predicated `ld.global`/`st.global` of the same width
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Collection
 from dataclasses import dataclass
@@ -287,7 +288,7 @@ def outline_triton_kernel(kernel: ir.Operation, launch: Launch) -> gpu.GPUFuncOp
                 ).result
                 argument.replace_all_uses_with(pointer)
                 argument.set_type(t)
-    terminator = list(block.operations)[-1]
+    terminator = block.operations[-1]
     with ir.InsertionPoint(terminator), terminator.location:
         gpu.return_([])
     terminator.operation.erase()
@@ -837,15 +838,26 @@ def shuffled(operands: list[ir.Value], renaming: list[int]) -> ir.Value:
     return vector.shuffle(first, operands[-1], renaming)
 
 
-def _projection(op: ir.OpView):
-    """How an element index of the result maps to the operand's (tt.expand_dims: drop the new
-    axis; tt.broadcast: 0 along the broadcast dimensions; tt.trans: the inverse permutation)."""
+def _projection_key(op: ir.OpView) -> tuple:
+    """What `_projection` depends on: the op's name and its axis, order or operand shape."""
     operation = op.operation
     if operation.name == "tt.expand_dims":
-        axis = operation.attributes["axis"].value
+        return (operation.name, operation.attributes["axis"].value)
+    if operation.name == "tt.trans":
+        return (operation.name, tuple(int(v) for v in operation.attributes["order"]))
+    return (operation.name, tuple(operation.operands[0].type.shape))
+
+
+def _projection(key: tuple):
+    """How an element index of the result maps to the operand's (tt.expand_dims: drop the new
+    axis; tt.broadcast: 0 along the broadcast dimensions; tt.trans: the inverse permutation),
+    for the op of `_projection_key` `key`."""
+    name, parameter = key
+    if name == "tt.expand_dims":
+        axis = parameter
         return lambda index: index[:axis] + index[axis + 1 :]
-    if operation.name == "tt.trans":  # result dimension k is operand dimension order[k]
-        order = [int(v) for v in operation.attributes["order"]]
+    if name == "tt.trans":  # result dimension k is operand dimension order[k]
+        order = parameter
 
         def untranspose(index: tuple[int, ...]) -> tuple[int, ...]:
             source = [0] * len(order)
@@ -854,7 +866,7 @@ def _projection(op: ir.OpView):
             return tuple(source)
 
         return untranspose
-    source_shape = list(operation.operands[0].type.shape)
+    source_shape = parameter
     return lambda index: tuple(0 if size == 1 else i for i, size in zip(index, source_shape))
 
 
@@ -862,8 +874,14 @@ def _check_renaming(op: ir.OpView, launch: Launch) -> list[int]:
     operation = op.operation
     source = hardware_layout(operation.operands[0].type, launch)
     result = hardware_layout(operation.results[0].type, launch)
-    project = _projection(op)
-    return register_renaming([source], result, lambda index: (0, project(index)))
+    return list(_renaming(_projection_key(op), source, result))
+
+
+@functools.lru_cache(maxsize=4096)  # the check and the rewrite both ask; a LoweringError is not cached
+def _renaming(key: tuple, source: LinearLayout, result: LinearLayout) -> tuple[int, ...]:
+    """`register_renaming` of one operand `source` to `result` under the projection of `key`."""
+    project = _projection(key)
+    return tuple(register_renaming([source], result, lambda index: (0, project(index))))
 
 
 def _emit_renaming(op: ir.OpView, launch: Launch, renaming: list[int]) -> list[ir.Value]:

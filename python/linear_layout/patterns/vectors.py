@@ -42,6 +42,8 @@ def element_bits(t: ir.Type) -> int:
 def lowered_element(t: ir.Type) -> ir.Type:
     """The per-thread element of a tensor element type `t`: itself, or `index` for Triton's
     `!tt.ptr<...>` (a pointer is an element offset from its kernel argument, triton_kernel.py)."""
+    if isinstance(t, ir.IntegerType | ir.FloatType | ir.IndexType):  # builtin: no text to read
+        return t
     return ir.IndexType.get() if type_kind(t) == "tt.ptr" else t
 
 

@@ -13,6 +13,7 @@ bytes: a narrower copy is a :class:`PlannerError` (Triton pipelines no such load
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from ..core.layout import LinearLayout
@@ -56,6 +57,7 @@ def _unit_steps(shared: LinearLayout, fast_dim: int, count: int) -> bool:
     return True
 
 
+@functools.lru_cache(maxsize=1024)  # plans are immutable; a PlannerError is raised, never cached
 def plan_async_copy(
     distributed: LinearLayout, shared: LinearLayout, bits: int, global_width: int, fast_dim: int
 ) -> AsyncCopyPlan:

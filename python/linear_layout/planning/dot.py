@@ -10,6 +10,7 @@ layouts, which A and B registers each step of each chain reads.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -97,8 +98,25 @@ def plan_fma_dot(a: LinearLayout, b: LinearLayout, c: LinearLayout) -> FmaDotPla
     column ``n`` of B, in the same registers in every thread (Triton's dot operands of a
     blocked parent); PlannerError otherwise.
     Postcondition: ``A[a_registers[r][k]]`` is ``A[m, k]`` and ``B[b_registers[r][k]]`` is
-    ``B[k, n]`` in every thread, for C register ``r`` at ``(m, n)``.
+    ``B[k, n]`` in every thread, for C register ``r`` at ``(m, n)``. Planned once per
+    ``(a, b, c)``, a refusal too (every ``mma.sync`` dot asks for this plan first).
     """
+    outcome = _fma_outcome(a, b, c)
+    if isinstance(outcome, str):
+        raise PlannerError(outcome)
+    return outcome
+
+
+@functools.lru_cache(maxsize=1024)
+def _fma_outcome(a: LinearLayout, b: LinearLayout, c: LinearLayout) -> FmaDotPlan | str:
+    """`plan_fma_dot`'s plan, or the message of its PlannerError (a string: immutable)."""
+    try:
+        return _plan_fma_dot(a, b, c)
+    except PlannerError as error:
+        return str(error)
+
+
+def _plan_fma_dot(a: LinearLayout, b: LinearLayout, c: LinearLayout) -> FmaDotPlan:
     m, k, n = _dot_shape(a, b, c)
     a_at, b_at = _register_at(a, m, k), _register_at(b, k, n)
     places = _by_thread(c)
@@ -163,6 +181,7 @@ def _registers_of(at: np.ndarray, threads: np.ndarray, places: np.ndarray, opera
     return _uniform_over_threads(found, operand)
 
 
+@functools.lru_cache(maxsize=1024)  # plans are immutable; a PlannerError is raised, never cached
 def plan_mma_dot(
     a: LinearLayout, b: LinearLayout, c: LinearLayout, multiplicand_bits: int, threads_per_warp: int = 32
 ) -> MmaDotPlan:
@@ -228,6 +247,7 @@ def _offsets(layout: LinearLayout, dim: str) -> list[int]:
     return [basis[0] for basis in dict(layout.bases).get(dim, ())]
 
 
+@functools.lru_cache(maxsize=1024)  # sides are immutable
 def plan_operand_ldmatrix(to_offset: LinearLayout, num_warps: int, element_bits: int = 16) -> MatrixSide | None:
     """The ``ldmatrix`` side (`planning.matrix.MatrixSide`: every lane addresses a row at
     ``address(lane, warp) ^ instruction.offset``) of a ``ttg.local_load`` of ``element_bits``-bit

@@ -15,6 +15,7 @@ Offsets are in elements from the start of the scratch buffer; see
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -368,13 +369,16 @@ def plan_shared(
         bound = triton_scratch_bytes(src, dst, bitwidth)
     max_bits = max(max_vector_bits(bitwidth), len(word))
     best: tuple[tuple[int, ...], SharedPlan] | None = None
+    planned: dict[SmemBases, SharedPlan] = {}  # configs often give equal bases: each is planned once
     for cap in range(max_bits, len(word) - 1, -1):
         within: tuple[tuple[int, ...], SharedPlan] | None = None
         for config in CANDIDATE_CONFIGS:
             bases = smem_bases(src, dst, bitwidth, config, max_reps, None if cap == max_bits else cap, word)
             if bases is None or (cap < max_bits and len(bases.vector) != cap):
                 continue  # infeasible, or the same candidate as a wider cap
-            plan = _candidate_plan(src, dst, bitwidth, bases)
+            if bases not in planned:
+                planned[bases] = _candidate_plan(src, dst, bitwidth, bases)
+            plan = planned[bases]
             key = _cost(plan)
             if plan.scratch_bytes <= bound and (within is None or key < within[0]):
                 within = (key, plan)
@@ -411,8 +415,15 @@ def plan_local_access(
     loads followed by ``copies``.
 
     Requires: the shared layout maps offsets one-to-one onto the tensor (per CTA); otherwise
-    raises :class:`PlannerError`."""
+    raises :class:`PlannerError`. Planned once per distinct access (a lowering asks for each
+    access in its check, its allocation and its rewrite)."""
     registers, smem = access_layouts(distributed, shared, shape, kind)
+    return _local_access(registers, smem, int(bitwidth), kind)
+
+
+@functools.lru_cache(maxsize=4096)  # accesses are immutable; a PlannerError is raised, never cached
+def _local_access(registers: LinearLayout, smem: LinearLayout, bitwidth: int, kind: str) -> Access:
+    """`plan_local_access` on the layouts `access_layouts` made."""
     if registers.get_in_dim_size("register") > MAX_ACCESS_REGISTERS:  # the per-register grouping would run for hours
         raise PlannerError(
             f"{registers.get_in_dim_size('register')} registers per thread, more than the access planner's "

@@ -22,6 +22,7 @@ the tensor; :mod:`linear_layout.planning.shared` turns it into instructions and 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -102,6 +103,7 @@ def max_vector_bits(bitwidth: int) -> int:
     return log2(MAX_ACCESS_BYTES * 8 // bitwidth) if bitwidth <= MAX_ACCESS_BYTES * 8 else 0
 
 
+@functools.lru_cache(maxsize=1024)  # immutable; every candidate of one conversion asks for the same
 def _exchange_spaces(src: LinearLayout, dst: LinearLayout, bitwidth: int) -> ExchangeSpaces:
     s, d = side_columns(src), side_columns(dst)
     src_threads = s.active_threads()
