@@ -333,3 +333,46 @@ def test_bf16_matmul_ptx_has_tritons_matrix_instructions_and_copies(stem, monkey
     ours, theirs = _ours_and_tritons_ptx(stem, monkeypatch)
     assert _matrix_ops(ours, copies=True) == _matrix_ops(theirs, copies=True)
     assert _matrix_ops(ours)["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"] > 0
+
+
+#: The issue 19 item 5 cases added last to the corpus (4 stages of bf16 and attention; the pipelined
+#: f32 matmuls with a masked K tail): their 4-warp files, sm_80 and sm_90.
+ITEM_5_ADDED = sorted(
+    path for path in TTGIR.glob("*.w4.ttgir")
+    if path.stem.split(".")[0] in ("matmul_bf16_s4", "attention_s4") or "_k32_" in path.stem
+)
+
+
+@pytest.mark.parametrize("path", ITEM_5_ADDED, ids=[p.stem for p in ITEM_5_ADDED])
+def test_item_5_additions_compile_to_tritons_copies_matrix_ops_and_barriers_and_run_with_ldmatrix(path, monkeypatch):
+    """Through `ll-lower{chip}` and the stock NVVM pipeline: as many cp.async, mma.sync and ldmatrix
+    of each form, bar.sync and (the FMA path's) fma.rn.f32 as Triton's own PTX of the same TTGIR,
+    at most its instructions and shared bytes; lowered with the chip (ldmatrix operands), the
+    kernel runs over its whole grid bit for bit like Triton's interpreter, with no race."""
+    import sys
+
+    import numpy as np
+
+    sys.path.insert(0, str(TTGIR.parent))
+    from corpus import case
+    from oracle import run_triton_interpreter, simt_arrays
+    from ptx_stats import ptx_stats
+
+    from linear_layout.tools.kernels import run_triton_kernel
+
+    ours, theirs = _ours_and_tritons_ptx(path.stem, monkeypatch)
+    assert _matrix_ops(ours, copies=True) == _matrix_ops(theirs, copies=True)
+    assert any(form.startswith("cp.async") for form in _matrix_ops(ours, copies=True))
+    fma = r"\bfma\.rn\.f32\b" if "ieee" in path.stem else r"\bmma\.sync\b"  # attention's one fused fma aside
+    assert len(re.findall(fma, ours)) == len(re.findall(fma, theirs)) > 0
+    mine, tritons = ptx_stats(ours), ptx_stats(theirs)
+    assert mine.barriers == tritons.barriers and mine.instructions <= tritons.instructions
+    name = path.stem.split(".")[0]
+    kernel = case(name)
+    launch = kernel.make_inputs(np.random.default_rng(5))
+    expected = run_triton_interpreter(name, launch.args, launch.grid, kernel.constexprs)
+    args = simt_arrays(launch.args)
+    report = run_triton_kernel(lower_ttgir(path.read_text(), chip="sm_" + path.stem.split(".")[1][2:]), args, launch.grid)
+    for index, array in zip(expected, simt_arrays(tuple(expected.values()))):
+        np.testing.assert_array_equal(args[index], array)
+    assert not report.races

@@ -254,3 +254,72 @@ def test_tritons_interpreter_adds_the_bit_patterns_of_bf16_too_which_the_oracle_
     theirs = InterpreterBuilder().create_fadd(a_bits, b_bits).data
     np.testing.assert_array_equal(theirs, a.view(np.uint16) + b.view(np.uint16))
     assert np.any(theirs.view(ml_dtypes.bfloat16) != a + b)
+
+
+#: Issue 19 item 5: its kernels, each with the scalar its loop runs over and the constexpr step
+#: (a masked tail: the scalar of the corpus launch not a multiple of the step), at sm_80 with
+#: these warps and stages.
+ITEM_5_KERNELS = {
+    "matmul_f16": ("K", "BLOCK_K"), "matmul_bf16": ("K", "BLOCK_K"), "matmul_tf32": ("K", "BLOCK_K"),
+    "matmul_ieee": ("K", "BLOCK_K"), "matmul_i8": ("K", "BLOCK_K"), "matmul_epilogue": ("K", "BLOCK_K"),
+    "matmul_batched": ("K", "BLOCK_K"), "attention": ("seq_len", "BLOCK_N"),
+}
+ITEM_5_WARPS = (4, 8)
+ITEM_5_STAGES = (1, 2, 3, 4)
+ITEM_5_HEADING = "### Issue 19 item 5 coverage"
+
+
+def _masked_loop_tail(kernel) -> bool:
+    """Whether the corpus launch of `kernel` leaves its loop a masked last step."""
+    length, step = ITEM_5_KERNELS[kernel.pipelines or kernel.name]
+    scalars = dict(zip(kernel.argument_names, kernel.make_inputs(np.random.default_rng(0)).args))
+    return scalars[length] % kernel.constexprs[step] != 0
+
+
+def item_5_coverage() -> dict[tuple[str, int, int], list[str]]:
+    """(kernel, warps, stages) -> the sm_80 corpus files of that combination with a masked loop
+    tail (kernel: the item's name, which a pipelined case names in `pipelines`)."""
+    cells: dict[tuple[str, int, int], list[str]] = {
+        (name, warps, stages): [] for name in ITEM_5_KERNELS for warps in ITEM_5_WARPS for stages in ITEM_5_STAGES
+    }
+    for kernel in CASES:
+        if (kernel.pipelines or kernel.name) not in ITEM_5_KERNELS or not _masked_loop_tail(kernel):
+            continue
+        stages = kernel.options["num_stages"]
+        for chip, _, warps in compiles(kernel):
+            if chip == "sm80" and (kernel.pipelines or kernel.name, warps, stages) in cells:
+                cells[kernel.pipelines or kernel.name, warps, stages].append(stem(kernel.name, chip, warps))
+    return cells
+
+
+def item_5_table() -> str:
+    """The coverage as the Markdown table of docs/triton-kernels.md."""
+    cells = item_5_coverage()
+    lines = ["| kernel | warps | " + " | ".join(f"num_stages {s}" for s in ITEM_5_STAGES) + " |",
+             "|---|---|" + "---|" * len(ITEM_5_STAGES)]
+    for name in ITEM_5_KERNELS:
+        for warps in ITEM_5_WARPS:
+            files = (", ".join(f"`{file}`" for file in cells[name, warps, stages]) for stages in ITEM_5_STAGES)
+            lines.append(f"| {name} | {warps} | " + " | ".join(files) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def test_issue_19_item_5_has_every_kernel_warps_and_stages_with_a_masked_tail_and_the_docs_its_table():
+    """Every (kernel, warps, stages) of issue 19 item 5 has a corpus file at sm_80 whose launch
+    leaves a masked K tail (attention: a masked key tail), and docs/triton-kernels.md shows the
+    table generated here (`python tests/test_kernel_corpus.py` prints it)."""
+    missing = [cell for cell, files in item_5_coverage().items() if not files]
+    assert not missing, f"issue 19 item 5 combinations without a corpus file: {missing}"
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "triton-kernels.md").read_text()
+    section = docs.split(ITEM_5_HEADING, 1)[1].split("\n#", 1)[0]
+    assert item_5_table() in section
+
+
+def test_a_case_without_a_masked_loop_tail_does_not_count():
+    """The pipelined f32 matmuls that step 16 through K = 48 leave no tail (their `_k32` cases do)."""
+    assert not _masked_loop_tail(case("matmul_tf32_s2")) and _masked_loop_tail(case("matmul_tf32_k32_s2"))
+    assert _masked_loop_tail(case("matmul_tf32")) and _masked_loop_tail(case("attention_s4"))
+
+
+if __name__ == "__main__":
+    print(item_5_table(), end="")

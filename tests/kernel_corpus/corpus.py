@@ -784,6 +784,32 @@ CASES += (
     *(_views_and_stages(case_, stages, ("sm80",)) for case_ in CASES if case_.name == "attention" for stages in (2, 3)),
 )
 
+#: Issue 19 item 5 (sm_80, 4 and 8 warps, 1 to 4 stages, masked K tails) beyond the cases above:
+#: bf16 and flash attention with 4 stages (their _s2 and _s3 above), and the pipelined f32 matmuls
+#: (tf32 and ieee) with a masked K tail: their _s2 to _s4 above step BLOCK_K = 16 through K = 48,
+#: which leaves none, so these step 32 (`_k32`, and K = 48: a tail of 16) at 2, 3 and 4 stages.
+_BASES = {kernel.name: kernel for kernel in CASES}
+
+
+def _k32(kernel: KernelCase) -> KernelCase:
+    """`kernel` with BLOCK_K = 32, its inputs those of its pipelined cases (K = 48: a masked K tail)."""
+    return replace(kernel, name=f"{kernel.name}_k32", constexprs={**kernel.constexprs, "BLOCK_K": 32},
+                   make_inputs=_PIPELINED_INPUTS[kernel.name])
+
+
+def _k32_pipelined(kernel: KernelCase, stages: int) -> KernelCase:
+    """`_pipelined(_k32(kernel), stages)`, computing what `kernel` computes."""
+    k32 = _k32(kernel)
+    _PIPELINED_INPUTS[k32.name] = k32.make_inputs
+    return replace(_pipelined(k32, stages), pipelines=kernel.name)
+
+
+CASES += (
+    _pipelined(_BASES["matmul_bf16"], 4),
+    _views_and_stages(_BASES["attention"], 4, ("sm80",)),
+    *(_k32_pipelined(_BASES[name], stages) for name in ("matmul_tf32", "matmul_ieee") for stages in (2, 3, 4)),
+)
+
 _BY_NAME = {kernel.name: kernel for kernel in CASES}
 
 
