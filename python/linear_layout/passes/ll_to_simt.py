@@ -61,7 +61,8 @@ __all__ = ["ChipOption", "LLToSimt", "lower_checked", "lower_to_simt", "problems
 CHIP_HELP = (
     "target chip, e.g. sm_90: shared-memory conversions of 8/16-bit data use ldmatrix (sm_75+) and "
     "stmatrix (sm_90+) where they reach the bandwidth floor; an AMD chip (gfx942) gives the AMD form of "
-    "masked accesses; empty (the default): portable, or the AMD chip of a TTGIR module's ttg.target"
+    "masked accesses; empty (the default): the chip of a TTGIR module's ttg.target (ll-to-simt: its AMD chip only), "
+    "else portable"
 )
 
 
