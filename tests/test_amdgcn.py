@@ -32,11 +32,13 @@ def _text(stem: str) -> str:
 def test_targets():
     assert amdgpu_target("gfx942").wave_size == 64 and amdgpu_target("gfx1100").wave_size == 32
     assert lowering_chip("gfx942") == "gfx942" and lowering_chip("sm_90") == "sm_90"
-    assert hip_chip("hip:gfx942") == "gfx942" and hip_chip("cuda:90") is None and hip_chip("hip:gfx1") is None
+    assert hip_chip("hip:gfx942") == "gfx942" and hip_chip("cuda:90") is None
+    with pytest.raises(TargetError, match=r"unknown ttg.target 'hip:gfx1': known AMD chips"):
+        hip_chip("hip:gfx1")  # an unknown AMD chip is an error, never NVIDIA code
     # the lowering takes either family, so an unknown name (whatever it looks like) lists both
     for chip in ("gfx1", "sm_1", "a100"):
         with pytest.raises(TargetError, match=rf"unknown chip '{chip}'; known NVIDIA chips: sm_20, .*, sm_121f; "
-                                              r"known AMD chips: gfx908, .*, gfx1201$"):
+                                              r"known AMD chips: gfx908, .*, gfx1250$"):
             lowering_chip(chip)
     with pytest.raises(TargetError, match="unknown AMDGPU chip 'sm_90'"):
         amdgpu_target("sm_90")

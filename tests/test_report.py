@@ -79,7 +79,9 @@ def test_predicted_cost_matches_the_interpreter(report: KernelReport, row):
     src, dst = row.layouts
     dtype = _extracted_dtype(row)
     lanes = report.threads_per_warp
-    context, module, error = lower(kernel_text(src, dst, dtype, report.num_warps, threads_per_warp=lanes))
+    # lowered for the chip the report costs it for (the module's ttg.target: ldmatrix/stmatrix on sm_80/sm_90)
+    pipeline = f"ll-lower{{chip={report.chip}}}" if report.chip else "ll-lower"
+    context, module, error = lower(kernel_text(src, dst, dtype, report.num_warps, threads_per_warp=lanes), pipeline)
     assert error is None, error
     x = random_input(list(row.shape), dtype, seed=row.mlir_line)
     y = np.zeros_like(x)

@@ -293,6 +293,53 @@ def test_unsupported_op_is_named():
     assert "vector.reduction" not in simt.SUPPORTED_OPS and "gpu.shuffle" in simt.SUPPORTED_OPS
 
 
+# TTGIR's locations: a name around a call site around the file position (Triton's inlined callees).
+_TTGIR_LOC = 'loc("x"(callsite("k.py":3:7 at "caller.py":9:1)))'
+
+
+@pytest.mark.parametrize(
+    ("error", "body", "workgroup", "message"),
+    [
+        (
+            simt.UnsupportedOp,
+            f"""
+      %v = arith.constant dense<1.0> : vector<4xf32>
+      %r = vector.reduction <add>, %v : vector<4xf32> into f32 {_TTGIR_LOC}""",
+            "",
+            r"'vector.reduction' at k\.py:3:7 is not supported",
+        ),
+        (
+            simt.MemoryAccessError,
+            f"""
+      %c = arith.constant 1.0 : f32
+      %i = arith.constant 1 : index
+      %j = arith.addi %tid_index, %i : index
+      memref.store %c, %smem[%j] : memref<32xf32, {SMEM}> {_TTGIR_LOC}""",
+            f"%smem: memref<32xf32, {SMEM}>",
+            r"^memref\.store at k\.py:3:7: out-of-bounds",
+        ),
+        (
+            simt.RaceError,
+            f"""
+      %c31 = arith.constant 31 : i32
+      %lane = arith.andi %tid, %c31 : i32
+      %li = arith.index_cast %lane : i32 to index
+      %f = arith.sitofp %tid : i32 to f32
+      memref.store %f, %smem[%li] : memref<32xf32, {SMEM}> {_TTGIR_LOC}""",
+            f"%smem: memref<32xf32, {SMEM}>",
+            r"memref\.store at k\.py:3:7\)",
+        ),
+    ],
+    ids=["unsupported", "out-of-bounds", "race"],
+)
+def test_errors_name_the_source_position(error, body, workgroup, message):
+    # The interpreter's messages say file:line:col as every other message of the project
+    # (ir.upstream.source_position), not the raw location text.
+    with pytest.raises(error, match=message) as raised:
+        simt.run_kernel(kernel("", body, workgroup=workgroup), [], num_warps=2)
+    assert "callsite" not in str(raised.value) and "caller.py" not in str(raised.value)
+
+
 def test_scf_for_with_iter_args_and_divergent_trip_counts():
     # Thread t sums 0..t-1 (a divergent loop), then scf.if picks per-thread branches.
     body = """

@@ -37,6 +37,7 @@ __all__ = [
     "lowering_chip",
     "nvptx_target",
     "ptx_features",
+    "target_chip",
 ]
 
 #: chip -> minimum PTX ISA version, as ``major * 10 + minor`` (LLVM 22.1.8's NVPTX processors).
@@ -217,6 +218,7 @@ AMDGPU_CHIPS: dict[str, int] = {
     "gfx1101": 32,
     "gfx1200": 32,
     "gfx1201": 32,
+    "gfx1250": 32,  # Triton 3.9's gluon TDM / cluster chip (tests/ttgir_corpus/*.gfx1250.ttgir)
 }
 
 
@@ -269,14 +271,45 @@ def lowering_chip(chip: object) -> str:
     )
 
 
+def target_chip(ttg_target: object) -> str | None:
+    """The chip a TTGIR module's ``ttg.target`` names: ``"cuda:N"`` -> ``"sm_N"`` (one of
+    :data:`NVPTX_CHIPS`), ``"hip:NAME"`` -> ``"NAME"`` (one of :data:`AMDGPU_CHIPS`); None for no
+    target (None). Anything else -- another form, an unknown NVIDIA or AMD chip -- is a
+    :class:`TargetError` (one line, naming the target and the forms accepted): a module is never
+    lowered or costed for a chip other than the one it names.
+
+    >>> target_chip("cuda:80"), target_chip("hip:gfx942"), target_chip(None)
+    ('sm_80', 'gfx942', None)
+    >>> target_chip("hip:gfx9999")
+    Traceback (most recent call last):
+    ...
+    linear_layout.core.targets.TargetError: unknown ttg.target 'hip:gfx9999': known AMD chips: gfx908, ...
+    """
+    if ttg_target is None:
+        return None
+    text = ttg_target if isinstance(ttg_target, str) else ""
+    vendor, _, name = text.partition(":")
+    if vendor == "cuda" and name.isdigit() and f"sm_{name}" in NVPTX_CHIPS:
+        return f"sm_{name}"
+    if vendor == "hip" and is_amdgpu_chip(name):
+        return name
+    if vendor == "cuda":
+        known = ", ".join(f"cuda:{chip[3:]}" for chip in NVPTX_CHIPS if chip[3:].isdigit())
+        raise TargetError(f"unknown ttg.target {ttg_target!r}: known NVIDIA targets: {known}")
+    if vendor == "hip":
+        raise TargetError(f"unknown ttg.target {ttg_target!r}: known AMD chips: {', '.join(AMDGPU_CHIPS)}")
+    raise TargetError(
+        f'unknown ttg.target {ttg_target!r}: give "cuda:N" (e.g. "cuda:80") or "hip:CHIP" (e.g. "hip:gfx942")'
+    )
+
+
 def hip_chip(ttg_target: str | None) -> str | None:
     """The AMD chip of a TTGIR module's ``ttg.target`` (``"hip:gfx942"`` -> ``"gfx942"``); None
-    for any other target or an AMD chip this project does not know.
+    for an NVIDIA target or none; a :class:`TargetError` for a target :func:`target_chip` does not
+    know (an unknown AMD chip is never lowered as NVIDIA code).
 
     >>> hip_chip("hip:gfx942"), hip_chip("cuda:90"), hip_chip(None)
     ('gfx942', None, None)
     """
-    if ttg_target is None or not ttg_target.startswith("hip:"):
-        return None
-    chip = ttg_target.split(":", 1)[1]
+    chip = target_chip(ttg_target)
     return chip if is_amdgpu_chip(chip) else None

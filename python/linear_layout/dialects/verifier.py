@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from mlir import ir
 
 from ..core.layout import LinearLayout
+from ..core.targets import TargetError, target_chip
 from ..encodings import ENCODING_NAMES, SharedLayout, parse_encoding, to_linear_layout
 from ..ir._dialects import context_state
 from ..ir.bridge import from_attribute, memdesc_of, type_pointer
@@ -38,6 +39,8 @@ __all__ = [
     "LaunchFacts",
     "encoding_text_problem",
     "layout_launch_problem",
+    "module_chip",
+    "target_holder",
     "verify",
 ]
 
@@ -80,6 +83,46 @@ class LaunchFacts:
         if self.num_warps is None:
             return {}
         return {"lane": self.threads_per_warp or 32, "warp": self.num_warps, "block": self.num_ctas or 1}
+
+
+#: The attribute naming the chip a TTGIR module was compiled for (``"cuda:80"``, ``"hip:gfx942"``).
+TARGET_ATTRIBUTE = "ttg.target"
+
+
+def target_holder(op: ir.Operation) -> ir.Operation | None:
+    """``op`` or the nearest op around it with a ``ttg.target`` attribute (None: none)."""
+    current: ir.Operation | None = op
+    while current is not None:
+        if TARGET_ATTRIBUTE in current.attributes:
+            return current
+        parent = current.parent
+        current = parent.operation if parent is not None else None
+    return None
+
+
+def _chip_of_target(attr: ir.Attribute) -> str | None:
+    return target_chip(ir.StringAttr(attr).value if isinstance(attr, ir.StringAttr) else str(attr))
+
+
+def module_chip(op: ir.Operation) -> str | None:
+    """The chip of the ``ttg.target`` around ``op`` (``"cuda:80"`` -> ``"sm_80"``,
+    ``"hip:gfx942"`` -> ``"gfx942"``: ``core.targets.target_chip``), None without one.
+
+    Requires: a target naming a known chip (the verifier's rule); a TargetError otherwise."""
+    holder = target_holder(op)
+    return None if holder is None else _chip_of_target(holder.attributes[TARGET_ATTRIBUTE])
+
+
+def _target_problem(op: ir.Operation) -> str | None:
+    """The rule on ``op``'s own ``ttg.target``: it names a known chip (an unknown one would be
+    lowered and costed as some other chip's code)."""
+    if TARGET_ATTRIBUTE not in op.attributes:
+        return None
+    try:
+        _chip_of_target(op.attributes[TARGET_ATTRIBUTE])
+    except TargetError as error:
+        return str(error)
+    return None
 
 
 def _invalid(kind: str, error: ValueError) -> str:
@@ -304,6 +347,8 @@ class _Verifier:
             for region in op.regions:
                 for block in region.blocks:
                     found.extend(self.type_message(argument.type, facts) for argument in block.arguments)
+        if has_regions:
+            found.append(_target_problem(op))
         regions = region_problem(op)
         if regions:
             found.append(f"'{op.name}' op {regions}")

@@ -23,16 +23,21 @@ from mlir import ir
 
 from ..core.launch import pad_to_launch
 from ..core.layout import LinearLayout
+from ..core.targets import is_amdgpu_chip
 from ..dialects import ops_of
 from ..dialects.ttg import ConvertLayoutOp, local_access_view, local_memdesc_type
+from ..dialects.verifier import module_chip
 from ..ir.bridge import from_attribute, layout_of, memdesc_of
 from ..ir.walk import walk
+from ..patterns.dot import operand_ldmatrix_side
 from ..patterns.vectors import element_bits
 from ..planning import bank_conflicts, plan_conversion
+from ..planning.dot import DotCost, dot_cost
 from ..planning.floor import explain
 from ..planning.layout_ops import OpCost, atomic_cost, gather_cost, histogram_cost, reduce_cost, scan_cost
+from ..planning.matrix import MatrixSide
 from . import Pass
-from .ll_to_simt import ChipOption
+from .ll_to_simt import ChipOption, target_problems
 
 ATTRIBUTE = "ll.explain"
 
@@ -47,6 +52,9 @@ LAYOUT_OPS = (
     "tt.atomic_cas",
     "amdg.buffer_atomic_rmw",
 )
+
+#: The dots: ``tt.dot`` (costed), and sm_90's wgmma (listed, not costed: not lowered).
+DOTS = ("tt.dot", "ttng.warp_group_dot")
 
 
 def is_atomic(name: str) -> bool:
@@ -168,11 +176,12 @@ def _access_summary(op: ir.Operation) -> str:
 
 
 def _layout_ops(op: ir.Operation) -> list[ir.Operation]:
-    """The :data:`LAYOUT_OPS` under ``op``, in walk order."""
+    """The :data:`LAYOUT_OPS` and :data:`DOTS` under ``op``, in walk order."""
     found = []
+    names = (*LAYOUT_OPS, *DOTS)
 
     def visit(child: ir.Operation) -> ir.WalkResult:
-        if child.name in LAYOUT_OPS:
+        if child.name in names:
             found.append(child)
         return ir.WalkResult.ADVANCE
 
@@ -193,12 +202,69 @@ def _launch(op: ir.Operation) -> tuple[int, int]:
     return value("ttg.num-warps", 4), value("ttg.threads-per-warp", 32)
 
 
-def _layout_op_summary(op: ir.Operation) -> str:
-    """The predicted cost of one layout op, or why it is not modelled."""
+def _layout_op_summary(op: ir.Operation, chip: str | None) -> str:
+    """The predicted cost of one layout op or dot (for ``chip``), or why it is not modelled."""
     try:
+        if op.name in DOTS:
+            return predict_dot(op, *_launch(op), chip).summary()
         return predict(op, *_launch(op)).summary()
     except (TypeError, ValueError) as error:
         return f"not modelled: {' '.join(str(error).split())}"
+
+
+def _operand_side(value: ir.Value, layout: LinearLayout, num_warps: int, chip: str | None) -> MatrixSide | None:
+    """The ldmatrix of a dot operand that a ``ttg.local_load`` reads (None: none)."""
+    owner = value.owner
+    if not isinstance(owner, ir.OpView) or owner.operation.name != "ttg.local_load":
+        return None
+    memdesc = owner.operation.operands[0].type
+    return operand_ldmatrix_side(layout, memdesc, value.type.element_type, num_warps, chip)
+
+
+def _operand_loads(
+    op: ir.Operation, num_warps: int, threads_per_warp: int, chip: str | None
+) -> tuple[tuple[ir.Operation | None, MatrixSide | None], ...]:
+    """For operands a and b of ``tt.dot`` ``op``: the ``ttg.local_load`` that loads it (None: none)
+    and its ldmatrix side (None: plain shared loads, or no local_load)."""
+    found = []
+    for value in (op.operands[0], op.operands[1]):
+        layout = pad_to_launch(layout_of(value.type), threads_per_warp, num_warps)
+        side = _operand_side(value, layout, num_warps, chip)
+        owner = value.owner
+        load = owner.operation if isinstance(owner, ir.OpView) and owner.operation.name == "ttg.local_load" else None
+        found.append((load, side))
+    return tuple(found)
+
+
+def ldmatrix_loads(op: ir.Operation, num_warps: int, threads_per_warp: int, chip: str | None) -> list[ir.Operation]:
+    """The ``ttg.local_load`` ops of ``tt.dot`` ``op``'s operands that the lowering for ``chip``
+    turns into ldmatrix (:func:`predict_dot` costs them; their plain loads do not happen)."""
+    if op.name != "tt.dot":
+        return []
+    return [load for load, side in _operand_loads(op, num_warps, threads_per_warp, chip) if load and side]
+
+
+def predict_dot(op: ir.Operation, num_warps: int, threads_per_warp: int, chip: str | None) -> DotCost:
+    """The predicted cost of ``tt.dot`` ``op`` (`planning.dot.dot_cost`), its operands loaded
+    from shared memory with ldmatrix where the lowering for ``chip`` would.
+
+    Requires: tensors with layouts (ValueError/TypeError otherwise); PlannerError (a ValueError)
+    when the layouts fit neither the FMA nor the mma.sync path; a ValueError for sm_90's wgmma
+    (``ttng.warp_group_dot``) and for a dot off the FMA path without an NVIDIA target (AMD's
+    MFMA/WMMA), which the lowering does not build."""
+    if op.name != "tt.dot":
+        raise ValueError(f"{op.name} (wgmma, #ttg.nvidia_mma version 3) is not lowered")
+    a, b = op.operands[0], op.operands[1]
+    a_layout, b_layout, c_layout = (
+        pad_to_launch(layout_of(v.type), threads_per_warp, num_warps) for v in (a, b, op.results[0])
+    )
+    sides = tuple(side for _load, side in _operand_loads(op, num_warps, threads_per_warp, chip))
+    element = str(a.type.element_type)
+    nvidia = chip is not None and not is_amdgpu_chip(chip)  # mma.sync: an NVIDIA chip only
+    cost = dot_cost(a_layout, b_layout, c_layout, element, threads_per_warp, sides, mma=nvidia)
+    if cost is None:
+        raise ValueError("a dot off the FMA path for a target that is not NVIDIA's (MFMA/WMMA) is not lowered")
+    return cost
 
 
 @dataclasses.dataclass(frozen=True)
@@ -206,24 +272,35 @@ class LLExplainConversions(ChipOption, Pass):
     argument = "ll-explain-conversions"
     summary = "Annotate each ttg.convert_layout with its lowering strategy and predicted cost (ll.explain)"
 
+    def chip_for(self, op: ir.Operation) -> str | None:
+        """The chip everything is costed for: the ``chip`` option, else the module's ``ttg.target``
+        (``dialects.verifier.module_chip``), else None (portable)."""
+        return self.target_chip or module_chip(op)
+
     def problems(self, op: ir.Operation) -> list[tuple[ir.Location, str]]:
+        wrong_target = target_problems(op)
+        if wrong_target:
+            return wrong_target
+        chip = self.chip_for(op)
         errors = []
         for conversion in ops_of(op, ConvertLayoutOp):
             try:
-                _summary(conversion, self.target_chip)
+                _summary(conversion, chip)
             except ValueError as error:
                 errors.append((conversion.location, str(error)))
         return errors
 
     def apply(self, op: ir.Operation) -> None:
+        chip = self.chip_for(op)
         for conversion in ops_of(op, ConvertLayoutOp):
             conversion.operation.attributes[ATTRIBUTE] = ir.StringAttr.get(
-                _summary(conversion, self.target_chip), context=op.context
+                _summary(conversion, chip), context=op.context
             )
         for access in _local_accesses(op):
             access.attributes[ATTRIBUTE] = ir.StringAttr.get(_access_summary(access), context=op.context)
         for layout_op in _layout_ops(op):
-            layout_op.attributes[ATTRIBUTE] = ir.StringAttr.get(_layout_op_summary(layout_op), context=op.context)
+            summary = _layout_op_summary(layout_op, chip)
+            layout_op.attributes[ATTRIBUTE] = ir.StringAttr.get(summary, context=op.context)
 
 
 PASS = LLExplainConversions

@@ -9,11 +9,14 @@ canonical linear form.
   the `#ttg.shared_linear` of its layout, keeping the buffer's shape, element type and
   mutability. `padded_shared` is not linear and is kept as it is.
 - `#ll.layout` encodings are already linear and are kept.
-
-The rewritten types mean exactly the same layouts (the pass checks this for every type it
-changes). It rewrites op results, block arguments, and function types (`func.func`,
-`gpu.func`). Every type is converted before the first one is changed, so a failure leaves the
-module unchanged.
+- The encodings Triton 3.9 requires as they are written are kept, on every tensor that has
+  them (`kept_encodings`): the operand and the result of `tt.expand_dims`
+  (`inferExpandDimsOpEncoding` demands a `SliceEncodingAttr` operand, "ExpandDimsOp operand
+  encoding must be SliceEncodingAttr", and infers the result as exactly its parent), of
+  `tt.broadcast` (`SameOperandsAndResultEncoding`: one attribute for two shapes, which no
+  `#ttg.linear` is), and of `tt.dot` (`#ttg.dot_op` operands whose parent is the result's
+  encoding), with the parent of every kept slice or dot operand. Triton parses and compiles the
+  output (`tests/test_linearize_corpus.py`).
 """
 
 from __future__ import annotations
@@ -57,9 +60,14 @@ def linear_encoding(layout: LinearLayout, shape) -> object:
     )
 
 
+#: The ops whose operand and result encodings Triton 3.9 requires as they are written.
+KEPT_OPS = ("tt.expand_dims", "tt.broadcast", "tt.dot")
+
+
 class _Converter:
-    def __init__(self) -> None:
+    def __init__(self, kept: frozenset[ir.Attribute] = frozenset()) -> None:
         self.cache: dict[ir.Type, ir.Type | None] = {}
+        self.kept = kept  # encodings kept as they are
 
     def convert(self, t: ir.Type) -> ir.Type | None:
         """The linearized type, or None when `t` is already canonical or carries no encoding."""
@@ -81,6 +89,8 @@ class _Converter:
         return None
 
     def _tensor(self, t: ir.RankedTensorType) -> ir.Type | None:
+        if t.encoding is not None and t.encoding in self.kept:  # an encoding Triton requires as written
+            return None
         text = per_type(_linear_tensor_encoding, t)  # the pass's check and its rewrite both ask
         if text is None:
             return None
@@ -155,11 +165,44 @@ def buffer_tile(t: ir.Type, encoding: object) -> list[int]:
     return list(params.allocation[len(params.allocation) - rank :])
 
 
+def _parent(encoding: ir.Attribute) -> ir.Attribute | None:
+    """The `parent` of a `#ttg.slice` or `#ttg.dot_op` encoding (None: another family)."""
+    if attribute_kind(encoding) not in ("ttg.slice", "ttg.dot_op"):
+        return None
+    try:
+        return to_attribute(from_attribute(encoding).parent, encoding.context)
+    except (TypeError, ValueError):  # an unreadable encoding: the type checks report it
+        return None
+
+
+def kept_encodings(op: ir.Operation) -> frozenset[ir.Attribute]:
+    """The tensor encodings under ``op`` that :data:`KEPT_OPS` read or produce, with the parents
+    of the slices and dot operands among them (transitively)."""
+    found: set[ir.Attribute] = set()
+
+    def visit(child: ir.Operation) -> ir.WalkResult:
+        if child.name in KEPT_OPS:
+            for value in (*child.operands, *child.results):
+                t = value.type
+                if isinstance(t, ir.RankedTensorType) and t.encoding is not None:
+                    found.add(t.encoding)
+        return ir.WalkResult.ADVANCE
+
+    walk(op, visit)
+    pending = list(found)
+    while pending:
+        parent = _parent(pending.pop())
+        if parent is not None and parent not in found:
+            found.add(parent)
+            pending.append(parent)
+    return frozenset(found)
+
+
 class _Changes:
     """Every type change of a module, collected before the first one is made."""
 
-    def __init__(self) -> None:
-        self.converter = _Converter()
+    def __init__(self, kept: frozenset[ir.Attribute] = frozenset()) -> None:
+        self.converter = _Converter(kept)
         self.changes: list[tuple[Callable[[ir.Type], None], ir.Type]] = []
         self.errors: list[tuple[ir.Location, str]] = []
 
@@ -200,8 +243,8 @@ def _set_dense(op: ir.Operation, name: str, new: ir.Type) -> None:
 
 
 def _collect(op: ir.Operation) -> _Changes:
-    changes = _Changes()
     with op.context, ir.Location.unknown():
+        changes = _Changes(kept_encodings(op))
         walk(op, changes.visit_op)
     return changes
 

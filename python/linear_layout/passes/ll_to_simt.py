@@ -40,7 +40,8 @@ from mlir.dialects import gpu
 from mlir.passmanager import PassManager
 from mlir.rewrite import FrozenRewritePatternSet, RewritePatternSet, walk_and_apply_patterns
 
-from ..core.targets import TargetError, hip_chip, lowering_chip
+from ..core.targets import TargetError, is_amdgpu_chip, lowering_chip
+from ..dialects.verifier import module_chip, target_holder
 from ..patterns.allocation import allocate_shared_memory, shared_uses
 from ..patterns.barriers import insert_barriers
 from ..patterns.calls import inline_calls
@@ -55,12 +56,13 @@ from ..patterns.vectors import scalarize_extracts
 from ..ttgir.foreign import materialize
 from . import Pass, PipelineError
 
-__all__ = ["ChipOption", "LLToSimt", "lower_checked", "lower_to_simt", "problems"]
+__all__ = ["ChipOption", "LLToSimt", "lower_checked", "lower_to_simt", "problems", "target_problems"]
 
 CHIP_HELP = (
     "target chip, e.g. sm_90: shared-memory conversions of 8/16-bit data use ldmatrix (sm_75+) and "
     "stmatrix (sm_90+) where they reach the bandwidth floor; an AMD chip (gfx942) gives the AMD form of "
-    "masked accesses; empty (the default): portable, or the AMD chip of a TTGIR module's ttg.target"
+    "masked accesses; empty (the default): the chip of a TTGIR module's ttg.target (ll-to-simt: its AMD chip only), "
+    "else portable"
 )
 
 
@@ -70,6 +72,9 @@ def problems(root: ir.Operation, chip: str | None = None) -> list[tuple[ir.Locat
     foreign = materialize(root)
     if foreign:
         return [(error.location, str(error)) for error in foreign]
+    wrong_target = target_problems(root)
+    if wrong_target:
+        return wrong_target
     chip = chip or _hip_chip_of(root)
     triton = check_triton_kernels(root, chip)
     return triton + [error for func_op in kernel_functions(root) for error in check_function(func_op, chip)]
@@ -90,16 +95,24 @@ def _lower_triton_kernel(
     scalarize_extracts(kernel.operation)
 
 
+def target_problems(op: ir.Operation) -> list[tuple[ir.Location, str]]:
+    """The error of a `ttg.target` around `op` that names no known chip, at the op holding it
+    (the driver and the report place it at the attribute's line:col); [] otherwise."""
+    try:
+        module_chip(op)
+    except TargetError as error:
+        holder = target_holder(op)
+        assert holder is not None  # module_chip raises only for a target it found
+        return [(holder.location, str(error))]
+    return []
+
+
 def _hip_chip_of(op: ir.Operation) -> str | None:
     """The AMD chip of the `ttg.target` around `op` (`"hip:gfx942"` -> `"gfx942"`), else None: a
-    TTGIR module compiled for AMD lowers to the AMD form without a `chip` option."""
-    current: ir.Operation | None = op
-    while current is not None:
-        if "ttg.target" in current.attributes:
-            return hip_chip(ir.StringAttr(current.attributes["ttg.target"]).value)
-        parent = current.parent
-        current = parent.operation if parent is not None else None
-    return None
+    TTGIR module compiled for AMD lowers to the AMD form without a `chip` option (an NVIDIA
+    target lowers portably unless the option names a chip). Requires: `target_problems` found none."""
+    chip = module_chip(op)
+    return chip if is_amdgpu_chip(chip) else None
 
 
 def _lower_outlined(kernel: gpu.GPUFuncOp, run: PatternRun, patterns: FrozenRewritePatternSet) -> None:

@@ -36,6 +36,7 @@ from mlir.dialects import arith, gpu, memref, nvvm, scf, vector
 from ..core.layout import LinearLayout
 from ..ir.bridge import MemDesc, from_attribute, memdesc_of, memdesc_parameters, per_type
 from ..ir.text import type_kind
+from ..planning.shared import reachable_bits  # one definition, shared with the planner's index-op model
 from .common import CAST, cast_to
 from .kernel import KernelBuilder, LoweringError
 from .vectors import concat, concat_units, element_bits, from_units, gather, to_units, unit
@@ -372,15 +373,6 @@ def view_address(where: ir.Value | ir.OpView, memdesc_value: ir.Value) -> ViewAd
     if isinstance(where, ir.Value):
         where = _operation(where) or where.owner.owner
     return ViewAddress(workgroup_argument(where, view.buffer), memdesc_start(memdesc_value), view.xor)
-
-
-def reachable_bits(layout: LinearLayout) -> int:
-    """The OR of every basis of `layout` (one output dim): the bits its values may set."""
-    bits = 0
-    for _, bases in layout.bases:
-        for basis in bases:
-            bits |= basis[0]
-    return bits
 
 
 def view_base(

@@ -27,7 +27,15 @@ from .layouts import LayoutLike, PlannerError, SideColumns, flat_columns, side_c
 from .swizzle import CANDIDATE_CONFIGS, SmemBases, max_vector_bits, smem_bases
 from .triton_scratch import triton_scratch_bytes
 
-__all__ = ["Access", "Instruction", "SharedPlan", "plan_local_access", "plan_shared"]
+__all__ = [
+    "Access",
+    "Instruction",
+    "SharedPlan",
+    "offset_xors",
+    "plan_local_access",
+    "plan_shared",
+    "reachable_bits",
+]
 
 
 @dataclass(frozen=True)
@@ -277,12 +285,43 @@ def _matvec_ops(columns: Sequence[int], in_bits: int) -> int:
     return ops + max(0, len(diagonals) - 1)
 
 
+def reachable_bits(layout: LinearLayout) -> int:
+    """The OR of every basis of ``layout`` (one output dim): the bits its values may set.
+
+    >>> reachable_bits(LinearLayout.from_bases([("lane", [[8], [16]])], ["offset"], [64], require_surjective=False))
+    24
+    """
+    bits = 0
+    for _, bases in layout.bases:
+        for basis in bases:
+            bits |= basis[0]
+    return bits
+
+
+def offset_xors(access: Access) -> int:
+    """The ``xor`` ops of ``access``'s instruction offsets, as the emitter
+    (``patterns/shared_memory.shared_index``) and Triton's ``lowerLdSt`` build them: the part of
+    each offset on the bits the thread offsets may set is XORed into the thread base, the rest is
+    an immediate; equal XORs are one op (CSE).
+
+    Formula: ``|{ins.offset & reachable_bits(thread_offset)} - {0}|``.
+    Postcondition: at most the number of non-additive instructions.
+    Example: thread bits ``0b11000``, offsets 72, 104 and 64: one ``xor`` (``base ^ 8``), then the
+    immediates 64, 96 and 64.
+    """
+    thread_bits = reachable_bits(access.thread_offset)
+    return len({ins.offset & thread_bits for ins in access.instructions} - {0})
+
+
 def _index_ops(store: Access, load: Access, lane_bits: int, warp_bits: int) -> int:
+    """The predicted integer ops of a shared exchange's addresses: the lane and warp ids, each
+    side's thread offset (Triton's ``matrixVectorProd``), each side's :func:`offset_xors` and the
+    store predicate (``and`` + compare per mask)."""
     ops = 2  # lane = tid & (W-1), warp = tid >> log2(W)
     for access in (store, load):
         bases = dict(access.thread_offset.bases)
         ops += _matvec_ops([b[0] for b in bases["lane"]] + [b[0] for b in bases["warp"]], lane_bits + warp_bits)
-        ops += sum(1 for ins in access.instructions if ins.offset and not ins.additive)
+        ops += offset_xors(access)
     ops += sum(2 for mask in store.predicate.values() if mask)  # and + compare
     return ops
 

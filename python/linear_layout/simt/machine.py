@@ -15,7 +15,7 @@ from typing import Any
 import mlir.ir as ir
 import numpy as np
 
-from ..ir.upstream import location_text
+from ..ir.upstream import source_position
 from .banks import bank_wavefronts, distinct_elements, instruction_bytes, sector_counts
 from .elements import elem_of, result_elem, vector_shape
 from .errors import MemoryAccessError, RaceError, SimtError, UndefinedBehaviorError, UnsupportedOp
@@ -76,7 +76,10 @@ def terminator(*names: str) -> None:
 
 
 def location_of(op) -> str:
-    return location_text(op.location)
+    """Where ``op`` was written, as every message of the project says it: ``file:line:col`` of the
+    first file location inside its location (under names, call sites, fused locations:
+    ``ir.upstream.source_position``), else the location's text."""
+    return source_position(op.location)
 
 
 @dataclasses.dataclass(frozen=True)

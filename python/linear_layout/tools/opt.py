@@ -34,7 +34,7 @@ from ..passes import (
     parse_pipeline,
     pass_names,
 )
-from ..ttgir import TtgirError, name_loop_arguments, print_ttgir, ttgir_to_mlir
+from ..ttgir import TtgirError, check_target, name_loop_arguments, print_ttgir, ttgir_to_mlir
 from ..ttgir.formats import UNREGISTERED
 from ..ttgir.reader import without_trailing_loc
 from .cli import guarded_main
@@ -353,6 +353,7 @@ class _Driver:
             try:
                 # Leading newlines keep the line numbers of the original file.
                 module = ir.Module.parse("\n" * line_offset + self._as_mlir(chunk), self.context)
+                self._check_target(module, chunk)
                 if self.ttgir:
                     name_loop_arguments(module, chunk)
                 for pm in (self.verify_pm, self.user_pm, self.verify_pm if self.user_pm else None):
@@ -418,6 +419,14 @@ class _Driver:
 
         try:
             return ttgir_to_mlir(chunk)
+        except TtgirError as error:
+            raise _TtgirInputError(error) from None
+
+    @staticmethod
+    def _check_target(module: ir.Module, chunk: str) -> None:
+        """An unknown `ttg.target` is an error at the attribute, before any pass reads it."""
+        try:
+            check_target(module, chunk)
         except TtgirError as error:
             raise _TtgirInputError(error) from None
 

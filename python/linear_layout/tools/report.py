@@ -31,6 +31,7 @@ from mlir import ir
 from ..core.launch import pad_to_launch
 from ..core.layout import LinearLayout
 from ..dialects.ttg import LocalView, local_access_view, local_memdesc_type
+from ..dialects.verifier import module_chip
 from ..encodings import collect_aliases, parse_encoding
 from ..ir.bridge import from_attribute, layout_of, memdesc_of
 from ..ir.walk import walk
@@ -43,6 +44,7 @@ from ..planning.floor import access_bytes, floor_wavefronts
 from ..planning.layout_ops import OpCost
 from ..ttgir import TtgirError, parse_ttgir, print_ttgir
 from ..ttgir.formats import FORMATS, parse_custom
+from ..ttgir.reader import attribute_position
 from ..ttgir.syntax import Op, Region, TtgirSyntaxError, parse_file
 from ..ttgir.types import split_parameters
 from .cli import guarded_main
@@ -52,7 +54,6 @@ from .report_ops import (
     LISTED,
     OtherOp,
     axis_of,
-    chip_of,
     describe,
     is_atomic,
     ldmatrix_loads,
@@ -125,6 +126,7 @@ class KernelReport:
     rows: tuple[ReportRow, ...]
     # tt.reduce, tt.scan, tt.gather and atomics: listed with what the layouts tell, not costed
     others: tuple[OtherOp, ...] = ()
+    chip: str | None = None  # what conversions and dots are costed for: the module's ttg.target (None: portable)
 
     def totals(self) -> dict[str, int]:
         """Every costed row and listed op, summed per column where the column applies:
@@ -220,8 +222,8 @@ def _shape(t: ir.Type) -> tuple[int, ...]:
     return tuple(ir.RankedTensorType(t).shape)
 
 
-def _conversion_cost(src: LinearLayout, dst: LinearLayout, bits: int, threads: int) -> Cost:
-    plan = plan_conversion(src, dst, bitwidth=bits, threads_per_warp=threads)
+def _conversion_cost(src: LinearLayout, dst: LinearLayout, bits: int, threads: int, chip: str | None) -> Cost:
+    plan = plan_conversion(src, dst, bitwidth=bits, threads_per_warp=threads, chip=chip)
     rejected = tuple(map(str, plan.rejected))
     if not plan.strategy.uses_shared_memory:
         return Cost(plan.strategy, shuffles=plan.shuffles, selects=plan.selects, rejected=rejected)
@@ -282,7 +284,7 @@ def _access_cost(
 class _Launch:
     num_warps: int
     threads_per_warp: int
-    chip: str | None = None  # the NVIDIA chip of ``ttg.target`` (ldmatrix for dot operands)
+    chip: str | None = None  # the chip of ``ttg.target`` (sm_80, gfx942): conversions and dots are costed for it
 
 
 #: The most threads a CTA may have (CUDA's and HIP's limit per block).
@@ -302,30 +304,16 @@ def _launch(module: ir.Module, text: str) -> _Launch:
         number = attr.value if isinstance(attr, ir.IntegerAttr) and not isinstance(attr, ir.BoolAttr) else 0
         if number < 1 or number & (number - 1) or number > _MAX_THREADS:
             message = f"'{name}' must be a power-of-two integer up to {_MAX_THREADS}, got {attr}"
-            raise TtgirError(message, *_attribute_position(text, name))
+            raise TtgirError(message, *attribute_position(text, name))
         return number
 
-    target = attributes.get("ttg.target")
-    if target is not None and not (
-        isinstance(target, ir.StringAttr) and re.fullmatch(r"cuda:\d+|hip:\w+", target.value)
-    ):  # found by the fuzzer: `ttg.target = false` was an internal error
-        message = f'\'ttg.target\' must be a string such as "cuda:80" or "hip:gfx942", got {target}'
-        raise TtgirError(message, *_attribute_position(text, "ttg.target"))
-    launch = _Launch(value("ttg.num-warps", 4), value("ttg.threads-per-warp", 32), chip_of(module))
+    launch = _Launch(value("ttg.num-warps", 4), value("ttg.threads-per-warp", 32), module_chip(module.operation))
     if launch.num_warps * launch.threads_per_warp > _MAX_THREADS:
         raise TtgirError(
             f"{launch.num_warps} warps of {launch.threads_per_warp} threads: more than {_MAX_THREADS} threads per CTA",
-            *_attribute_position(text, "ttg.num-warps"),
+            *attribute_position(text, "ttg.num-warps"),
         )
     return launch
-
-
-def _attribute_position(text: str, name: str) -> tuple[int, int]:
-    """(line, column) where `"name" =` is written in `text` ((0, 0): nowhere)."""
-    written = re.search(rf'(?<![\w."])"?{re.escape(name)}"?\s*=', text)  # quoted or not, as MLIR prints it
-    if written is None:
-        return 0, 0
-    return text.count("\n", 0, written.start()) + 1, written.start() - text.rfind("\n", 0, written.start())
 
 
 def _row(source: str, syntax_op: Op, op: ir.Operation, launch: _Launch) -> ReportRow | None:
@@ -351,7 +339,7 @@ def _row(source: str, syntax_op: Op, op: ir.Operation, launch: _Launch) -> Repor
         distributed = pad_to_launch(layout_of(tensor_type), launch.threads_per_warp, launch.num_warps)
         if op.name == "ttg.convert_layout":
             other = pad_to_launch(layout_of(op.results[0].type), launch.threads_per_warp, launch.num_warps)
-            cost = _conversion_cost(distributed, other, bits, launch.threads_per_warp)
+            cost = _conversion_cost(distributed, other, bits, launch.threads_per_warp, launch.chip)
             return ReportRow(**base, cost=cost, layouts=(distributed, other))
         memdesc_type = local_memdesc_type(op)
         kind = "load" if op.name == "ttg.local_load" else "store"  # an async copy stores
@@ -382,7 +370,7 @@ def build_report(module: ir.Module, ttgir: str | None = None, kernel: str = "") 
     rows = tuple(row for row in (_row(ttgir, s, o, launch) for s, o in zip(syntax_ops, module_ops)) if row is not None)
     load_lines = [(o, s.line) for s, o in zip(syntax_ops, module_ops) if o.name == "ttg.local_load"]
     others = _other_ops(module, ttgir, launch, load_lines)
-    return KernelReport(kernel, launch.num_warps, launch.threads_per_warp, rows, others)
+    return KernelReport(kernel, launch.num_warps, launch.threads_per_warp, rows, others, launch.chip)
 
 
 def _spelling(tensor: ir.RankedTensorType, aliases: dict[str, str]) -> str:
@@ -556,6 +544,7 @@ def format_json(report: KernelReport) -> str:
                 "kernel": report.kernel,
                 "num_warps": report.num_warps,
                 "threads_per_warp": report.threads_per_warp,
+                "chip": report.chip,
                 "rows": rows,
                 "others": [dataclasses.asdict(o) for o in report.others],
                 "totals": report.totals(),

@@ -25,16 +25,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mlir import ir
-
-from ..core.launch import pad_to_launch
 from ..core.layout import LinearLayout
-from ..ir.bridge import layout_of
-from ..passes.ll_explain_conversions import LAYOUT_OPS, axis_of, is_atomic, predict
-from ..patterns.dot import operand_ldmatrix_side
-from ..planning.dot import DotCost, dot_cost
+from ..passes.ll_explain_conversions import (
+    DOTS,
+    LAYOUT_OPS,
+    axis_of,
+    is_atomic,
+    ldmatrix_loads,
+    predict,
+    predict_dot,
+)
+from ..planning.dot import DotCost
 from ..planning.layout_ops import OpCost
-from ..planning.matrix import MatrixSide
 
 __all__ = [
     "DOTS",
@@ -42,7 +44,6 @@ __all__ = [
     "OtherOp",
     "along_axis",
     "axis_of",
-    "chip_of",
     "describe",
     "is_atomic",
     "ldmatrix_loads",
@@ -51,8 +52,6 @@ __all__ = [
     "predict_dot",
 ]
 
-#: The dots: ``tt.dot`` (costed), and sm_90's wgmma (listed, not costed: not lowered).
-DOTS = ("tt.dot", "ttng.warp_group_dot")
 #: The ops listed after the table: the layout ops of ``ll-explain-conversions`` and the dots.
 LISTED = (*LAYOUT_OPS, *DOTS)
 
@@ -121,66 +120,3 @@ def no_layout_work() -> str:
         "no layout work: this kernel has no convert_layout, shared-memory access, reduction, scan, gather, atomic "
         "or dot"
     )
-
-
-def chip_of(module: ir.Module) -> str | None:
-    """The NVIDIA chip of the module's ``ttg.target`` (``"cuda:80"`` -> ``"sm_80"``), else None."""
-    attributes = module.operation.attributes
-    if "ttg.target" not in attributes:
-        return None
-    target = ir.StringAttr(attributes["ttg.target"]).value
-    return f"sm_{target.split(':', 1)[1]}" if target.startswith("cuda:") else None
-
-
-def _operand_side(value: ir.Value, layout: LinearLayout, num_warps: int, chip: str | None) -> MatrixSide | None:
-    """The ldmatrix of a dot operand that a ``ttg.local_load`` reads (None: none)."""
-    owner = value.owner
-    if not isinstance(owner, ir.OpView) or owner.operation.name != "ttg.local_load":
-        return None
-    memdesc = owner.operation.operands[0].type
-    return operand_ldmatrix_side(layout, memdesc, value.type.element_type, num_warps, chip)
-
-
-def _operand_loads(
-    op: ir.Operation, num_warps: int, threads_per_warp: int, chip: str | None
-) -> tuple[tuple[ir.Operation | None, MatrixSide | None], ...]:
-    """For operands a and b of ``tt.dot`` ``op``: the ``ttg.local_load`` that loads it (None: none)
-    and its ldmatrix side (None: plain shared loads, or no local_load)."""
-    found = []
-    for value in (op.operands[0], op.operands[1]):
-        layout = pad_to_launch(layout_of(value.type), threads_per_warp, num_warps)
-        side = _operand_side(value, layout, num_warps, chip)
-        owner = value.owner
-        load = owner.operation if isinstance(owner, ir.OpView) and owner.operation.name == "ttg.local_load" else None
-        found.append((load, side))
-    return tuple(found)
-
-
-def ldmatrix_loads(op: ir.Operation, num_warps: int, threads_per_warp: int, chip: str | None) -> list[ir.Operation]:
-    """The ``ttg.local_load`` ops of ``tt.dot`` ``op``'s operands that the lowering for ``chip``
-    turns into ldmatrix (:func:`predict_dot` costs them; their plain loads do not happen)."""
-    if op.name != "tt.dot":
-        return []
-    return [load for load, side in _operand_loads(op, num_warps, threads_per_warp, chip) if load and side]
-
-
-def predict_dot(op: ir.Operation, num_warps: int, threads_per_warp: int, chip: str | None) -> DotCost:
-    """The predicted cost of ``tt.dot`` ``op`` (`planning.dot.dot_cost`), its operands loaded
-    from shared memory with ldmatrix where the lowering for ``chip`` would.
-
-    Requires: tensors with layouts (ValueError/TypeError otherwise); PlannerError (a ValueError)
-    when the layouts fit neither the FMA nor the mma.sync path; a ValueError for sm_90's wgmma
-    (``ttng.warp_group_dot``) and for a dot off the FMA path without an NVIDIA target (AMD's
-    MFMA/WMMA), which the lowering does not build."""
-    if op.name != "tt.dot":
-        raise ValueError(f"{op.name} (wgmma, #ttg.nvidia_mma version 3) is not lowered")
-    a, b = op.operands[0], op.operands[1]
-    a_layout, b_layout, c_layout = (
-        pad_to_launch(layout_of(v.type), threads_per_warp, num_warps) for v in (a, b, op.results[0])
-    )
-    sides = tuple(side for _load, side in _operand_loads(op, num_warps, threads_per_warp, chip))
-    element = str(a.type.element_type)
-    cost = dot_cost(a_layout, b_layout, c_layout, element, threads_per_warp, sides, mma=chip is not None)
-    if cost is None:
-        raise ValueError("a dot off the FMA path for a target that is not NVIDIA's (MFMA/WMMA) is not lowered")
-    return cost

@@ -10,13 +10,14 @@
 """
 
 from .formats import FORMATS, OpFormat
-from .reader import TtgirError, name_loop_arguments, parse_ttgir, ttgir_context, ttgir_to_mlir
+from .reader import TtgirError, check_target, name_loop_arguments, parse_ttgir, ttgir_context, ttgir_to_mlir
 from .writer import mlir_to_ttgir, print_ttgir
 
 __all__ = [
     "FORMATS",
     "OpFormat",
     "TtgirError",
+    "check_target",
     "mlir_to_ttgir",
     "name_loop_arguments",
     "parse_ttgir",

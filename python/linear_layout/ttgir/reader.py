@@ -21,7 +21,8 @@ from mlir import ir
 
 from ..core.arguments import require_str
 from ..core.limits import LimitError, check_text_limits
-from ..dialects.verifier import FACT_ATTRIBUTES, LaunchFacts, encoding_text_problem
+from ..core.targets import TargetError
+from ..dialects.verifier import FACT_ATTRIBUTES, LaunchFacts, encoding_text_problem, module_chip
 from ..ir import load_dialects
 from . import warp_specialize
 from .foreign import FOREIGN_PREFIX, is_foreign, opaque_syntax, syntax_attribute
@@ -48,7 +49,15 @@ from .types import (
     to_mlir_types,
 )
 
-__all__ = ["TtgirError", "name_loop_arguments", "ttgir_to_mlir", "parse_ttgir", "ttgir_context"]
+__all__ = [
+    "TtgirError",
+    "attribute_position",
+    "check_target",
+    "name_loop_arguments",
+    "ttgir_to_mlir",
+    "parse_ttgir",
+    "ttgir_context",
+]
 
 
 class TtgirError(ValueError):
@@ -605,7 +614,31 @@ def parse_ttgir(text: str, context: ir.Context | None = None) -> ir.Module:
             raise TtgirError(match.group(3).strip(), int(match.group(1)), int(match.group(2))) from None
         raise TtgirError(" ".join(str(error).split())) from None
     _name_loop_arguments(module, parsed)
+    check_target(module, text)
     return module
+
+
+def attribute_position(text: str, name: str) -> tuple[int, int]:
+    """(line, column) where `"name" =` is written in `text` ((0, 0): nowhere); quoted or not, as
+    MLIR prints it.
+
+    >>> attribute_position('module attributes {"ttg.num-warps" = 4 : i32, ttg.target = "cuda:80"}', "ttg.target")
+    (1, 48)
+    """
+    written = re.search(rf'(?<![\w."])"?{re.escape(name)}"?\s*=', text)
+    if written is None:
+        return 0, 0
+    return text.count("\n", 0, written.start()) + 1, written.start() - text.rfind("\n", 0, written.start())
+
+
+def check_target(module: ir.Module, text: str) -> None:
+    """A TtgirError at the `ttg.target` attribute's line:col of `text` when the module's target
+    names no known chip (`dialects.verifier.module_chip`: `"cuda:N"` of an NVPTX chip,
+    `"hip:NAME"` of a known AMD chip); nothing otherwise."""
+    try:
+        module_chip(module.operation)
+    except TargetError as error:
+        raise TtgirError(str(error), *attribute_position(text, "ttg.target")) from None
 
 
 def _error_without_locations(generic: str, context: ir.Context) -> str:
