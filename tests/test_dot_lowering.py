@@ -152,8 +152,9 @@ def _assert_runs_like_tritons_interpreter(name: str, module, seed: int) -> None:
     pytest.importorskip("triton")
     sys.path.insert(0, str(TTGIR.parent))
     from corpus import case
-    from oracle import run_triton_interpreter, simt_arrays
+    from oracle import run_triton_interpreter
 
+    from linear_layout.simt.interpreter import simt_arrays
     from linear_layout.tools.kernels import run_triton_kernel
 
     kernel = case(name)
@@ -355,9 +356,10 @@ def test_item_5_additions_compile_to_tritons_copies_matrix_ops_and_barriers_and_
 
     sys.path.insert(0, str(TTGIR.parent))
     from corpus import case
-    from oracle import run_triton_interpreter, simt_arrays
+    from oracle import run_triton_interpreter
     from ptx_stats import ptx_stats
 
+    from linear_layout.simt.interpreter import simt_arrays
     from linear_layout.tools.kernels import run_triton_kernel
 
     ours, theirs = _ours_and_tritons_ptx(path.stem, monkeypatch)

@@ -64,7 +64,9 @@ def test_lowered_kernel_runs_like_tritons_interpreter(path):
     pytest.importorskip("triton")
     sys.path.insert(0, str(CORPUS))
     from corpus import case
-    from oracle import run_triton_interpreter, simt_arrays
+    from oracle import run_triton_interpreter
+
+    from linear_layout.simt.interpreter import simt_arrays
 
     name = path.stem.split(".")[0]
     kernel = case(name)

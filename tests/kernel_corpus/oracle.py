@@ -41,7 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["NumpyTensor", "TorchDtype", "exact_bf16_dot", "run_in_worker", "run_triton_interpreter", "simt_arrays"]
+__all__ = ["NumpyTensor", "TorchDtype", "exact_bf16_dot", "run_in_worker", "run_triton_interpreter"]
 
 
 class TorchDtype:
@@ -178,17 +178,6 @@ def run_in_worker(name: str, args: tuple, grid: tuple[int, ...], constexprs: dic
     call_args = [NumpyTensor(arrays[index]) if index in arrays else arg for index, arg in enumerate(args)]
     case(name).fn[grid](*call_args, **constexprs)
     return arrays
-
-
-def simt_arrays(args: tuple) -> list:
-    """`args` as our SIMT interpreter takes them (`run_triton_kernel`): copies of the arrays, a
-    bf16 array widened to the float32 array of the same values (the interpreter holds bf16 in
-    float32, `simt/interpreter.py`); scalars as they are. Also for comparing a bf16 result."""
-    return [_simt_array(arg) if isinstance(arg, np.ndarray) else arg for arg in args]
-
-
-def _simt_array(array: np.ndarray) -> np.ndarray:
-    return array.astype(np.float32) if array.dtype.name == "bfloat16" else array.copy()
 
 
 def _send(stream, value) -> None:

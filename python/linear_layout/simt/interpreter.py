@@ -163,6 +163,7 @@ __all__ = [
     "UndefinedBehaviorError",
     "UnsupportedOp",
     "run_kernel",
+    "simt_arrays",
 ]
 
 #: Every op the interpreter executes; anything else raises :class:`UnsupportedOp`.
@@ -196,6 +197,20 @@ def _find_kernel(root, kernel: str | None):
     elif len(kernels) != 1:
         raise KernelChoiceError(f"expected exactly one kernel, found {names}; pass kernel=<name>")
     return kernels[0]
+
+
+def simt_arrays(args: Sequence) -> list:
+    """`args` as the interpreter takes them: a copy of each numpy array, a bf16 array
+    (`ml_dtypes.bfloat16`) as the float32 array of the same values (exact: the interpreter holds
+    bf16 in float32, see the module docstring), anything else (scalars) as it is.
+
+    Example: ``simt_arrays([np.ones(4, ml_dtypes.bfloat16), 3])`` -> ``[array([1., 1., 1., 1.],
+    dtype=float32), 3]``."""
+    return [_simt_array(arg) if isinstance(arg, np.ndarray) else arg for arg in args]
+
+
+def _simt_array(array: np.ndarray) -> np.ndarray:
+    return array.astype(np.float32) if array.dtype.name == "bfloat16" else array.copy()
 
 
 def _triple(value, default: int) -> tuple[int, int, int]:

@@ -39,6 +39,7 @@ import numpy as np
 from mlir.ir import MLIRError
 
 from ..simt.errors import MemoryAccessError, UndefinedBehaviorError
+from ..simt.interpreter import simt_arrays
 from ..ttgir import TtgirError, mlir_to_ttgir, parse_ttgir, print_ttgir, ttgir_to_mlir
 from .kernels import lower_ttgir, run_triton_kernel, ttgir_to_ptx
 
@@ -453,7 +454,7 @@ def _lower_and_run(text: str, stem: str, seed: int) -> RunResult:
     except (TtgirError, MLIRError) as error:
         return RunResult(rejected=" ".join(str(error).split())[:300] or type(error).__name__)
     launch = corpus.case(stem.split(".")[0]).make_inputs(np.random.default_rng(seed))
-    args = [arg.copy() if isinstance(arg, np.ndarray) else arg for arg in launch.args]
+    args = simt_arrays(launch.args)  # bf16 inputs as the float32 of their values
     run_triton_kernel(module, args, tuple(min(size, 2) for size in launch.grid))
     return RunResult(arrays=tuple(arg for arg in args if isinstance(arg, np.ndarray)))
 
