@@ -118,6 +118,18 @@ def ints(name: str, values: object) -> tuple[int, ...]:
     return tuple(integer(f"{name} entry", v) for v in out)
 
 
+def plain_int_tuples(values: Sequence[object]) -> bool:
+    """Whether every one of ``values`` is a tuple of at most ``MAX_RANK`` plain ints: a field
+    :func:`ints` would return as it is (the text readers pass such tuples).
+
+    Example: ``plain_int_tuples([(1, 2), ()])`` is True; ``plain_int_tuples([[1, 2]])`` and
+    ``plain_int_tuples([(True,)])`` are False."""
+    for value in values:
+        if type(value) is not tuple or len(value) > MAX_RANK or not _plain_ints(value):
+            return False
+    return True
+
+
 def basis_list(name: str, values: object, rank: int | None = None) -> BasisList:
     """A sequence of bases (each a sequence of non-negative ints, ``rank`` long if given)."""
     if not is_sequence(values):
@@ -375,35 +387,35 @@ def _fitted_factors(factors: Sequence[Factor], shape: Sequence[int]) -> list[Fac
     if not factors or not rank:
         return None
     names = dim_names(rank)
-    limits = {name: size.bit_length() - 1 for name, size in zip(names, shape)}
+    room = {name: size.bit_length() - 1 for name, size in zip(names, shape)}  # bits each dim may still take
     first_in = factors[0][1]
-    widths: dict[str, int] = {}  # out dim -> its bits before fitting, in first-appearance order
+    appeared: dict[str, None] = {}  # the out dims in first-appearance order
     fitted: list[Factor] = [(1, first_in, name) for name in names]
     for factor in (*factors, BLOCK):
-        size, in_dim, out_dim = factor[0], factor[1], factor[2]
-        if type(size) is not int or size < 1 or size & (size - 1) or out_dim not in limits:
+        size, out_dim = factor[0], factor[2]
+        left = room.get(out_dim)
+        if left is None or type(size) is not int or size < 1 or size & (size - 1):
             return None
-        width = widths.get(out_dim, 0)
+        appeared[out_dim] = None
         if len(factor) != 3:  # zeros_1d takes no bits; a strided factor takes the general path
             if len(factor) != 4 or factor[3] != 0:
                 return None
-            widths[out_dim] = width
             fitted.append(factor)
             continue
         bits = size.bit_length() - 1
-        kept = min(bits, max(0, limits[out_dim] - width))
-        if kept == bits:
+        if bits <= left:
             fitted.append(factor)
-        else:
-            if kept:
-                fitted.append((1 << kept, in_dim, out_dim))
-            fitted.append((1 << (bits - kept), in_dim, out_dim, 0))
-        widths[out_dim] = width + bits
-    if len(widths) != rank:
+            room[out_dim] = left - bits
+            continue
+        if left:
+            fitted.append((1 << left, factor[1], out_dim))
+            room[out_dim] = 0
+        fitted.append((1 << (bits - left), factor[1], out_dim, 0))
+    if len(appeared) != rank:
         return None
-    for name, width in widths.items():
-        if width < limits[name]:
-            fitted.append((1 << (limits[name] - width), first_in, name))
+    for name in appeared:
+        if room[name]:
+            fitted.append((1 << room[name], first_in, name))
     return fitted
 
 

@@ -26,6 +26,7 @@ hoisted out of printed IR by `add_aliases`; the result parses back to the same m
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import tempfile
@@ -219,8 +220,14 @@ def plain_blocked_fields(attr: ir.Attribute | str) -> tuple[_Ints, _Ints, _Ints,
     match = _PLAIN_BLOCKED.fullmatch(attr if isinstance(attr, str) else str(attr))
     if match is None:
         return None
-    order, spt, tpw, wpc = [tuple(map(int, group.split(", "))) for group in match.groups()]
+    order, spt, tpw, wpc = map(_int_tuple, match.groups())
     return spt, tpw, wpc, order
+
+
+@functools.lru_cache(maxsize=1024)
+def _int_tuple(group: str) -> tuple[int, ...]:
+    """The integers of a list's text, `"4, 8"` -> `(4, 8)` (cached: a module repeats a few such lists)."""
+    return tuple(map(int, group.split(", ")))
 
 
 _Ints = tuple[int, ...]
