@@ -14,6 +14,7 @@ cache key for the context's lifetime.
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from mlir import ir
@@ -188,29 +189,26 @@ _DECODED: BoundedCache[str, object] = BoundedCache(4096)
 def _decode(attr: ir.Attribute):
     """The value of layout attribute `attr`, read from its printed text (cached by that text)."""
     printed = str(attr)  # once: printing costs a Python call per token
-    value = _DECODED.get(printed)
-    if value is None:
-        kind = text.printed_kind(printed)
-        if not text.is_layout_kind(kind):
-            raise TypeError(f"not a layout attribute: {printed}")
-        if kind != "ll.layout":
-            return _decode_ttg_text(printed)
-        try:
-            value = _decode_ll_layout(attr)
-        except ValueError as error:
-            value = _Invalid(str(error))
-        _DECODED.store(printed, value)
-    if isinstance(value, _Invalid):
-        raise ValueError(value.message)
-    return value
+    kind = text.printed_kind(printed)
+    if not text.is_layout_kind(kind):
+        raise TypeError(f"not a layout attribute: {printed}")
+    if kind == "ll.layout":
+        return _by_text(printed, lambda: _decode_ll_layout(attr))
+    return _decode_ttg_text(printed)
 
 
 def _decode_ttg_text(printed: str, depth: int = 0):
     """The encoding of a printed `#ttg` layout attribute (cached by its text, as `_decode`)."""
+    return _by_text(printed, lambda: _decode_ttg(printed, depth))
+
+
+def _by_text(printed: str, decode: Callable[[], object]):
+    """The value of the printed attribute `printed`: `decode()` once per text for the process,
+    a broken rule remembered as its message (raised again as a ValueError on every use)."""
     value = _DECODED.get(printed)
     if value is None:
         try:
-            value = _decode_ttg(printed, depth)
+            value = decode()
         except ValueError as error:
             value = _Invalid(str(error))
         _DECODED.store(printed, value)
