@@ -42,6 +42,7 @@ __all__ = [
     "SharedLayout",
     "format_hardware_view",
     "format_tensor_view",
+    "launch_sizes",
     "to_linear_layout",
     "verify_module_sizes",
 ]
@@ -501,6 +502,11 @@ class DistributedLayout(_Encoding):
 
     IN_DIMS = HW_DIMS
 
+    def _launch_sizes(self) -> dict[str, int] | None:
+        """The lane, warp and block sizes of the layout on every shape it accepts, where the
+        parameters fix them without building it (:func:`launch_sizes`); None otherwise."""
+        return None
+
 
 class FactoredLayout(DistributedLayout):
     """Base of the distributed families whose CTA tile is a product of one-dimensional layouts
@@ -606,6 +612,33 @@ def to_linear_layout(layout: Layout, shape: Sequence[int]) -> LinearLayout:
     32
     """
     return linear_layout_of(layout, shape)
+
+
+#: The in-dims a kernel's launch gives a distributed layout (all but ``register``).
+_LAUNCH_DIMS = HW_DIMS[1:]
+
+
+def launch_sizes(layout: object, shape: object) -> dict[str, int]:
+    """The sizes of the ``lane``, ``warp`` and ``block`` in-dims of ``to_linear_layout(layout, shape)``:
+    what a kernel's launch must give the layout (a verifier needs no more of it).
+
+    Formula: where the family's parameters fix them (``_launch_sizes``: a blocked layout with one
+    CTA has ``prod(threads_per_warp)`` lanes, ``prod(warps_per_cta)`` warps and one block on every
+    shape it accepts) the shape is checked and the layout is not built; otherwise they are read
+    from the built layout.
+    Requires: as :func:`to_linear_layout` (the same checks; the same errors, by the same functions).
+    Postcondition: equal to the built layout's in-dim sizes (``tests/test_encodings_builders.py``).
+
+    >>> from linear_layout.encodings import BlockedLayout
+    >>> launch_sizes(BlockedLayout((1, 4), (8, 4), (2, 1), (1, 0)), (16, 16))
+    {'lane': 32, 'warp': 2, 'block': 1}
+    """
+    sizes = layout._launch_sizes() if isinstance(layout, DistributedLayout) else None
+    if sizes is None:
+        built = linear_layout_of(layout, shape)
+        return {dim: built.get_in_dim_size(dim) for dim in _LAUNCH_DIMS if built.has_in_dim(dim)}
+    check_shape(shape, layout.rank)  # type: ignore[attr-defined]
+    return sizes
 
 
 def verify_module_sizes(

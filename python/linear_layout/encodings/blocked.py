@@ -5,6 +5,7 @@ Each is built as Triton 3.9's ``toLinearLayout`` builds it, from the algebra's b
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -80,6 +81,13 @@ class BlockedLayout(FactoredLayout):
     @property
     def rank(self) -> int:
         return len(self.order)
+
+    def _launch_sizes(self) -> dict[str, int] | None:
+        # One CTA: the fitted tile keeps every lane and warp basis (zeroed, not dropped, where the
+        # shape is smaller) and its block in-dim has none.
+        if self.cga_layout:
+            return None
+        return {"lane": math.prod(self.threads_per_warp), "warp": math.prod(self.warps_per_cta), "block": 1}
 
     def tile_factors(self, shape: tuple[int, ...]) -> list[Factor]:
         return (
