@@ -598,6 +598,7 @@ def cached_layout(layout: _Encoding, shape: tuple[int, ...]) -> LinearLayout:
 def clear_cache() -> None:
     """Forget every cached conversion (benchmarks use it to time cold conversions)."""
     _cached.cache_clear()
+    _launch_sizes_cached.cache_clear()
 
 
 def to_linear_layout(layout: Layout, shape: Sequence[int]) -> LinearLayout:
@@ -633,12 +634,26 @@ def launch_sizes(layout: object, shape: object) -> dict[str, int]:
     >>> launch_sizes(BlockedLayout((1, 4), (8, 4), (2, 1), (1, 0)), (16, 16))
     {'lane': 32, 'warp': 2, 'block': 1}
     """
+    if isinstance(layout, DistributedLayout) and _plain_ints(shape):
+        return dict(_launch_sizes_cached(layout, tuple(shape)))  # type: ignore[arg-type]
     sizes = layout._launch_sizes() if isinstance(layout, DistributedLayout) else None
     if sizes is None:
         built = linear_layout_of(layout, shape)
         return {dim: built.get_in_dim_size(dim) for dim in _LAUNCH_DIMS if built.has_in_dim(dim)}
     check_shape(shape, layout.rank)  # type: ignore[attr-defined]
     return sizes
+
+
+@functools.lru_cache(maxsize=4096)
+def _launch_sizes_cached(layout: DistributedLayout, shape: tuple[int, ...]) -> tuple[tuple[str, int], ...]:
+    """:func:`launch_sizes` once per (layout, shape of plain ints), as immutable pairs (an
+    exception is never cached)."""
+    sizes = layout._launch_sizes()
+    if sizes is None:
+        built = linear_layout_of(layout, shape)
+        return tuple([(dim, built.get_in_dim_size(dim)) for dim in _LAUNCH_DIMS if built.has_in_dim(dim)])
+    check_shape(shape, layout.rank)
+    return tuple(sizes.items())
 
 
 def verify_module_sizes(
