@@ -23,7 +23,8 @@ from dataclasses import dataclass, field, replace
 from mlir import ir
 
 from ..core.layout import LinearLayout
-from ..encodings import ENCODING_NAMES, SharedLayout, launch_sizes, parse_encoding, to_linear_layout
+from ..encodings import ENCODING_NAMES, SharedLayout, parse_encoding, to_linear_layout
+from ..encodings.base import launch_sizes
 from ..ir._dialects import context_state
 from ..ir.bridge import from_attribute, memdesc_of, type_pointer
 from ..ir.text import attribute_kind, is_layout_kind, is_memdesc, memdesc_parameters
