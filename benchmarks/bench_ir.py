@@ -17,11 +17,17 @@ Ratio = ours / Triton (above 1 means slower): Triton parses, verifies and prints
 aliases, we do the verification in Python over IRDL attributes.
 With `--cpu-time` every phase is timed in CPU time of the process (`time.process_time`) instead of
 wall-clock time: on a shared, loaded machine the wall-clock figures move by 2x between runs.
+Before each timed run (ours and Triton's alike) the process collects its garbage, untimed: Python
+runs a full collection once the objects that survived since the last one exceed a quarter of all
+tracked objects, and without the reset that collection (about 30 ms with Triton and MLIR loaded,
+a cost of the whole heap, not of the run) fell into whichever of our runs crossed the line, moving
+a cold 10k-op row by 0.15 of Triton's time. A collection a run's own objects trigger still counts.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import itertools
 import os
 import sys
@@ -165,8 +171,10 @@ def main() -> None:
             # falls on both.
             runs, triton_runs = [], []
             for _ in range(1 + args.repeat):
+                gc.collect()  # untimed: no full collection left pending by earlier runs (docstring)
                 runs.append(time_ours(text))
                 if triton is not None:
+                    gc.collect()
                     triton_runs.append(triton(text))
             phases, hit_rate = runs[0]
             totals[size] = sum(phases.values())

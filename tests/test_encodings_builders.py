@@ -201,3 +201,38 @@ def test_slice_of_a_factored_parent_is_the_sliced_parent(parent, data):
     expected = slice_by_definition(parent, dim, shape)
     assert sliced == expected
     assert sliced.out_dims == expected.out_dims
+
+
+# ---------------------------------------------------------------- launch sizes without the layout
+
+@st.composite
+def blocked_and_shape(draw):
+    rank = draw(st.integers(1, 3))
+    sizes = [tuple(draw(st.lists(pow2(0, 4), min_size=rank, max_size=rank))) for _ in range(3)]
+    order = tuple(draw(st.permutations(range(rank))))
+    cga = draw(st.sampled_from([(), ((0,) * (rank - 1) + (1,),)]))
+    # shapes the layout may refuse too: a size that is not a power of two, a wrong rank
+    shape = draw(st.lists(st.sampled_from([1, 2, 4, 64, 256, 3]), min_size=rank, max_size=rank + (rank < 3)))
+    return E.BlockedLayout(*sizes, order, cga), shape
+
+
+@settings(max_examples=150, deadline=None)
+@given(blocked_and_shape())
+def test_launch_sizes_are_the_built_layouts(case):
+    # A blocked layout with one CTA gives its lane, warp and block sizes from its parameters,
+    # without being built: they must be the built layout's, and a shape it refuses must raise the
+    # same error (with a CGA layout the sizes are read from the built layout).
+    layout, shape = case
+    try:
+        built = E.to_linear_layout(layout, shape)
+    except ValueError as error:
+        with pytest.raises(type(error)) as info:
+            E.launch_sizes(layout, shape)
+        assert str(info.value) == str(error)
+        return
+    expected = {dim: built.get_in_dim_size(dim) for dim in ("lane", "warp", "block")}
+    assert E.launch_sizes(layout, shape) == expected
+    sliced = E.SliceLayout(0, layout) if layout.rank > 1 else None  # a family without the shortcut
+    if sliced is not None:
+        slice_built = E.to_linear_layout(sliced, shape[1:])
+        assert E.launch_sizes(sliced, shape[1:]) == {d: slice_built.get_in_dim_size(d) for d in ("lane", "warp", "block")}

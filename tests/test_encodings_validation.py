@@ -259,6 +259,25 @@ def test_plain_int_tuples_pass_through_and_bools_are_still_refused():
     assert "rank limit" in one_line_error(LimitError, E.BlockedLayout, (1,) * 40, (1,) * 40, (1,) * 40, tuple(range(40)))
 
 
+@pytest.mark.parametrize(
+    "fields, rule",
+    [
+        (((1, 3), (4, 8), (4, 1), (1, 0)), "size_per_thread must contain only powers of two"),
+        (((1, 4), (4, 6), (4, 1), (1, 0)), "threads_per_warp must contain only powers of two"),
+        (((1, 4), (4, 8), (0, 1), (1, 0)), "warps_per_cta must contain only powers of two"),
+        (((1, 4), (4, 8), (4, 1), (1, 1)), "order must be a permutation"),
+        (((1, 4), (4, 8), (4,), (1, 0)), "must all have the same rank"),
+        (((), (), (), ()), "order must not be empty"),
+    ],
+)
+def test_blocked_rules_hold_on_the_fast_path_and_the_general_one(fields, rule):
+    # Tuples of plain ints with one CTA (the readers' case) skip normalising, not the rules: the
+    # same message as for lists, which take the general path.
+    fast = one_line_error(EncodingError, E.BlockedLayout, *fields)
+    general = one_line_error(EncodingError, E.BlockedLayout, *[list(f) for f in fields])
+    assert rule in fast and fast == general
+
+
 # ---------------------------------------------------------------- size and depth limits
 
 

@@ -25,6 +25,7 @@ from mlir import ir
 from ..core.layout import LinearLayout
 from ..core.targets import TargetError, target_chip
 from ..encodings import ENCODING_NAMES, SharedLayout, parse_encoding, to_linear_layout
+from ..encodings.base import launch_sizes
 from ..ir._dialects import context_state
 from ..ir.bridge import from_attribute, memdesc_of, type_pointer
 from ..ir.text import attribute_kind, is_layout_kind, is_memdesc, memdesc_parameters
@@ -134,8 +135,11 @@ def _is_shared(encoding) -> bool:
     return isinstance(encoding, SharedLayout) or (isinstance(encoding, LinearLayout) and encoding.has_in_dim("offset"))
 
 
-def _shape_problem(encoding, kind: Callable[[], str], shape, what: Callable[[], str]) -> str | LinearLayout:
-    """What keeps `encoding` from laying out `shape`, or else the layout it gives; `kind()` and
+def _shape_problem(
+    encoding, kind: Callable[[], str], shape, what: Callable[[], str], lay_out: Callable = to_linear_layout
+):
+    """What keeps `encoding` from laying out `shape`, or else `lay_out(encoding, shape)` (the layout,
+    or with `launch_sizes` only its launch sizes; an `#ll.layout` is its own layout); `kind()` and
     `what()` name the encoding and the type (printed only for a message: printing an attribute or
     a type costs a Python call per token)."""
     if isinstance(encoding, LinearLayout):
@@ -151,18 +155,24 @@ def _shape_problem(encoding, kind: Callable[[], str], shape, what: Callable[[], 
     if encoding.rank != len(shape):
         return f"{kind()} has rank {encoding.rank} but {what()} has rank {len(shape)}"
     try:
-        return to_linear_layout(encoding, list(shape))
+        return lay_out(encoding, list(shape))
     except ValueError as error:
         return f"{kind()} cannot lay out {what()}: {error}"
 
 
-def layout_launch_problem(layout: LinearLayout, kind: str | Callable[[], str], facts: LaunchFacts) -> str | None:
-    """Whether `layout` (of encoding `kind`, or `kind()`: named only for a message) spreads over
-    the lanes, warps and CTAs `facts` say."""
+def layout_launch_problem(
+    layout: LinearLayout | dict[str, int], kind: str | Callable[[], str], facts: LaunchFacts
+) -> str | None:
+    """Whether `layout` (of encoding `kind`, or `kind()`: named only for a message; or just its
+    sizes per in-dim, `encodings.launch_sizes`) spreads over the lanes, warps and CTAs `facts` say."""
     for dim, expected in facts.expected().items():
-        if layout.has_in_dim(dim) and layout.get_in_dim_size(dim) != expected:
+        if isinstance(layout, dict):
+            got = layout.get(dim, expected)
+        else:
+            got = layout.get_in_dim_size(dim) if layout.has_in_dim(dim) else expected
+        if got != expected:
             return (
-                f"{kind if isinstance(kind, str) else kind()} spreads the tensor over {layout.get_in_dim_size(dim)} {dim}s, "
+                f"{kind if isinstance(kind, str) else kind()} spreads the tensor over {got} {dim}s, "
                 f"but the kernel has {_FACT_SOURCE[dim]} = {expected}"
             )
     return None
@@ -208,7 +218,8 @@ def _tensor_problem(t: ir.RankedTensorType, attr: ir.Attribute, facts: LaunchFac
         return _invalid(kind_of(attr), error)
     if isinstance(encoding, SharedLayout):
         return f"a tensor needs a distributed encoding, got the shared-memory {kind_of(attr)} on {t}"
-    found = _shape_problem(encoding, lambda: kind_of(attr), list(t.shape), lambda: str(t))
+    # The launch sizes only: a blocked layout gives them without being built (`launch_sizes`).
+    found = _shape_problem(encoding, lambda: kind_of(attr), list(t.shape), lambda: str(t), launch_sizes)
     if isinstance(found, str):
         return found
     return layout_launch_problem(found, lambda: kind_of(attr), facts)

@@ -24,6 +24,7 @@ from .base import (
     SharedLayout,
     format_hardware_view,
     format_tensor_view,
+    launch_sizes,
     to_linear_layout,
     verify_module_sizes,
 )
@@ -56,6 +57,7 @@ __all__ = [
     "DistributedLayout",
     "SharedLayout",
     "Layout",
+    "launch_sizes",
     "to_linear_layout",
     "parse_encoding",
     "collect_aliases",

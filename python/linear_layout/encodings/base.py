@@ -42,6 +42,7 @@ __all__ = [
     "SharedLayout",
     "format_hardware_view",
     "format_tensor_view",
+    "launch_sizes",
     "to_linear_layout",
     "verify_module_sizes",
 ]
@@ -116,6 +117,18 @@ def ints(name: str, values: object) -> tuple[int, ...]:
     if len(out) > MAX_RANK:
         raise LimitError(f"{name} has {len(out)} entries; the most an encoding may have is {MAX_RANK} (the rank limit)")
     return tuple(integer(f"{name} entry", v) for v in out)
+
+
+def plain_int_tuples(values: Sequence[object]) -> bool:
+    """Whether every one of ``values`` is a tuple of at most ``MAX_RANK`` plain ints: a field
+    :func:`ints` would return as it is (the text readers pass such tuples).
+
+    Example: ``plain_int_tuples([(1, 2), ()])`` is True; ``plain_int_tuples([[1, 2]])`` and
+    ``plain_int_tuples([(True,)])`` are False."""
+    for value in values:  # noqa: SIM110 (a plain loop: faster than all() on a generator)
+        if type(value) is not tuple or len(value) > MAX_RANK or not _plain_ints(value):
+            return False
+    return True
 
 
 def basis_list(name: str, values: object, rank: int | None = None) -> BasisList:
@@ -375,35 +388,35 @@ def _fitted_factors(factors: Sequence[Factor], shape: Sequence[int]) -> list[Fac
     if not factors or not rank:
         return None
     names = dim_names(rank)
-    limits = {name: size.bit_length() - 1 for name, size in zip(names, shape)}
+    room = {name: size.bit_length() - 1 for name, size in zip(names, shape)}  # bits each dim may still take
     first_in = factors[0][1]
-    widths: dict[str, int] = {}  # out dim -> its bits before fitting, in first-appearance order
+    appeared: dict[str, None] = {}  # the out dims in first-appearance order
     fitted: list[Factor] = [(1, first_in, name) for name in names]
     for factor in (*factors, BLOCK):
-        size, in_dim, out_dim = factor[0], factor[1], factor[2]
-        if type(size) is not int or size < 1 or size & (size - 1) or out_dim not in limits:
+        size, out_dim = factor[0], factor[2]
+        left = room.get(out_dim)
+        if left is None or type(size) is not int or size < 1 or size & (size - 1):
             return None
-        width = widths.get(out_dim, 0)
+        appeared[out_dim] = None
         if len(factor) != 3:  # zeros_1d takes no bits; a strided factor takes the general path
             if len(factor) != 4 or factor[3] != 0:
                 return None
-            widths[out_dim] = width
             fitted.append(factor)
             continue
         bits = size.bit_length() - 1
-        kept = min(bits, max(0, limits[out_dim] - width))
-        if kept == bits:
+        if bits <= left:
             fitted.append(factor)
-        else:
-            if kept:
-                fitted.append((1 << kept, in_dim, out_dim))
-            fitted.append((1 << (bits - kept), in_dim, out_dim, 0))
-        widths[out_dim] = width + bits
-    if len(widths) != rank:
+            room[out_dim] = left - bits
+            continue
+        if left:
+            fitted.append((1 << left, factor[1], out_dim))
+            room[out_dim] = 0
+        fitted.append((1 << (bits - left), factor[1], out_dim, 0))
+    if len(appeared) != rank:
         return None
-    for name, width in widths.items():
-        if width < limits[name]:
-            fitted.append((1 << (limits[name] - width), first_in, name))
+    for name in appeared:
+        if room[name]:
+            fitted.append((1 << room[name], first_in, name))
     return fitted
 
 
@@ -488,6 +501,11 @@ class DistributedLayout(_Encoding):
     """Base of register layouts: in-dims register, lane, warp, block."""
 
     IN_DIMS = HW_DIMS
+
+    def _launch_sizes(self) -> dict[str, int] | None:
+        """The lane, warp and block sizes of the layout on every shape it accepts, where the
+        parameters fix them without building it (:func:`launch_sizes`); None otherwise."""
+        return None
 
 
 class FactoredLayout(DistributedLayout):
@@ -580,6 +598,7 @@ def cached_layout(layout: _Encoding, shape: tuple[int, ...]) -> LinearLayout:
 def clear_cache() -> None:
     """Forget every cached conversion (benchmarks use it to time cold conversions)."""
     _cached.cache_clear()
+    _launch_sizes_cached.cache_clear()
 
 
 def to_linear_layout(layout: Layout, shape: Sequence[int]) -> LinearLayout:
@@ -594,6 +613,47 @@ def to_linear_layout(layout: Layout, shape: Sequence[int]) -> LinearLayout:
     32
     """
     return linear_layout_of(layout, shape)
+
+
+#: The in-dims a kernel's launch gives a distributed layout (all but ``register``).
+_LAUNCH_DIMS = HW_DIMS[1:]
+
+
+def launch_sizes(layout: object, shape: object) -> dict[str, int]:
+    """The sizes of the ``lane``, ``warp`` and ``block`` in-dims of ``to_linear_layout(layout, shape)``:
+    what a kernel's launch must give the layout (a verifier needs no more of it).
+
+    Formula: where the family's parameters fix them (``_launch_sizes``: a blocked layout with one
+    CTA has ``prod(threads_per_warp)`` lanes, ``prod(warps_per_cta)`` warps and one block on every
+    shape it accepts) the shape is checked and the layout is not built; otherwise they are read
+    from the built layout.
+    Requires: as :func:`to_linear_layout` (the same checks; the same errors, by the same functions).
+    Postcondition: equal to the built layout's in-dim sizes (``tests/test_encodings_builders.py``).
+
+    >>> from linear_layout.encodings import BlockedLayout
+    >>> launch_sizes(BlockedLayout((1, 4), (8, 4), (2, 1), (1, 0)), (16, 16))
+    {'lane': 32, 'warp': 2, 'block': 1}
+    """
+    if isinstance(layout, DistributedLayout) and _plain_ints(shape):
+        return dict(_launch_sizes_cached(layout, tuple(shape)))  # type: ignore[arg-type]
+    sizes = layout._launch_sizes() if isinstance(layout, DistributedLayout) else None
+    if sizes is None:
+        built = linear_layout_of(layout, shape)
+        return {dim: built.get_in_dim_size(dim) for dim in _LAUNCH_DIMS if built.has_in_dim(dim)}
+    check_shape(shape, layout.rank)  # type: ignore[attr-defined]
+    return sizes
+
+
+@functools.lru_cache(maxsize=4096)
+def _launch_sizes_cached(layout: DistributedLayout, shape: tuple[int, ...]) -> tuple[tuple[str, int], ...]:
+    """:func:`launch_sizes` once per (layout, shape of plain ints), as immutable pairs (an
+    exception is never cached)."""
+    sizes = layout._launch_sizes()
+    if sizes is None:
+        built = linear_layout_of(layout, shape)
+        return tuple([(dim, built.get_in_dim_size(dim)) for dim in _LAUNCH_DIMS if built.has_in_dim(dim)])
+    check_shape(shape, layout.rank)
+    return tuple(sizes.items())
 
 
 def verify_module_sizes(

@@ -5,6 +5,7 @@ Each is built as Triton 3.9's ``toLinearLayout`` builds it, from the algebra's b
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -15,6 +16,7 @@ from ..core.layout import (
     ensure_layout_not_smaller_than,
 )
 from .base import (
+    Basis,
     BasisList,
     DistributedLayout,
     EncodingError,
@@ -31,6 +33,7 @@ from .base import (
     integer,
     ints,
     non_unit_basis,
+    plain_int_tuples,
     standard_factors,
     store_fields,
     type_name,
@@ -65,21 +68,26 @@ class BlockedLayout(FactoredLayout):
     cga_layout: BasisList = ()
 
     def __post_init__(self) -> None:
+        fields = (self.size_per_thread, self.threads_per_warp, self.warps_per_cta, self.order)
+        if type(self.cga_layout) is tuple and not self.cga_layout and plain_int_tuples(fields):
+            # The readers' case: every field already normalised (tuples of plain ints, one CTA),
+            # so only the rules remain to be checked and nothing to store.
+            _check_blocked(*fields)
+            return
         spt, tpw, wpc, order = int_fields(self, "size_per_thread", "threads_per_warp", "warps_per_cta", "order")
-        rank = len(spt)
-        if not (len(tpw) == len(wpc) == len(order) == rank):
-            raise EncodingError(
-                "size_per_thread, threads_per_warp, warps_per_cta and order must all have the same rank"
-            )
-        check_order(order, rank)
-        check_pow2("size_per_thread", spt)
-        check_pow2("threads_per_warp", tpw)
-        check_pow2("warps_per_cta", wpc)
-        store_fields(self, rank, size_per_thread=spt, threads_per_warp=tpw, warps_per_cta=wpc, order=order)
+        _check_blocked(spt, tpw, wpc, order)
+        store_fields(self, len(spt), size_per_thread=spt, threads_per_warp=tpw, warps_per_cta=wpc, order=order)
 
     @property
     def rank(self) -> int:
         return len(self.order)
+
+    def _launch_sizes(self) -> dict[str, int] | None:
+        # One CTA: the fitted tile keeps every lane and warp basis (zeroed, not dropped, where the
+        # shape is smaller) and its block in-dim has none.
+        if self.cga_layout:
+            return None
+        return {"lane": math.prod(self.threads_per_warp), "warp": math.prod(self.warps_per_cta), "block": 1}
 
     def tile_factors(self, shape: tuple[int, ...]) -> list[Factor]:
         return (
@@ -97,6 +105,17 @@ class BlockedLayout(FactoredLayout):
             f"threadsPerWarp = {fmt(self.threads_per_warp)}, warpsPerCTA = {fmt(self.warps_per_cta)}, "
             f"order = {fmt(self.order)}{cga_suffix(self.cga_layout)}}}>"
         )
+
+
+def _check_blocked(spt: Basis, tpw: Basis, wpc: Basis, order: Basis) -> None:
+    """Triton's BlockedEncodingAttr rules: equal ranks, ``order`` a permutation, sizes powers of two."""
+    rank = len(spt)
+    if not (len(tpw) == len(wpc) == len(order) == rank):
+        raise EncodingError("size_per_thread, threads_per_warp, warps_per_cta and order must all have the same rank")
+    check_order(order, rank)
+    check_pow2("size_per_thread", spt)
+    check_pow2("threads_per_warp", tpw)
+    check_pow2("warps_per_cta", wpc)
 
 
 def sliced_factors(factors: Sequence[Factor], dim: int, rank: int) -> list[Factor]:

@@ -22,7 +22,14 @@ from mlir import ir
 
 from ..core._packing import BoundedCache
 from ..core.layout import LinearLayout
-from ..encodings import BlockedLayout, parse_encoding, to_linear_layout
+from ..encodings import (
+    BlockedLayout,
+    DotOperandLayout,
+    NVMMADistributedLayout,
+    SliceLayout,
+    parse_encoding,
+    to_linear_layout,
+)
 from . import text
 from ._dialects import context_state, load_dialects
 from .text import attribute_kind, is_layout_attribute
@@ -151,15 +158,40 @@ def format_ll_layout(layout: LinearLayout) -> str:
 # ---------------------------------------------------------------------------- #ttg.*
 
 
-def _decode_ttg(printed: str):
-    """The encoding of the printed `#ttg` attribute `printed`."""
+def _decode_ttg(printed: str, depth: int = 0):
+    """The encoding of the printed `#ttg` attribute `printed`: the common forms read by one match
+    (a plain blocked or nvidia_mma; a slice or dot operand, its parent decoded from its text
+    through the process-wide cache, so that the encodings sharing a parent read it once), every
+    other text, and any the common forms refuse, by the general reader, which says what is wrong.
+    `depth` counts the parents decoded so far: past `_NESTED_PARENTS` the general reader takes over
+    (it bounds the nesting with a message; a recursion here would not)."""
+    try:
+        common = _decode_common(printed, depth)
+    except (TypeError, ValueError):
+        common = None  # the general reader's message, as for every other encoding
+    return common if common is not None else parse_encoding(text.triton_encoding_text(printed))
+
+
+# How deep a parent `_decode_common` decodes by its text (Triton's nest at most 3: a slice of a
+# dot operand of an MMA layout); deeper texts are left to the general reader.
+_NESTED_PARENTS = 4
+
+
+def _decode_common(printed: str, depth: int):
+    """The encoding of `printed` in one of the forms `_decode_ttg` reads by one match, or None."""
     blocked = text.plain_blocked_fields(printed)
     if blocked is not None:
-        try:
-            return BlockedLayout(*blocked)
-        except ValueError:
-            pass  # the general reader says what is wrong, as for every other encoding
-    return parse_encoding(text.triton_encoding_text(printed))
+        return BlockedLayout(*blocked)
+    mma = text.plain_mma_fields(printed)
+    if mma is not None:
+        return NVMMADistributedLayout(*mma)
+    nested = text.nested_fields(printed)
+    if nested is None or depth >= _NESTED_PARENTS:
+        return None
+    parent = _decode_ttg_text(nested.parent, depth + 1)
+    if nested.kind == "slice":
+        return SliceLayout(nested.index, parent)
+    return DotOperandLayout(nested.index, parent, nested.k_width)
 
 
 # ---------------------------------------------------------------------------- public API
@@ -176,13 +208,26 @@ _DECODED: BoundedCache[str, object] = BoundedCache(4096)
 def _decode(attr: ir.Attribute):
     """The value of layout attribute `attr`, read from its printed text (cached by that text)."""
     printed = str(attr)  # once: printing costs a Python call per token
+    kind = text.printed_kind(printed)
+    if not text.is_layout_kind(kind):
+        raise TypeError(f"not a layout attribute: {printed}")
+    if kind == "ll.layout":
+        return _by_text(printed, lambda: _decode_ll_layout(attr))
+    return _decode_ttg_text(printed)
+
+
+def _decode_ttg_text(printed: str, depth: int = 0):
+    """The encoding of a printed `#ttg` layout attribute (cached by its text, as `_decode`)."""
+    return _by_text(printed, lambda: _decode_ttg(printed, depth))
+
+
+def _by_text(printed: str, decode: Callable[[], object]):
+    """The value of the printed attribute `printed`: `decode()` once per text for the process,
+    a broken rule remembered as its message (raised again as a ValueError on every use)."""
     value = _DECODED.get(printed)
     if value is None:
-        kind = text.printed_kind(printed)
-        if not text.is_layout_kind(kind):
-            raise TypeError(f"not a layout attribute: {printed}")
         try:
-            value = _decode_ll_layout(attr) if kind == "ll.layout" else _decode_ttg(printed)
+            value = decode()
         except ValueError as error:
             value = _Invalid(str(error))
         _DECODED.store(printed, value)

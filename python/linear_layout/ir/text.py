@@ -26,6 +26,7 @@ hoisted out of printed IR by `add_aliases`; the result parses back to the same m
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import tempfile
@@ -219,11 +220,74 @@ def plain_blocked_fields(attr: ir.Attribute | str) -> tuple[_Ints, _Ints, _Ints,
     match = _PLAIN_BLOCKED.fullmatch(attr if isinstance(attr, str) else str(attr))
     if match is None:
         return None
-    order, spt, tpw, wpc = [tuple(map(int, group.split(", "))) for group in match.groups()]
+    order, spt, tpw, wpc = map(_int_tuple, match.groups())
     return spt, tpw, wpc, order
 
 
+@functools.lru_cache(maxsize=1024)
+def _int_tuple(group: str) -> tuple[int, ...]:
+    """The integers of a list's text, `"4, 8"` -> `(4, 8)` (cached: a module repeats a few such lists)."""
+    return tuple(map(int, group.split(", ")))
+
+
 _Ints = tuple[int, ...]
+
+# An integer as MLIR prints it in a dictionary (a typed one carries its type), at most 9 digits
+# (anything longer is left to the general reader, which names the limit it breaks).
+_INTEGER = r"(\d{1,9})(?: : i\d+)?"
+_PARENT = r"(#ttg\.\w+<.*)"  # the rest: the parent's text (decoded, or refused, as an encoding)
+_NESTED = re.compile(
+    rf"#ttg\.(slice)<\{{dim = {_INTEGER}, parent = {_PARENT}\}}>"
+    rf"|#ttg\.(dot_op)<\{{(?:kWidth = {_INTEGER}, )?opIdx = {_INTEGER}, parent = {_PARENT}\}}>"
+)
+
+
+@dataclass(frozen=True)
+class NestedFields:
+    """The fields of a `#ttg.slice` or `#ttg.dot_op` as MLIR prints it, the parent left as text."""
+
+    kind: str  # "slice" or "dot_op"
+    index: int  # the slice's dim, the operand index
+    k_width: int  # 0 for a slice and for a dot operand without kWidth
+    parent: str
+
+
+def nested_fields(printed: str) -> NestedFields | None:
+    """The fields of a printed `#ttg.slice<{dim, parent}>` or `#ttg.dot_op<{[kWidth,] opIdx, parent}>`
+    (keys sorted, as MLIR prints them), with the parent's text; None for any other text (the
+    general reader, `encodings.parse_encoding`, reads those). The parent text is whatever follows
+    `parent = `, so a bad one is found when it is decoded.
+
+    >>> nested_fields("#ttg.dot_op<{kWidth = 2 : i64, opIdx = 0 : i64, parent = #ttg.nvidia_mma<{...}>}>")
+    NestedFields(kind='dot_op', index=0, k_width=2, parent='#ttg.nvidia_mma<{...}>')
+    """
+    match = _NESTED.fullmatch(printed)
+    if match is None:
+        return None
+    if match.group(1):
+        return NestedFields("slice", int(match.group(2)), 0, match.group(3))
+    return NestedFields("dot_op", int(match.group(6)), int(match.group(5) or 0), match.group(7))
+
+
+_PLAIN_MMA = re.compile(
+    rf"#ttg\.nvidia_mma<\{{instrShape = {_INTEGERS}, versionMajor = {_INTEGER}, "
+    rf"versionMinor = {_INTEGER}, warpsPerCTA = {_INTEGERS}\}}>"
+)
+
+
+def plain_mma_fields(printed: str) -> tuple[tuple[int, int], _Ints, _Ints] | None:
+    """(version, warpsPerCTA, instrShape) of a printed `#ttg.nvidia_mma` with just its four
+    required fields (one CTA); None for any other text.
+
+    >>> plain_mma_fields("#ttg.nvidia_mma<{instrShape = [16, 8], versionMajor = 2 : i64, "
+    ...                  "versionMinor = 0 : i64, warpsPerCTA = [2, 2]}>")
+    ((2, 0), (2, 2), (16, 8))
+    """
+    match = _PLAIN_MMA.fullmatch(printed)
+    if match is None:
+        return None
+    instr, major, minor, warps = match.groups()
+    return (int(major), int(minor)), _int_tuple(warps), _int_tuple(instr)
 
 
 def triton_to_mlir_text(text: str) -> str:
