@@ -226,6 +226,46 @@ def test_reshape_cases_reach_every_verdict_of_allow_reorder(reshape_verdicts):
     assert any(name.removesuffix(" allow_reorder") not in accepted for name in reorder & accepted)
 
 
+SHAPE_OPS = Path(__file__).parent / "kernel_corpus" / "ttgir" / "shape_ops.sm80.w4.ttgir"
+_REORDERED = "tt.reshape %s allow_reorder : tensor<256x2xi32, #blocked> -> tensor<512xi32, #blocked3>"
+_ITS_SUM = "}) : (tensor<512xi32, #blocked3>) -> i32 loc(#loc59)"
+
+
+def _shape_ops_edit(encoding: str, flag: str) -> str:
+    """shape_ops' `can_reorder` reshape (Triton compiled it with allow_reorder) with its result,
+    and the sum that reads it, in `encoding`, written with `flag` (" allow_reorder" or "")."""
+    text = SHAPE_OPS.read_text()
+    assert text.count(_REORDERED) == 1 and text.count(_ITS_SUM) == 1
+    edited = _REORDERED.replace(" allow_reorder", flag).replace("#blocked3>", "#edited>")
+    text = text.replace(_REORDERED, edited).replace(_ITS_SUM, _ITS_SUM.replace("#blocked3", "#edited"))
+    return f"#edited = {encoding}\n{text}"
+
+
+SHAPE_OPS_EDITS = {
+    f"{j}{flag}": _shape_ops_edit(encoding, flag)
+    for j, encoding in enumerate(RESHAPE_RESULTS)
+    for flag in (" allow_reorder", "")
+}
+
+
+def test_editing_a_compiled_reshapes_result_we_refuse_exactly_what_triton_refuses():
+    """The reshape Triton 3.9 compiled from `tl.reshape(..., can_reorder=True)`, its result
+    encoding edited (and allow_reorder kept or dropped): ll-verify refuses the file exactly when
+    Triton's parser does, at the reshape, naming the rule."""
+    pytest.importorskip("triton", reason="Triton's verifier is the oracle")
+    from triton_printer import triton_prints
+
+    names = sorted(SHAPE_OPS_EDITS)
+    verdicts = dict(zip(names, triton_prints([SHAPE_OPS_EDITS[name] for name in names])))
+    disagreements = []
+    for name, (printed, triton_errors) in verdicts.items():
+        ours = _our_errors(SHAPE_OPS_EDITS[name])
+        if (not ours) != (printed is not None) or (ours and "inferReshapeOpEncoding" not in ours[0]):
+            disagreements.append((name, ours[:1], triton_errors[:200]))
+    assert disagreements == []
+    assert {printed is None for printed, _errors in verdicts.values()} == {True, False}
+
+
 CORPORA = sorted((Path(__file__).parent / "kernel_corpus" / "ttgir").glob("*.ttgir")) + sorted(
     (Path(__file__).parent / "ttgir_corpus").glob("*.ttgir")
 )
