@@ -7,6 +7,7 @@ Triton's verdicts come from one child process for all cases (`triton_printer`)."
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from mlir import ir
@@ -141,6 +142,140 @@ CASES.update({
         "leaves the buffer",
     ),
 })
+
+
+# ---------------------------------------------------------------- tt.reshape, systematically
+
+#: Sources of 512 elements (4 warps): row-major, column-major, a 2-wide dimension (shape_ops'),
+#: one row per warp, and a broadcast block.
+RESHAPE_SOURCES = [
+    ("16x32", B2),
+    ("16x32", B2_COLS),
+    ("256x2", _blocked([2, 2], [32, 1], [4, 1], [1, 0])),
+    ("4x128", _blocked([1, 4], [1, 32], [4, 1], [1, 0])),
+    ("8x64", _blocked([2, 2], [4, 8], [2, 2], [1, 0])),
+]
+
+
+def _linear_1d(register, lane, warp) -> str:
+    def bases(values):
+        return "[" + ", ".join(f"[{v}]" for v in values) + "]"
+
+    return f"#ttg.linear<{{register = {bases(register)}, lane = {bases(lane)}, warp = {bases(warp)}, block = []}}>"
+
+
+#: Results of 512 elements: blocked with 1 to 16 elements per thread (the larger ones broadcast),
+#: and linear layouts with the bits dealt out in other orders (registers strided, lanes swapped).
+RESHAPE_RESULTS = [_blocked([s], [32], [4], [0]) for s in (1, 2, 4, 8, 16)] + [
+    _linear_1d([2, 1], [4, 8, 16, 32, 64], [128, 256]),
+    _linear_1d([64, 128], [1, 2, 4, 8, 16], [32, 256]),
+    _linear_1d([1, 256], [2, 4, 8, 16, 32], [64, 128]),
+    _linear_1d([1, 2, 0], [4, 8, 16, 32, 64], [128, 256]),
+]
+
+RESHAPE_CASES = {
+    f"reshape {shape} {i}-{j}{flag}": _module(
+        [_t(shape, source)], f"%0 = tt.reshape %a0{flag} : {_t(shape, source)} -> {_t('512', result)}"
+    )
+    for i, (shape, source) in enumerate(RESHAPE_SOURCES)
+    for j, result in enumerate(RESHAPE_RESULTS)
+    for flag in ("", " allow_reorder", " efficient_layout")
+}
+RESHAPE_CASES.update({  # and back to two dimensions
+    f"reshape 512 {j} to 16x32 {i}{flag}": _module(
+        [_t("512", source)], f"%0 = tt.reshape %a0{flag} : {_t('512', source)} -> {_t('16x32', result)}"
+    )
+    for j, source in enumerate(RESHAPE_RESULTS[:4])
+    for i, (_shape, result) in enumerate(RESHAPE_SOURCES[:2])
+    for flag in ("", " allow_reorder")
+})
+
+
+@pytest.fixture(scope="module")
+def reshape_verdicts() -> dict[str, tuple[str | None, str]]:
+    pytest.importorskip("triton", reason="Triton's verifier is the oracle")
+    from triton_printer import triton_prints
+
+    names = sorted(RESHAPE_CASES)
+    return dict(zip(names, triton_prints([RESHAPE_CASES[name] for name in names])))
+
+
+def test_reshape_we_accept_exactly_what_triton_accepts(reshape_verdicts):
+    """Every source x result x flag: Triton's ReshapeOp::verify (allow_reorder keeps any written
+    encoding that is not an expensive view; otherwise the row-major reshape, compared as linear
+    layouts) accepts exactly when ll-verify does, and our message names the rule."""
+    disagreements = []
+    for name, (printed, triton_errors) in reshape_verdicts.items():
+        ours = _our_errors(RESHAPE_CASES[name])
+        if (not ours) != (printed is not None):
+            disagreements.append((name, ours[:1], triton_errors[:200]))
+        elif ours and "inferReshapeOpEncoding" not in ours[0]:
+            disagreements.append((name, ours[:1], "the message does not name the rule"))
+    assert disagreements == []
+
+
+def test_reshape_cases_reach_every_verdict_of_allow_reorder(reshape_verdicts):
+    """The cases are differential where it matters: with allow_reorder, Triton keeps some result
+    layouts that are not the row-major reshape (a reordering) and refuses others (an expensive
+    view); without it, it accepts some and refuses others."""
+    accepted = {name for name, (printed, _errors) in reshape_verdicts.items() if printed is not None}
+    reorder = {name for name in RESHAPE_CASES if name.endswith("allow_reorder")}
+    plain = set(RESHAPE_CASES) - reorder
+    assert reorder & accepted and reorder - accepted and plain & accepted and plain - accepted
+    # a reordering Triton keeps: accepted with allow_reorder, refused without it
+    assert any(name.removesuffix(" allow_reorder") not in accepted for name in reorder & accepted)
+
+
+SHAPE_OPS = Path(__file__).parent / "kernel_corpus" / "ttgir" / "shape_ops.sm80.w4.ttgir"
+_REORDERED = "tt.reshape %s allow_reorder : tensor<256x2xi32, #blocked> -> tensor<512xi32, #blocked3>"
+_ITS_SUM = "}) : (tensor<512xi32, #blocked3>) -> i32 loc(#loc59)"
+
+
+def _shape_ops_edit(encoding: str, flag: str) -> str:
+    """shape_ops' `can_reorder` reshape (Triton compiled it with allow_reorder) with its result,
+    and the sum that reads it, in `encoding`, written with `flag` (" allow_reorder" or "")."""
+    text = SHAPE_OPS.read_text()
+    assert text.count(_REORDERED) == 1 and text.count(_ITS_SUM) == 1
+    edited = _REORDERED.replace(" allow_reorder", flag).replace("#blocked3>", "#edited>")
+    text = text.replace(_REORDERED, edited).replace(_ITS_SUM, _ITS_SUM.replace("#blocked3", "#edited"))
+    return f"#edited = {encoding}\n{text}"
+
+
+SHAPE_OPS_EDITS = {
+    f"{j}{flag}": _shape_ops_edit(encoding, flag)
+    for j, encoding in enumerate(RESHAPE_RESULTS)
+    for flag in (" allow_reorder", "")
+}
+
+
+def test_editing_a_compiled_reshapes_result_we_refuse_exactly_what_triton_refuses():
+    """The reshape Triton 3.9 compiled from `tl.reshape(..., can_reorder=True)`, its result
+    encoding edited (and allow_reorder kept or dropped): ll-verify refuses the file exactly when
+    Triton's parser does, at the reshape, naming the rule."""
+    pytest.importorskip("triton", reason="Triton's verifier is the oracle")
+    from triton_printer import triton_prints
+
+    names = sorted(SHAPE_OPS_EDITS)
+    verdicts = dict(zip(names, triton_prints([SHAPE_OPS_EDITS[name] for name in names])))
+    disagreements = []
+    for name, (printed, triton_errors) in verdicts.items():
+        ours = _our_errors(SHAPE_OPS_EDITS[name])
+        if (not ours) != (printed is not None) or (ours and "inferReshapeOpEncoding" not in ours[0]):
+            disagreements.append((name, ours[:1], triton_errors[:200]))
+    assert disagreements == []
+    assert {printed is None for printed, _errors in verdicts.values()} == {True, False}
+
+
+CORPORA = sorted((Path(__file__).parent / "kernel_corpus" / "ttgir").glob("*.ttgir")) + sorted(
+    (Path(__file__).parent / "ttgir_corpus").glob("*.ttgir")
+)
+
+
+def test_every_file_triton_produced_passes_ll_verify():
+    """Triton 3.9 produced and accepted every corpus file (the kernel corpus and the TTGIR corpus,
+    tt.reshape with and without allow_reorder among them): ll-verify accepts each one."""
+    refused = {path.name: errors[:1] for path in CORPORA if (errors := _our_errors(path.read_text()))}
+    assert len(CORPORA) > 400 and refused == {}
 
 
 @pytest.fixture(scope="module")

@@ -22,8 +22,11 @@ type(s)`); an edited TTGIR that breaks one is refused here too, with the rule na
     ttg.memdesc_reshape the result's encoding is the buffer's renumbered row-major (as linear
                     layouts), its element type the buffer's
     ttg.memdesc_subslice the slice lies in the buffer and keeps its element type and encoding
-    tt.reshape      (with or without allow_reorder/efficient_layout) the result layout is the source layout with its
-                    elements renumbered row-major into the result shape (inferReshapeOpEncoding)
+    tt.reshape      the result layout is the source layout with its elements renumbered row-major
+                    into the result shape, as linear layouts; with allow_reorder, any result layout
+                    that is not an expensive view (the same free-variable masks and registers per
+                    thread: isExpensiveView) is kept as written (inferReshapeOpEncoding; the
+                    efficient_layout hint is not checked)
     tt.join         the result layout is the operands' with a new minor dimension of size 2 held
                     by one register, in any register order (inferDefaultJoinOpEncoding)
     tt.split        the source's last dimension (size 2) is held by one register, and each result
@@ -239,11 +242,36 @@ def _row_major_reshape(layout: LinearLayout, shape: list[int]) -> LinearLayout:
     return flat.reshape_outs(list(reversed(new))).transpose_outs([name for name, _ in new])
 
 
+def _is_expensive_view(source: LinearLayout, result: LinearLayout) -> bool:
+    """Whether a view from `source` to `result` moves data between threads or registers
+    (Triton's isExpensiveView): their free-variable masks differ, or their numbers of
+    registers (elements per thread) differ.
+
+    Requires: both layouts of one number of elements, with the same input dimensions.
+    Postcondition: False for two layouts that are each other's row-major reshape.
+    Example: a 256x2 blocked [2, 2] and a 512 blocked [1] (both 4 registers, no broadcast): False.
+    """
+    same_free_variables = source.get_free_variable_masks() == result.get_free_variable_masks()
+    same_registers = source.get_in_dim_size("register") == result.get_in_dim_size("register")
+    return not (same_free_variables and same_registers)
+
+
 def _reshape(op: ir.Operation) -> str | None:
+    """Triton's ReshapeOp::verify: with `allow_reorder`, the written encoding is kept whenever the
+    view is not expensive; otherwise (and without it) the result must equal, as linear layouts,
+    the source layout renumbered row-major (`efficient_layout` is only a hint: not checked)."""
     source, result = op.operands[0].type, op.results[0].type
     if not (_layout_tensor(source) and _layout_tensor(result)):
         return None
-    if layout_of(result) != _row_major_reshape(layout_of(source), list(result.shape)):
+    source_layout, result_layout = layout_of(source), layout_of(result)
+    if "allow_reorder" in op.attributes and not _is_expensive_view(source_layout, result_layout):
+        return None
+    if result_layout != _row_major_reshape(source_layout, list(result.shape)):
+        if "allow_reorder" in op.attributes:
+            return (
+                "allow_reorder: the result layout moves elements between threads or changes their number "
+                "per thread, and is not the source layout renumbered row-major (Triton's inferReshapeOpEncoding)"
+            )
         return (
             "result layout is not the source layout renumbered row-major into the result shape "
             "(Triton's inferReshapeOpEncoding)"
