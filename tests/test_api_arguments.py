@@ -109,6 +109,7 @@ TARGETS: dict[str, tuple[Any, dict[str, Any]]] = {
     "encodings.collect_aliases": (E.collect_aliases, {"module_text": f"#b = {BLOCKED}\n"}),
     "encodings.format_tensor_view": (E.format_tensor_view, {"layout": BLOCKED, "shape": [32]}),
     "encodings.format_hardware_view": (E.format_hardware_view, {"layout": BLOCKED, "shape": [32]}),
+    "encodings.launch_sizes": (E.launch_sizes, {"layout": BLOCKED, "shape": [32]}),
     "encodings.verify_module_sizes": (E.verify_module_sizes,
                                       {"layout": BLOCKED, "num_warps": 1, "threads_per_warp": 32, "num_ctas": 1}),
     "encodings.to_gluon": (E.to_gluon, {"layout": BLOCKED}),

@@ -37,6 +37,21 @@ Index = tuple[int, ...]
 Projection = Callable[[Index], tuple[int, Index]]
 
 
+def _on_tensors(check: Callable) -> Callable:
+    """`check`, after a LoweringError for an operand or result that is not a ranked tensor
+    (Triton's shape ops take and give tensors; an edited file may say otherwise)."""
+
+    def checked(op: ir.OpView, launch: Launch):
+        values = [("operand", i, v) for i, v in enumerate(op.operation.operands)]
+        values += [("result", i, v) for i, v in enumerate(op.operation.results)]
+        for kind, index, value in values:
+            if not isinstance(value.type, ir.RankedTensorType):
+                raise LoweringError(f"'{op.operation.name}' {kind} #{index} must be a ranked tensor, got {value.type}")
+        return check(op, launch)
+
+    return checked
+
+
 def _layout(value: ir.Value, launch: Launch):
     return hardware_layout(value.type, launch)
 
@@ -140,7 +155,7 @@ def _check_cat(op: ir.OpView, launch: Launch) -> list[int]:
     return _in_register_order(op, launch)
 
 
-JOIN = SimtPattern(("tt.join",), _check_join, _emit_renamed)
-SPLIT = SimtPattern(("tt.split",), _check_split, _emit_split)
-RESHAPE = SimtPattern(("tt.reshape",), _check_reshape, _emit_renamed)
-CAT = SimtPattern(("tt.cat",), _check_cat, _emit_renamed)
+JOIN = SimtPattern(("tt.join",), _on_tensors(_check_join), _emit_renamed)
+SPLIT = SimtPattern(("tt.split",), _on_tensors(_check_split), _emit_split)
+RESHAPE = SimtPattern(("tt.reshape",), _on_tensors(_check_reshape), _emit_renamed)
+CAT = SimtPattern(("tt.cat",), _on_tensors(_check_cat), _emit_renamed)
