@@ -295,3 +295,22 @@ def test_printed_attributes_are_read_in_ir_only():
 ])
 def test_the_printed_ir_check_sees_a_violation(code, reads):
     assert any(_reads_printed_ir(n) for n in ast.walk(ast.parse(code))) == reads
+
+
+# ---------------------------------------------------------------------------- one walk
+
+def _raw_walks(path: Path) -> list[int]:
+    """Lines of `path` that call MLIR's `Operation.walk(callback, ...)` directly (a `.walk` with
+    arguments on anything but `os`/`ast`)."""
+    return [call.lineno for call in _calls(path)
+            if _callee(call) == "walk" and call.args and isinstance(call.func, ast.Attribute)
+            and not (isinstance(call.func.value, ast.Name) and call.func.value.id in ("os", "ast"))]
+
+
+def test_every_walk_goes_through_ir_walk():
+    """An exception raised in a raw `Operation.walk` callback comes back as a RuntimeError holding a
+    whole traceback (a fuzzed `tt.reshape` of a scalar did); `ir.walk.walk` re-raises it at its op."""
+    bad = [f"{path.relative_to(PACKAGE)}:{line}" for path in sorted(PACKAGE.rglob("*.py"))
+           if path != PACKAGE / "ir" / "walk.py" for line in _raw_walks(path)]
+    assert not bad, f"call linear_layout.ir.walk.walk (or ops_where) instead of Operation.walk: {bad}"
+    assert _raw_walks(PACKAGE / "ir" / "walk.py")  # the checker sees the one raw walk there

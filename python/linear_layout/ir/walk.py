@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from mlir import ir
 
-__all__ = ["at_op", "op_location", "op_name", "walk"]
+__all__ = ["at_op", "op_location", "op_name", "ops_where", "walk"]
 
 _AT_OP = "_linear_layout_at_op"
 
@@ -57,3 +57,23 @@ def walk(
     root.operation.walk(guarded, order)
     if failures:
         raise failures[0]
+
+
+def ops_where(
+    root: ir.Operation | ir.OpView | ir.Module,
+    predicate: Callable[[ir.Operation], bool],
+    order: ir.WalkOrder = ir.WalkOrder.PRE_ORDER,
+) -> list[ir.Operation]:
+    """The ops under `root` (itself included) for which `predicate` holds, in walk `order`
+    (through `walk`: an exception `predicate` raises is re-raised at its op).
+
+    Example: ``ops_where(kernel, lambda op: op.name == "tt.call")``."""
+    found: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if predicate(op):
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    walk(root, visit, order)
+    return found

@@ -33,7 +33,7 @@ from mlir.dialects import gpu, llvm
 
 from ..core.targets import amdgpu_target
 from ..ir.upstream import source_position
-from ..ir.walk import walk
+from ..ir.walk import ops_where
 from .base import build_pass_manager
 from .ptx import _check_gpu_modules_at_top as check_gpu_modules_at_top
 
@@ -78,15 +78,7 @@ def amdgpu_backend_available() -> bool:
 def _check_no_nvidia_ops(module: ir.Operation) -> None:
     """An `nvvm` op or an `llvm.inline_asm` (the lowering's inline asm is PTX) has no AMD form:
     the module was lowered for an NVIDIA chip or for no chip."""
-    found: list[ir.Operation] = []
-
-    def find(op: ir.Operation) -> ir.WalkResult:
-        if op.name == "llvm.inline_asm" or op.name.startswith("nvvm."):
-            found.append(op)
-            return ir.WalkResult.INTERRUPT
-        return ir.WalkResult.ADVANCE
-
-    walk(module, find, ir.WalkOrder.PRE_ORDER)
+    found = ops_where(module, lambda op: op.name == "llvm.inline_asm" or op.name.startswith("nvvm."))
     if found:
         where = source_position(found[0].location)
         raise AmdgcnError(

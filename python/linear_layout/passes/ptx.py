@@ -10,7 +10,7 @@ from mlir.dialects import gpu
 
 from ..core.targets import nvptx_target, ptx_features
 from ..ir.upstream import source_position
-from ..ir.walk import walk
+from ..ir.walk import ops_where, walk
 from .base import build_pass_manager
 
 __all__ = ["ROLLED", "SHORT_SHARED_POINTERS", "PtxError", "emit_ptx", "keep_loops_rolled", "set_short_shared_pointers"]
@@ -36,14 +36,7 @@ def _check_gpu_modules_at_top(module: ir.Operation) -> None:
     an inner module is left half-converted and the bindings abort on the error it reports."""
     if not any(op.operation.name == "gpu.module" for op in module.regions[0].blocks[0].operations):
         raise PtxError("the module has no gpu.module (lower it first, e.g. with ll-lower)")
-    nested: list[ir.Operation] = []
-
-    def find(op: ir.Operation) -> ir.WalkResult:
-        if op.name == "gpu.module" and op.parent != module:
-            nested.append(op)
-        return ir.WalkResult.ADVANCE
-
-    walk(module, find, ir.WalkOrder.POST_ORDER)
+    nested = ops_where(module, lambda op: op.name == "gpu.module" and op.parent != module, ir.WalkOrder.POST_ORDER)
     if nested:
         where = source_position(nested[0].location)
         raise PtxError(

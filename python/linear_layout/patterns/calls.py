@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from mlir import ir
 
+from ..ir.walk import ops_where
+
 __all__ = ["inline_calls"]
 
 
@@ -27,15 +29,7 @@ def _functions(root: ir.Operation) -> dict[str, ir.Operation]:
 
 
 def _calls(root: ir.Operation) -> list[ir.Operation]:
-    found: list[ir.Operation] = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name == "tt.call":
-            found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    root.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return found
+    return ops_where(root, lambda op: op.name == "tt.call")
 
 
 def _callee_name(call: ir.Operation) -> str:

@@ -38,6 +38,7 @@ from ..core.targets import is_amdgpu_chip
 from ..ir.ptx_asm import FORMS, MAD_WIDE_BYTES, mad_wide, predicated_load, predicated_store
 from ..ir.text import pointee_type as pointee_of
 from ..ir.text import type_kind
+from ..ir.walk import ops_where
 from .axis_info import analyze_axis_info
 from .common import CAST, cast_to
 from .control_flow import lowered_type
@@ -226,15 +227,7 @@ def _address_origin(address: ir.Value, arguments: list[ir.Value], budget: int = 
 
 
 def _accesses(kernel: ir.Operation, names: Collection[str] = tuple(_ACCESS_OPS)) -> list[ir.Operation]:
-    found: list[ir.Operation] = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name in names:
-            found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    kernel.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return found
+    return ops_where(kernel, lambda op: op.name in names)
 
 
 # ---------------------------------------------------------------------------- steps

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from mlir import ir
 
+from ..ir.walk import ops_where, walk
 from .kernel import LoweringError
 from .legality import check_op
 from .to_simt import SIMT_PATTERNS, registered_patterns
@@ -61,21 +62,13 @@ def triton_kernels(root: ir.Operation) -> list[ir.Operation]:
             return ir.WalkResult.SKIP
         return ir.WalkResult.ADVANCE
 
-    root.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    walk(root, visit, ir.WalkOrder.PRE_ORDER)
     return found
 
 
 def _unlowered_in(kernel: ir.Operation) -> list[ir.Operation]:
     """The Triton ops of `kernel` (itself included) without a lowering, in pre-order."""
-    found: list[ir.Operation] = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if _is_triton_name(op.name) and op.name not in LOWERED_TRITON_OPS:
-            found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    kernel.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return found
+    return ops_where(kernel, lambda op: _is_triton_name(op.name) and op.name not in LOWERED_TRITON_OPS)
 
 
 def _symbol(kernel: ir.Operation) -> str:
@@ -121,7 +114,7 @@ def _check_ops(kernel: ir.Operation, chip: str | None) -> list[tuple[ir.Location
         # a combine region is cloned on scalars by its op's pattern
         return ir.WalkResult.SKIP if op.name in ("tt.reduce", "tt.scan") else ir.WalkResult.ADVANCE
 
-    kernel.walk(visit, ir.WalkOrder.PRE_ORDER)
+    walk(kernel, visit, ir.WalkOrder.PRE_ORDER)
     return problems
 
 

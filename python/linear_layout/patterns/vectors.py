@@ -9,6 +9,7 @@ from mlir import ir
 from mlir.dialects import arith, vector
 
 from ..ir.text import type_kind
+from ..ir.walk import ops_where
 
 __all__ = [
     "concat",
@@ -231,18 +232,14 @@ def _build_element(value: ir.Value, k: int, memo: dict) -> ir.Value:
 
 def _static_extracts(root: ir.Operation) -> list[ir.Operation]:
     """The `vector.extract`s of one element of a 1-D vector at a constant position, in order."""
-    found = []
 
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        op = op.operation
-        if op.name == "vector.extract" and len(op.operands) == 1:
-            source = ir.VectorType(op.operands[0].type)
-            if source.rank == 1 and len(list(ir.DenseI64ArrayAttr(op.attributes["static_position"]))) == 1:
-                found.append(op)
-        return ir.WalkResult.ADVANCE
+    def wanted(op: ir.Operation) -> bool:
+        if op.name != "vector.extract" or len(op.operands) != 1:
+            return False
+        source = ir.VectorType(op.operands[0].type)
+        return source.rank == 1 and len(list(ir.DenseI64ArrayAttr(op.attributes["static_position"]))) == 1
 
-    root.walk(visit)
-    return found
+    return ops_where(root, wanted, ir.WalkOrder.POST_ORDER)
 
 
 def scalarize_extracts(root: ir.Operation) -> None:

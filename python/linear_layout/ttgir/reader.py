@@ -24,6 +24,7 @@ from ..core.limits import LimitError, check_text_limits
 from ..core.targets import TargetError
 from ..dialects.verifier import FACT_ATTRIBUTES, LaunchFacts, encoding_text_problem, module_chip
 from ..ir import load_dialects
+from ..ir.walk import walk
 from . import warp_specialize
 from .foreign import FOREIGN_PREFIX, is_foreign, opaque_syntax, syntax_attribute
 from .formats import FORMATS, TRITON_DIALECTS, OpFormat, mlir_name, parse_custom, result_segments
@@ -679,4 +680,4 @@ def _name_loop_arguments(module: ir.Module, parsed: ParsedFile) -> None:
                     )
         return ir.WalkResult.ADVANCE
 
-    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    walk(module, visit, ir.WalkOrder.PRE_ORDER)
