@@ -34,7 +34,7 @@ from ..dialects.ttg import LocalView, local_access_view, local_memdesc_type
 from ..dialects.verifier import module_chip
 from ..encodings import collect_aliases, parse_encoding
 from ..ir.bridge import from_attribute, layout_of, memdesc_of
-from ..ir.walk import walk
+from ..ir.walk import ops_where
 from ..passes.ll_explain_conversions import access_element_type
 from ..patterns.vectors import element_bits
 from ..planning import PlannerError, Strategy, bank_conflicts, plan_conversion, plan_local_access
@@ -185,15 +185,7 @@ def _walk_syntax(ops, found: list[Op], names: tuple[str, ...] = REPORTED) -> Non
 
 
 def _module_ops(module: ir.Module, names: tuple[str, ...] = REPORTED) -> list[ir.Operation]:
-    found: list[ir.Operation] = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name in names:
-            found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    walk(module, visit)
-    return found
+    return ops_where(module, lambda op: op.name in names)
 
 
 def _encoding_text(type_text: str) -> str:

@@ -36,7 +36,7 @@ import re
 from mlir import ir
 
 from ..ir.text import decode_mlir_string, mlir_string
-from ..ir.walk import walk
+from ..ir.walk import ops_where
 from .syntax import Op, Token
 
 __all__ = [
@@ -156,15 +156,7 @@ def foreign_problems(root: ir.Operation) -> list[tuple[ir.Location, str]]:
 
 
 def _foreign_ops(root: ir.Operation) -> list[ir.Operation]:
-    found: list[ir.Operation] = []
-
-    def collect(op: ir.Operation) -> ir.WalkResult:
-        if op.name.startswith(FOREIGN_PREFIX):
-            found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    walk(root, collect)
-    return found
+    return ops_where(root, lambda op: op.name.startswith(FOREIGN_PREFIX))
 
 
 def _upstream_text(op: ir.Operation) -> str:
